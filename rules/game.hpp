@@ -1,0 +1,130 @@
+// The rules core: the contract every game implements.
+//
+// A Game is an immutable description (id, name, seat counts, options); a State is one position.
+// The core stays pure: no I/O, no clocks, no threads, no global random numbers. Chance comes from
+// an Rng seeded from the seed the State was created with, so a game replays exactly from its
+// options, seed and moves. See ../shared/DESIGN.md §2.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rng.hpp"
+
+namespace plateau::rules {
+
+using Seat = int;  // 0-based
+
+// A move in the game's own notation (documented in each game's header), e.g. "cube@c3".
+struct Move {
+  std::string text;
+  friend bool operator==(const Move&, const Move&) = default;
+};
+
+enum class RuleError { game_over, not_your_turn, illegal_move, bad_option };
+
+// Stable wire code for an error: "move/game_over", "move/not_your_turn", ...
+std::string_view error_code(RuleError e);
+std::string_view error_message(RuleError e);
+
+template <class T = void>
+using Result = std::expected<T, RuleError>;
+
+// How a finished game ended. `scores` has one entry per seat, or is empty for games that do not
+// score. `winners` may hold several seats (a shared win) or none (a draw).
+struct Outcome {
+  std::vector<Seat> winners;
+  std::vector<int> scores;
+  std::string reason;  // non-empty, human readable, e.g. "four different shapes in row 2"
+  friend bool operator==(const Outcome&, const Outcome&) = default;
+};
+nlohmann::json to_json(const Outcome& o);
+
+class State {
+ public:
+  virtual ~State() = default;
+
+  virtual std::unique_ptr<State> clone() const = 0;
+  virtual int num_seats() const = 0;
+  // The seat that acts next; nullopt once the game is over.
+  virtual std::optional<Seat> to_move() const = 0;
+  // The moves open to `to_move()`; empty iff the game is over. A player who is stuck but whose
+  // game goes on gets an explicit "pass".
+  virtual std::vector<Move> legal_moves() const = 0;
+  // nullopt until the game is over.
+  virtual std::optional<Outcome> outcome() const = 0;
+  // The game's own board as `viewer` may see it (nullopt = a spectator). Must hold nothing the
+  // viewer may not know: no seed, no order of a bag or a pile.
+  virtual nlohmann::json view(std::optional<Seat> viewer) const = 0;
+
+  // Checks that the game is not over, that `seat` is to move and that the move is legal, then
+  // plays it. Never throws; on error the state is unchanged.
+  Result<> apply(Seat seat, const Move& move);
+
+  bool is_over() const { return !to_move().has_value(); }
+
+ protected:
+  // Whether `move` is legal for the seat to move. Defaults to a search of legal_moves(); a game
+  // whose move lists are long may answer faster, but must agree with legal_moves().
+  virtual bool is_legal(const Move& move) const;
+  // Precondition: the game is not over and `move` is legal.
+  virtual void do_apply(const Move& move) = 0;
+};
+
+// A room option a host may set. "players" is common to every game and added by the core.
+struct OptionSpec {
+  enum class Kind { boolean, integer, choice };
+  std::string name;
+  Kind kind = Kind::boolean;
+  nlohmann::json default_value;
+  int min = 0, max = 0;              // integer only
+  std::vector<std::string> choices;  // choice only
+  std::string label;                 // what it means, for people
+};
+
+class Game {
+ public:
+  virtual ~Game() = default;
+  virtual std::string_view id() const = 0;
+  virtual std::string_view name() const = 0;
+  virtual int min_seats() const = 0;
+  virtual int max_seats() const = 0;
+  // The game's own options (not "players").
+  virtual std::vector<OptionSpec> options() const { return {}; }
+
+  // Checks `options` against the specs (unknown names, wrong types, out of range are
+  // bad_option), fills in defaults and adds "players" (default min_seats()).
+  Result<nlohmann::json> normalize_options(const nlohmann::json& options) const;
+  // A new game: normalizes the options, then do_create.
+  Result<std::unique_ptr<State>> create(const nlohmann::json& options, std::uint64_t seed) const;
+  // Options for the next game in the same room after `last` ended (who starts, for instance).
+  // Defaults to the same options.
+  virtual nlohmann::json rematch_options(const nlohmann::json& options, const Outcome& last) const;
+
+  // {"id","name","seats":[min,max],"options":[...]} as sent in `welcome`.
+  nlohmann::json describe() const;
+
+ protected:
+  // `options` is normalized; may still refuse combinations (bad_option).
+  virtual Result<std::unique_ptr<State>> do_create(const nlohmann::json& options,
+                                                   std::uint64_t seed) const = 0;
+};
+
+// The "first" option most games share: "random" or a seat number as a string.
+OptionSpec first_player_option(int max_seats);
+// Resolves a normalized "first" option: the named seat, or a draw from `rng`; bad_option when
+// the named seat is not in a game of `players`.
+Result<Seat> pick_first_player(const nlohmann::json& options, int players, Rng& rng);
+
+// The explicit list of every game the server offers (registry.cpp).
+const std::vector<const Game*>& all_games();
+const Game* find_game(std::string_view id);
+
+}  // namespace plateau::rules

@@ -1,0 +1,15 @@
+// The one explicit list of games the server offers. A new game adds its line here and its
+// folder to CMakeLists.txt; nothing registers itself.
+#include "game.hpp"
+#include "quantik/quantik.hpp"
+
+namespace plateau::rules {
+
+const std::vector<const Game*>& all_games() {
+  static const std::vector<const Game*> games{
+      &quantik::game(),
+  };
+  return games;
+}
+
+}  // namespace plateau::rules

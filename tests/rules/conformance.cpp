@@ -1,0 +1,218 @@
+#include "conformance.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace plateau::rules::testing {
+
+using nlohmann::json;
+
+namespace {
+
+// A seed whose decimal and hex spellings are distinctive enough that finding one in a view
+// means the seed leaked.
+constexpr std::uint64_t kTellTaleSeed = 0x5eed5eed12345678ULL;
+constexpr int kMaxMoves = 100000;
+
+std::vector<std::optional<Seat>> all_viewers(const State& s) {
+  std::vector<std::optional<Seat>> viewers{std::nullopt};
+  for (Seat seat = 0; seat < s.num_seats(); ++seat) viewers.push_back(seat);
+  return viewers;
+}
+
+std::vector<json> all_views(const State& s) {
+  std::vector<json> views;
+  for (const auto& v : all_viewers(s)) views.push_back(s.view(v));
+  return views;
+}
+
+std::unique_ptr<State> make(const ConformanceCase& c, std::uint64_t seed) {
+  auto created = c.game->create(c.options, seed);
+  EXPECT_TRUE(created.has_value()) << "options " << c.options.dump() << " refused";
+  return created ? std::move(*created) : nullptr;
+}
+
+}  // namespace
+
+std::vector<Move> random_playout(State& state, std::uint64_t seed,
+                                 const std::function<void(const State&)>& each) {
+  Rng pick(seed ^ 0xabcdefULL);
+  std::vector<Move> played;
+  while (!state.is_over()) {
+    if (played.size() >= static_cast<std::size_t>(kMaxMoves)) {
+      ADD_FAILURE() << "game did not end after " << kMaxMoves << " moves";
+      break;
+    }
+    if (each) each(state);
+    const auto moves = state.legal_moves();
+    if (moves.empty()) {
+      ADD_FAILURE() << "no legal move but the game is not over";
+      break;
+    }
+    const Move& m = moves[pick.below(moves.size())];
+    const auto r = state.apply(*state.to_move(), m);
+    if (!r) {
+      ADD_FAILURE() << "legal move " << m.text << " refused: " << error_code(r.error());
+      break;
+    }
+    played.push_back(m);
+  }
+  return played;
+}
+
+std::vector<ConformanceCase> registered_cases() {
+  std::vector<ConformanceCase> cases;
+  for (const Game* g : all_games())
+    for (int n = g->min_seats(); n <= g->max_seats(); ++n)
+      cases.push_back({g, json{{"players", n}}, std::string(g->id()) + "_" + std::to_string(n) + "p"});
+  return cases;
+}
+
+std::string conformance_case_name(const ::testing::TestParamInfo<ConformanceCase>& info) {
+  return info.param.label;
+}
+
+TEST_P(Conformance, RandomPlayoutsEndWithAnOutcome) {
+  const auto& c = GetParam();
+  for (int i = 0; i < c.playouts; ++i) {
+    auto s = make(c, 1000 + i);
+    ASSERT_TRUE(s);
+    random_playout(*s, i, [&](const State& st) {
+      ASSERT_FALSE(st.outcome().has_value()) << "an outcome before the end";
+      ASSERT_TRUE(st.to_move().has_value());
+      ASSERT_GE(*st.to_move(), 0);
+      ASSERT_LT(*st.to_move(), st.num_seats());
+    });
+    ASSERT_TRUE(s->is_over());
+    EXPECT_TRUE(s->legal_moves().empty()) << "legal moves after the end";
+    const auto out = s->outcome();
+    ASSERT_TRUE(out.has_value()) << "over without an outcome";
+    EXPECT_FALSE(out->reason.empty());
+    EXPECT_TRUE(out->scores.empty() || static_cast<int>(out->scores.size()) == s->num_seats());
+    std::set<Seat> winners(out->winners.begin(), out->winners.end());
+    EXPECT_EQ(winners.size(), out->winners.size()) << "a winner listed twice";
+    for (Seat w : out->winners) {
+      EXPECT_GE(w, 0);
+      EXPECT_LT(w, s->num_seats());
+    }
+  }
+}
+
+TEST_P(Conformance, SeatCountMatchesPlayersOption) {
+  const auto& c = GetParam();
+  auto s = make(c, 7);
+  ASSERT_TRUE(s);
+  const auto normalized = c.game->normalize_options(c.options);
+  ASSERT_TRUE(normalized.has_value());
+  EXPECT_EQ(s->num_seats(), (*normalized)["players"].get<int>());
+}
+
+TEST_P(Conformance, LegalMovesAreDistinctAndAllAccepted) {
+  const auto& c = GetParam();
+  auto s = make(c, 11);
+  ASSERT_TRUE(s);
+  int checked = 0;
+  random_playout(*s, 5, [&](const State& st) {
+    if (checked++ > 60) return;
+    const auto moves = st.legal_moves();
+    std::set<std::string> texts;
+    for (const auto& m : moves) texts.insert(m.text);
+    ASSERT_EQ(texts.size(), moves.size()) << "duplicate legal moves";
+    // Every listed move is accepted (sampled, to bound the cost on long lists).
+    for (std::size_t i = 0; i < moves.size(); i += 1 + moves.size() / 16) {
+      auto copy = st.clone();
+      ASSERT_TRUE(copy->apply(*st.to_move(), moves[i]).has_value()) << moves[i].text;
+    }
+  });
+}
+
+TEST_P(Conformance, WrongSeatGarbageAndLateMovesChangeNothing) {
+  const auto& c = GetParam();
+  auto s = make(c, 21);
+  ASSERT_TRUE(s);
+  int step = 0;
+  random_playout(*s, 9, [&](const State& st) {
+    if (step++ % 3 != 0) return;
+    auto copy = st.clone();
+    const auto before = all_views(*copy);
+    const Seat mover = *copy->to_move();
+    const Move some = copy->legal_moves().front();
+    for (Seat other = 0; other < copy->num_seats(); ++other) {
+      if (other == mover) continue;
+      const auto r = copy->apply(other, some);
+      ASSERT_FALSE(r.has_value());
+      EXPECT_EQ(r.error(), RuleError::not_your_turn);
+    }
+    const auto legal = copy->legal_moves();
+    for (const char* junk : {"", "???", "pass pass", "\xff\xfe", "0@@z9"}) {
+      if (std::ranges::find(legal, Move{junk}) != legal.end()) continue;
+      const auto r = copy->apply(mover, Move{junk});
+      ASSERT_FALSE(r.has_value()) << junk;
+      EXPECT_EQ(r.error(), RuleError::illegal_move);
+    }
+    EXPECT_EQ(all_views(*copy), before) << "a refused move changed a view";
+  });
+  ASSERT_TRUE(s->is_over());
+  const auto before = all_views(*s);
+  const auto r = s->apply(0, Move{"anything"});
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error(), RuleError::game_over);
+  EXPECT_EQ(all_views(*s), before);
+}
+
+TEST_P(Conformance, CloneIsIndependent) {
+  const auto& c = GetParam();
+  auto s = make(c, 31);
+  ASSERT_TRUE(s);
+  int step = 0;
+  random_playout(*s, 13, [&](const State& st) {
+    if (step++ % 4 != 0) return;
+    auto copy = st.clone();
+    EXPECT_EQ(all_views(*copy), all_views(st));
+    const auto before = all_views(st);
+    ASSERT_TRUE(copy->apply(*copy->to_move(), copy->legal_moves().back()).has_value());
+    EXPECT_EQ(all_views(st), before) << "playing on a clone changed the original";
+  });
+}
+
+TEST_P(Conformance, ReplayFromSeedAndMovesIsExact) {
+  const auto& c = GetParam();
+  for (std::uint64_t seed : {3ULL, 77ULL, 123456789ULL}) {
+    auto original = make(c, seed);
+    ASSERT_TRUE(original);
+    std::vector<std::vector<json>> seen;
+    const auto moves = random_playout(*original, seed * 7, [&](const State& st) {
+      seen.push_back(all_views(st));
+    });
+    auto again = make(c, seed);
+    ASSERT_TRUE(again);
+    for (std::size_t i = 0; i < moves.size(); ++i) {
+      ASSERT_EQ(all_views(*again), seen[i]) << "diverged before move " << i;
+      ASSERT_TRUE(again->apply(*again->to_move(), moves[i]).has_value()) << moves[i].text;
+    }
+    EXPECT_EQ(all_views(*again), all_views(*original));
+    EXPECT_EQ(again->outcome(), original->outcome());
+  }
+}
+
+TEST_P(Conformance, ViewsNeverShowTheSeed) {
+  const auto& c = GetParam();
+  auto s = make(c, kTellTaleSeed);
+  ASSERT_TRUE(s);
+  const std::string dec = std::to_string(kTellTaleSeed);
+  const std::string hex = "5eed5eed12345678";
+  auto check = [&](const State& st) {
+    for (const auto& v : all_viewers(st)) {
+      const json view = st.view(v);
+      ASSERT_TRUE(view.is_object()) << "a view is a JSON object";
+      const std::string text = view.dump();
+      ASSERT_EQ(text.find(dec), std::string::npos) << "seed in view: " << text;
+      ASSERT_EQ(text.find(hex), std::string::npos) << "seed in view: " << text;
+      ASSERT_FALSE(view.contains("seed"));
+    }
+  };
+  random_playout(*s, 17, check);
+  check(*s);
+}
+
+}  // namespace plateau::rules::testing

@@ -1,0 +1,196 @@
+// Quantik scenarios: every sentence of quantik.fr.md and the Quantik part of DECISIONS.md.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "rules/quantik/quantik.hpp"
+
+namespace plateau::rules::quantik {
+namespace {
+
+using nlohmann::json;
+
+std::unique_ptr<State> start(const char* first = "0") {
+  auto s = game().create({{"first", first}}, 1);
+  EXPECT_TRUE(s.has_value());
+  return std::move(*s);
+}
+
+// Plays `moves` alternately from the seat to move; every one must be accepted.
+void play(State& s, std::initializer_list<const char*> moves) {
+  for (const char* m : moves) {
+    ASSERT_TRUE(s.to_move().has_value()) << "game over before " << m;
+    const auto r = s.apply(*s.to_move(), Move{m});
+    ASSERT_TRUE(r.has_value()) << m << ": " << error_code(r.error());
+  }
+}
+
+bool legal(const State& s, const std::string& m) {
+  const auto moves = s.legal_moves();
+  return std::ranges::find(moves, Move{m}) != moves.end();
+}
+
+std::uint64_t perft(const State& s, int depth) {
+  if (depth == 0) return 1;
+  std::uint64_t n = 0;
+  for (const auto& m : s.legal_moves()) {
+    if (depth == 1) {
+      ++n;
+      continue;
+    }
+    auto next = s.clone();
+    EXPECT_TRUE(next->apply(*s.to_move(), m).has_value());
+    n += perft(*next, depth - 1);
+  }
+  return n;
+}
+
+TEST(Quantik, TheFirstPieceMayGoOnAnyCellInAnyShape) {
+  auto s = start();
+  EXPECT_EQ(s->legal_moves().size(), 64u);
+}
+
+TEST(Quantik, AShapeIsForbiddenInARowWhereTheOpponentHasIt) {
+  auto s = start();
+  play(*s, {"sphere@a1"});
+  EXPECT_FALSE(legal(*s, "sphere@d1"));
+  EXPECT_EQ(s->apply(1, Move{"sphere@d1"}).error(), RuleError::illegal_move);
+  EXPECT_TRUE(legal(*s, "cube@d1"));
+}
+
+TEST(Quantik, AShapeIsForbiddenInAColumnWhereTheOpponentHasIt) {
+  auto s = start();
+  play(*s, {"sphere@a1"});
+  EXPECT_FALSE(legal(*s, "sphere@a4"));
+  EXPECT_TRUE(legal(*s, "cone@a4"));
+}
+
+TEST(Quantik, AShapeIsForbiddenInARegionWhereTheOpponentHasIt) {
+  auto s = start();
+  play(*s, {"sphere@a1"});
+  EXPECT_FALSE(legal(*s, "sphere@b2"));
+  EXPECT_TRUE(legal(*s, "sphere@c3")) << "another row, column and region";
+  // Exactly the 7 cells sharing a row, column or region with a1 are closed to the sphere.
+  EXPECT_EQ(s->legal_moves().size(), 15u * 4 - 7);
+}
+
+TEST(Quantik, OnesOwnSameShapeIsNoObstacle) {
+  auto s = start();
+  play(*s, {"sphere@a1", "cube@d4"});
+  EXPECT_TRUE(legal(*s, "sphere@b1")) << "same row and region as one's own sphere";
+  EXPECT_TRUE(legal(*s, "sphere@a3")) << "same column";
+  play(*s, {"sphere@b2"});
+}
+
+TEST(Quantik, AMoveAllowedByOwnPiecesButForbiddenByTheOpponentsIsForbidden) {
+  auto s = start();
+  play(*s, {"sphere@a1", "sphere@c3"});
+  // c1: row 1 holds our own sphere (allowed), column c holds the opponent's (forbidden).
+  EXPECT_FALSE(legal(*s, "sphere@c1"));
+}
+
+TEST(Quantik, FourDifferentShapesInARowWinWhoeverOwnsThem) {
+  auto s = start();
+  play(*s, {"sphere@a1", "cylinder@b1", "cube@c1"});
+  EXPECT_FALSE(s->is_over());
+  play(*s, {"cone@d1"});
+  ASSERT_TRUE(s->is_over());
+  EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{1}) << "the player who placed the fourth";
+  EXPECT_EQ(s->view(std::nullopt)["win_line"], json({"a1", "b1", "c1", "d1"}));
+}
+
+TEST(Quantik, FourDifferentShapesInAColumnWin) {
+  auto s = start();
+  play(*s, {"sphere@b1", "cylinder@b2", "cube@b3", "cone@b4"});
+  ASSERT_TRUE(s->is_over());
+  EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{1});
+}
+
+TEST(Quantik, FourDifferentShapesInARegionWin) {
+  auto s = start();
+  play(*s, {"sphere@c3", "cylinder@d3", "cube@c4"});
+  play(*s, {"cone@d4"});
+  ASSERT_TRUE(s->is_over());
+  EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{1});
+  EXPECT_NE(s->outcome()->reason.find("region"), std::string::npos);
+}
+
+TEST(Quantik, FourPiecesWithARepeatedShapeDoNotWin) {
+  auto s = start();
+  play(*s, {"sphere@a1", "cylinder@b1", "sphere@c1", "cone@d1"});
+  EXPECT_FALSE(s->is_over());
+}
+
+TEST(Quantik, AWinningMoveMustItselfBeLegal) {
+  auto s = start();
+  // Row 1 lacks only a cone, but the opponent's cone in column d forbids it to seat 0.
+  play(*s, {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d3"});
+  EXPECT_EQ(s->apply(0, Move{"cone@d1"}).error(), RuleError::illegal_move);
+  EXPECT_FALSE(s->is_over());
+}
+
+TEST(Quantik, AFullBoardWithNoCompletedLineLosesForThePlayerToMove) {
+  // DECISIONS.md: rows A A B C / D D B C / b c a a / b c d d (capitals seat 0).
+  auto s = start();
+  play(*s, {"sphere@a1", "cylinder@a3", "sphere@b1", "cube@b3", "cylinder@c1", "sphere@c3",
+            "cube@d1", "sphere@d3", "cone@a2", "cylinder@a4", "cone@b2", "cube@b4", "cylinder@c2",
+            "cone@c4", "cube@d2", "cone@d4"});
+  ASSERT_TRUE(s->is_over());
+  EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{1}) << "seat 0 has no piece left and loses";
+  EXPECT_TRUE(s->legal_moves().empty());
+}
+
+TEST(Quantik, APlayerWithPiecesButNoLegalPlacementLoses) {
+  auto s = start();
+  play(*s, {"sphere@a4", "cube@a3", "sphere@b1", "cube@b3", "cube@d1", "cone@c2", "cylinder@a1",
+            "cone@d3", "cylinder@c3", "cylinder@b4", "cube@d2"});
+  ASSERT_TRUE(s->is_over());
+  EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
+  const auto pieces = s->view(1)["pieces"][1];
+  EXPECT_EQ(pieces["sphere"], 2) << "seat 1 still had pieces";
+  EXPECT_EQ(pieces["cylinder"], 1);
+}
+
+TEST(Quantik, APieceOfWhichNoneAreLeftCannotBePlayed) {
+  auto s = start();
+  play(*s, {"sphere@a1", "cube@d4", "sphere@b2"});
+  play(*s, {"cube@c3"});
+  EXPECT_FALSE(legal(*s, "sphere@a3")) << "both spheres are on the board";
+  EXPECT_EQ(s->view(0)["pieces"][0]["sphere"], 0);
+}
+
+TEST(Quantik, TheHostMayChooseWhoStarts) {
+  EXPECT_EQ(start("0")->to_move(), 0);
+  EXPECT_EQ(start("1")->to_move(), 1);
+}
+
+TEST(Quantik, TheFirstPlayerIsOtherwiseDrawnFromTheSeed) {
+  std::set<Seat> starters;
+  for (std::uint64_t seed = 0; seed < 32; ++seed) {
+    auto a = game().create({}, seed), b = game().create({}, seed);
+    ASSERT_EQ((*a)->to_move(), (*b)->to_move()) << "the same seed draws the same starter";
+    starters.insert(*(*a)->to_move());
+  }
+  EXPECT_EQ(starters.size(), 2u) << "both seats start some games";
+}
+
+TEST(Quantik, PerftFromTheEmptyBoard) {
+  auto s = start();
+  EXPECT_EQ(perft(*s, 1), 64u);
+  EXPECT_EQ(perft(*s, 2), 3392u);     // 64 × (60 − 7)
+  EXPECT_EQ(perft(*s, 3), 167552u);   // cross-checked with an independent brute force
+}
+
+TEST(Quantik, TheViewShowsTheBoardPiecesLeftAndTheLastMove) {
+  auto s = start();
+  play(*s, {"cone@b3"});
+  const auto v = s->view(std::nullopt);
+  EXPECT_EQ(v["cells"][2][1], json({{"shape", "cone"}, {"seat", 0}}));
+  EXPECT_EQ(v["cells"][0][0], nullptr);
+  EXPECT_EQ(v["pieces"][0]["cone"], 1);
+  EXPECT_EQ(v["pieces"][1]["cone"], 2);
+  EXPECT_EQ(v["last"], "cone@b3");
+}
+
+}  // namespace
+}  // namespace plateau::rules::quantik
