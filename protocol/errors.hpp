@@ -1,0 +1,47 @@
+// Stable error codes of the wire protocol (PROTOCOL.md, "Errors"). Clients match on the code;
+// the message is for people and may change.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace plateau::protocol {
+
+enum class Code {
+  bad_json,          // proto/bad_json: not JSON, or not an object
+  too_large,         // proto/too_large: frame over the size limit
+  too_deep,          // proto/too_deep: JSON nested deeper than the limit
+  unknown_type,      // proto/unknown_type
+  bad_field,         // proto/bad_field: a field missing or of the wrong type
+  rate_limited,      // proto/rate_limited
+  no_hello,          // proto/no_hello: a request before hello
+  unknown_game,      // room/unknown_game
+  bad_option,        // room/bad_option
+  room_not_found,    // room/not_found
+  room_full,         // room/full
+  seat_taken,        // room/seat_taken
+  no_such_seat,      // room/no_such_seat
+  not_in_room,       // room/not_in_room
+  too_many_rooms,    // room/too_many
+  room_unavailable,  // room/unavailable: the store failed; the room takes no more moves
+  game_over,         // move/game_over
+  not_your_turn,     // move/not_your_turn
+  illegal_move,      // move/illegal
+  stale_version,     // move/stale_version
+  not_a_player,      // move/not_a_player: a spectator (or a stranger) tried to move
+  not_started,       // move/not_started: the seats are not all filled yet
+  rematch_not_over,  // rematch/not_over
+  internal,          // server/internal
+};
+
+std::string_view code_string(Code c);
+
+struct Error {
+  Code code;
+  std::string message;
+  nlohmann::json id;  // the request's id, or null
+};
+
+}  // namespace plateau::protocol

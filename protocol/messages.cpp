@@ -1,0 +1,206 @@
+#include "messages.hpp"
+
+namespace plateau::protocol {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxName = 40;
+constexpr std::size_t kMaxToken = 128;
+constexpr std::size_t kMaxRoom = 64;
+constexpr std::size_t kMaxMove = 512;
+constexpr std::size_t kMaxId = 64;
+constexpr int kMaxSpectatorDelay = 1000;
+
+std::unexpected<Error> fail(Code code, std::string message, const json& id = nullptr) {
+  return std::unexpected(Error{code, std::move(message), id});
+}
+
+// Field readers: each returns an error naming the field, or the value.
+std::expected<std::string, Error> get_string(const json& obj, const char* key, std::size_t max_len,
+                                             const json& id, bool allow_empty = false) {
+  const auto it = obj.find(key);
+  if (it == obj.end()) return fail(Code::bad_field, std::string("missing field '") + key + "'", id);
+  if (!it->is_string()) return fail(Code::bad_field, std::string("'") + key + "' must be a string", id);
+  const auto& s = it->get_ref<const std::string&>();
+  if (s.size() > max_len)
+    return fail(Code::bad_field, std::string("'") + key + "' is too long", id);
+  if (s.empty() && !allow_empty)
+    return fail(Code::bad_field, std::string("'") + key + "' must not be empty", id);
+  return s;
+}
+
+std::expected<std::optional<std::int64_t>, Error> get_optional_int(const json& obj, const char* key,
+                                                                   const json& id) {
+  const auto it = obj.find(key);
+  if (it == obj.end() || it->is_null()) return std::optional<std::int64_t>{};
+  if (!it->is_number_integer())
+    return fail(Code::bad_field, std::string("'") + key + "' must be an integer", id);
+  return std::optional<std::int64_t>(it->get<std::int64_t>());
+}
+
+std::expected<Body, Error> decode_body(const std::string& type, const json& obj, const json& id) {
+  if (type == "hello") {
+    auto name = get_string(obj, "name", 1024, id);
+    if (!name) return std::unexpected(name.error());
+    // Names are shown to others: trim, cap, and refuse control characters.
+    std::string n = *name;
+    while (!n.empty() && n.back() == ' ') n.pop_back();
+    while (!n.empty() && n.front() == ' ') n.erase(n.begin());
+    if (n.empty()) return fail(Code::bad_field, "'name' must not be blank", id);
+    if (n.size() > kMaxName) return fail(Code::bad_field, "'name' is longer than 40 bytes", id);
+    for (unsigned char c : n)
+      if (c < 0x20 || c == 0x7f) return fail(Code::bad_field, "'name' has a control character", id);
+    Hello h{std::move(n), std::nullopt};
+    if (obj.contains("token") && !obj["token"].is_null()) {
+      auto token = get_string(obj, "token", kMaxToken, id);
+      if (!token) return std::unexpected(token.error());
+      h.token = *token;
+    }
+    return h;
+  }
+  if (type == "create") {
+    auto game = get_string(obj, "game", 64, id);
+    if (!game) return std::unexpected(game.error());
+    Create c{*game, nullptr, false, 0};
+    if (const auto it = obj.find("options"); it != obj.end() && !it->is_null()) {
+      if (!it->is_object()) return fail(Code::bad_field, "'options' must be an object", id);
+      c.options = *it;
+    }
+    if (const auto it = obj.find("private"); it != obj.end() && !it->is_null()) {
+      if (!it->is_boolean()) return fail(Code::bad_field, "'private' must be a boolean", id);
+      c.is_private = it->get<bool>();
+    }
+    auto delay = get_optional_int(obj, "spectator_delay", id);
+    if (!delay) return std::unexpected(delay.error());
+    if (*delay) {
+      if (**delay < 0 || **delay > kMaxSpectatorDelay)
+        return fail(Code::bad_field, "'spectator_delay' must be between 0 and 1000", id);
+      c.spectator_delay = static_cast<int>(**delay);
+    }
+    return c;
+  }
+  if (type == "join") {
+    auto room = get_string(obj, "room", kMaxRoom, id);
+    if (!room) return std::unexpected(room.error());
+    auto as = get_string(obj, "as", 16, id);
+    if (!as) return std::unexpected(as.error());
+    if (*as != "player" && *as != "spectator")
+      return fail(Code::bad_field, "'as' must be \"player\" or \"spectator\"", id);
+    auto seat = get_optional_int(obj, "seat", id);
+    if (!seat) return std::unexpected(seat.error());
+    Join j{*room, *as == "spectator", std::nullopt};
+    if (*seat) {
+      if (**seat < 0 || **seat > 64) return fail(Code::bad_field, "'seat' is out of range", id);
+      j.seat = static_cast<int>(**seat);
+    }
+    return j;
+  }
+  if (type == "move") {
+    auto room = get_string(obj, "room", kMaxRoom, id);
+    if (!room) return std::unexpected(room.error());
+    auto move = get_string(obj, "move", kMaxMove, id, true);
+    if (!move) return std::unexpected(move.error());
+    auto version = get_optional_int(obj, "version", id);
+    if (!version) return std::unexpected(version.error());
+    if (!*version) return fail(Code::bad_field, "missing field 'version'", id);
+    return MoveRequest{*room, **version, *move};
+  }
+  if (type == "sync" || type == "leave" || type == "rematch") {
+    auto room = get_string(obj, "room", kMaxRoom, id);
+    if (!room) return std::unexpected(room.error());
+    if (type == "sync") return Sync{*room};
+    if (type == "leave") return Leave{*room};
+    return Rematch{*room};
+  }
+  if (type == "rooms") return ListRooms{};
+  return fail(Code::unknown_type, "unknown message type '" + type.substr(0, 32) + "'", id);
+}
+
+}  // namespace
+
+int json_depth(std::string_view text, int stop_at) {
+  int depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > deepest && (deepest = depth) > stop_at) return deepest;
+    } else if (c == ']' || c == '}') --depth;
+  }
+  return deepest;
+}
+
+std::expected<Request, Error> decode(std::string_view text, const Limits& limits) {
+  if (text.size() > limits.max_frame_bytes)
+    return fail(Code::too_large, "frame is larger than " + std::to_string(limits.max_frame_bytes) + " bytes");
+  if (json_depth(text, limits.max_depth) > limits.max_depth)
+    return fail(Code::too_deep, "JSON nested deeper than " + std::to_string(limits.max_depth));
+  json obj = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (obj.is_discarded()) return fail(Code::bad_json, "not valid JSON");
+  if (!obj.is_object()) return fail(Code::bad_json, "a message is a JSON object");
+  json id = nullptr;
+  if (const auto it = obj.find("id"); it != obj.end() && !it->is_null()) {
+    if (it->is_number_integer() || (it->is_string() && it->get_ref<const std::string&>().size() <= kMaxId))
+      id = *it;
+    else
+      return fail(Code::bad_field, "'id' must be an integer or a short string");
+  }
+  const auto type = obj.find("type");
+  if (type == obj.end()) return fail(Code::bad_field, "missing field 'type'", id);
+  if (!type->is_string()) return fail(Code::bad_field, "'type' must be a string", id);
+  auto body = decode_body(type->get_ref<const std::string&>(), obj, id);
+  if (!body) return std::unexpected(body.error());
+  return Request{std::move(id), std::move(*body)};
+}
+
+namespace {
+json with_id(json msg, const json& id) {
+  if (!id.is_null()) msg["id"] = id;
+  return msg;
+}
+}  // namespace
+
+std::string encode_welcome(const json& id, std::string_view player, std::string_view token,
+                           const json& games) {
+  return with_id({{"type", "welcome"}, {"player", player}, {"token", token}, {"games", games}}, id).dump();
+}
+std::string encode_created(const json& id, std::string_view room) {
+  return with_id({{"type", "created"}, {"room", room}}, id).dump();
+}
+std::string encode_joined(const json& id, std::string_view room, std::optional<int> seat) {
+  return with_id({{"type", "joined"}, {"room", room}, {"seat", seat ? json(*seat) : json(nullptr)}}, id)
+      .dump();
+}
+std::string encode_full(const json& id, std::string_view room, std::int64_t version, const json& state) {
+  return with_id({{"type", "full"}, {"room", room}, {"version", version}, {"state", state}}, id).dump();
+}
+std::string encode_patch(std::string_view room, std::int64_t version, const json& ops) {
+  return json{{"type", "patch"}, {"room", room}, {"version", version}, {"ops", ops}}.dump();
+}
+std::string encode_error(const Error& e) {
+  return with_id({{"type", "error"}, {"code", code_string(e.code)}, {"message", e.message}}, e.id)
+      .dump(-1, ' ', false, json::error_handler_t::replace);
+}
+std::string encode_left(const json& id, std::string_view room) {
+  return with_id({{"type", "left"}, {"room", room}}, id).dump();
+}
+std::string encode_rooms(const json& id, const json& rooms) {
+  return with_id({{"type", "rooms"}, {"rooms", rooms}}, id).dump();
+}
+std::string encode_crowd(std::string_view room, int spectators) {
+  return json{{"type", "crowd"}, {"room", room}, {"spectators", spectators}}.dump();
+}
+std::string encode_announce(std::string_view message) {
+  return json{{"type", "announce"}, {"message", message}}.dump(-1, ' ', false,
+                                                               json::error_handler_t::replace);
+}
+
+}  // namespace plateau::protocol

@@ -1,0 +1,83 @@
+// The wire: typed client requests, a decoder that never throws, and encoders for every server
+// message. PROTOCOL.md documents each with an example.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include <nlohmann/json.hpp>
+
+#include "errors.hpp"
+
+namespace plateau::protocol {
+
+struct Limits {
+  std::size_t max_frame_bytes = 64 * 1024;
+  int max_depth = 32;
+};
+
+struct Hello {
+  std::string name;
+  std::optional<std::string> token;
+};
+struct Create {
+  std::string game;
+  nlohmann::json options;  // an object, or null for the defaults
+  bool is_private = false;
+  int spectator_delay = 0;  // moves by which spectators trail the players
+};
+struct Join {
+  std::string room;
+  bool spectator = false;
+  std::optional<int> seat;
+};
+struct MoveRequest {
+  std::string room;
+  std::int64_t version = 0;
+  std::string move;
+};
+struct Sync {
+  std::string room;
+};
+struct Leave {
+  std::string room;
+};
+struct ListRooms {};
+struct Rematch {
+  std::string room;
+};
+
+using Body = std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch>;
+
+struct Request {
+  nlohmann::json id;  // string or integer, or null when absent
+  Body body;
+};
+
+// Decodes one text frame. Never throws: any fault is an Error with a stable code (and the
+// request's id when it could be read).
+std::expected<Request, Error> decode(std::string_view text, const Limits& limits = {});
+
+// The deepest nesting of arrays and objects in `text`, scanning at most until `stop_at` is passed;
+// strings are skipped. Runs before parsing, so a hostile frame never reaches the parser's stack.
+int json_depth(std::string_view text, int stop_at);
+
+// Server → client frames, each a compact JSON text.
+std::string encode_welcome(const nlohmann::json& id, std::string_view player, std::string_view token,
+                           const nlohmann::json& games);
+std::string encode_created(const nlohmann::json& id, std::string_view room);
+std::string encode_joined(const nlohmann::json& id, std::string_view room, std::optional<int> seat);
+std::string encode_full(const nlohmann::json& id, std::string_view room, std::int64_t version,
+                        const nlohmann::json& state);
+std::string encode_patch(std::string_view room, std::int64_t version, const nlohmann::json& ops);
+std::string encode_error(const Error& e);
+std::string encode_left(const nlohmann::json& id, std::string_view room);
+std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms);
+std::string encode_crowd(std::string_view room, int spectators);
+std::string encode_announce(std::string_view message);
+
+}  // namespace plateau::protocol

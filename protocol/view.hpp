@@ -1,0 +1,41 @@
+// The `state` object a viewer receives (PROTOCOL.md, "State"), built from a room's public facts
+// and the rules State's filtered view, and the RFC 6902 patches between two of them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "rules/game.hpp"
+
+namespace plateau::protocol {
+
+enum class Status { waiting, playing, over };
+std::string_view status_string(Status s);
+
+struct SeatInfo {
+  std::optional<std::string> name;  // nullopt: nobody sits here
+  bool connected = false;
+};
+
+struct RoomFacts {
+  std::string_view game;
+  Status status = Status::waiting;
+  const std::vector<SeatInfo>* seats = nullptr;
+  const std::vector<bool>* rematch = nullptr;  // per seat: asked for a rematch
+  int round = 1;                                // the game's number in this room
+};
+
+// The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
+// plus rematch and round. `viewer` nullopt is a spectator.
+nlohmann::json make_state(const RoomFacts& room, const rules::State& state,
+                          std::optional<rules::Seat> viewer);
+
+// RFC 6902 operations turning `from` into `to`. apply_patch(from, diff(from, to)) == to.
+nlohmann::json diff(const nlohmann::json& from, const nlohmann::json& to);
+// Applies RFC 6902 operations; nullopt when they do not apply (a client's-eye check for tests).
+std::optional<nlohmann::json> apply_patch(const nlohmann::json& doc, const nlohmann::json& ops);
+
+}  // namespace plateau::protocol

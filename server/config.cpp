@@ -1,0 +1,144 @@
+#include "config.hpp"
+
+#include <charconv>
+#include <functional>
+
+namespace plateau::server {
+
+namespace {
+
+struct Setting {
+  const char* flag;
+  const char* env;
+  const char* help;
+  std::function<std::string(Config&, const std::string&)> set;  // returns an error, or ""
+  std::function<std::string(const Config&)> show;
+};
+
+template <class T>
+std::string parse_number(const std::string& text, T& out, T min, T max) {
+  T v{};
+  const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v < min || v > max)
+    return "expects a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+  out = v;
+  return "";
+}
+
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> list{
+      {"--host", "PLATEAU_HOST", "address to listen on",
+       [](Config& c, const std::string& v) { c.host = v; return std::string(); },
+       [](const Config& c) { return c.host; }},
+      {"--port", "PLATEAU_PORT", "TCP port for HTTP and WebSocket",
+       [](Config& c, const std::string& v) { return parse_number(v, c.port, 0, 65535); },
+       [](const Config& c) { return std::to_string(c.port); }},
+      {"--data", "PLATEAU_DATA", "directory of the SQLite store (\"none\": keep nothing)",
+       [](Config& c, const std::string& v) { c.data = v; return std::string(); },
+       [](const Config& c) { return c.data; }},
+      {"--log-level", "PLATEAU_LOG_LEVEL", "trace, debug, info, warn, error or off",
+       [](Config& c, const std::string& v) {
+         for (const char* l : {"trace", "debug", "info", "warn", "error", "off"})
+           if (v == l) {
+             c.log_level = v;
+             return std::string();
+           }
+         return std::string("expects trace, debug, info, warn, error or off");
+       },
+       [](const Config& c) { return c.log_level; }},
+      {"--log-json", "PLATEAU_LOG_JSON", "log one JSON object a line (true/false)",
+       [](Config& c, const std::string& v) {
+         if (v != "true" && v != "false" && v != "1" && v != "0") return std::string("expects true or false");
+         c.log_json = v == "true" || v == "1";
+         return std::string();
+       },
+       [](const Config& c) { return std::string(c.log_json ? "true" : "false"); }},
+      {"--web-root", "PLATEAU_WEB_ROOT", "directory of the browser client's files",
+       [](Config& c, const std::string& v) { c.web_root = v; return std::string(); },
+       [](const Config& c) { return c.web_root; }},
+      {"--max-rooms", "PLATEAU_MAX_ROOMS", "rooms held in memory at most",
+       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.max_rooms, 1, 10'000'000); },
+       [](const Config& c) { return std::to_string(c.max_rooms); }},
+      {"--max-connections", "PLATEAU_MAX_CONNECTIONS", "open connections at most",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_connections, 1, 10'000'000);
+       },
+       [](const Config& c) { return std::to_string(c.max_connections); }},
+      {"--max-frame", "PLATEAU_MAX_FRAME", "largest WebSocket message in bytes",
+       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.max_frame, 256, 16 << 20); },
+       [](const Config& c) { return std::to_string(c.max_frame); }},
+      {"--rate", "PLATEAU_RATE", "messages per second a connection may send (bursts of twice that)",
+       [](Config& c, const std::string& v) { return parse_number(v, c.rate, 1, 100'000); },
+       [](const Config& c) { return std::to_string(c.rate); }},
+      {"--grace", "PLATEAU_GRACE", "seconds a dropped player still shows as connected",
+       [](Config& c, const std::string& v) { return parse_number(v, c.grace_seconds, 0, 86'400); },
+       [](const Config& c) { return std::to_string(c.grace_seconds); }},
+      {"--admin-token", "PLATEAU_ADMIN_TOKEN", "token for the admin HTTP API (unset: API off)",
+       [](Config& c, const std::string& v) { c.admin_token = v; return std::string(); },
+       [](const Config& c) { return std::string(c.admin_token.empty() ? "" : "(set)"); }},
+      {"--tls-cert", "PLATEAU_TLS_CERT", "PEM certificate chain: serve HTTPS/WSS directly",
+       [](Config& c, const std::string& v) { c.tls_cert = v; return std::string(); },
+       [](const Config& c) { return c.tls_cert; }},
+      {"--tls-key", "PLATEAU_TLS_KEY", "PEM private key for --tls-cert",
+       [](Config& c, const std::string& v) { c.tls_key = v; return std::string(); },
+       [](const Config& c) { return c.tls_key; }},
+  };
+  return list;
+}
+
+}  // namespace
+
+std::string usage() {
+  const Config defaults;
+  std::string out =
+      "Usage: plateau-server [flags]\n"
+      "Plateau: an authoritative server for six abstract board games.\n\n"
+      "Every flag can also be set by its environment variable; a flag wins.\n\n";
+  for (const auto& s : settings()) {
+    std::string left = std::string("  ") + s.flag + " VALUE";
+    left.resize(26, ' ');
+    std::string env = s.env;
+    env.resize(26, ' ');
+    out += left + env + s.help;
+    const auto d = s.show(defaults);
+    out += d.empty() ? "\n" : " [default: " + d + "]\n";
+  }
+  out += "  --help                  show this text\n";
+  return out;
+}
+
+std::expected<Config, std::string> parse_config(const std::vector<std::string>& args,
+                                                const char* (*env)(const char*)) {
+  Config c;
+  for (const auto& s : settings())
+    if (const char* v = env ? env(s.env) : nullptr; v && *v)
+      if (auto err = s.set(c, v); !err.empty()) return std::unexpected(std::string(s.env) + " " + err);
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      c.help = true;
+      continue;
+    }
+    std::string value;
+    bool has_value = false;
+    if (const auto eq = arg.find('='); eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    const Setting* found = nullptr;
+    for (const auto& s : settings())
+      if (arg == s.flag) found = &s;
+    if (!found) return std::unexpected("unknown flag " + arg + " (see --help)");
+    if (!has_value) {
+      if (i + 1 >= args.size()) return std::unexpected(arg + " needs a value");
+      value = args[++i];
+    }
+    if (auto err = found->set(c, value); !err.empty()) return std::unexpected(arg + " " + err);
+  }
+  if (c.tls_cert.empty() != c.tls_key.empty())
+    return std::unexpected("--tls-cert and --tls-key go together");
+  return c;
+}
+
+}  // namespace plateau::server

@@ -1,0 +1,36 @@
+// Server settings: every flag can also be set by an environment variable (PLATEAU_PORT, ...);
+// a flag wins over the environment, which wins over the default.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <string>
+#include <vector>
+
+namespace plateau::server {
+
+struct Config {
+  std::string host = "0.0.0.0";
+  int port = 8080;
+  std::string data = "./data";  // directory of the SQLite store; "none" keeps nothing
+  std::string log_level = "info";
+  bool log_json = false;
+  std::string web_root;  // the browser client's files; default: built in at compile time
+  std::size_t max_rooms = 10'000;
+  std::size_t max_connections = 20'000;
+  std::size_t max_frame = 64 * 1024;
+  int rate = 50;           // messages per second a connection may send (burst: twice that)
+  int grace_seconds = 10;  // a dropped player's seat shows them connected this long
+  std::string admin_token;
+  std::string tls_cert;
+  std::string tls_key;
+  bool help = false;
+};
+
+// The flags, their variables and defaults, for --help and the README.
+std::string usage();
+// Parses argv and the environment (`env` returns nullptr when a variable is unset).
+std::expected<Config, std::string> parse_config(const std::vector<std::string>& args,
+                                                const char* (*env)(const char*));
+
+}  // namespace plateau::server

@@ -1,0 +1,216 @@
+#include "lobby.hpp"
+
+#include <openssl/sha.h>
+
+namespace plateau::server {
+
+using nlohmann::json;
+using protocol::Code;
+
+Lobby::Lobby(Store& store, Random random, LobbyLimits limits)
+    : store_(store), random_(std::move(random)), limits_(limits), games_(json::array()) {
+  for (const rules::Game* g : rules::all_games()) games_.push_back(g->describe());
+}
+
+std::string Lobby::hash_token(std::string_view token) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char b : digest) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+std::string Lobby::random_hex(int bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  while (static_cast<int>(out.size()) < bytes * 2) {
+    std::uint64_t r = random_();
+    for (int i = 0; i < 16 && static_cast<int>(out.size()) < bytes * 2; ++i, r >>= 4) out += kHex[r & 15];
+  }
+  return out;
+}
+
+void Lobby::reply_error(const std::shared_ptr<Client>& c, Code code, std::string message, const json& id) {
+  refuse(c, protocol::Error{code, std::move(message), id});
+}
+
+void Lobby::refuse(const std::shared_ptr<Client>& c, const protocol::Error& e) {
+  ++counters_.refused[std::string(protocol::code_string(e.code))];
+  c->send(make_frame(protocol::encode_error(e)));
+}
+
+void Lobby::handle(const std::shared_ptr<Client>& c, protocol::Request req) {
+  clients_.try_emplace(c.get(), c);
+  const json& id = req.id;
+  if (const auto* h = std::get_if<protocol::Hello>(&req.body)) return hello(c, *h, id);
+  if (!c->player()) return reply_error(c, Code::no_hello, "say hello first", id);
+  if (const auto* cr = std::get_if<protocol::Create>(&req.body)) return create(c, *cr, id);
+  if (std::holds_alternative<protocol::ListRooms>(req.body)) return list(c, id);
+
+  const std::string* room_id = std::visit(
+      [](const auto& m) -> const std::string* {
+        if constexpr (requires { m.room; }) return &m.room;
+        return nullptr;
+      },
+      req.body);
+  const auto room = room_id ? find(*room_id) : nullptr;
+  if (!room) return reply_error(c, Code::room_not_found, "no room '" + (room_id ? room_id->substr(0, 64) : "") + "'", id);
+
+  std::optional<Code> refused;
+  if (const auto* j = std::get_if<protocol::Join>(&req.body)) {
+    refused = room->join(c, *j, id);
+    if (!refused) rooms_of_[c.get()].insert(room->id());
+  } else if (const auto* m = std::get_if<protocol::MoveRequest>(&req.body)) {
+    refused = room->move(c, *m, id);
+    if (!refused) ++counters_.moves_accepted;
+  } else if (std::holds_alternative<protocol::Sync>(req.body)) {
+    refused = room->sync(c, id);
+  } else if (std::holds_alternative<protocol::Leave>(req.body)) {
+    refused = room->leave(c, id);
+    if (!refused) rooms_of_[c.get()].erase(room->id());
+  } else if (std::holds_alternative<protocol::Rematch>(req.body)) {
+    refused = room->rematch(c, id);
+  }
+  if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];
+}
+
+void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, const json& id) {
+  Player player;
+  std::string token;
+  const auto known = h.token ? players_by_token_hash_.find(hash_token(*h.token)) : players_by_token_hash_.end();
+  if (known != players_by_token_hash_.end()) {
+    token = *h.token;
+    player = known->second;
+    player.name = h.name;
+    known->second.name = h.name;
+  } else {
+    // An unknown token (or none) makes a new player; a token is never taken from the client.
+    player = Player{random_hex(8), h.name};
+    token = random_hex(16);
+    players_by_token_hash_[hash_token(token)] = player;
+  }
+  if (c->player() && c->player()->id != player.id) {
+    closed(c.get());  // the connection changes player: it leaves the old one's rooms
+  }
+  c->set_player(player);
+  store_.put_player({player.id, hash_token(token), player.name}, [](bool) {});
+  c->send(make_frame(protocol::encode_welcome(id, player.id, token, games_)));
+  // Back in every room where this player sits.
+  for (const auto& [rid, room] : rooms_)
+    if (room->seat_of(player.id)) {
+      room->rebind(c);
+      rooms_of_[c.get()].insert(rid);
+    }
+}
+
+void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req, const json& id) {
+  const rules::Game* game = rules::find_game(req.game);
+  if (!game) return reply_error(c, Code::unknown_game, "no game '" + req.game.substr(0, 64) + "'", id);
+  const auto options = game->normalize_options(req.options);
+  if (!options) return reply_error(c, Code::bad_option, "an option is unknown or out of range", id);
+  const std::uint64_t seed = random_();
+  if (auto probe = game->create(*options, seed); !probe)
+    return reply_error(c, Code::bad_option, "these options do not go together", id);
+  if (rooms_.size() >= limits_.max_rooms)
+    return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may", id);
+  std::string room_id;
+  do room_id = random_hex(5);
+  while (rooms_.contains(room_id));
+  RoomSettings settings;
+  settings.is_private = req.is_private;
+  settings.spectator_delay = req.spectator_delay;
+  auto room = std::make_shared<Room>(room_id, *game, *options, seed, settings, store_, now_);
+  rooms_[room_id] = room;
+  // `created` goes out once the room is durable, so a link shared from it always works.
+  store_.create_room(RoomRecord{room_id, std::string(game->id()), *options, seed, req.is_private,
+                                req.spectator_delay, now_},
+                     [weak = std::weak_ptr<Client>(c), room_id, id](bool ok) {
+                       const auto client = weak.lock();
+                       if (!client) return;
+                       client->send(make_frame(
+                           ok ? protocol::encode_created(id, room_id)
+                              : protocol::encode_error({Code::internal, "the room could not be saved", id})));
+                     });
+}
+
+void Lobby::list(const std::shared_ptr<Client>& c, const json& id) {
+  json out = json::array();
+  for (const auto& [rid, room] : rooms_)
+    if (!room->is_private() && !room->failed()) out.push_back(room->summary());
+  c->send(make_frame(protocol::encode_rooms(id, out)));
+}
+
+void Lobby::closed(Client* c) {
+  const auto it = rooms_of_.find(c);
+  if (it != rooms_of_.end()) {
+    for (const auto& rid : it->second)
+      if (const auto room = find(rid)) room->disconnect(c);
+    rooms_of_.erase(it);
+  }
+  clients_.erase(c);
+}
+
+void Lobby::tick(Millis now) {
+  now_ = now;
+  for (auto it = rooms_.begin(); it != rooms_.end();) {
+    it->second->tick(now);
+    // Only memory is freed: a room that is closed here stays in the store (and an unfinished one
+    // comes back at the next start).
+    if (it->second->idle() && now - it->second->last_activity() > limits_.idle_room_ms &&
+        it->second->status() != protocol::Status::playing)
+      it = rooms_.erase(it);
+    else
+      ++it;
+  }
+}
+
+void Lobby::restore_player(const StoredPlayer& p) {
+  players_by_token_hash_[p.token_hash] = Player{p.id, p.name};
+  name_by_player_[p.id] = p.name;
+}
+
+bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
+  const rules::Game* game = rules::find_game(r.room.game);
+  if (!game) {
+    why = "unknown game '" + r.room.game + "'";
+    return false;
+  }
+  std::vector<std::string> names;
+  for (const auto& s : r.seats) {
+    const auto it = s ? name_by_player_.find(*s) : name_by_player_.end();
+    names.push_back(it != name_by_player_.end() ? it->second : "");
+  }
+  auto room = Room::restore(r, *game, names, store_, now_, why);
+  if (!room) return false;
+  rooms_[r.room.id] = std::move(room);
+  return true;
+}
+
+std::shared_ptr<Room> Lobby::find(const std::string& id) const {
+  const auto it = rooms_.find(id);
+  return it == rooms_.end() ? nullptr : it->second;
+}
+
+void Lobby::announce(const std::string& message) {
+  const auto frame = make_frame(protocol::encode_announce(message));
+  for (const auto& [ptr, weak] : clients_)
+    if (const auto c = weak.lock(); c && c->player()) c->send(frame);
+}
+
+bool Lobby::close_room(const std::string& id) {
+  const auto it = rooms_.find(id);
+  if (it == rooms_.end()) return false;
+  const auto frame = make_frame(protocol::encode_error({Code::room_not_found, "the room was closed by the host", nullptr}));
+  for (auto& [c, ids] : rooms_of_)
+    if (ids.erase(id))
+      if (const auto cl = clients_.find(c); cl != clients_.end())
+        if (const auto p = cl->second.lock()) p->send(frame);
+  rooms_.erase(it);
+  return true;
+}
+
+}  // namespace plateau::server

@@ -1,0 +1,87 @@
+// The lobby: players (hello, tokens), the directory of rooms (create, find, list, sweep), and the
+// dispatch of every decoded request to its room. Like Room, a plain class with no Asio.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "participant.hpp"
+#include "protocol/messages.hpp"
+#include "room.hpp"
+#include "store.hpp"
+
+namespace plateau::server {
+
+// A connection as the lobby sees it: a Participant whose player the lobby sets on hello.
+class Client : public Participant {
+ public:
+  const Player* player() const override { return player_ ? &*player_ : nullptr; }
+  void set_player(Player p) { player_ = std::move(p); }
+
+ private:
+  std::optional<Player> player_;
+};
+
+struct LobbyLimits {
+  std::size_t max_rooms = 10'000;
+  Millis idle_room_ms = 30 * 60'000;  // an empty room unplayed this long is closed (kept in the store)
+};
+
+struct Counters {
+  std::uint64_t moves_accepted = 0;
+  std::map<std::string, std::uint64_t> refused;  // by error code
+};
+
+class Lobby {
+ public:
+  using Random = std::function<std::uint64_t()>;
+  Lobby(Store& store, Random random, LobbyLimits limits = {});
+
+  void handle(const std::shared_ptr<Client>& c, protocol::Request req);
+  // A decoding error, answered on the connection (and counted).
+  void refuse(const std::shared_ptr<Client>& c, const protocol::Error& e);
+  // The connection is gone: its seats show it away, its spectating ends.
+  void closed(Client* c);
+  void tick(Millis now);
+
+  // Recovery: players and rooms read back from the store.
+  void restore_player(const StoredPlayer& p);
+  bool restore_room(const StoredRoom& r, std::string& why);
+
+  std::shared_ptr<Room> find(const std::string& id) const;
+  std::size_t room_count() const { return rooms_.size(); }
+  const std::map<std::string, std::shared_ptr<Room>>& rooms() const { return rooms_; }
+  const Counters& counters() const { return counters_; }
+  // Sends a frame to every connection that said hello.
+  void announce(const std::string& message);
+  // Closes a room: its connections get an error and it leaves the lobby.
+  bool close_room(const std::string& id);
+
+  static std::string hash_token(std::string_view token);
+
+ private:
+  void hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, const nlohmann::json& id);
+  void create(const std::shared_ptr<Client>& c, const protocol::Create& req, const nlohmann::json& id);
+  void list(const std::shared_ptr<Client>& c, const nlohmann::json& id);
+  std::string random_hex(int bytes);
+  void reply_error(const std::shared_ptr<Client>& c, protocol::Code code, std::string message,
+                   const nlohmann::json& id);
+
+  Store& store_;
+  Random random_;
+  LobbyLimits limits_;
+  Millis now_ = 0;
+  nlohmann::json games_;
+  std::map<std::string, std::shared_ptr<Room>> rooms_;
+  std::unordered_map<std::string, Player> players_by_token_hash_;
+  std::unordered_map<std::string, std::string> name_by_player_;
+  std::unordered_map<Client*, std::weak_ptr<Client>> clients_;
+  std::unordered_map<Client*, std::set<std::string>> rooms_of_;
+  Counters counters_;
+};
+
+}  // namespace plateau::server

@@ -1,0 +1,114 @@
+// plateau-server: opens the store, rebuilds every unfinished room, and serves until SIGINT/SIGTERM.
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <random>
+
+#include "config.hpp"
+#include "lobby.hpp"
+#include "net.hpp"
+#include "sqlite_store.hpp"
+
+using namespace plateau::server;
+
+namespace {
+
+void setup_logging(const Config& config) {
+  auto logger = spdlog::stdout_color_mt("plateau");
+  if (config.log_json)
+    logger->set_pattern(R"({"ts":"%Y-%m-%dT%H:%M:%S.%e","level":"%l","msg":"%v"})");
+  else
+    logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e level=%l %v");
+  logger->set_level(spdlog::level::from_str(config.log_level));
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto parsed = parse_config(args, [](const char* name) -> const char* { return std::getenv(name); });
+  if (!parsed) {
+    std::cerr << "plateau-server: " << parsed.error() << "\n";
+    return 2;
+  }
+  Config config = std::move(*parsed);
+  if (config.help) {
+    std::cout << usage();
+    return 0;
+  }
+  setup_logging(config);
+  if (!config.tls_cert.empty()) {
+    spdlog::error("event=config error=\"direct TLS is not built into this server yet; put it behind a TLS proxy\"");
+    return 2;
+  }
+
+  boost::asio::io_context ioc(1);
+  std::random_device device;
+  std::mt19937_64 random(
+      (static_cast<std::uint64_t>(device()) << 32) ^ device() ^
+      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+
+  std::unique_ptr<SqliteStore> sqlite;
+  NullStore null_store;
+  Store* store = &null_store;
+  if (config.data != "none") {
+    std::error_code ec;
+    std::filesystem::create_directories(config.data, ec);
+    const auto path = (std::filesystem::path(config.data) / "plateau.db").string();
+    auto opened = SqliteStore::open(path, [&ioc](std::function<void()> f) { boost::asio::post(ioc, std::move(f)); });
+    if (!opened) {
+      spdlog::critical("event=store_open_failed error=\"{}\"", opened.error());
+      return 1;
+    }
+    sqlite = std::move(*opened);
+    store = sqlite.get();
+  }
+  Lobby lobby(*store, [&random] { return random(); },
+              LobbyLimits{.max_rooms = config.max_rooms, .idle_room_ms = 30 * 60'000});
+  Server server(config, ioc, lobby, sqlite.get());
+
+  if (sqlite) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto loaded = sqlite->load();
+    if (!loaded) {
+      spdlog::critical("event=store_load_failed error=\"{}\"", loaded.error());
+      return 1;
+    }
+    for (const auto& p : loaded->players) lobby.restore_player(p);
+    for (const auto& r : loaded->rooms) {
+      std::string why;
+      if (lobby.restore_room(r, why)) {
+        ++server.stats().rooms_recovered;
+      } else {
+        ++server.stats().rooms_quarantined;
+        spdlog::error("event=room_quarantined room={} game={} reason=\"{}\"", r.room.id, r.room.game, why);
+      }
+    }
+    server.stats().recovery_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    spdlog::info("event=recovered rooms={} quarantined={} players={} seconds={:.3f}",
+                 server.stats().rooms_recovered, server.stats().rooms_quarantined, loaded->players.size(),
+                 server.stats().recovery_seconds);
+  }
+
+  if (auto started = server.start(); !started) {
+    spdlog::critical("event=listen_failed error=\"{}\"", started.error());
+    return 1;
+  }
+  spdlog::info("event=listening host={} port={} data={}", config.host, server.port(), config.data);
+
+  boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code&, int sig) {
+    spdlog::info("event=signal signal={}", sig);
+    server.shutdown([&ioc] { ioc.stop(); });
+  });
+  ioc.run();
+  spdlog::info("event=stopped");
+  return 0;
+}

@@ -1,0 +1,422 @@
+#include "net.hpp"
+
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <spdlog/spdlog.h>
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "sqlite_store.hpp"
+
+#ifndef PLATEAU_WEB_DIR
+#define PLATEAU_WEB_DIR "clients/web"
+#endif
+
+namespace plateau::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxQueuedFrames = 2048;
+constexpr std::size_t kMaxQueuedBytes = 8 << 20;
+
+Millis now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::string_view mime_type(std::string_view path) {
+  const auto dot = path.rfind('.');
+  const auto ext = dot == std::string_view::npos ? std::string_view() : path.substr(dot);
+  if (ext == ".html") return "text/html; charset=utf-8";
+  if (ext == ".js" || ext == ".mjs") return "text/javascript; charset=utf-8";
+  if (ext == ".css") return "text/css; charset=utf-8";
+  if (ext == ".json" || ext == ".webmanifest") return "application/json";
+  if (ext == ".svg") return "image/svg+xml";
+  if (ext == ".png") return "image/png";
+  if (ext == ".ico") return "image/x-icon";
+  if (ext == ".txt" || ext == ".md") return "text/plain; charset=utf-8";
+  return "application/octet-stream";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+class WsSession final : public Client, public std::enable_shared_from_this<WsSession> {
+ public:
+  WsSession(tcp::socket socket, Server& server) : ws_(std::move(socket)), server_(server) {}
+
+  void run(http::request<http::string_body> req) {
+    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    ws_.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(http::field::server, "plateau"); }));
+    // Frames up to 4× the limit are read and answered with proto/too_large; past that the
+    // connection is closed (1009), since reading them would cost memory on a hostile peer.
+    ws_.read_message_max(std::max<std::size_t>(server_.config().max_frame * 4, 256 * 1024));
+    tokens_ = 2.0 * server_.config().rate;
+    last_refill_ = std::chrono::steady_clock::now();
+    ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+  }
+
+  void send(const Frame& frame) override {
+    if (closed_ || closing_) return;
+    if (queue_.size() >= kMaxQueuedFrames || queued_bytes_ > kMaxQueuedBytes) {
+      // A reader that cannot keep up is dropped, never waited for.
+      ++server_.stats().dropped_slow;
+      spdlog::warn("event=drop_slow_reader player={} queued={}", player() ? player()->id : "-", queue_.size());
+      close(websocket::close_code::policy_error);
+      return;
+    }
+    queued_bytes_ += frame->size();
+    queue_.push_back(frame);
+    if (!writing_) write_next();
+  }
+
+  // Sends what is queued, then closes with `code`.
+  void close(websocket::close_code code) {
+    if (closed_ || closing_) return;
+    closing_ = true;
+    close_code_ = code;
+    if (!writing_) do_close();
+  }
+
+ private:
+  void on_accept(beast::error_code ec) {
+    if (ec) return;
+    server_.add(shared_from_this());
+    read_next();
+  }
+
+  void read_next() {
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->on_read(ec, n);
+    });
+  }
+
+  void on_read(beast::error_code ec, std::size_t) {
+    if (ec) return gone();
+    const bool text = ws_.got_text();
+    std::string frame = beast::buffers_to_string(buffer_.data());
+    buffer_.consume(buffer_.size());
+    // An idle connection keeps no large buffer: that is most of its memory.
+    if (buffer_.capacity() > 4096) buffer_ = beast::flat_buffer();
+    if (!rate_ok()) {
+      server_.lobby().refuse(shared_from_this(),
+                             {protocol::Code::rate_limited, "too many messages; slow down", nullptr});
+    } else if (!text) {
+      server_.lobby().refuse(shared_from_this(),
+                             {protocol::Code::bad_json, "send text frames holding JSON", nullptr});
+    } else {
+      auto req = protocol::decode(frame, protocol::Limits{server_.config().max_frame, 32});
+      if (!req) server_.lobby().refuse(shared_from_this(), req.error());
+      else server_.lobby().handle(shared_from_this(), std::move(*req));
+    }
+    if (!closed_ && !closing_) read_next();
+  }
+
+  bool rate_ok() {
+    const auto now = std::chrono::steady_clock::now();
+    const double rate = server_.config().rate;
+    tokens_ = std::min(2.0 * rate, tokens_ + rate * std::chrono::duration<double>(now - last_refill_).count());
+    last_refill_ = now;
+    if (tokens_ < 1.0) return false;
+    tokens_ -= 1.0;
+    return true;
+  }
+
+  void write_next() {
+    writing_ = true;
+    ws_.text(true);
+    ws_.async_write(asio::buffer(*queue_.front()),
+                    [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_write(ec, n); });
+  }
+
+  void on_write(beast::error_code ec, std::size_t n) {
+    writing_ = false;
+    if (ec) return gone();
+    ++server_.stats().frames_out;
+    server_.stats().bytes_out += n;
+    queued_bytes_ -= queue_.front()->size();
+    queue_.pop_front();
+    if (!queue_.empty()) write_next();
+    else if (closing_) do_close();
+  }
+
+  void do_close() {
+    ws_.async_close(close_code_, [self = shared_from_this()](beast::error_code) { self->gone(); });
+  }
+
+  // The connection is over, however it ended: the lobby and the rooms forget it.
+  void gone() {
+    if (closed_) return;
+    closed_ = true;
+    queue_.clear();
+    server_.lobby().closed(this);
+    server_.remove(this);
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  beast::flat_buffer buffer_;
+  Server& server_;
+  std::deque<Frame> queue_;
+  std::size_t queued_bytes_ = 0;
+  bool writing_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+  websocket::close_code close_code_ = websocket::close_code::normal;
+  double tokens_ = 0;
+  std::chrono::steady_clock::time_point last_refill_;
+};
+
+// ---------------------------------------------------------------------------------------------
+class HttpSession final : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(tcp::socket socket, Server& server) : stream_(std::move(socket)), server_(server) {}
+
+  void run() { read_next(); }
+
+ private:
+  void read_next() {
+    parser_.emplace();
+    parser_->header_limit(16 * 1024);
+    parser_->body_limit(64 * 1024);
+    stream_.expires_after(std::chrono::seconds(30));
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == http::error::end_of_stream) {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      return;
+    }
+    if (ec) return;
+    auto req = parser_->release();
+    if (websocket::is_upgrade(req)) {
+      if (req.target() != beast::string_view("/ws") || !server_.accepting_ws()) return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
+      stream_.expires_never();
+      std::make_shared<WsSession>(stream_.release_socket(), server_)->run(std::move(req));
+      return;
+    }
+    respond(handle(req));
+  }
+
+  using Response = http::response<http::string_body>;
+
+  static Response text_response(const http::request<http::string_body>& req, http::status status,
+                                std::string body, std::string_view type = "text/plain; charset=utf-8") {
+    Response res{status, req.version()};
+    res.set(http::field::server, "plateau");
+    res.set(http::field::content_type, beast::string_view(type.data(), type.size()));
+    res.set(http::field::cache_control, "no-cache");
+    res.keep_alive(req.keep_alive());
+    res.body() = std::move(body);
+    res.prepare_payload();
+    return res;
+  }
+
+  Response handle(const http::request<http::string_body>& req) {
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return text_response(req, http::status::method_not_allowed, "GET only\n");
+    std::string target(req.target().data(), req.target().size());
+    if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
+    if (target == "/healthz") {
+      const json body{{"status", "ok"},
+                      {"rooms", server_.lobby().room_count()},
+                      {"connections", server_.stats().connections}};
+      return text_response(req, http::status::ok, body.dump() + "\n", "application/json");
+    }
+    if (target == "/metrics")
+      return text_response(req, http::status::ok, server_.metrics_text(), "text/plain; version=0.0.4");
+    return serve_file(req, target);
+  }
+
+  Response serve_file(const http::request<http::string_body>& req, std::string target) {
+    if (target.empty() || target == "/") target = "/index.html";
+    if (target.find("..") != std::string::npos || target.find('\\') != std::string::npos ||
+        target.find('\0') != std::string::npos)
+      return text_response(req, http::status::bad_request, "bad path\n");
+    const std::string root = server_.config().web_root.empty() ? PLATEAU_WEB_DIR : server_.config().web_root;
+    const std::filesystem::path path = std::filesystem::path(root) / target.substr(1);
+    std::error_code fec;
+    if (!std::filesystem::is_regular_file(path, fec))
+      return text_response(req, http::status::not_found, "not found\n");
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream body;
+    body << in.rdbuf();
+    auto res = text_response(req, http::status::ok, body.str(), mime_type(path.string()));
+    if (req.method() == http::verb::head) res.body().clear();
+    return res;
+  }
+
+  void respond(Response res) {
+    auto shared = std::make_shared<Response>(std::move(res));
+    http::async_write(stream_, *shared, [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      if (!shared->keep_alive()) {
+        beast::error_code ignored;
+        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+        return;
+      }
+      self->read_next();
+    });
+  }
+
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  Server& server_;
+};
+
+// ---------------------------------------------------------------------------------------------
+Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, SqliteStore* store)
+    : config_(std::move(config)), ioc_(ioc), lobby_(lobby), store_(store), acceptor_(ioc), ticker_(ioc) {}
+
+Server::~Server() = default;
+
+std::expected<void, std::string> Server::start() {
+  beast::error_code ec;
+  const auto address = asio::ip::make_address(config_.host, ec);
+  if (ec) return std::unexpected("bad --host " + config_.host + ": " + ec.message());
+  const tcp::endpoint endpoint{address, static_cast<unsigned short>(config_.port)};
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return std::unexpected("cannot listen on " + config_.host + ":" + std::to_string(config_.port) + ": " + ec.message());
+  accept();
+  // The rooms learn the time from this tick only.
+  struct Ticker {
+    static void arm(Server* s) {
+      s->ticker_.expires_after(std::chrono::seconds(1));
+      s->ticker_.async_wait([s](beast::error_code ec) {
+        if (ec || s->stopping_) return;
+        s->lobby_.tick(now_ms());
+        arm(s);
+      });
+    }
+  };
+  lobby_.tick(now_ms());
+  Ticker::arm(this);
+  return {};
+}
+
+unsigned short Server::port() const {
+  beast::error_code ec;
+  const auto ep = acceptor_.local_endpoint(ec);
+  return ec ? 0 : ep.port();
+}
+
+void Server::accept() {
+  acceptor_.async_accept(ioc_, [this](beast::error_code ec, tcp::socket socket) {
+    if (stopping_) return;
+    if (!ec) {
+      if (sessions_.size() >= config_.max_connections) {
+        beast::error_code ignored;
+        socket.close(ignored);  // over the limit: refused before any byte is read
+      } else {
+        std::make_shared<HttpSession>(std::move(socket), *this)->run();
+      }
+    }
+    accept();
+  });
+}
+
+bool Server::accepting_ws() const { return !stopping_ && sessions_.size() < config_.max_connections; }
+
+void Server::add(const std::shared_ptr<WsSession>& s) {
+  sessions_[s.get()] = s;
+  stats_.connections = sessions_.size();
+  ++stats_.connections_total;
+}
+
+void Server::remove(WsSession* s) {
+  sessions_.erase(s);
+  stats_.connections = sessions_.size();
+}
+
+void Server::shutdown(std::function<void()> done) {
+  if (stopping_) return;
+  stopping_ = true;
+  beast::error_code ignored;
+  acceptor_.close(ignored);
+  ticker_.cancel();
+  spdlog::info("event=shutdown connections={} rooms={}", sessions_.size(), lobby_.room_count());
+  lobby_.announce("The server is restarting. Your games are saved; this page reconnects by itself.");
+  // Every acknowledged move is already durable; this writes what is still in flight.
+  if (store_) store_->close();
+  std::vector<std::shared_ptr<WsSession>> open;
+  for (auto& [ptr, weak] : sessions_)
+    if (auto s = weak.lock()) open.push_back(std::move(s));
+  for (auto& s : open) s->close(websocket::close_code::going_away);
+  auto timer = std::make_shared<asio::steady_timer>(ioc_, std::chrono::milliseconds(300));
+  timer->async_wait([timer, done = std::move(done)](beast::error_code) { done(); });
+}
+
+std::string Server::metrics_text() const {
+  std::ostringstream out;
+  out << "# HELP plateau_connections Open WebSocket connections.\n# TYPE plateau_connections gauge\n"
+      << "plateau_connections " << stats_.connections << "\n";
+  out << "# HELP plateau_connections_total WebSocket connections accepted.\n# TYPE plateau_connections_total counter\n"
+      << "plateau_connections_total " << stats_.connections_total << "\n";
+  std::map<std::pair<std::string, std::string>, int> rooms;
+  for (const auto& [id, room] : lobby_.rooms())
+    ++rooms[{std::string(room->game().id()), std::string(protocol::status_string(room->status()))}];
+  out << "# HELP plateau_rooms Rooms in memory by game and status.\n# TYPE plateau_rooms gauge\n";
+  for (const rules::Game* g : rules::all_games())
+    for (const char* st : {"waiting", "playing", "over"})
+      out << "plateau_rooms{game=\"" << g->id() << "\",status=\"" << st << "\"} "
+          << rooms[{std::string(g->id()), st}] << "\n";
+  const auto& c = lobby_.counters();
+  out << "# HELP plateau_moves_accepted_total Moves accepted.\n# TYPE plateau_moves_accepted_total counter\n"
+      << "plateau_moves_accepted_total " << c.moves_accepted << "\n";
+  out << "# HELP plateau_refused_total Requests refused, by error code.\n# TYPE plateau_refused_total counter\n";
+  for (const auto& [code, n] : c.refused) out << "plateau_refused_total{code=\"" << code << "\"} " << n << "\n";
+  out << "# HELP plateau_broadcast_bytes_total Bytes of frames written to clients.\n"
+         "# TYPE plateau_broadcast_bytes_total counter\n"
+      << "plateau_broadcast_bytes_total " << stats_.bytes_out << "\n";
+  out << "# HELP plateau_frames_out_total Frames written to clients.\n# TYPE plateau_frames_out_total counter\n"
+      << "plateau_frames_out_total " << stats_.frames_out << "\n";
+  out << "# HELP plateau_slow_readers_dropped_total Connections dropped for not reading.\n"
+         "# TYPE plateau_slow_readers_dropped_total counter\n"
+      << "plateau_slow_readers_dropped_total " << stats_.dropped_slow << "\n";
+  out << "# HELP plateau_recovery_seconds Time taken to rebuild rooms at start.\n# TYPE plateau_recovery_seconds gauge\n"
+      << "plateau_recovery_seconds " << stats_.recovery_seconds << "\n";
+  out << "# HELP plateau_rooms_recovered Rooms rebuilt at start.\n# TYPE plateau_rooms_recovered gauge\n"
+      << "plateau_rooms_recovered " << stats_.rooms_recovered << "\n";
+  out << "# HELP plateau_rooms_quarantined Rooms whose log disagreed with the rules at start.\n"
+         "# TYPE plateau_rooms_quarantined gauge\n"
+      << "plateau_rooms_quarantined " << stats_.rooms_quarantined << "\n";
+  if (store_) {
+    const auto& s = store_->stats();
+    out << "# HELP plateau_store_commit_seconds Store commit latency (one commit holds many writes).\n"
+           "# TYPE plateau_store_commit_seconds histogram\n";
+    std::uint64_t cumulative = 0;
+    for (std::size_t i = 0; i < CommitStats::kBucketsMs.size(); ++i) {
+      cumulative += s.counts[i];
+      out << "plateau_store_commit_seconds_bucket{le=\"" << CommitStats::kBucketsMs[i] / 1000 << "\"} "
+          << cumulative << "\n";
+    }
+    cumulative += s.counts.back();
+    out << "plateau_store_commit_seconds_bucket{le=\"+Inf\"} " << cumulative << "\n"
+        << "plateau_store_commit_seconds_sum " << static_cast<double>(s.total_us) / 1e6 << "\n"
+        << "plateau_store_commit_seconds_count " << s.commits << "\n";
+    out << "# HELP plateau_store_writes_total Writes committed.\n# TYPE plateau_store_writes_total counter\n"
+        << "plateau_store_writes_total " << s.writes << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace plateau::server

@@ -1,0 +1,471 @@
+#include "room.hpp"
+
+#include <algorithm>
+
+namespace plateau::server {
+
+using nlohmann::json;
+using protocol::Code;
+
+namespace {
+
+Code code_for(rules::RuleError e) {
+  switch (e) {
+    case rules::RuleError::game_over: return Code::game_over;
+    case rules::RuleError::not_your_turn: return Code::not_your_turn;
+    case rules::RuleError::illegal_move: return Code::illegal_move;
+    case rules::RuleError::bad_option: return Code::bad_option;
+  }
+  return Code::illegal_move;
+}
+
+// The seed of a room's next round: derived, so that the room's first seed and its round number
+// fix every game it holds (and each round's seed is stored anyway).
+std::uint64_t next_seed(std::uint64_t seed, int round) {
+  rules::Rng rng(seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(round)));
+  return rng.next();
+}
+
+}  // namespace
+
+Room::Room(std::string id, const rules::Game& game, json options, std::uint64_t seed,
+           RoomSettings settings, Store& store, Millis now)
+    : id_(std::move(id)),
+      game_(game),
+      options_(std::move(options)),
+      seed_(seed),
+      settings_(settings),
+      store_(store),
+      now_(now),
+      last_activity_(now) {
+  auto created = game_.create(options_, seed_);
+  // The lobby validated the options with the same call; a refusal here is a broken invariant.
+  state_ = created ? std::move(*created) : nullptr;
+  if (!state_) {
+    failed_ = true;
+    state_ = std::move(*rules::find_game("quantik")->create({}, 0));
+  }
+  seats_.resize(static_cast<std::size_t>(state_->num_seats()));
+  rematch_.assign(seats_.size(), false);
+  if (settings_.spectator_delay > 0) spectator_state_ = state_->clone();
+  for (int a = 0; a < audiences(); ++a) last_view_.push_back(view_for(a));
+}
+
+std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game& game,
+                                    const std::vector<std::string>& seat_names, Store& store,
+                                    Millis now, std::string& why) {
+  RoomSettings settings;
+  settings.is_private = stored.room.is_private;
+  settings.spectator_delay = stored.room.spectator_delay;
+  auto room = std::make_shared<Room>(stored.room.id, game, stored.room.options, stored.room.seed,
+                                     settings, store, now);
+  if (room->failed_) {
+    why = "its options are refused by the rules";
+    return nullptr;
+  }
+  for (std::size_t i = 0; i < stored.rounds.size(); ++i) {
+    const auto& r = stored.rounds[i];
+    if (r.round != static_cast<int>(i) + 1) {
+      why = "round numbers are not consecutive";
+      return nullptr;
+    }
+    auto created = game.create(r.options, r.seed);
+    if (!created) {
+      why = "round " + std::to_string(r.round) + ": options refused";
+      return nullptr;
+    }
+    room->state_ = std::move(*created);
+    room->options_ = r.options;
+    room->seed_ = r.seed;
+    room->round_ = r.round;
+    room->moves_.clear();
+    for (const auto& [seat, text] : r.moves) {
+      const auto ok = room->state_->apply(seat, rules::Move{text});
+      if (!ok) {
+        why = "round " + std::to_string(r.round) + ", move " + std::to_string(room->moves_.size()) +
+              " (" + text + " by seat " + std::to_string(seat) + "): " +
+              std::string(rules::error_code(ok.error()));
+        return nullptr;
+      }
+      room->moves_.emplace_back(seat, text);
+    }
+    if (!r.outcome.is_null() && room->state_->outcome() &&
+        rules::to_json(*room->state_->outcome()) != r.outcome) {
+      why = "round " + std::to_string(r.round) + ": the replayed outcome differs from the stored one";
+      return nullptr;
+    }
+  }
+  if (stored.seats.size() != room->seats_.size()) {
+    why = "seat count differs from the game's";
+    return nullptr;
+  }
+  bool all = true;
+  for (std::size_t s = 0; s < stored.seats.size(); ++s) {
+    room->seats_[s].player_id = stored.seats[s];
+    if (stored.seats[s] && s < seat_names.size()) room->seats_[s].name = seat_names[s];
+    all = all && stored.seats[s].has_value();
+  }
+  room->started_ = all || room->round_ > 1 || !room->moves_.empty();
+  if (room->settings_.spectator_delay > 0) {
+    room->spectator_state_ = game.create(room->options_, room->seed_).value();
+    const auto shown = room->state_->is_over()
+                           ? room->moves_.size()
+                           : room->moves_.size() -
+                                 std::min(room->moves_.size(),
+                                          static_cast<std::size_t>(room->settings_.spectator_delay));
+    for (std::size_t i = 0; i < shown; ++i)
+      (void)room->spectator_state_->apply(room->moves_[i].first, rules::Move{room->moves_[i].second});
+  }
+  // The restart is itself a change (every seat is now away): it takes a version of its own, so
+  // no client can mistake the rebuilt room for a version it saw before.
+  room->version_ = stored.version + 1;
+  room->last_view_.clear();
+  for (int a = 0; a < room->audiences(); ++a) room->last_view_.push_back(room->view_for(a));
+  return room;
+}
+
+protocol::Status Room::status() const {
+  if (!started_) return protocol::Status::waiting;
+  return state_->is_over() ? protocol::Status::over : protocol::Status::playing;
+}
+
+bool Room::idle() const {
+  if (!outbox_.empty() || !spectators_.empty()) return false;
+  return std::ranges::all_of(seats_, [](const SeatSlot& s) { return s.conns.empty(); });
+}
+
+std::optional<rules::Seat> Room::seat_of(const std::string& player_id) const {
+  for (std::size_t s = 0; s < seats_.size(); ++s)
+    if (seats_[s].player_id == player_id) return static_cast<rules::Seat>(s);
+  return std::nullopt;
+}
+
+std::optional<rules::Seat> Room::viewer_of(int audience) const {
+  if (audience == spectator_audience()) return std::nullopt;
+  return audience;
+}
+
+std::vector<protocol::SeatInfo> Room::seat_infos() const {
+  std::vector<protocol::SeatInfo> infos;
+  for (const auto& s : seats_) {
+    protocol::SeatInfo info;
+    if (s.player_id) info.name = s.name;
+    info.connected = !s.conns.empty();
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+const rules::State& Room::spectator_state() const {
+  return spectator_state_ ? *spectator_state_ : *state_;
+}
+
+void Room::advance_spectator_state() {
+  if (!spectator_state_) return;
+  if (state_->is_over()) {
+    spectator_state_ = state_->clone();  // the game is over: nothing is left to protect
+    return;
+  }
+  const auto delay = static_cast<std::size_t>(settings_.spectator_delay);
+  if (moves_.size() > delay) {
+    const auto& [seat, text] = moves_[moves_.size() - 1 - delay];
+    (void)spectator_state_->apply(seat, rules::Move{text});
+  }
+}
+
+json Room::view_for(int audience) const {
+  const auto infos = seat_infos();
+  const rules::State& st = audience == spectator_audience() ? spectator_state() : *state_;
+  protocol::RoomFacts facts;
+  facts.game = game_.id();
+  facts.status = !started_ ? protocol::Status::waiting
+                           : (st.is_over() ? protocol::Status::over : protocol::Status::playing);
+  facts.seats = &infos;
+  facts.rematch = &rematch_;
+  facts.round = round_;
+  return protocol::make_state(facts, st, viewer_of(audience));
+}
+
+std::uint64_t Room::publish(bool durable) {
+  ++version_;
+  last_activity_ = now_;
+  Outgoing out{version_, !durable, {}, {}};
+  for (int a = 0; a < audiences(); ++a) {
+    json next = view_for(a);
+    out.audience_frames.emplace_back(
+        a, make_frame(protocol::encode_patch(id_, version_, protocol::diff(last_view_[a], next))));
+    last_view_[a] = std::move(next);
+  }
+  outbox_.push_back(std::move(out));
+  return outbox_base_ + outbox_.size() - 1;
+}
+
+void Room::send_direct(const std::shared_ptr<Participant>& p, Frame f) {
+  if (outbox_.empty()) {
+    p->send(f);  // nothing is waiting: no need to queue
+    return;
+  }
+  Outgoing out{0, true, {}, {}};
+  out.direct.emplace_back(p, std::move(f));
+  outbox_.push_back(std::move(out));
+}
+
+void Room::send_full(const std::shared_ptr<Participant>& p, const json& id) {
+  const int a = audience_of(p.get());
+  full_version_[p.get()] = version_;
+  send_direct(p, make_frame(protocol::encode_full(id, id_, version_, last_view_[a])));
+}
+
+void Room::flush() {
+  while (!outbox_.empty() && outbox_.front().durable) {
+    Outgoing out = std::move(outbox_.front());
+    outbox_.pop_front();
+    ++outbox_base_;
+    for (const auto& [a, frame] : out.audience_frames) {
+      const auto& conns = a == spectator_audience() ? spectators_ : seats_[a].conns;
+      for (const auto& p : conns) {
+        const auto it = full_version_.find(p.get());
+        if (it == full_version_.end() || it->second < out.version) p->send(frame);
+      }
+    }
+    for (const auto& [p, frame] : out.direct) p->send(frame);
+  }
+}
+
+Done Room::durable_done(std::uint64_t entry) {
+  return [weak = weak_from_this(), entry](bool ok) {
+    const auto self = weak.lock();
+    if (!self) return;
+    if (!ok) {
+      self->fail_room();
+      return;
+    }
+    if (entry < self->outbox_base_) return;
+    self->outbox_[entry - self->outbox_base_].durable = true;
+    self->flush();
+  };
+}
+
+void Room::fail_room() {
+  if (failed_) return;
+  failed_ = true;
+  // Changes not yet durable are not announced: they are not promised to anyone.
+  outbox_.clear();
+  const auto frame = make_frame(protocol::encode_error(
+      {Code::room_unavailable, "the server could not save this room; it takes no more moves", nullptr}));
+  for (const auto& s : seats_)
+    for (const auto& p : s.conns) p->send(frame);
+  for (const auto& p : spectators_) p->send(frame);
+}
+
+int Room::audience_of(Participant* p) const {
+  for (std::size_t s = 0; s < seats_.size(); ++s)
+    for (const auto& c : seats_[s].conns)
+      if (c.get() == p) return static_cast<int>(s);
+  for (const auto& c : spectators_)
+    if (c.get() == p) return spectator_audience();
+  return -1;
+}
+
+Code Room::error(const std::shared_ptr<Participant>& p, Code code, std::string message, const json& id) {
+  p->send(make_frame(protocol::encode_error({code, std::move(message), id})));
+  return code;
+}
+
+std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const json& id) {
+  const Player* player = p->player();
+  if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
+  last_activity_ = now_;
+  const int current = audience_of(p.get());
+  if (req.spectator) {
+    if (current >= 0 && current != spectator_audience())
+      return error(p, Code::seat_taken, "this connection sits at seat " + std::to_string(current), id);
+    if (current < 0) {
+      spectators_.push_back(p);
+      const auto crowd = make_frame(protocol::encode_crowd(id_, spectators()));
+      for (const auto& s : seats_)
+        for (const auto& c : s.conns) c->send(crowd);
+      for (const auto& c : spectators_)
+        if (c != p) c->send(crowd);
+      send_direct(p, crowd);
+    }
+    send_direct(p, make_frame(protocol::encode_joined(id, id_, std::nullopt)));
+    send_full(p, nullptr);
+    return std::nullopt;
+  }
+  if (current == spectator_audience())
+    return error(p, Code::seat_taken, "leave as a spectator before taking a seat", id);
+  const auto mine = player ? seat_of(player->id) : std::nullopt;
+  if (mine) {
+    if (req.seat && *req.seat != *mine)
+      return error(p, Code::seat_taken, "you already sit at seat " + std::to_string(*mine), id);
+    auto& slot = seats_[*mine];
+    const bool was_away = slot.conns.empty();
+    if (current < 0) slot.conns.push_back(p);
+    slot.name = player->name;
+    if (was_away) publish(false);
+    send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
+    send_full(p, nullptr);
+    flush();
+    return std::nullopt;
+  }
+  int seat = -1;
+  if (req.seat) {
+    if (*req.seat >= static_cast<int>(seats_.size()))
+      return error(p, Code::no_such_seat,
+                   "this table has " + std::to_string(seats_.size()) + " seats, numbered from 0", id);
+    if (seats_[*req.seat].player_id)
+      return error(p, Code::seat_taken, "seat " + std::to_string(*req.seat) + " is taken", id);
+    seat = *req.seat;
+  } else {
+    for (std::size_t s = 0; s < seats_.size() && seat < 0; ++s)
+      if (!seats_[s].player_id) seat = static_cast<int>(s);
+    if (seat < 0) return error(p, Code::room_full, "every seat is taken; join as a spectator", id);
+  }
+  auto& slot = seats_[seat];
+  slot.player_id = player->id;
+  slot.name = player->name;
+  slot.conns = {p};
+  started_ = started_ || std::ranges::all_of(seats_, [](const SeatSlot& s) { return s.player_id.has_value(); });
+  const auto entry = publish(true);
+  store_.put_seat(id_, seat, player->id, version_, durable_done(entry));
+  send_direct(p, make_frame(protocol::encode_joined(id, id_, seat)));
+  send_full(p, nullptr);
+  flush();
+  return std::nullopt;
+}
+
+std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const protocol::MoveRequest& req,
+                               const json& id) {
+  if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
+  const int a = audience_of(p.get());
+  if (a < 0 || a == spectator_audience())
+    return error(p, Code::not_a_player, "only a seated player may move", id);
+  if (!started_) return error(p, Code::not_started, "the game starts when every seat is taken", id);
+  if (req.version != version_)
+    return error(p, Code::stale_version,
+                 "move made against version " + std::to_string(req.version) + "; the room is at " +
+                     std::to_string(version_),
+                 id);
+  const auto ok = state_->apply(a, rules::Move{req.move});
+  if (!ok) return error(p, code_for(ok.error()), std::string(rules::error_message(ok.error())), id);
+  moves_.emplace_back(a, req.move);
+  advance_spectator_state();
+  const auto entry = publish(true);
+  const bool over = state_->is_over();
+  store_.append_move(MoveRecord{id_, round_, static_cast<int>(moves_.size()) - 1, a, req.move, version_, now_},
+                     over ? Done([weak = weak_from_this()](bool written) {
+                       if (!written)
+                         if (auto self = weak.lock()) self->fail_room();
+                     })
+                          : durable_done(entry));
+  if (over) store_.finish_round(id_, round_, rules::to_json(*state_->outcome()), durable_done(entry));
+  flush();
+  return std::nullopt;
+}
+
+std::optional<Code> Room::sync(const std::shared_ptr<Participant>& p, const json& id) {
+  if (audience_of(p.get()) < 0)
+    return error(p, Code::not_in_room, "join the room before asking for its state", id);
+  send_full(p, id);
+  flush();
+  return std::nullopt;
+}
+
+std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const json& id) {
+  const int a = audience_of(p.get());
+  if (a < 0) return error(p, Code::not_in_room, "you are not in this room", id);
+  if (a == spectator_audience()) {
+    disconnect(p.get());
+  } else if (!started_) {
+    // Before the game starts, leaving gives the seat back.
+    auto& slot = seats_[a];
+    slot = SeatSlot{};
+    full_version_.erase(p.get());
+    const auto entry = publish(true);
+    store_.put_seat(id_, a, std::nullopt, version_, durable_done(entry));
+  } else {
+    disconnect(p.get());  // once it started, the seat stays its player's
+  }
+  send_direct(p, make_frame(protocol::encode_left(id, id_)));
+  flush();
+  return std::nullopt;
+}
+
+void Room::disconnect(Participant* p) {
+  full_version_.erase(p);
+  if (const auto it = std::ranges::find_if(spectators_, [&](const auto& c) { return c.get() == p; });
+      it != spectators_.end()) {
+    spectators_.erase(it);
+    const auto crowd = make_frame(protocol::encode_crowd(id_, spectators()));
+    for (const auto& s : seats_)
+      for (const auto& c : s.conns) c->send(crowd);
+    for (const auto& c : spectators_) c->send(crowd);
+    return;
+  }
+  for (auto& slot : seats_) {
+    const auto it = std::ranges::find_if(slot.conns, [&](const auto& c) { return c.get() == p; });
+    if (it == slot.conns.end()) continue;
+    slot.conns.erase(it);
+    if (slot.conns.empty()) {
+      publish(false);
+      flush();
+    }
+    return;
+  }
+}
+
+void Room::rebind(const std::shared_ptr<Participant>& p) {
+  const Player* player = p->player();
+  if (!player || !seat_of(player->id) || audience_of(p.get()) >= 0) return;
+  (void)join(p, protocol::Join{id_, false, std::nullopt}, nullptr);
+}
+
+std::optional<Code> Room::rematch(const std::shared_ptr<Participant>& p, const json& id) {
+  const int a = audience_of(p.get());
+  if (a < 0 || a == spectator_audience())
+    return error(p, Code::not_a_player, "only a seated player may ask for a rematch", id);
+  if (!state_->is_over()) return error(p, Code::rematch_not_over, "the game is not over", id);
+  if (rematch_[a]) return std::nullopt;
+  rematch_[a] = true;
+  publish(false);
+  if (std::ranges::all_of(rematch_, [](bool b) { return b; })) start_next_round();
+  flush();
+  return std::nullopt;
+}
+
+void Room::start_next_round() {
+  const auto outcome = *state_->outcome();
+  auto options = game_.rematch_options(options_, outcome);
+  const auto seed = next_seed(seed_, round_ + 1);
+  auto created = game_.create(options, seed);
+  if (!created) {
+    fail_room();
+    return;
+  }
+  ++round_;
+  options_ = std::move(options);
+  seed_ = seed;
+  state_ = std::move(*created);
+  moves_.clear();
+  rematch_.assign(seats_.size(), false);
+  if (spectator_state_) spectator_state_ = state_->clone();
+  const auto entry = publish(true);
+  store_.start_round(id_, round_, options_, seed_, version_, durable_done(entry));
+}
+
+void Room::tick(Millis now) { now_ = now; }
+
+json Room::summary() const {
+  json seats = json::array();
+  for (std::size_t s = 0; s < seats_.size(); ++s)
+    seats.push_back({{"seat", s},
+                     {"name", seats_[s].player_id ? json(seats_[s].name) : json(nullptr)},
+                     {"connected", !seats_[s].conns.empty()}});
+  return json{{"room", id_},          {"game", game_.id()},
+              {"seats", seats},       {"status", protocol::status_string(status())},
+              {"spectators", spectators()}, {"round", round_},
+              {"private", settings_.is_private}};
+}
+
+}  // namespace plateau::server

@@ -1,0 +1,141 @@
+// A room: the authority for one table. A plain class with no Asio: it reaches connections only
+// through Participant, the store only through Store, and learns the time only through tick(now),
+// so tests drive it directly with fakes (DESIGN.md §3).
+//
+// Ordering. Every change of any viewer's state takes the next version. For each change the
+// room computes, per audience (each seat, and the spectators), the new view and its diff from
+// the last one, encodes the patch once, and queues it. Queued frames go out in version order;
+// a change that must be durable (a seat taken, a move, a new round) holds the queue until the
+// store says it is written, so nothing is broadcast or acknowledged before it is durable.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "participant.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/view.hpp"
+#include "rules/game.hpp"
+#include "store.hpp"
+
+namespace plateau::server {
+
+using Millis = std::int64_t;  // milliseconds since the epoch
+
+struct RoomSettings {
+  bool is_private = false;
+  int spectator_delay = 0;  // spectators see the game this many moves late
+  Millis grace_ms = 60'000; // how long a dropped player's seat shows them as away before... nothing
+                            // is lost: the seat is theirs until the game ends.
+};
+
+class Room : public std::enable_shared_from_this<Room> {
+ public:
+  Room(std::string id, const rules::Game& game, nlohmann::json options, std::uint64_t seed,
+       RoomSettings settings, Store& store, Millis now);
+
+  // Rebuilds a stored room: replays every round's moves through the rules core. Returns nullptr
+  // (with a reason) when the log and the rules disagree: such a room is quarantined, not changed.
+  static std::shared_ptr<Room> restore(const StoredRoom& stored, const rules::Game& game,
+                                       const std::vector<std::string>& seat_names, Store& store,
+                                       Millis now, std::string& why);
+
+  const std::string& id() const { return id_; }
+  const rules::Game& game() const { return game_; }
+  std::int64_t version() const { return version_; }
+  protocol::Status status() const;
+  bool is_private() const { return settings_.is_private; }
+  int spectators() const { return static_cast<int>(spectators_.size()); }
+  bool failed() const { return failed_; }
+  bool idle() const;  // nobody connected and nothing waiting for the store
+  Millis last_activity() const { return last_activity_; }
+  const rules::State& state() const { return *state_; }
+  int round() const { return round_; }
+  std::optional<rules::Seat> seat_of(const std::string& player_id) const;
+
+  // Requests from a connection. Replies, errors and broadcasts go through Participant::send;
+  // each returns the code of its refusal, or nullopt when it was accepted.
+  std::optional<protocol::Code> join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const nlohmann::json& id);
+  std::optional<protocol::Code> move(const std::shared_ptr<Participant>& p,
+                                     const protocol::MoveRequest& req, const nlohmann::json& id);
+  std::optional<protocol::Code> sync(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
+  std::optional<protocol::Code> leave(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
+  std::optional<protocol::Code> rematch(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
+  // The connection is gone (closed or dropped); its seat stays its player's.
+  void disconnect(Participant* p);
+  // A player said hello again on a new connection: rebind them to their seat here.
+  void rebind(const std::shared_ptr<Participant>& p);
+
+  void tick(Millis now);
+
+  // One line of the lobby's list: room, game, seats, status, spectators, round.
+  nlohmann::json summary() const;
+
+ private:
+  struct SeatSlot {
+    std::optional<std::string> player_id;
+    std::string name;
+    std::vector<std::shared_ptr<Participant>> conns;
+  };
+  struct Outgoing {
+    std::int64_t version;     // patches: the version they lead to; direct frames: 0
+    bool durable = true;      // false while its store write is in flight
+    std::vector<std::pair<int, Frame>> audience_frames;           // (audience, frame)
+    std::vector<std::pair<std::shared_ptr<Participant>, Frame>> direct;
+  };
+
+  int audiences() const { return static_cast<int>(seats_.size()) + 1; }
+  int spectator_audience() const { return static_cast<int>(seats_.size()); }
+  std::optional<rules::Seat> viewer_of(int audience) const;
+  nlohmann::json view_for(int audience) const;
+  std::vector<protocol::SeatInfo> seat_infos() const;
+  const rules::State& spectator_state() const;
+  void advance_spectator_state();
+
+  // A change happened: bump the version and queue the per-audience patches. Returns the index
+  // of the queued entry, for the store's completion to mark durable.
+  std::uint64_t publish(bool durable);
+  void send_direct(const std::shared_ptr<Participant>& p, Frame f);
+  void send_full(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
+  void flush();
+  Done durable_done(std::uint64_t entry);
+  void fail_room();
+  int audience_of(Participant* p) const;
+  // Sends an error and returns its code.
+  protocol::Code error(const std::shared_ptr<Participant>& p, protocol::Code code,
+                       std::string message, const nlohmann::json& id);
+  void start_next_round();
+
+  std::string id_;
+  const rules::Game& game_;
+  nlohmann::json options_;
+  std::uint64_t seed_;
+  RoomSettings settings_;
+  Store& store_;
+  std::unique_ptr<rules::State> state_;
+  std::unique_ptr<rules::State> spectator_state_;  // lags by spectator_delay moves
+  std::vector<std::pair<int, std::string>> moves_;  // this round's (seat, move)
+  int round_ = 1;
+  bool started_ = false;
+  bool failed_ = false;
+  std::vector<SeatSlot> seats_;
+  std::vector<bool> rematch_;
+  std::vector<std::shared_ptr<Participant>> spectators_;
+  std::int64_t version_ = 0;
+  std::vector<nlohmann::json> last_view_;  // per audience, at version_
+  std::unordered_map<Participant*, std::int64_t> full_version_;
+  std::deque<Outgoing> outbox_;
+  std::uint64_t outbox_base_ = 0;  // the entry number of outbox_.front()
+  Millis now_;
+  Millis last_activity_;
+};
+
+}  // namespace plateau::server

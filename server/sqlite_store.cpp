@@ -1,0 +1,417 @@
+#include "sqlite_store.hpp"
+
+#include <sqlite3.h>
+
+#include <chrono>
+#include <cstring>
+#include <map>
+
+namespace plateau::server {
+
+using nlohmann::json;
+
+namespace {
+
+// Each entry brings the schema from version i to i+1. Never edit a shipped entry: add one.
+const std::vector<const char*> kMigrations{
+    R"sql(
+    CREATE TABLE players(
+      id TEXT PRIMARY KEY,
+      token_hash TEXT NOT NULL UNIQUE,
+      name TEXT NOT NULL);
+    CREATE TABLE rooms(
+      id TEXT PRIMARY KEY,
+      game TEXT NOT NULL,
+      options TEXT NOT NULL,
+      seed INTEGER NOT NULL,
+      private INTEGER NOT NULL DEFAULT 0,
+      spectator_delay INTEGER NOT NULL DEFAULT 0,
+      created_ms INTEGER NOT NULL,
+      version INTEGER NOT NULL DEFAULT 0,
+      finished INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE seats(
+      room TEXT NOT NULL REFERENCES rooms(id),
+      seat INTEGER NOT NULL,
+      player TEXT,
+      PRIMARY KEY(room, seat)) WITHOUT ROWID;
+    CREATE TABLE rounds(
+      room TEXT NOT NULL REFERENCES rooms(id),
+      round INTEGER NOT NULL,
+      options TEXT NOT NULL,
+      seed INTEGER NOT NULL,
+      outcome TEXT,
+      PRIMARY KEY(room, round)) WITHOUT ROWID;
+    CREATE TABLE moves(
+      room TEXT NOT NULL,
+      round INTEGER NOT NULL,
+      idx INTEGER NOT NULL,
+      seat INTEGER NOT NULL,
+      move TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      at_ms INTEGER NOT NULL,
+      PRIMARY KEY(room, round, idx)) WITHOUT ROWID;
+    CREATE INDEX rooms_unfinished ON rooms(finished);
+    )sql",
+};
+
+std::int64_t to_db(std::uint64_t v) {
+  std::int64_t out;
+  std::memcpy(&out, &v, sizeof out);
+  return out;
+}
+std::uint64_t from_db(std::int64_t v) {
+  std::uint64_t out;
+  std::memcpy(&out, &v, sizeof out);
+  return out;
+}
+
+// A prepared statement that finalizes itself.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql) { ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK; }
+  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(const Stmt&) = delete;
+  Stmt& operator=(const Stmt&) = delete;
+  Stmt& bind(int i, std::int64_t v) {
+    ok_ = ok_ && sqlite3_bind_int64(s_, i, v) == SQLITE_OK;
+    return *this;
+  }
+  Stmt& bind(int i, const std::string& v) {
+    ok_ = ok_ && sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) == SQLITE_OK;
+    return *this;
+  }
+  Stmt& bind_null(int i) {
+    ok_ = ok_ && sqlite3_bind_null(s_, i) == SQLITE_OK;
+    return *this;
+  }
+  // Runs a statement that returns no rows.
+  bool run() { return ok_ && sqlite3_step(s_) == SQLITE_DONE; }
+  bool row() { return ok_ && sqlite3_step(s_) == SQLITE_ROW; }
+  std::int64_t i64(int col) { return sqlite3_column_int64(s_, col); }
+  std::string text(int col) {
+    const auto* p = sqlite3_column_text(s_, col);
+    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
+             : std::string();
+  }
+  bool is_null(int col) { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  bool ok() const { return ok_; }
+
+ private:
+  sqlite3_stmt* s_ = nullptr;
+  bool ok_ = false;
+};
+
+bool exec(sqlite3* db, const char* sql, std::string* err = nullptr) {
+  char* msg = nullptr;
+  const int rc = sqlite3_exec(db, sql, nullptr, nullptr, &msg);
+  if (rc != SQLITE_OK && err) *err = msg ? msg : sqlite3_errstr(rc);
+  sqlite3_free(msg);
+  return rc == SQLITE_OK;
+}
+
+}  // namespace
+
+int SqliteStore::schema_version() { return static_cast<int>(kMigrations.size()); }
+
+std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const std::string& path, Post post) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
+    std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+    sqlite3_close(db);
+    return std::unexpected("cannot open " + path + ": " + why);
+  }
+  auto fail = [&](const std::string& what) -> std::unexpected<std::string> {
+    sqlite3_close(db);
+    return std::unexpected(path + ": " + what + " (the file was left as it is)");
+  };
+  sqlite3_busy_timeout(db, 5000);
+  // Read before anything writes: a file that is not a database fails here, untouched.
+  int user_version = 0;
+  {
+    Stmt q(db, "PRAGMA user_version");
+    if (!q.row()) return fail(std::string("not a readable SQLite database: ") + sqlite3_errmsg(db));
+    user_version = static_cast<int>(q.i64(0));
+  }
+  {
+    Stmt q(db, "PRAGMA quick_check");
+    if (!q.row()) return fail(std::string("integrity check failed: ") + sqlite3_errmsg(db));
+    if (const auto r = q.text(0); r != "ok") return fail("integrity check failed: " + r);
+  }
+  if (user_version > schema_version())
+    return fail("schema version " + std::to_string(user_version) + " is newer than this server's (" +
+                std::to_string(schema_version()) + "); upgrade the server");
+  std::string err;
+  if (!exec(db, "PRAGMA journal_mode=WAL", &err) || !exec(db, "PRAGMA synchronous=FULL", &err) ||
+      !exec(db, "PRAGMA foreign_keys=ON", &err))
+    return fail("cannot set up the journal: " + err);
+  for (int v = user_version; v < schema_version(); ++v) {
+    const std::string bump = "PRAGMA user_version=" + std::to_string(v + 1);
+    if (!exec(db, "BEGIN IMMEDIATE", &err) || !exec(db, kMigrations[v], &err) || !exec(db, bump.c_str(), &err)) {
+      exec(db, "ROLLBACK");
+      return fail("migration to schema " + std::to_string(v + 1) + " failed: " + err);
+    }
+    if (!exec(db, "COMMIT", &err)) return fail("migration commit failed: " + err);
+  }
+  return std::unique_ptr<SqliteStore>(new SqliteStore(db, std::move(post)));
+}
+
+SqliteStore::SqliteStore(sqlite3* db, Post post) : db_(db), post_(std::move(post)) {
+  writer_ = std::thread([this] { writer_loop(); });
+}
+
+SqliteStore::~SqliteStore() {
+  close();
+  sqlite3_close(db_);
+}
+
+void SqliteStore::close() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (writer_.joinable()) writer_.join();
+}
+
+std::expected<Loaded, std::string> SqliteStore::load() {
+  Loaded out;
+  {
+    Stmt q(db_, "SELECT id, token_hash, name FROM players");
+    while (q.row()) out.players.push_back({q.text(0), q.text(1), q.text(2)});
+    if (!q.ok()) return std::unexpected(std::string("reading players: ") + sqlite3_errmsg(db_));
+  }
+  std::map<std::string, std::size_t> index;
+  {
+    Stmt q(db_,
+           "SELECT id, game, options, seed, private, spectator_delay, created_ms, version FROM rooms "
+           "WHERE finished = 0 ORDER BY created_ms, id");
+    while (q.row()) {
+      StoredRoom r;
+      r.room.id = q.text(0);
+      r.room.game = q.text(1);
+      r.room.options = json::parse(q.text(2), nullptr, false);
+      r.room.seed = from_db(q.i64(3));
+      r.room.is_private = q.i64(4) != 0;
+      r.room.spectator_delay = static_cast<int>(q.i64(5));
+      r.room.created_ms = q.i64(6);
+      r.version = q.i64(7);
+      index[r.room.id] = out.rooms.size();
+      out.rooms.push_back(std::move(r));
+    }
+  }
+  {
+    Stmt q(db_, "SELECT s.room, s.seat, s.player FROM seats s JOIN rooms r ON r.id = s.room "
+                "WHERE r.finished = 0 ORDER BY s.room, s.seat");
+    while (q.row()) {
+      const auto it = index.find(q.text(0));
+      if (it == index.end()) continue;
+      auto& seats = out.rooms[it->second].seats;
+      const auto seat = static_cast<std::size_t>(q.i64(1));
+      if (seats.size() <= seat) seats.resize(seat + 1);
+      if (!q.is_null(2)) seats[seat] = q.text(2);
+    }
+  }
+  {
+    Stmt q(db_, "SELECT o.room, o.round, o.options, o.seed, o.outcome FROM rounds o JOIN rooms r ON r.id = o.room "
+                "WHERE r.finished = 0 ORDER BY o.room, o.round");
+    while (q.row()) {
+      const auto it = index.find(q.text(0));
+      if (it == index.end()) continue;
+      RoundRecord round;
+      round.round = static_cast<int>(q.i64(1));
+      round.options = json::parse(q.text(2), nullptr, false);
+      round.seed = from_db(q.i64(3));
+      round.outcome = q.is_null(4) ? json(nullptr) : json::parse(q.text(4), nullptr, false);
+      out.rooms[it->second].rounds.push_back(std::move(round));
+    }
+  }
+  {
+    Stmt q(db_, "SELECT m.room, m.round, m.idx, m.seat, m.move FROM moves m JOIN rooms r ON r.id = m.room "
+                "WHERE r.finished = 0 ORDER BY m.room, m.round, m.idx");
+    while (q.row()) {
+      const auto it = index.find(q.text(0));
+      if (it == index.end()) continue;
+      auto& rounds = out.rooms[it->second].rounds;
+      const auto round = static_cast<std::size_t>(q.i64(1));
+      if (round == 0 || round > rounds.size()) continue;
+      auto& moves = rounds[round - 1].moves;
+      if (static_cast<std::int64_t>(moves.size()) != q.i64(2)) {
+        // A gap in the move log: leave the room's rounds short so that replay quarantines it.
+        rounds[round - 1].outcome = json("gap in the move log");
+        continue;
+      }
+      moves.emplace_back(static_cast<int>(q.i64(3)), q.text(4));
+    }
+  }
+  return out;
+}
+
+void SqliteStore::enqueue(std::function<bool(sqlite3*)> run, Done done) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!stopping_) {
+      queue_.push_back({std::move(run), std::move(done)});
+      wake_.notify_one();
+      return;
+    }
+  }
+  post_([done = std::move(done)] { done(false); });  // closed: nothing more is written
+}
+
+void SqliteStore::writer_loop() {
+  for (;;) {
+    std::deque<Write> batch;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything is written
+      batch.swap(queue_);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::pair<Done, bool>> results;
+    results.reserve(batch.size());
+    bool committed = exec(db_, "BEGIN IMMEDIATE");
+    for (auto& w : batch) results.emplace_back(std::move(w.done), committed && w.run(db_));
+    committed = committed && exec(db_, "COMMIT");
+    if (!committed) {
+      exec(db_, "ROLLBACK");
+      for (auto& r : results) r.second = false;
+    }
+    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
+    std::size_t bucket = 0;
+    while (bucket < CommitStats::kBucketsMs.size() && us > CommitStats::kBucketsMs[bucket] * 1000) ++bucket;
+    ++stats_.counts[bucket];
+    stats_.total_us += static_cast<std::uint64_t>(us);
+    ++stats_.commits;
+    stats_.writes += results.size();
+    post_([results = std::move(results)]() mutable {
+      for (auto& [done, ok] : results)
+        if (done) done(ok);
+    });
+  }
+}
+
+void SqliteStore::put_player(const StoredPlayer& p, Done done) {
+  enqueue(
+      [p](sqlite3* db) {
+        return Stmt(db, "INSERT INTO players(id, token_hash, name) VALUES(?1, ?2, ?3) "
+                        "ON CONFLICT(id) DO UPDATE SET name = excluded.name")
+            .bind(1, p.id)
+            .bind(2, p.token_hash)
+            .bind(3, p.name)
+            .run();
+      },
+      std::move(done));
+}
+
+void SqliteStore::create_room(const RoomRecord& r, Done done) {
+  enqueue(
+      [r](sqlite3* db) {
+        return Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms) "
+                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                   .bind(1, r.id)
+                   .bind(2, r.game)
+                   .bind(3, r.options.dump())
+                   .bind(4, to_db(r.seed))
+                   .bind(5, r.is_private ? 1 : 0)
+                   .bind(6, r.spectator_delay)
+                   .bind(7, r.created_ms)
+                   .run() &&
+               Stmt(db, "INSERT INTO rounds(room, round, options, seed) VALUES(?1, 1, ?2, ?3)")
+                   .bind(1, r.id)
+                   .bind(2, r.options.dump())
+                   .bind(3, to_db(r.seed))
+                   .run();
+      },
+      std::move(done));
+}
+
+namespace {
+bool set_version(sqlite3* db, const std::string& room, std::int64_t version) {
+  return Stmt(db, "UPDATE rooms SET version = ?2 WHERE id = ?1").bind(1, room).bind(2, version).run();
+}
+}  // namespace
+
+void SqliteStore::put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
+                           std::int64_t version, Done done) {
+  enqueue(
+      [room, seat, player, version](sqlite3* db) {
+        Stmt s(db, "INSERT INTO seats(room, seat, player) VALUES(?1, ?2, ?3) "
+                   "ON CONFLICT(room, seat) DO UPDATE SET player = excluded.player");
+        s.bind(1, room).bind(2, seat);
+        if (player) s.bind(3, *player);
+        else s.bind_null(3);
+        return s.run() && set_version(db, room, version);
+      },
+      std::move(done));
+}
+
+void SqliteStore::append_move(const MoveRecord& m, Done done) {
+  enqueue(
+      [m](sqlite3* db) {
+        return Stmt(db, "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) "
+                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                   .bind(1, m.room)
+                   .bind(2, m.round)
+                   .bind(3, m.index)
+                   .bind(4, m.seat)
+                   .bind(5, m.move)
+                   .bind(6, m.version)
+                   .bind(7, m.at_ms)
+                   .run() &&
+               set_version(db, m.room, m.version);
+      },
+      std::move(done));
+}
+
+void SqliteStore::start_round(const std::string& room, int round, const json& options, std::uint64_t seed,
+                              std::int64_t version, Done done) {
+  enqueue(
+      [room, round, options, seed, version](sqlite3* db) {
+        return Stmt(db, "INSERT INTO rounds(room, round, options, seed) VALUES(?1, ?2, ?3, ?4)")
+                   .bind(1, room)
+                   .bind(2, round)
+                   .bind(3, options.dump())
+                   .bind(4, to_db(seed))
+                   .run() &&
+               Stmt(db, "UPDATE rooms SET finished = 0 WHERE id = ?1").bind(1, room).run() &&
+               set_version(db, room, version);
+      },
+      std::move(done));
+}
+
+void SqliteStore::finish_round(const std::string& room, int round, const json& outcome, Done done) {
+  enqueue(
+      [room, round, outcome](sqlite3* db) {
+        return Stmt(db, "UPDATE rounds SET outcome = ?3 WHERE room = ?1 AND round = ?2")
+                   .bind(1, room)
+                   .bind(2, round)
+                   .bind(3, outcome.dump())
+                   .run() &&
+               Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run();
+      },
+      std::move(done));
+}
+
+std::expected<void, std::string> SqliteStore::backup_to(const std::string& path) {
+  sqlite3* dest = nullptr;
+  if (sqlite3_open(path.c_str(), &dest) != SQLITE_OK) {
+    sqlite3_close(dest);
+    return std::unexpected("cannot open " + path);
+  }
+  sqlite3_backup* b = sqlite3_backup_init(dest, "main", db_, "main");
+  if (!b) {
+    std::string why = sqlite3_errmsg(dest);
+    sqlite3_close(dest);
+    return std::unexpected(why);
+  }
+  const int rc = sqlite3_backup_step(b, -1);
+  sqlite3_backup_finish(b);
+  sqlite3_close(dest);
+  if (rc != SQLITE_DONE) return std::unexpected(std::string("backup failed: ") + sqlite3_errstr(rc));
+  return {};
+}
+
+}  // namespace plateau::server

@@ -1,0 +1,87 @@
+// The embedded store: SQLite in WAL mode with synchronous=FULL, written by one thread that
+// groups every write waiting in its queue into one transaction (group commit), so a commit's
+// fsync is shared by all the rooms that moved meanwhile. `done` callbacks go back to the rooms'
+// thread through `post`, in order, only after the COMMIT returned.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "store.hpp"
+
+struct sqlite3;
+
+namespace plateau::server {
+
+struct Loaded {
+  std::vector<StoredPlayer> players;
+  std::vector<StoredRoom> rooms;  // unfinished ones only
+};
+
+// Commit latency histogram, in the buckets /metrics reports.
+struct CommitStats {
+  static constexpr std::array<double, 10> kBucketsMs{0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 1000};
+  std::array<std::atomic<std::uint64_t>, 11> counts{};  // last: +Inf
+  std::atomic<std::uint64_t> total_us{0};
+  std::atomic<std::uint64_t> commits{0};
+  std::atomic<std::uint64_t> writes{0};
+};
+
+class SqliteStore final : public Store {
+ public:
+  using Post = std::function<void(std::function<void()>)>;
+
+  // Opens (creating if absent) the database at `path` and brings its schema up to date. A file
+  // that is not a database, or fails its integrity check, is an error and is left untouched.
+  static std::expected<std::unique_ptr<SqliteStore>, std::string> open(const std::string& path, Post post);
+  ~SqliteStore() override;
+
+  // Everything recovery needs. Call before the first write.
+  std::expected<Loaded, std::string> load();
+  // Writes everything queued, then stops the writer thread. Idempotent.
+  void close();
+  // A consistent copy of the live database (SQLite's online backup), for the admin API.
+  std::expected<void, std::string> backup_to(const std::string& path);
+
+  const CommitStats& stats() const { return stats_; }
+  static int schema_version();
+
+  void put_player(const StoredPlayer& player, Done done) override;
+  void create_room(const RoomRecord& room, Done done) override;
+  void put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
+                std::int64_t version, Done done) override;
+  void append_move(const MoveRecord& move, Done done) override;
+  void start_round(const std::string& room, int round, const nlohmann::json& options,
+                   std::uint64_t seed, std::int64_t version, Done done) override;
+  void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
+                    Done done) override;
+
+ private:
+  struct Write {
+    std::function<bool(sqlite3*)> run;
+    Done done;
+  };
+  SqliteStore(sqlite3* db, Post post);
+  void enqueue(std::function<bool(sqlite3*)> run, Done done);
+  void writer_loop();
+
+  sqlite3* db_;
+  Post post_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Write> queue_;
+  bool stopping_ = false;
+  std::thread writer_;
+  CommitStats stats_;
+};
+
+}  // namespace plateau::server

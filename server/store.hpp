@@ -1,0 +1,90 @@
+// The durable store's interface. Every write calls `done` once it is durable (or failed), on the
+// thread that owns the rooms, in the order the writes were made. Rooms broadcast a change only
+// after its write is done, so nothing acknowledged is ever lost.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace plateau::server {
+
+using Done = std::function<void(bool ok)>;
+
+struct RoomRecord {
+  std::string id;
+  std::string game;
+  nlohmann::json options;  // normalized options of round 1
+  std::uint64_t seed = 0;  // seed of round 1
+  bool is_private = false;
+  int spectator_delay = 0;
+  std::int64_t created_ms = 0;
+};
+
+struct MoveRecord {
+  std::string room;
+  int round = 1;
+  int index = 0;  // 0-based within the round
+  int seat = 0;
+  std::string move;
+  std::int64_t version = 0;
+  std::int64_t at_ms = 0;
+};
+
+struct RoundRecord {
+  int round = 1;
+  nlohmann::json options;
+  std::uint64_t seed = 0;
+  std::vector<std::pair<int, std::string>> moves;  // (seat, move) in order
+  nlohmann::json outcome;                          // null until finished
+};
+
+struct StoredRoom {
+  RoomRecord room;
+  std::vector<std::optional<std::string>> seats;  // player id per seat
+  std::vector<RoundRecord> rounds;
+  std::int64_t version = 0;  // the last durable version
+};
+
+struct StoredPlayer {
+  std::string id;
+  std::string token_hash;
+  std::string name;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+  virtual void put_player(const StoredPlayer& player, Done done) = 0;
+  virtual void create_room(const RoomRecord& room, Done done) = 0;
+  virtual void put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
+                        std::int64_t version, Done done) = 0;
+  virtual void append_move(const MoveRecord& move, Done done) = 0;
+  virtual void start_round(const std::string& room, int round, const nlohmann::json& options,
+                           std::uint64_t seed, std::int64_t version, Done done) = 0;
+  virtual void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
+                            Done done) = 0;
+};
+
+// A store that keeps nothing and answers at once: for tests of rooms and for --data none.
+class NullStore final : public Store {
+ public:
+  void put_player(const StoredPlayer&, Done done) override { done(true); }
+  void create_room(const RoomRecord&, Done done) override { done(true); }
+  void put_seat(const std::string&, int, const std::optional<std::string>&, std::int64_t,
+                Done done) override {
+    done(true);
+  }
+  void append_move(const MoveRecord&, Done done) override { done(true); }
+  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, std::int64_t,
+                   Done done) override {
+    done(true);
+  }
+  void finish_round(const std::string&, int, const nlohmann::json&, Done done) override { done(true); }
+};
+
+}  // namespace plateau::server
