@@ -123,6 +123,7 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
   RoomSettings settings;
   settings.is_private = req.is_private;
   settings.spectator_delay = req.spectator_delay;
+  settings.grace_ms = limits_.grace_ms;
   auto room = std::make_shared<Room>(room_id, *game, *options, seed, settings, store_, now_);
   rooms_[room_id] = room;
   // `created` goes out once the room is durable, so a link shared from it always works.
@@ -184,7 +185,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     const auto it = s ? name_by_player_.find(*s) : name_by_player_.end();
     names.push_back(it != name_by_player_.end() ? it->second : "");
   }
-  auto room = Room::restore(r, *game, names, store_, now_, why);
+  auto room = Room::restore(r, *game, names, store_, now_, limits_.grace_ms, why);
   if (!room) return false;
   rooms_[r.room.id] = std::move(room);
   return true;

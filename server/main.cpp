@@ -70,7 +70,9 @@ int main(int argc, char** argv) {
     store = sqlite.get();
   }
   Lobby lobby(*store, [&random] { return random(); },
-              LobbyLimits{.max_rooms = config.max_rooms, .idle_room_ms = 30 * 60'000});
+              LobbyLimits{.max_rooms = config.max_rooms,
+                          .idle_room_ms = 30 * 60'000,
+                          .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000});
   Server server(config, ioc, lobby, sqlite.get());
 
   if (sqlite) {

@@ -53,8 +53,9 @@ Room::Room(std::string id, const rules::Game& game, json options, std::uint64_t 
 
 std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game& game,
                                     const std::vector<std::string>& seat_names, Store& store,
-                                    Millis now, std::string& why) {
+                                    Millis now, Millis grace_ms, std::string& why) {
   RoomSettings settings;
+  settings.grace_ms = grace_ms;
   settings.is_private = stored.room.is_private;
   settings.spectator_delay = stored.room.spectator_delay;
   auto room = std::make_shared<Room>(stored.room.id, game, stored.room.options, stored.room.seed,
@@ -131,7 +132,7 @@ protocol::Status Room::status() const {
 
 bool Room::idle() const {
   if (!outbox_.empty() || !spectators_.empty()) return false;
-  return std::ranges::all_of(seats_, [](const SeatSlot& s) { return s.conns.empty(); });
+  return std::ranges::all_of(seats_, [](const SeatSlot& s) { return s.conns.empty() && !s.shown_connected; });
 }
 
 std::optional<rules::Seat> Room::seat_of(const std::string& player_id) const {
@@ -150,7 +151,7 @@ std::vector<protocol::SeatInfo> Room::seat_infos() const {
   for (const auto& s : seats_) {
     protocol::SeatInfo info;
     if (s.player_id) info.name = s.name;
-    info.connected = !s.conns.empty();
+    info.connected = s.shown_connected;
     infos.push_back(std::move(info));
   }
   return infos;
@@ -300,10 +301,12 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     if (req.seat && *req.seat != *mine)
       return error(p, Code::seat_taken, "you already sit at seat " + std::to_string(*mine), id);
     auto& slot = seats_[*mine];
-    const bool was_away = slot.conns.empty();
     if (current < 0) slot.conns.push_back(p);
     slot.name = player->name;
-    if (was_away) publish(false);
+    if (!slot.shown_connected) {
+      slot.shown_connected = true;
+      publish(false);
+    }
     send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
     send_full(p, nullptr);
     flush();
@@ -326,6 +329,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
   slot.player_id = player->id;
   slot.name = player->name;
   slot.conns = {p};
+  slot.shown_connected = true;
   started_ = started_ || std::ranges::all_of(seats_, [](const SeatSlot& s) { return s.player_id.has_value(); });
   const auto entry = publish(true);
   store_.put_seat(id_, seat, player->id, version_, durable_done(entry));
@@ -408,8 +412,8 @@ void Room::disconnect(Participant* p) {
     if (it == slot.conns.end()) continue;
     slot.conns.erase(it);
     if (slot.conns.empty()) {
-      publish(false);
-      flush();
+      slot.away_since = now_;
+      if (settings_.grace_ms <= 0) show_away(slot);
     }
     return;
   }
@@ -454,7 +458,20 @@ void Room::start_next_round() {
   store_.start_round(id_, round_, options_, seed_, version_, durable_done(entry));
 }
 
-void Room::tick(Millis now) { now_ = now; }
+void Room::show_away(SeatSlot& slot) {
+  if (!slot.shown_connected) return;
+  slot.shown_connected = false;
+  publish(false);
+  flush();
+}
+
+void Room::tick(Millis now) {
+  now_ = now;
+  for (auto& slot : seats_)
+    if (slot.player_id && slot.conns.empty() && slot.shown_connected &&
+        now_ - slot.away_since >= settings_.grace_ms)
+      show_away(slot);
+}
 
 json Room::summary() const {
   json seats = json::array();

@@ -33,8 +33,9 @@ using Millis = std::int64_t;  // milliseconds since the epoch
 struct RoomSettings {
   bool is_private = false;
   int spectator_delay = 0;  // spectators see the game this many moves late
-  Millis grace_ms = 60'000; // how long a dropped player's seat shows them as away before... nothing
-                            // is lost: the seat is theirs until the game ends.
+  // A dropped player's seat still shows them connected this long, so a reload or a network
+  // blip does not flicker at the table. The seat itself stays theirs whatever happens.
+  Millis grace_ms = 0;
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -46,7 +47,7 @@ class Room : public std::enable_shared_from_this<Room> {
   // (with a reason) when the log and the rules disagree: such a room is quarantined, not changed.
   static std::shared_ptr<Room> restore(const StoredRoom& stored, const rules::Game& game,
                                        const std::vector<std::string>& seat_names, Store& store,
-                                       Millis now, std::string& why);
+                                       Millis now, Millis grace_ms, std::string& why);
 
   const std::string& id() const { return id_; }
   const rules::Game& game() const { return game_; }
@@ -84,6 +85,8 @@ class Room : public std::enable_shared_from_this<Room> {
     std::optional<std::string> player_id;
     std::string name;
     std::vector<std::shared_ptr<Participant>> conns;
+    bool shown_connected = false;  // what the seat last showed (lags by the grace period)
+    Millis away_since = 0;
   };
   struct Outgoing {
     std::int64_t version;     // patches: the version they lead to; direct frames: 0
@@ -113,6 +116,7 @@ class Room : public std::enable_shared_from_this<Room> {
   protocol::Code error(const std::shared_ptr<Participant>& p, protocol::Code code,
                        std::string message, const nlohmann::json& id);
   void start_next_round();
+  void show_away(SeatSlot& slot);
 
   std::string id_;
   const rules::Game& game_;

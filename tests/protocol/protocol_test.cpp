@@ -1,0 +1,187 @@
+// Protocol: every message decoded, garbage refused with a stable code (never a throw), golden
+// encodings, and patch(diff(a, b)) == b.
+#include <gtest/gtest.h>
+
+#include "protocol/messages.hpp"
+#include "protocol/view.hpp"
+#include "rules/game.hpp"
+
+namespace plateau::protocol {
+namespace {
+
+using nlohmann::json;
+
+Request ok(std::string_view text) {
+  auto r = decode(text);
+  EXPECT_TRUE(r.has_value()) << text << ": " << (r ? "" : r.error().message);
+  return r ? *r : Request{};
+}
+
+std::string refused(std::string_view text, const Limits& limits = {}) {
+  auto r = decode(text, limits);
+  EXPECT_FALSE(r.has_value()) << text;
+  return r ? "" : std::string(code_string(r.error().code));
+}
+
+TEST(Decode, HelloWithAndWithoutToken) {
+  auto r = ok(R"({"type":"hello","name":"  Ada ","id":1})");
+  ASSERT_TRUE(std::holds_alternative<Hello>(r.body));
+  EXPECT_EQ(std::get<Hello>(r.body).name, "Ada") << "names are trimmed";
+  EXPECT_FALSE(std::get<Hello>(r.body).token);
+  EXPECT_EQ(r.id, 1);
+  r = ok(R"({"type":"hello","name":"Ada","token":"abc"})");
+  EXPECT_EQ(std::get<Hello>(r.body).token, "abc");
+  EXPECT_TRUE(r.id.is_null());
+}
+
+TEST(Decode, EveryRequestType) {
+  auto c = ok(R"({"type":"create","game":"quantik","options":{"first":"1"},"private":true,"spectator_delay":2,"id":"c1"})");
+  const auto& create = std::get<Create>(c.body);
+  EXPECT_EQ(create.game, "quantik");
+  EXPECT_EQ(create.options, json({{"first", "1"}}));
+  EXPECT_TRUE(create.is_private);
+  EXPECT_EQ(create.spectator_delay, 2);
+  EXPECT_EQ(c.id, "c1");
+  auto j = ok(R"({"type":"join","room":"ab12","as":"player","seat":1})");
+  EXPECT_EQ(std::get<Join>(j.body).seat, 1);
+  EXPECT_FALSE(std::get<Join>(j.body).spectator);
+  EXPECT_TRUE(std::get<Join>(ok(R"({"type":"join","room":"ab12","as":"spectator"})").body).spectator);
+  auto m = ok(R"({"type":"move","room":"ab12","version":7,"move":"cube@c3"})");
+  EXPECT_EQ(std::get<MoveRequest>(m.body).version, 7);
+  EXPECT_EQ(std::get<MoveRequest>(m.body).move, "cube@c3");
+  EXPECT_EQ(std::get<Sync>(ok(R"({"type":"sync","room":"x"})").body).room, "x");
+  EXPECT_EQ(std::get<Leave>(ok(R"({"type":"leave","room":"x"})").body).room, "x");
+  EXPECT_EQ(std::get<Rematch>(ok(R"({"type":"rematch","room":"x"})").body).room, "x");
+  EXPECT_TRUE(std::holds_alternative<ListRooms>(ok(R"({"type":"rooms"})").body));
+}
+
+TEST(Decode, GarbageGetsAStableCodeAndNeverThrows) {
+  EXPECT_EQ(refused("{"), "proto/bad_json");
+  EXPECT_EQ(refused(""), "proto/bad_json");
+  EXPECT_EQ(refused("\xff\xfe\x00"), "proto/bad_json");
+  EXPECT_EQ(refused("[1,2]"), "proto/bad_json");
+  EXPECT_EQ(refused("42"), "proto/bad_json");
+  EXPECT_EQ(refused(R"("hello")"), "proto/bad_json");
+  EXPECT_EQ(refused(R"({"name":"x"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":7})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"dance"})"), "proto/unknown_type");
+  EXPECT_EQ(refused(R"({"type":"hello"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"hello","name":42})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"hello","name":"   "})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"hello","name":"a\u0007b"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"hello","name":"x","token":5})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"create"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"create","game":"quantik","options":[1]})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"create","game":"quantik","spectator_delay":-1})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"join","room":"r","as":"referee"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"join","room":"r","as":"player","seat":"0"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"join","room":5,"as":"player"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"move","room":"r","move":"x"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"move","room":"r","version":"3","move":"x"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"move","room":"r","version":3.5,"move":"x"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"move","room":"r","version":3,"move":["x"]})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"sync"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"rooms","id":{"a":1}})"), "proto/bad_field");
+}
+
+TEST(Decode, TheRequestIdIsKeptOnErrorsWhenReadable) {
+  auto r = decode(R"({"type":"move","room":"r","id":"m9"})");
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().id, "m9");
+}
+
+TEST(Decode, OversizeAndDeepFramesAreRefusedBeforeParsing) {
+  const std::string big = R"({"type":"hello","name":")" + std::string(70000, 'a') + R"("})";
+  EXPECT_EQ(refused(big), "proto/too_large");
+  EXPECT_EQ(refused(std::string(100, '[') + std::string(100, ']')), "proto/too_deep");
+  EXPECT_EQ(refused(R"({"type":"rooms","x":)" + std::string(5000, '[') + std::string(5000, ']') + "}"),
+            "proto/too_deep");
+  // Brackets inside strings do not count as depth.
+  ok(R"({"type":"hello","name":")" + std::string(30, '[') + R"("})");
+  Limits small{.max_frame_bytes = 10, .max_depth = 32};
+  EXPECT_EQ(refused(R"({"type":"rooms"})", small), "proto/too_large");
+}
+
+TEST(Decode, RandomBytesNeverThrow) {
+  rules::Rng rng(99);
+  for (int i = 0; i < 5000; ++i) {
+    std::string s(rng.below(64), ' ');
+    for (auto& c : s) c = static_cast<char>(rng.below(256));
+    EXPECT_NO_THROW((void)decode(s));
+    // Mutations of a valid message, too.
+    std::string m = R"({"type":"move","room":"ab","version":3,"move":"cube@c3"})";
+    m[rng.below(m.size())] = static_cast<char>(rng.below(256));
+    EXPECT_NO_THROW((void)decode(m));
+  }
+}
+
+TEST(Encode, GoldenFrames) {
+  EXPECT_EQ(encode_created(1, "ab12"), R"({"id":1,"room":"ab12","type":"created"})");
+  EXPECT_EQ(encode_joined(nullptr, "ab12", 0), R"({"room":"ab12","seat":0,"type":"joined"})");
+  EXPECT_EQ(encode_joined("j", "ab12", std::nullopt), R"({"id":"j","room":"ab12","seat":null,"type":"joined"})");
+  EXPECT_EQ(encode_patch("ab12", 5, json::array({{{"op", "replace"}, {"path", "/to_move"}, {"value", 1}}})),
+            R"({"ops":[{"op":"replace","path":"/to_move","value":1}],"room":"ab12","type":"patch","version":5})");
+  EXPECT_EQ(encode_error({Code::stale_version, "old", "m1"}),
+            R"({"code":"move/stale_version","id":"m1","message":"old","type":"error"})");
+  EXPECT_EQ(encode_crowd("ab12", 3), R"({"room":"ab12","spectators":3,"type":"crowd"})");
+  EXPECT_EQ(encode_left(nullptr, "ab12"), R"({"room":"ab12","type":"left"})");
+  EXPECT_EQ(encode_full(2, "ab12", 4, json{{"k", 1}}), R"({"id":2,"room":"ab12","state":{"k":1},"type":"full","version":4})");
+  EXPECT_EQ(encode_rooms(nullptr, json::array()), R"({"rooms":[],"type":"rooms"})");
+  // Invalid UTF-8 in a message never makes encoding throw.
+  EXPECT_NO_THROW((void)encode_error({Code::bad_json, std::string("bad \xff"), nullptr}));
+}
+
+TEST(Patch, DiffThenPatchGivesTheTarget) {
+  const std::vector<json> docs{
+      json::object(),
+      json{{"a", 1}, {"b", {1, 2, 3}}, {"c", {{"d", nullptr}}}},
+      json{{"a", 2}, {"b", {1, 3}}, {"c", {{"d", "x"}, {"e", true}}}},
+      json{{"b", json::array()}, {"z/slash", 1}, {"t~ilde", {{"q", {1, {{"r", 2}}}}}}},
+      json{{"b", {json::array(), json::object(), "s"}}, {"a", nullptr}},
+  };
+  for (const auto& a : docs)
+    for (const auto& b : docs) {
+      const auto patched = apply_patch(a, diff(a, b));
+      ASSERT_TRUE(patched.has_value());
+      EXPECT_EQ(*patched, b) << a.dump() << " -> " << b.dump();
+    }
+}
+
+TEST(Patch, DiffThenPatchOverEveryPositionOfRandomGames) {
+  for (const rules::Game* g : rules::all_games()) {
+    auto s = std::move(*g->create({}, 5));
+    rules::Rng pick(3);
+    std::vector<SeatInfo> seats(static_cast<std::size_t>(s->num_seats()), SeatInfo{"p", true});
+    RoomFacts facts{g->id(), Status::playing, &seats, nullptr, 1};
+    json prev = make_state(facts, *s, 0);
+    for (int i = 0; i < 500 && !s->is_over(); ++i) {
+      auto moves = s->legal_moves();
+      ASSERT_TRUE(s->apply(*s->to_move(), moves[pick.below(moves.size())]).has_value());
+      const json next = make_state(facts, *s, 0);
+      EXPECT_EQ(apply_patch(prev, diff(prev, next)), next);
+      prev = next;
+    }
+  }
+}
+
+TEST(State, CarriesTheFixedCoreFields) {
+  const auto& g = *rules::find_game("quantik");
+  auto s = std::move(*g.create({{"first", "0"}}, 1));
+  std::vector<SeatInfo> seats{{"Ada", true}, {std::nullopt, false}};
+  RoomFacts waiting{g.id(), Status::waiting, &seats, nullptr, 1};
+  auto st = make_state(waiting, *s, 0);
+  for (const char* k : {"game", "status", "seats", "you", "to_move", "legal_moves", "outcome", "board"})
+    EXPECT_TRUE(st.contains(k)) << k;
+  EXPECT_EQ(st["status"], "waiting");
+  EXPECT_EQ(st["to_move"], nullptr) << "nobody moves before the seats are filled";
+  EXPECT_TRUE(st["legal_moves"].empty());
+  EXPECT_EQ(st["seats"][1]["name"], nullptr);
+  RoomFacts playing{g.id(), Status::playing, &seats, nullptr, 1};
+  EXPECT_EQ(make_state(playing, *s, 0)["legal_moves"].size(), 64u) << "the mover sees its moves";
+  EXPECT_TRUE(make_state(playing, *s, 1)["legal_moves"].empty()) << "the other seat sees none";
+  EXPECT_TRUE(make_state(playing, *s, std::nullopt)["legal_moves"].empty()) << "nor does a spectator";
+  EXPECT_EQ(make_state(playing, *s, std::nullopt)["you"], nullptr);
+}
+
+}  // namespace
+}  // namespace plateau::protocol

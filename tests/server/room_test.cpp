@@ -1,0 +1,319 @@
+// Rooms and the lobby, driven with fake clients and a hand-released store (DESIGN.md §5, ring 4).
+#include <gtest/gtest.h>
+
+#include "fakes.hpp"
+
+namespace plateau::server::testing {
+namespace {
+
+using nlohmann::json;
+
+class Table : public ::testing::Test {
+ protected:
+  ManualStore store;
+  std::uint64_t counter = 1;
+  Lobby lobby{store, [this] { return counter++ * 0x9e3779b97f4a7c15ULL; }};
+
+  std::shared_ptr<FakeClient> client(const std::string& name, std::optional<std::string> token = {}) {
+    auto c = std::make_shared<FakeClient>();
+    send(c, json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
+    return c;
+  }
+  void send(const std::shared_ptr<FakeClient>& c, const json& msg) {
+    auto req = protocol::decode(msg.dump());
+    if (!req) lobby.refuse(c, req.error());
+    else lobby.handle(c, std::move(*req));
+  }
+  std::string create(const std::shared_ptr<FakeClient>& c, json options = json::object()) {
+    send(c, {{"type", "create"}, {"game", "quantik"}, {"options", options}});
+    const auto created = c->take("created");
+    EXPECT_EQ(created.size(), 1u);
+    return created.empty() ? "" : created[0]["room"].get<std::string>();
+  }
+  void join(const std::shared_ptr<FakeClient>& c, const std::string& room, const char* as = "player",
+            std::optional<int> seat = {}) {
+    json msg{{"type", "join"}, {"room", room}, {"as", as}};
+    if (seat) msg["seat"] = *seat;
+    send(c, msg);
+  }
+  void move(const std::shared_ptr<FakeClient>& c, const std::string& room, const std::string& m,
+            std::optional<std::int64_t> version = {}) {
+    send(c, {{"type", "move"}, {"room", room}, {"version", version ? *version : c->versions[room]}, {"move", m}});
+  }
+  std::string error_code(const std::shared_ptr<FakeClient>& c) {
+    const auto errors = c->take("error");
+    return errors.empty() ? "" : errors.back()["code"].get<std::string>();
+  }
+  // A fresh sync's state, to compare with a client's patched copy.
+  json synced(const std::shared_ptr<FakeClient>& c, const std::string& room) {
+    auto probe = std::make_shared<FakeClient>();
+    (void)probe;
+    send(c, {{"type", "sync"}, {"room", room}, {"id", "s"}});
+    const auto fulls = c->take("full");
+    EXPECT_FALSE(fulls.empty());
+    EXPECT_EQ(fulls.back()["id"], "s") << "the sync's id is echoed on its full";
+    return fulls.empty() ? json() : fulls.back()["state"];
+  }
+};
+
+TEST_F(Table, TwoPlayersAndASpectatorPlayToTheEndWithExactCopies) {
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  EXPECT_EQ(ada->take("joined")[0]["seat"], 0);
+  EXPECT_EQ(ada->states[room]["status"], "waiting");
+  join(eve, room, "spectator");
+  EXPECT_EQ(eve->take("joined")[0]["seat"], nullptr);
+  join(bob, room);
+  EXPECT_EQ(bob->take("joined")[0]["seat"], 1);
+  for (auto& c : {ada, bob, eve}) {
+    EXPECT_EQ(c->states[room]["status"], "playing") << "the game starts when the seats are full";
+    EXPECT_EQ(c->states[room]["seats"][1]["name"], "Bob");
+  }
+  EXPECT_EQ(ada->states[room]["legal_moves"].size(), 64u);
+  EXPECT_TRUE(bob->states[room]["legal_moves"].empty());
+  rules::Rng pick(4);
+  int moves = 0;
+  while (ada->states[room]["status"] == "playing") {
+    const int mover = ada->states[room]["to_move"];
+    auto& c = mover == 0 ? ada : bob;
+    const auto legal = c->states[room]["legal_moves"];
+    ASSERT_FALSE(legal.empty());
+    move(c, room, legal[pick.below(legal.size())]);
+    ++moves;
+    for (auto& viewer : {ada, bob, eve}) {
+      ASSERT_EQ(viewer->versions[room], ada->versions[room]) << "everyone is at the same version";
+      ASSERT_EQ(viewer->states[room], synced(viewer, room)) << "patched copy == fresh sync";
+    }
+    ASSERT_TRUE(error_code(c).empty());
+  }
+  EXPECT_EQ(ada->states[room]["status"], "over");
+  EXPECT_FALSE(eve->states[room]["outcome"]["reason"].get<std::string>().empty());
+  EXPECT_EQ(eve->states[room]["board"], ada->states[room]["board"]);
+  EXPECT_EQ(static_cast<int>(store.moves.size()), moves) << "every accepted move was written";
+}
+
+TEST_F(Table, RefusedMovesGetStableCodesAndChangeNothing) {
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  move(ada, room, "cube@a1");
+  EXPECT_EQ(error_code(ada), "move/not_started");
+  join(bob, room);
+  join(eve, room, "spectator");
+  const auto version = ada->versions[room];
+  const auto bob_frames = bob->received.size(), eve_frames = eve->received.size();
+  move(bob, room, "cube@a1");
+  EXPECT_EQ(error_code(bob), "move/not_your_turn");
+  move(eve, room, "cube@a1");
+  EXPECT_EQ(error_code(eve), "move/not_a_player");
+  move(ada, room, "cube@e9");
+  EXPECT_EQ(error_code(ada), "move/illegal");
+  move(ada, room, "cube@a1", version - 1);
+  EXPECT_EQ(error_code(ada), "move/stale_version");
+  move(ada, room, "cube@a1", version + 1);
+  EXPECT_EQ(error_code(ada), "move/stale_version");
+  send(ada, {{"type", "move"}, {"room", "nope"}, {"version", 1}, {"move", "cube@a1"}, {"id", 7}});
+  const auto errors = ada->take("error");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0]["code"], "room/not_found");
+  EXPECT_EQ(errors[0]["id"], 7) << "the id is echoed on errors";
+  EXPECT_EQ(ada->versions[room], version);
+  EXPECT_EQ(bob->received.size(), bob_frames) << "nobody else noticed";
+  EXPECT_EQ(eve->received.size(), eve_frames);
+  EXPECT_TRUE(store.moves.empty());
+  move(ada, room, "cube@a1");
+  EXPECT_EQ(ada->versions[room], version + 1);
+  EXPECT_EQ(lobby.counters().moves_accepted, 1u);
+  EXPECT_EQ(lobby.counters().refused.at("move/stale_version"), 2u);
+}
+
+TEST_F(Table, SeatsAreGivenExactlyOrRefused) {
+  auto ada = client("Ada"), bob = client("Bob"), cy = client("Cy");
+  const auto room = create(ada);
+  join(bob, room, "player", 1);
+  EXPECT_EQ(bob->take("joined")[0]["seat"], 1);
+  join(cy, room, "player", 1);
+  EXPECT_EQ(error_code(cy), "room/seat_taken");
+  join(cy, room, "player", 2);
+  EXPECT_EQ(error_code(cy), "room/no_such_seat");
+  join(ada, room);
+  EXPECT_EQ(ada->take("joined")[0]["seat"], 0) << "without a seat: the first free one";
+  join(cy, room);
+  EXPECT_EQ(error_code(cy), "room/full");
+  send(cy, {{"type", "create"}, {"game", "chess"}});
+  EXPECT_EQ(error_code(cy), "room/unknown_game");
+  send(cy, {{"type", "create"}, {"game", "quantik"}, {"options", {{"players", 5}}}});
+  EXPECT_EQ(error_code(cy), "room/bad_option");
+  auto stranger = std::make_shared<FakeClient>();
+  send(stranger, {{"type", "rooms"}});
+  EXPECT_EQ(error_code(stranger), "proto/no_hello");
+}
+
+TEST_F(Table, NothingIsBroadcastBeforeItIsDurable) {
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  join(bob, room);
+  join(eve, room, "spectator");
+  store.automatic = false;
+  const auto v = ada->versions[room];
+  move(ada, room, "cone@b2");
+  EXPECT_EQ(ada->versions[room], v) << "no patch before the write is done";
+  EXPECT_EQ(eve->versions[room], v);
+  // A seat dropping meanwhile is queued behind the move, in version order.
+  lobby.closed(bob.get());
+  EXPECT_EQ(eve->versions[room], v);
+  store.release_all();
+  EXPECT_EQ(eve->versions[room], v + 2);
+  EXPECT_EQ(eve->states[room]["board"]["last"], "cone@b2");
+  EXPECT_EQ(eve->states[room]["seats"][1]["connected"], false);
+}
+
+TEST_F(Table, AFailedWriteTakesTheRoomOutOfServiceWithoutAnnouncingTheMove) {
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  join(bob, room);
+  store.automatic = false;
+  const auto v = bob->versions[room];
+  move(ada, room, "cone@b2");
+  store.release_all(false);
+  EXPECT_EQ(bob->versions[room], v);
+  EXPECT_EQ(error_code(bob), "room/unavailable");
+  store.automatic = true;
+  move(ada, room, "cone@c2");
+  EXPECT_EQ(error_code(ada), "room/unavailable");
+}
+
+TEST_F(Table, ADroppedPlayerComesBackWithTheirTokenAndNobodyElseCanTakeTheSeat) {
+  auto ada = client("Ada"), bob = client("Bob");
+  const std::string bob_token = bob->take("welcome")[0]["token"];
+  const auto room = create(ada, {{"first", "1"}});
+  join(ada, room);
+  join(bob, room);
+  lobby.closed(bob.get());
+  EXPECT_EQ(ada->states[room]["seats"][1]["connected"], false);
+  auto thief = client("Mallory", "not-the-token");
+  join(thief, room, "player", 1);
+  EXPECT_EQ(error_code(thief), "room/seat_taken");
+  auto back = client("Bob", bob_token);
+  EXPECT_EQ(back->take("welcome")[0]["player"], bob->player()->id) << "same player again";
+  EXPECT_EQ(back->take("joined")[0]["seat"], 1) << "rebound to the seat by hello alone";
+  EXPECT_EQ(ada->states[room]["seats"][1]["connected"], true);
+  EXPECT_EQ(back->states[room]["legal_moves"].size(), 64u);
+  move(back, room, "sphere@a1");
+  EXPECT_EQ(error_code(back), "");
+  EXPECT_EQ(ada->states[room]["board"]["last"], "sphere@a1");
+}
+
+TEST_F(Table, SpectatorsAreCountedOutsideTheVersionedState) {
+  auto ada = client("Ada"), e1 = client("E1"), e2 = client("E2");
+  const auto room = create(ada);
+  join(ada, room);
+  const auto v = ada->versions[room];
+  join(e1, room, "spectator");
+  join(e2, room, "spectator");
+  EXPECT_EQ(ada->last("crowd")["spectators"], 2);
+  EXPECT_EQ(ada->versions[room], v) << "watchers cost the players no version";
+  send(e1, {{"type", "leave"}, {"room", room}, {"id", 3}});
+  EXPECT_EQ(e1->take("left")[0]["id"], 3);
+  EXPECT_EQ(ada->last("crowd")["spectators"], 1);
+  send(ada, {{"type", "rooms"}});
+  const auto list = ada->take("rooms")[0]["rooms"];
+  ASSERT_EQ(list.size(), 1u);
+  EXPECT_EQ(list[0]["spectators"], 1);
+  EXPECT_EQ(list[0]["game"], "quantik");
+  EXPECT_EQ(list[0]["status"], "waiting");
+}
+
+TEST_F(Table, PrivateRoomsAreNotListed) {
+  auto ada = client("Ada");
+  send(ada, {{"type", "create"}, {"game", "quantik"}, {"private", true}});
+  const std::string room = ada->take("created")[0]["room"];
+  send(ada, {{"type", "rooms"}});
+  EXPECT_TRUE(ada->take("rooms")[0]["rooms"].empty());
+  auto eve = client("Eve");
+  join(eve, room, "spectator");
+  EXPECT_EQ(eve->take("joined").size(), 1u) << "the link still works";
+}
+
+TEST_F(Table, LeavingBeforeTheStartFreesTheSeat) {
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto room = create(ada);
+  join(ada, room);
+  send(ada, {{"type", "leave"}, {"room", room}});
+  join(bob, room, "player", 0);
+  EXPECT_EQ(bob->take("joined")[0]["seat"], 0);
+}
+
+TEST_F(Table, ARematchStartsWhenEveryPlayerAsksForIt) {
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  join(bob, room);
+  send(ada, {{"type", "rematch"}, {"room", room}});
+  EXPECT_EQ(error_code(ada), "rematch/not_over");
+  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"}) move(ada->states[room]["to_move"] == 0 ? ada : bob, room, m);
+  ASSERT_EQ(ada->states[room]["status"], "over");
+  EXPECT_EQ(ada->states[room]["outcome"]["winners"], json({1}));
+  send(ada, {{"type", "rematch"}, {"room", room}});
+  EXPECT_EQ(bob->states[room]["rematch"], json({0}));
+  EXPECT_EQ(bob->states[room]["status"], "over");
+  send(bob, {{"type", "rematch"}, {"room", room}});
+  for (auto& c : {ada, bob}) {
+    EXPECT_EQ(c->states[room]["status"], "playing");
+    EXPECT_EQ(c->states[room]["round"], 2);
+    EXPECT_EQ(c->states[room]["board"]["last"], nullptr);
+    EXPECT_EQ(c->states[room]["outcome"], nullptr);
+  }
+  EXPECT_EQ(ada->states[room]["to_move"], 0) << "the host's choice of starter stands";
+}
+
+TEST_F(Table, ASpectatorDelayHoldsBackTheLastMoves) {
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"spectator_delay", 1}});
+  const std::string room = ada->take("created")[0]["room"];
+  join(ada, room);
+  join(bob, room);
+  join(eve, room, "spectator");
+  move(ada, room, "sphere@a1");
+  EXPECT_EQ(eve->states[room]["board"]["last"], nullptr) << "one move behind";
+  move(bob, room, "cube@d4");
+  EXPECT_EQ(eve->states[room]["board"]["last"], "sphere@a1");
+  EXPECT_EQ(eve->versions[room], ada->versions[room]) << "versions still advance for everyone";
+}
+
+}  // namespace
+}  // namespace plateau::server::testing
+
+namespace plateau::server::testing {
+namespace {
+
+TEST(Grace, ADroppedSeatShowsAwayOnlyAfterTheGracePeriod) {
+  ManualStore store;
+  std::uint64_t n = 1;
+  Lobby lobby(store, [&n] { return n++ * 77; }, LobbyLimits{.max_rooms = 10, .idle_room_ms = 1'000'000, .grace_ms = 5000});
+  lobby.tick(1000);
+  auto hello = [&](const std::shared_ptr<FakeClient>& c, const char* name) {
+    lobby.handle(c, *protocol::decode(nlohmann::json{{"type", "hello"}, {"name", name}}.dump()));
+  };
+  auto ada = std::make_shared<FakeClient>(), bob = std::make_shared<FakeClient>();
+  hello(ada, "Ada");
+  hello(bob, "Bob");
+  lobby.handle(ada, *protocol::decode(R"({"type":"create","game":"quantik"})"));
+  const std::string room = ada->take("created")[0]["room"];
+  for (auto& c : {ada, bob})
+    lobby.handle(c, *protocol::decode(nlohmann::json{{"type", "join"}, {"room", room}, {"as", "player"}}.dump()));
+  const auto v = ada->versions[room];
+  lobby.closed(bob.get());
+  lobby.tick(4000);
+  EXPECT_EQ(ada->states[room]["seats"][1]["connected"], true) << "within the grace period";
+  EXPECT_EQ(ada->versions[room], v);
+  lobby.tick(6500);
+  EXPECT_EQ(ada->states[room]["seats"][1]["connected"], false);
+  EXPECT_EQ(ada->versions[room], v + 1);
+}
+
+}  // namespace
+}  // namespace plateau::server::testing
