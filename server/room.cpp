@@ -309,6 +309,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     }
     send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
     send_full(p, nullptr);
+    send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
     flush();
     return std::nullopt;
   }
@@ -335,6 +336,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
   store_.put_seat(id_, seat, player->id, version_, durable_done(entry));
   send_direct(p, make_frame(protocol::encode_joined(id, id_, seat)));
   send_full(p, nullptr);
+  send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
   flush();
   return std::nullopt;
 }

@@ -1,0 +1,115 @@
+// A small blocking WebSocket client over Boost.Beast, for the terminal client, the bot runner
+// and the socket tests. Every wait is bounded by a timeout.
+#pragma once
+
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp forgets it
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace plateau::client {
+
+class WsClient {
+ public:
+  WsClient() : ws_(ioc_) {}
+
+  // Connects to ws://host:port/ws. Returns an error text, or "" on success.
+  std::string connect(const std::string& host, unsigned short port,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    namespace beast = boost::beast;
+    boost::asio::ip::tcp::resolver resolver(ioc_);
+    boost::system::error_code ec;
+    const auto results = resolver.resolve(host, std::to_string(port), ec);
+    if (ec) return ec.message();
+    beast::get_lowest_layer(ws_).expires_after(timeout);
+    beast::get_lowest_layer(ws_).connect(results, ec);
+    if (ec) return ec.message();
+    ws_.handshake(host + ":" + std::to_string(port), "/ws", ec);
+    if (ec) return ec.message();
+    beast::get_lowest_layer(ws_).expires_never();
+    ws_.read_message_max(64 << 20);
+    return "";
+  }
+
+  bool send_text(const std::string& text) {
+    boost::system::error_code ec;
+    ws_.text(true);
+    ws_.write(boost::asio::buffer(text), ec);
+    return !ec;
+  }
+  bool send(const nlohmann::json& msg) { return send_text(msg.dump()); }
+
+  // The next message, or nullopt on timeout or a closed connection.
+  std::optional<nlohmann::json> recv(std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    if (!inbox_.empty()) {
+      auto m = std::move(inbox_.front());
+      inbox_.pop_front();
+      return m;
+    }
+    if (closed_) return std::nullopt;
+    if (!reading_) {
+      reading_ = true;
+      ws_.async_read(buffer_, [this](boost::system::error_code ec, std::size_t) {
+        reading_ = false;
+        if (ec) {
+          closed_ = true;
+          return;
+        }
+        inbox_.push_back(nlohmann::json::parse(boost::beast::buffers_to_string(buffer_.data()), nullptr, false));
+        buffer_.consume(buffer_.size());
+      });
+    }
+    ioc_.restart();
+    ioc_.run_for(timeout);
+    if (inbox_.empty()) return std::nullopt;
+    auto m = std::move(inbox_.front());
+    inbox_.pop_front();
+    return m;
+  }
+
+  // Reads until `want` holds for a message (returned) or the time is up (nullopt). Messages
+  // read on the way are passed to `seen`, if given.
+  std::optional<nlohmann::json> recv_until(const std::function<bool(const nlohmann::json&)>& want,
+                                           std::chrono::milliseconds timeout = std::chrono::seconds(5),
+                                           const std::function<void(const nlohmann::json&)>& seen = {}) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return std::nullopt;
+      auto m = recv(left);
+      if (!m) return std::nullopt;
+      if (seen) seen(*m);
+      if (want(*m)) return m;
+    }
+  }
+
+  std::optional<nlohmann::json> recv_type(const std::string& type,
+                                          std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    return recv_until([&](const nlohmann::json& m) { return m.value("type", "") == type; }, timeout);
+  }
+
+  bool closed() const { return closed_; }
+
+  void close() {
+    boost::system::error_code ec;
+    boost::beast::get_lowest_layer(ws_).socket().close(ec);
+  }
+
+ private:
+  boost::asio::io_context ioc_;
+  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::flat_buffer buffer_;
+  std::deque<nlohmann::json> inbox_;
+  bool reading_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace plateau::client

@@ -1,0 +1,413 @@
+// Plateau's browser client: a thin view of the server's state. It keeps one WebSocket, says
+// hello with the token it was given before (so a reload puts the player back at their table),
+// applies patches in version order, and asks for a full state on any gap.
+import { applyPatch } from './patch.js';
+
+const $ = (sel) => document.querySelector(sel);
+const el = (tag, attrs = {}, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (v === true) e.setAttribute(k, '');
+    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
+  }
+  for (const c of children.flat()) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return e;
+};
+
+const SEAT_COLOURS = ['#c8553d', '#2a7ab0', '#e0a526', '#6a9a3b'];
+
+const app = {
+  ws: null,
+  backoff: 500,
+  player: null,
+  games: [],
+  room: null,          // id of the room on screen
+  state: null,         // its state, as the server sees it for us
+  version: 0,
+  seat: null,          // our seat there, or null when watching
+  crowd: 0,
+  modules: {},
+  nextId: 1,
+  pending: new Map(),  // id -> callback for a reply
+  roomsTimer: null,
+};
+window.plateau = app;  // for tests and the curious
+
+// ---------- connection ----------
+function connect() {
+  const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
+  const ws = new WebSocket(url);
+  app.ws = ws;
+  setConn('connecting', 'connecting…');
+  ws.onopen = () => {
+    app.backoff = 500;
+    send({ type: 'hello', name: myName(), token: localStorage.getItem('plateau.token') || undefined });
+  };
+  ws.onmessage = (ev) => {
+    let msg;
+    try { msg = JSON.parse(ev.data); } catch { return; }
+    onMessage(msg);
+  };
+  ws.onclose = () => {
+    if (app.ws !== ws) return;
+    setConn('offline', 'reconnecting…');
+    // Jittered exponential backoff, so a restarted server is not hit by every client at once.
+    const delay = app.backoff * (0.5 + Math.random());
+    app.backoff = Math.min(app.backoff * 2, 10000);
+    setTimeout(connect, delay);
+  };
+}
+
+function send(msg, onReply) {
+  if (!app.ws || app.ws.readyState !== WebSocket.OPEN) return false;
+  if (onReply) {
+    msg.id = app.nextId++;
+    app.pending.set(msg.id, onReply);
+  }
+  app.ws.send(JSON.stringify(msg));
+  return true;
+}
+
+function setConn(state, text) {
+  const c = $('#conn');
+  c.dataset.state = state;
+  c.textContent = text;
+}
+
+function myName() {
+  let name = localStorage.getItem('plateau.name');
+  if (!name) {
+    name = 'Player ' + Math.floor(100 + Math.random() * 900);
+    localStorage.setItem('plateau.name', name);
+  }
+  return name;
+}
+
+// ---------- messages ----------
+function onMessage(msg) {
+  if (msg.id !== undefined && app.pending.has(msg.id)) {
+    const cb = app.pending.get(msg.id);
+    app.pending.delete(msg.id);
+    if (cb(msg) === true) return;  // handled
+  }
+  switch (msg.type) {
+    case 'welcome':
+      app.player = msg.player;
+      app.games = msg.games;
+      localStorage.setItem('plateau.token', msg.token);
+      setConn('online', 'online');
+      fillGames();
+      route();
+      break;
+    case 'joined':
+      if (msg.room === app.room) app.seat = msg.seat;
+      break;
+    case 'full':
+      if (msg.room !== app.room) return;
+      app.state = msg.state;
+      app.version = msg.version;
+      app.seat = msg.state.you;
+      renderRoom();
+      break;
+    case 'patch':
+      if (msg.room !== app.room || !app.state) return;
+      if (msg.version <= app.version) return;
+      if (msg.version !== app.version + 1) { send({ type: 'sync', room: app.room }); return; }
+      try {
+        app.state = applyPatch(app.state, msg.ops);
+        app.version = msg.version;
+        renderRoom();
+      } catch {
+        send({ type: 'sync', room: app.room });
+      }
+      break;
+    case 'crowd':
+      if (msg.room === app.room) { app.crowd = msg.spectators; renderCrowd(); }
+      break;
+    case 'rooms':
+      renderRooms(msg.rooms);
+      break;
+    case 'created':
+      openRoom(msg.room, true);
+      break;
+    case 'announce':
+      showAnnounce(msg.message);
+      break;
+    case 'error':
+      showError(msg);
+      break;
+  }
+}
+
+// ---------- routing ----------
+function route() {
+  const room = new URLSearchParams(location.search).get('room');
+  if (room) openRoom(room, false);
+  else showLobby();
+}
+
+function showLobby() {
+  if (app.room) send({ type: 'leave', room: app.room });
+  app.room = null;
+  app.state = null;
+  $('#room').hidden = true;
+  $('#lobby').hidden = false;
+  document.title = 'Plateau';
+  send({ type: 'rooms' });
+  clearInterval(app.roomsTimer);
+  app.roomsTimer = setInterval(() => { if (!app.room) send({ type: 'rooms' }); }, 4000);
+}
+
+// Opens a room: if we sit there the server has already rebound us (hello does that), and a
+// sync returns our state; otherwise we watch, and may take a free seat.
+function openRoom(id, sitDown) {
+  clearInterval(app.roomsTimer);
+  app.room = id;
+  app.state = null;
+  app.seat = null;
+  app.crowd = 0;
+  if (new URLSearchParams(location.search).get('room') !== id) history.pushState({}, '', `/?room=${encodeURIComponent(id)}`);
+  $('#lobby').hidden = true;
+  $('#room').hidden = false;
+  $('#table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+  if (sitDown) { join(null); return; }
+  send({ type: 'sync', room: id }, (reply) => {
+    if (reply.type === 'error' && reply.code === 'room/not_in_room') {
+      send({ type: 'join', room: id, as: 'spectator' });
+      return true;
+    }
+    return false;
+  });
+}
+
+function join(seat) {
+  const go = () => {
+    const msg = { type: 'join', room: app.room, as: 'player' };
+    if (seat !== null) msg.seat = seat;
+    send(msg);
+  };
+  // A spectator leaves the audience before sitting down.
+  if (app.state && app.state.you === null && app.seat === null) {
+    send({ type: 'leave', room: app.room }, () => { go(); return true; });
+  } else go();
+}
+
+// ---------- lobby ----------
+function gameName(id) {
+  const g = app.games.find((g) => g.id === id);
+  return g ? g.name : id;
+}
+
+function fillGames() {
+  const sel = $('#game-select');
+  const keep = sel.value;
+  sel.replaceChildren(...app.games.map((g) => el('option', { value: g.id }, g.name)));
+  if (keep) sel.value = keep;
+  renderOptions();
+}
+
+function renderOptions() {
+  const g = app.games.find((g) => g.id === $('#game-select').value);
+  const box = $('#options');
+  box.replaceChildren();
+  if (!g) return;
+  for (const o of g.options) {
+    let input;
+    if (o.type === 'bool') {
+      input = el('input', { type: 'checkbox', 'data-option': o.name });
+      input.checked = !!o.default;
+      box.append(el('label', { class: 'inline', title: o.label }, input, ' ', o.label));
+      continue;
+    }
+    if (o.type === 'choice') {
+      input = el('select', { 'data-option': o.name }, o.choices.map((c) => el('option', { value: c }, choiceLabel(o.name, c))));
+      input.value = o.default;
+    } else if (o.name === 'players' || (o.type === 'int' && o.max - o.min <= 10)) {
+      const values = [];
+      for (let v = o.min; v <= o.max; v++) values.push(v);
+      input = el('select', { 'data-option': o.name, 'data-int': '1' }, values.map((v) => el('option', { value: v }, v)));
+      input.value = o.default;
+    } else {
+      input = el('input', { type: 'number', min: o.min, max: o.max, value: o.default, 'data-option': o.name, 'data-int': '1' });
+    }
+    box.append(el('label', { title: o.label }, capital(o.label), ' ', input));
+  }
+}
+
+function choiceLabel(name, c) {
+  if (name === 'first') return c === 'random' ? 'drawn at random' : `seat ${Number(c) + 1}`;
+  return c.replace(/_/g, ' ');
+}
+const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function readOptions() {
+  const options = {};
+  for (const input of document.querySelectorAll('#options [data-option]')) {
+    const name = input.dataset.option;
+    if (input.type === 'checkbox') options[name] = input.checked;
+    else if (input.dataset.int) options[name] = Number(input.value);
+    else options[name] = input.value;
+  }
+  return options;
+}
+
+function renderRooms(rooms) {
+  const body = $('#rooms');
+  body.replaceChildren(...rooms.map((r) => {
+    const players = r.seats.map((s) => s.name || '—').join(' · ');
+    const free = r.seats.some((s) => !s.name);
+    const mine = false;
+    return el('tr', { 'data-room': r.room },
+      el('td', {}, gameName(r.game)),
+      el('td', {}, players),
+      el('td', {}, r.status + (r.round > 1 ? ` (game ${r.round})` : '')),
+      el('td', {}, r.spectators),
+      el('td', { class: 'actions' },
+        free && !mine ? el('button', { class: 'small primary', onclick: () => openRoom(r.room, true) }, 'Join') : '',
+        el('button', { class: 'small', onclick: () => openRoom(r.room, false) }, r.status === 'waiting' ? 'Open' : 'Watch')));
+  }));
+  $('#no-rooms').hidden = rooms.length > 0;
+}
+
+// ---------- room ----------
+async function moduleFor(game) {
+  if (!(game in app.modules)) {
+    try {
+      app.modules[game] = (await import(`/games/${game}.js`)).default;
+    } catch {
+      app.modules[game] = null;
+    }
+  }
+  return app.modules[game];
+}
+
+function seatName(i) {
+  const s = app.state && app.state.seats[i];
+  return s && s.name ? s.name : `Seat ${i + 1}`;
+}
+
+function statusText(st) {
+  if (st.status === 'waiting') {
+    const free = st.seats.filter((s) => !s.name).length;
+    return `Waiting for ${free} more player${free === 1 ? '' : 's'}. Share the invite link.`;
+  }
+  if (st.status === 'over') {
+    const o = st.outcome;
+    const who = o.winners.length === 0 ? 'Draw'
+      : o.winners.length === 1 ? (o.winners[0] === st.you ? 'You win!' : `${seatName(o.winners[0])} wins`)
+      : `Shared win: ${o.winners.map(seatName).join(', ')}`;
+    const scores = o.scores && o.scores.length ? ` — ${o.scores.map((s, i) => `${seatName(i)} ${s}`).join(', ')}` : '';
+    return `${who} (${o.reason})${scores}`;
+  }
+  if (st.to_move === st.you && st.you !== null) return 'Your turn';
+  return `${seatName(st.to_move)}'s turn`;
+}
+
+async function renderRoom() {
+  const st = app.state;
+  if (!st) return;
+  const game = app.games.find((g) => g.id === st.game);
+  $('#room-title').textContent = `${game ? game.name : st.game}${st.round > 1 ? ` — game ${st.round}` : ''}`;
+  document.title = `${statusText(st).startsWith('Your turn') ? '● ' : ''}${game ? game.name : st.game} · Plateau`;
+  $('#seats').replaceChildren(...st.seats.map((s, i) => el('div', {
+    class: `seat${st.to_move === i ? ' to-move' : ''}${st.you === i ? ' me' : ''}`,
+    'data-seat': i,
+    style: `--seat:${SEAT_COLOURS[i % SEAT_COLOURS.length]}`,
+  },
+  el('span', { class: `dot ${s.name ? (s.connected ? 'on' : 'off') : 'empty'}`, title: s.name ? (s.connected ? 'connected' : 'away') : 'free' }),
+  el('span', { class: 'seat-name' }, s.name || 'free seat'),
+  st.you === i ? el('span', { class: 'tag' }, 'you') : '',
+  !s.name && st.you === null ? el('button', { class: 'small primary', 'data-sit': i, onclick: () => join(i) }, 'Sit here') : '')));
+  const status = $('#status');
+  status.textContent = statusText(st);
+  status.dataset.turn = st.status === 'playing' && st.to_move === st.you && st.you !== null ? 'mine' : '';
+  const actions = $('#room-actions');
+  actions.replaceChildren();
+  if (st.status === 'over' && st.you !== null) {
+    const asked = st.rematch.includes(st.you);
+    actions.append(el('button', { class: 'primary', id: 'rematch', disabled: asked, onclick: () => send({ type: 'rematch', room: app.room }) },
+      asked ? 'Waiting for the others…' : 'Rematch'));
+  }
+  if (st.rematch.length && st.status === 'over') actions.append(el('span', { class: 'muted' }, ` Rematch asked by ${st.rematch.map(seatName).join(', ')}`));
+  renderCrowd();
+  const mod = await moduleFor(st.game);
+  if (st !== app.state) return;  // a newer state arrived while the module loaded
+  const table = $('#table');
+  const ctx = {
+    you: st.you,
+    seatName,
+    seatColour: (i) => SEAT_COLOURS[i % SEAT_COLOURS.length],
+    play: (move) => send({ type: 'move', room: app.room, version: app.version, move }),
+    el,
+  };
+  if (mod) mod.render(table, st, ctx);
+  else genericTable(table, st, ctx);
+}
+
+// Any game is playable before it has a table of its own: its legal moves as buttons.
+function genericTable(table, st, ctx) {
+  table.replaceChildren(
+    el('div', { class: 'generic-moves' }, st.legal_moves.map((m) => el('button', { class: 'small', 'data-move': m, onclick: () => ctx.play(m) }, m))),
+    el('pre', { class: 'generic-board' }, JSON.stringify(st.board, null, 1)));
+}
+
+function renderCrowd() {
+  $('#crowd').textContent = app.crowd ? `${app.crowd} watching` : '';
+}
+
+let errorTimer = null;
+function showError(msg) {
+  const box = $('#error');
+  box.textContent = `${msg.message} (${msg.code})`;
+  box.hidden = false;
+  clearTimeout(errorTimer);
+  errorTimer = setTimeout(() => { box.hidden = true; }, 5000);
+  if (msg.code === 'move/stale_version' && app.room) send({ type: 'sync', room: app.room });
+  if (msg.code === 'room/not_found' && app.room) {
+    $('#table').replaceChildren(el('p', {}, 'This table does not exist (any more).'));
+  }
+}
+
+function showAnnounce(text) {
+  const a = $('#announce');
+  a.textContent = text;
+  a.hidden = false;
+  setTimeout(() => { a.hidden = true; }, 15000);
+}
+
+// ---------- wiring ----------
+function init() {
+  $('#name').value = myName();
+  $('#name-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const n = $('#name').value.trim();
+    if (!n) return;
+    localStorage.setItem('plateau.name', n);
+    send({ type: 'hello', name: n, token: localStorage.getItem('plateau.token') || undefined });
+    $('#name').blur();
+  });
+  $('#name').addEventListener('change', () => $('#name-form').requestSubmit());
+  $('#game-select').addEventListener('change', renderOptions);
+  $('#create-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    send({
+      type: 'create', game: $('#game-select').value, options: readOptions(),
+      private: $('#private').checked, spectator_delay: Number($('#delay').value) || 0,
+    });
+  });
+  $('#refresh').addEventListener('click', () => send({ type: 'rooms' }));
+  $('#leave').addEventListener('click', () => { history.pushState({}, '', '/'); showLobby(); });
+  $('#copy-link').addEventListener('click', async () => {
+    const link = `${location.origin}/?room=${encodeURIComponent(app.room)}`;
+    try { await navigator.clipboard.writeText(link); $('#copy-link').textContent = 'Link copied'; }
+    catch { prompt('Invite link', link); }
+    setTimeout(() => { $('#copy-link').textContent = 'Copy invite link'; }, 2000);
+  });
+  document.querySelector('.brand').addEventListener('click', (e) => { e.preventDefault(); history.pushState({}, '', '/'); showLobby(); });
+  window.addEventListener('popstate', route);
+  connect();
+}
+
+init();

@@ -1,0 +1,124 @@
+// The Quantik table: a round board of four 2×2 regions, each player's tray of remaining
+// pieces, legal placements highlighted for the chosen shape. Click a shape, then a cell.
+const SHAPES = ['sphere', 'cylinder', 'cube', 'cone'];
+const SVG = 'http://www.w3.org/2000/svg';
+
+let chosen = null;  // the shape picked in our tray, kept across re-renders
+
+function shapeSvg(shape, seat, size = 44) {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('viewBox', '0 0 40 40');
+  svg.setAttribute('width', size);
+  svg.setAttribute('height', size);
+  svg.classList.add('q-piece', `q-seat${seat}`);
+  const add = (tag, attrs) => {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    svg.append(e);
+  };
+  switch (shape) {
+    case 'sphere': add('circle', { cx: 20, cy: 20, r: 15 }); break;
+    case 'cylinder':
+      add('rect', { x: 7, y: 9, width: 26, height: 22, rx: 2 });
+      add('ellipse', { cx: 20, cy: 9, rx: 13, ry: 5, class: 'q-top' });
+      break;
+    case 'cube': add('rect', { x: 6, y: 6, width: 28, height: 28, rx: 3 }); break;
+    case 'cone': add('polygon', { points: '20,4 36,35 4,35' }); break;
+  }
+  const title = document.createElementNS(SVG, 'title');
+  title.textContent = shape;
+  svg.append(title);
+  return svg;
+}
+
+function injectStyle() {
+  if (document.getElementById('quantik-style')) return;
+  const style = document.createElement('style');
+  style.id = 'quantik-style';
+  style.textContent = `
+  .q-wrap { display: flex; flex-wrap: wrap; gap: 1.2rem; align-items: center; justify-content: center; }
+  .q-board { display: grid; grid-template-columns: repeat(4, minmax(52px, 84px)); gap: 6px; padding: 14px;
+    background: #d9c7a7; border-radius: 50%; aspect-ratio: 1; align-content: center; justify-content: center;
+    width: min(92vw, 420px); box-shadow: inset 0 0 0 6px #c6b08b; }
+  .q-cell { aspect-ratio: 1; border-radius: 50%; border: 2px solid transparent; display: grid; place-items: center;
+    background: #efe4cf; padding: 0; }
+  .q-cell.r1, .q-cell.r2 { background: #e3d2b3; }
+  .q-cell.col1 { margin-right: 7px; } .q-cell.col2 { margin-left: 7px; }
+  .q-cell.row1 { margin-bottom: 7px; } .q-cell.row2 { margin-top: 7px; }
+  .q-cell.legal { border-color: #c8553d; background: #f7e3d7; cursor: pointer; }
+  .q-cell.legal:hover { background: #f2c9b6; }
+  .q-cell.win { box-shadow: 0 0 0 4px #3f8f4e; }
+  .q-cell.last { outline: 3px dashed #7a7067; outline-offset: -6px; }
+  .q-piece.q-seat0 { fill: #2b2622; stroke: #000; }
+  .q-piece.q-seat1 { fill: #fffaf0; stroke: #7a7067; }
+  .q-piece .q-top { fill: rgba(255,255,255,.25); }
+  .q-piece { stroke-width: 1.5; }
+  .q-tray { display: grid; gap: .4rem; background: #fffdf8; border: 1px solid #e2d8c8; border-radius: 10px; padding: .6rem .8rem; min-width: 150px; }
+  .q-tray h3 { margin: 0; font-size: .95rem; }
+  .q-tray .q-shapes { display: flex; gap: .4rem; flex-wrap: wrap; }
+  .q-shape { display: grid; place-items: center; gap: 2px; padding: .3rem; border-radius: 8px; border: 2px solid transparent; background: #f4efe6; font-size: .75rem; }
+  .q-shape.chosen { border-color: #c8553d; }
+  .q-shape.none { opacity: .35; }
+  .q-hint { font-size: .85rem; color: #7a7067; }
+  `;
+  document.head.append(style);
+}
+
+export default {
+  render(table, st, ctx) {
+    injectStyle();
+    const { el } = ctx;
+    const board = st.board;
+    const legal = new Set(st.legal_moves);
+    const myTurn = legal.size > 0;
+    const playable = (shape) => [...legal].some((m) => m.startsWith(shape + '@'));
+    if (!myTurn || (chosen && !playable(chosen))) chosen = null;
+    if (myTurn && !chosen) chosen = SHAPES.find(playable) || null;
+    const win = new Set(board.win_line || []);
+
+    const cells = [];
+    for (let r = 0; r < 4; r++) {
+      for (let c = 0; c < 4; c++) {
+        const name = 'abcd'[c] + (r + 1);
+        const piece = board.cells[r][c];
+        const region = (r >> 1) * 2 + (c >> 1);
+        const move = chosen ? `${chosen}@${name}` : null;
+        const isLegal = !piece && move && legal.has(move);
+        const cell = el('button', {
+          class: `q-cell r${region} col${c} row${r}${isLegal ? ' legal' : ''}${win.has(name) ? ' win' : ''}${board.last && board.last.endsWith('@' + name) ? ' last' : ''}`,
+          'data-cell': name,
+          'data-move': isLegal ? move : null,
+          'aria-label': piece ? `${name}: ${piece.shape} of ${ctx.seatName(piece.seat)}` : `${name}: empty`,
+          disabled: !isLegal,
+          onclick: () => { if (isLegal) ctx.play(move); },
+        });
+        if (piece) cell.append(shapeSvg(piece.shape, piece.seat));
+        cells.push(cell);
+      }
+    }
+
+    const tray = (seat) => {
+      const left = board.pieces[seat];
+      const mine = st.you === seat && myTurn;
+      return el('div', { class: 'q-tray', 'data-tray': seat },
+        el('h3', {}, `${ctx.seatName(seat)} ${seat === 0 ? '(dark)' : '(light)'}`),
+        el('div', { class: 'q-shapes' }, SHAPES.map((shape) => {
+          const n = left[shape];
+          const b = el('button', {
+            class: `q-shape${chosen === shape && mine ? ' chosen' : ''}${n === 0 ? ' none' : ''}`,
+            'data-shape': shape,
+            disabled: !mine || !playable(shape),
+            title: `${shape}: ${n} left`,
+            onclick: () => { chosen = shape; this.render(table, st, ctx); },
+          }, shapeSvg(shape, seat, 30), `×${n}`);
+          return b;
+        })),
+        mine ? el('div', { class: 'q-hint' }, chosen ? `Place your ${chosen}: highlighted cells are open to it.` : 'No shape can be placed.') : '');
+    };
+
+    table.replaceChildren(el('div', { class: 'q-wrap' },
+      tray(0),
+      el('div', { class: 'q-board', role: 'grid', 'aria-label': 'Quantik board' }, cells),
+      tray(1)));
+  },
+};

@@ -1,0 +1,108 @@
+// Starts a real plateau-server on 127.0.0.1 (a free port, a fresh data directory) and Debian's
+// Chromium through playwright-core. Everything is bounded in time and stops by itself.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import net from 'node:net';
+import { chromium } from 'playwright-core';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const root = resolve(here, '../../..');
+export const shots = resolve(here, '../screenshots');
+
+export function serverBinary() {
+  return process.env.PLATEAU_SERVER || join(root, 'build/server/plateau-server');
+}
+
+async function freePort() {
+  return new Promise((ok, fail) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => ok(port)); });
+    s.on('error', fail);
+  });
+}
+
+export async function startServer(extra = []) {
+  const port = await freePort();
+  const data = mkdtempSync(join(tmpdir(), 'plateau-e2e-'));
+  const proc = spawn(serverBinary(), ['--host', '127.0.0.1', '--port', String(port), '--data', data,
+    '--log-level', 'warn', '--rate', '1000', ...extra], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 15000;
+  for (;;) {
+    try {
+      const r = await fetch(`${url}/healthz`);
+      if (r.ok) break;
+    } catch { /* not up yet */ }
+    if (Date.now() > deadline) { proc.kill('SIGKILL'); throw new Error('server did not start'); }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    url, port, data, proc,
+    async stop() {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(timer);
+      }
+      rmSync(data, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  mkdirSync(shots, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    timeout: 30000,
+  });
+}
+
+// A browser context whose client is called `name`.
+export async function player(browser, name, viewport = { width: 1100, height: 800 }) {
+  const context = await browser.newContext({ viewport });
+  await context.addInitScript((n) => { if (!localStorage.getItem('plateau.name')) localStorage.setItem('plateau.name', n); }, name);
+  const page = await context.newPage();
+  page.setDefaultTimeout(15000);
+  page.on('pageerror', (e) => { throw new Error(`${name}: page error: ${e.message}`); });
+  return { context, page, name };
+}
+
+export const state = (page) => page.evaluate(() => window.plateau.state);
+export const version = (page) => page.evaluate(() => window.plateau.version);
+
+// Waits until every page has reached `v`.
+export async function allAt(pages, v) {
+  for (const p of pages) await p.waitForFunction((x) => window.plateau.version >= x, v);
+}
+
+// Creates a table of `game` from the lobby of `page`; returns the room id once seated.
+export async function createTable(page, url, game, options = {}) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.plateau.games.length > 0);
+  await page.selectOption('#game-select', game);
+  for (const [k, v] of Object.entries(options)) await page.selectOption(`[data-option="${k}"]`, String(v));
+  await page.click('#create');
+  await page.waitForFunction(() => window.plateau.state && window.plateau.state.you !== null);
+  return page.evaluate(() => window.plateau.room);
+}
+
+// Opens the invite link and takes a seat (the first free one, or `seat`).
+export async function sitAt(page, url, room, seat = null) {
+  await page.goto(`${url}/?room=${room}`);
+  await page.waitForFunction(() => window.plateau.state !== null);
+  const sel = seat === null ? '[data-sit]' : `[data-sit="${seat}"]`;
+  await page.click(sel);
+  await page.waitForFunction(() => window.plateau.state && window.plateau.state.you !== null);
+}
+
+export async function watch(page, url, room) {
+  await page.goto(`${url}/?room=${room}`);
+  await page.waitForFunction(() => window.plateau.state !== null);
+}

@@ -1,0 +1,124 @@
+// Runs the real plateau-server binary on 127.0.0.1 with a fresh data directory, for tests that
+// need real sockets, restarts or kill -9. Bounded: every wait has a timeout, and the destructor
+// kills what is left.
+#pragma once
+
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace plateau::testing {
+
+class ServerProcess {
+ public:
+  explicit ServerProcess(std::filesystem::path data = {}, std::vector<std::string> extra = {})
+      : extra_(std::move(extra)) {
+    if (data.empty()) {
+      data = std::filesystem::temp_directory_path() /
+             ("plateau-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
+      owns_data_ = true;
+    }
+    data_ = data;
+    std::filesystem::create_directories(data_);
+  }
+  ~ServerProcess() {
+    kill(SIGKILL);
+    if (owns_data_) {
+      std::error_code ec;
+      std::filesystem::remove_all(data_, ec);
+    }
+  }
+
+  // Starts the server (port 0: the kernel picks) and waits until it listens. Returns the port,
+  // or 0 when it did not come up (its log says why).
+  unsigned short start(std::chrono::seconds timeout = std::chrono::seconds(20)) {
+    log_ = data_ / ("server-" + std::to_string(++starts_) + ".log");
+    std::vector<std::string> args{PLATEAU_SERVER_BIN, "--host", "127.0.0.1", "--port", "0", "--data", data_.string(),
+                                  "--rate", "100000", "--grace", "0"};
+    args.insert(args.end(), extra_.begin(), extra_.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) return 0;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const std::regex listening(R"(event=listening .*port=(\d+))");
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::smatch m;
+      const auto text = log();
+      if (std::regex_search(text, m, listening)) return port_ = static_cast<unsigned short>(std::stoi(m[1]));
+      if (exited()) return 0;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return 0;
+  }
+
+  // Sends `sig` and waits for the exit; returns the exit status (or -signal), nullopt on timeout.
+  std::optional<int> stop(int sig = SIGTERM, std::chrono::seconds timeout = std::chrono::seconds(10)) {
+    if (pid_ <= 0) return status_;
+    ::kill(pid_, sig);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (exited()) return status_;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::nullopt;
+  }
+  void kill(int sig) {
+    if (pid_ > 0) {
+      ::kill(pid_, sig);
+      int st = 0;
+      ::waitpid(pid_, &st, 0);
+      pid_ = -1;
+    }
+  }
+
+  bool exited() {
+    if (pid_ <= 0) return true;
+    int st = 0;
+    if (::waitpid(pid_, &st, WNOHANG) == pid_) {
+      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st);
+      pid_ = -1;
+      return true;
+    }
+    return false;
+  }
+
+  std::string log() const {
+    std::ifstream in(log_);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  unsigned short port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  const std::filesystem::path& data() const { return data_; }
+
+ private:
+  std::filesystem::path data_;
+  std::filesystem::path log_;
+  std::vector<std::string> extra_;
+  bool owns_data_ = false;
+  pid_t pid_ = -1;
+  unsigned short port_ = 0;
+  int starts_ = 0;
+  std::optional<int> status_;
+};
+
+}  // namespace plateau::testing
