@@ -1,13 +1,17 @@
 // The one explicit list of games the server offers. A new game adds its line here and its
 // folder to CMakeLists.txt; nothing registers itself.
 #include "game.hpp"
+#include "kwinty/kwinty.hpp"
 #include "quantik/quantik.hpp"
+#include "turris/turris.hpp"
 
 namespace plateau::rules {
 
 const std::vector<const Game*>& all_games() {
   static const std::vector<const Game*> games{
       &quantik::game(),
+      &kwinty::game(),
+      &turris::game(),
   };
   return games;
 }

@@ -1,0 +1,543 @@
+#include "turris.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace plateau::rules::turris {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSide = 3;
+constexpr int kLevelCells = kSide * kSide;
+// 80 cells and at most 3 incomplete levels keep any tower at or under 11 levels; 16 leaves room
+// so that no candidate ever needs a bounds special case beyond this one constant.
+constexpr int kMaxLevels = 16;
+constexpr int kCells = kLevelCells * kMaxLevels;
+constexpr int kBlocksEach = 20;
+constexpr int kMaxIncomplete = 3;
+constexpr int kCentre = 1 * kSide + 1;  // b2 within a level
+constexpr std::array<std::string_view, 2> kColors{"white", "black"};
+constexpr int kEmpty = -1;
+
+int cell_index(int x, int y, int z) { return z * kLevelCells + y * kSide + x; }
+int cell_x(int i) { return i % kSide; }
+int cell_y(int i) { return (i / kSide) % kSide; }
+int cell_z(int i) { return i / kLevelCells; }
+bool is_centre(int i) { return i % kLevelCells == kCentre; }
+
+std::string column_name(int i) {
+  return std::string{static_cast<char>('a' + cell_x(i)), static_cast<char>('1' + cell_y(i))};
+}
+std::string level_suffix(int i) { return "/" + std::to_string(cell_z(i) + 1); }
+std::string cell_name(int i) { return column_name(i) + level_suffix(i); }
+
+// Each cell holds the id of the block filling it, or kEmpty.
+using Cells = std::array<int, kCells>;
+
+// A block to place, or one standing: a vertical lists its lower cell first, a horizontal its
+// cells in notation order (column letter, then row digit).
+struct Shape {
+  bool vertical = true;
+  std::array<int, 2> cells{};
+};
+
+std::string shape_name(const Shape& s) {
+  if (s.vertical) return "v@" + column_name(s.cells[0]) + level_suffix(s.cells[0]);
+  return "h@" + column_name(s.cells[0]) + "-" + column_name(s.cells[1]) + level_suffix(s.cells[0]);
+}
+
+bool covers_centre(const Shape& s) { return is_centre(s.cells[0]) || is_centre(s.cells[1]); }
+
+struct Block {
+  Seat seat = 0;
+  Shape shape;
+  bool alive = true;
+};
+
+int column_height(const Cells& cells, int x, int y) {
+  int z = 0;
+  while (z < kMaxLevels && cells[cell_index(x, y, z)] != kEmpty) ++z;
+  return z;
+}
+
+int level_count(const Cells& cells, int z) {
+  int n = 0;
+  for (int i = 0; i < kLevelCells; ++i) n += cells[z * kLevelCells + i] != kEmpty;
+  return n;
+}
+
+// Levels with at least one filled cell: support makes them 1..height, with no gap.
+int tower_height(const Cells& cells) {
+  int h = 0;
+  while (h < kMaxLevels && level_count(cells, h) > 0) ++h;
+  return h;
+}
+
+// Rule e counts the started levels that are not full. A full level has every cell below it
+// filled, so the complete levels are always the lowest ones.
+int incomplete_levels(const Cells& cells) {
+  int started = 0, complete = 0;
+  for (int z = 0; z < kMaxLevels; ++z) {
+    const int n = level_count(cells, z);
+    if (n > 0) ++started;
+    if (n == kLevelCells) ++complete;
+  }
+  return started - complete;
+}
+
+int complete_levels(const Cells& cells) {
+  int z = 0;
+  while (z < kMaxLevels && level_count(cells, z) == kLevelCells) ++z;
+  return z;
+}
+
+// Rule f: a level other than at its centre.
+bool level_has_other(const Cells& cells, int z) {
+  for (int i = 0; i < kLevelCells; ++i)
+    if (i != kCentre && cells[z * kLevelCells + i] != kEmpty) return true;
+  return false;
+}
+
+// Rule c: a vertical whose lower cell is `lower` touches a block along one of its long sides.
+bool touches_long_side(const Cells& cells, int lower) {
+  const int x = cell_x(lower), y = cell_y(lower), z = cell_z(lower);
+  constexpr std::array<std::pair<int, int>, 4> kSteps{{{1, 0}, {-1, 0}, {0, 1}, {0, -1}}};
+  for (int dz = 0; dz < 2 && z + dz < kMaxLevels; ++dz)
+    for (const auto& [dx, dy] : kSteps) {
+      const int nx = x + dx, ny = y + dy;
+      if (nx < 0 || nx >= kSide || ny < 0 || ny >= kSide) continue;
+      if (cells[cell_index(nx, ny, z + dz)] != kEmpty) return true;
+    }
+  return false;
+}
+
+// Every block that could land on the tower as it stands, before the rules are checked: a block
+// always lands on top of its column(s), so the level is never a choice. Listed in notation order.
+std::vector<Shape> candidate_shapes(const Cells& cells) {
+  std::array<int, kLevelCells> height{};
+  for (int i = 0; i < kLevelCells; ++i) height[i] = column_height(cells, cell_x(i), cell_y(i));
+  std::vector<Shape> out;
+  for (int x = 0; x < kSide; ++x)
+    for (int y = 0; y < kSide; ++y) {
+      const int z = height[y * kSide + x];
+      if (z + 1 < kMaxLevels) out.push_back({true, {cell_index(x, y, z), cell_index(x, y, z + 1)}});
+    }
+  for (int x = 0; x < kSide; ++x)
+    for (int y = 0; y < kSide; ++y)
+      for (const auto& [nx, ny] : {std::pair{x, y + 1}, std::pair{x + 1, y}}) {
+        if (nx >= kSide || ny >= kSide) continue;
+        const int z = height[y * kSide + x];
+        if (z == 0 || z != height[ny * kSide + nx] || z >= kMaxLevels) continue;
+        out.push_back({false, {cell_index(x, y, z), cell_index(nx, ny, z)}});
+      }
+  std::sort(out.begin(), out.end(), [](const Shape& a, const Shape& b) {
+    return std::pair{!a.vertical, shape_name(a)} < std::pair{!b.vertical, shape_name(b)};
+  });
+  return out;
+}
+
+// One of the five views the scoring reads: a grid of visible squares, rows from the bottom of the
+// picture up, three columns left to right as a person facing that side sees them.
+struct Square {
+  int block = kEmpty;
+  Seat seat = -1;
+  int depth = 0;  // side faces: 0 = the front row; roof: the level (1-based) of the visible top
+};
+struct Face {
+  std::string_view name;
+  std::string_view from;
+  std::array<std::string_view, 3> columns;
+  std::vector<std::array<Square, kSide>> grid;
+  std::vector<std::array<bool, kSide>> best;  // each player's largest area
+  std::array<int, 2> score{};
+};
+
+// Fills `face.best` and `face.score`: each player's largest 4-connected area of visible squares.
+// On a tie the area found first (bottom row first, left to right) is the one highlighted.
+void score_face(Face& face) {
+  const int rows = static_cast<int>(face.grid.size());
+  face.best.assign(rows, {false, false, false});
+  for (Seat seat = 0; seat < 2; ++seat) {
+    std::vector<int> seen(rows * kSide, 0);
+    std::vector<int> best_area;
+    for (int start = 0; start < rows * kSide; ++start) {
+      if (seen[start] || face.grid[start / kSide][start % kSide].seat != seat) continue;
+      std::vector<int> area{start};
+      seen[start] = 1;
+      for (std::size_t k = 0; k < area.size(); ++k) {
+        const int r = area[k] / kSide, c = area[k] % kSide;
+        for (const auto& [nr, nc] : {std::pair{r + 1, c}, std::pair{r - 1, c}, std::pair{r, c + 1},
+                                     std::pair{r, c - 1}}) {
+          if (nr < 0 || nr >= rows || nc < 0 || nc >= kSide) continue;
+          const int n = nr * kSide + nc;
+          if (seen[n] || face.grid[nr][nc].seat != seat) continue;
+          seen[n] = 1;
+          area.push_back(n);
+        }
+      }
+      if (area.size() > best_area.size()) best_area = std::move(area);
+    }
+    face.score[seat] = static_cast<int>(best_area.size());
+    for (int n : best_area) face.best[n / kSide][n % kSide] = true;
+  }
+}
+
+// The five views in the order A (row-1 side), B (column-c side), C (row-3 side), D (column-a
+// side), roof. Going A→B→C→D walks round the tower with it on one's left: each face's right edge
+// is the next face's left edge.
+std::array<Face, 5> faces_of(const Cells& cells, const std::vector<Block>& blocks) {
+  // (position left to right, depth) → column (x, y), per side face.
+  using Map = std::pair<int, int> (*)(int, int);
+  constexpr std::array<Map, 4> kMaps{
+      [](int i, int d) { return std::pair{i, d}; },
+      [](int i, int d) { return std::pair{2 - d, i}; },
+      [](int i, int d) { return std::pair{2 - i, 2 - d}; },
+      [](int i, int d) { return std::pair{d, 2 - i}; },
+  };
+  std::array<Face, 5> faces{
+      Face{"A", "row 1", {"a", "b", "c"}, {}, {}, {}},
+      Face{"B", "column c", {"1", "2", "3"}, {}, {}, {}},
+      Face{"C", "row 3", {"c", "b", "a"}, {}, {}, {}},
+      Face{"D", "column a", {"3", "2", "1"}, {}, {}, {}},
+      Face{"roof", "above", {"a", "b", "c"}, {}, {}, {}},
+  };
+  const int height = tower_height(cells);
+  auto square_at = [&](int cell, int depth) {
+    const int id = cells[cell];
+    return Square{id, blocks[id].seat, depth};
+  };
+  for (int f = 0; f < 4; ++f) {
+    for (int z = 0; z < height; ++z) {
+      std::array<Square, kSide> row{};
+      for (int i = 0; i < kSide; ++i)
+        for (int d = 0; d < kSide; ++d) {
+          const auto [x, y] = kMaps[f](i, d);
+          const int cell = cell_index(x, y, z);
+          if (cells[cell] == kEmpty) continue;
+          row[i] = square_at(cell, d);
+          break;
+        }
+      faces[f].grid.push_back(row);
+    }
+  }
+  for (int y = 0; y < kSide; ++y) {
+    std::array<Square, kSide> row{};
+    for (int x = 0; x < kSide; ++x) {
+      const int h = column_height(cells, x, y);
+      if (h > 0) row[x] = square_at(cell_index(x, y, h - 1), h);
+    }
+    faces[4].grid.push_back(row);
+  }
+  for (auto& face : faces) score_face(face);
+  return faces;
+}
+
+class TurrisState final : public State {
+ public:
+  TurrisState(Seat first, bool chain) : to_move_(first), chain_(chain) {
+    cells_.fill(kEmpty);
+    supply_.fill(kBlocksEach);
+  }
+
+  std::unique_ptr<State> clone() const override { return std::make_unique<TurrisState>(*this); }
+  int num_seats() const override { return 2; }
+  std::optional<Seat> to_move() const override {
+    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
+  }
+  std::optional<Outcome> outcome() const override { return outcome_; }
+
+  std::vector<Move> legal_moves() const override {
+    std::vector<Move> moves;
+    for (auto& a : actions()) moves.push_back(Move{std::move(a.text)});
+    return moves;
+  }
+
+  json view(std::optional<Seat>) const override {
+    // Nothing in Turris is hidden: every viewer sees the same board.
+    json levels = json::array();
+    const int height = tower_height(cells_);
+    for (int z = 0; z < height; ++z) {
+      json level = json::array();
+      for (int y = 0; y < kSide; ++y) {
+        json row = json::array();
+        for (int x = 0; x < kSide; ++x) {
+          const int id = cells_[cell_index(x, y, z)];
+          row.push_back(id == kEmpty ? json(nullptr) : json(id));
+        }
+        level.push_back(std::move(row));
+      }
+      levels.push_back(std::move(level));
+    }
+    json blocks = json::array();
+    for (const Block& b : blocks_) {
+      if (!b.alive) {
+        blocks.push_back(nullptr);
+        continue;
+      }
+      blocks.push_back(json{{"seat", b.seat},
+                            {"name", shape_name(b.shape)},
+                            {"cells", json::array({cell_name(b.shape.cells[0]), cell_name(b.shape.cells[1])})}});
+    }
+    json faces = json::object();
+    std::array<int, 2> total{};
+    for (const Face& face : faces_of(cells_, blocks_)) {
+      const bool roof = face.name == "roof";
+      json grid = json::array();
+      for (std::size_t r = 0; r < face.grid.size(); ++r) {
+        json row = json::array();
+        for (int c = 0; c < kSide; ++c) {
+          const Square& sq = face.grid[r][c];
+          if (sq.block == kEmpty) {
+            row.push_back(nullptr);
+            continue;
+          }
+          row.push_back(json{{"seat", sq.seat},
+                             {"block", sq.block},
+                             {roof ? "level" : "depth", sq.depth},
+                             {"best", face.best[r][c]}});
+        }
+        grid.push_back(std::move(row));
+      }
+      faces[std::string(face.name)] = json{
+          {"from", face.from}, {"columns", face.columns}, {"grid", std::move(grid)}, {"score", face.score}};
+      total[0] += face.score[0];
+      total[1] += face.score[1];
+    }
+    auto id_or_null = [](int id) { return id == kEmpty ? json(nullptr) : json(id); };
+    return json{
+        {"colors", kColors},
+        {"supply", supply_},
+        {"phase", outcome_ ? "over" : phase_ == Phase::bonus ? "bonus" : "place"},
+        {"height", height},
+        {"complete", complete_levels(cells_)},
+        {"levels", std::move(levels)},
+        {"blocks", std::move(blocks)},
+        {"protected", json::array({id_or_null(last_placed_[0]), id_or_null(last_placed_[1])})},
+        {"barred", bar_ ? json{{"seat", bar_->seat},
+                               {"cells", json::array({cell_name(bar_->cells[0]), cell_name(bar_->cells[1])})}}
+                        : json(nullptr)},
+        {"last", last_seat_ < 0 ? json(nullptr) : json{{"seat", last_seat_}, {"moves", last_moves_}}},
+        {"faces", std::move(faces)},
+        {"score", total},
+    };
+  }
+
+ protected:
+  void do_apply(const Move& move) override {
+    auto all = actions();
+    const auto it = std::find_if(all.begin(), all.end(), [&](const Action& a) { return a.text == move.text; });
+    const Action action = *it;  // precondition: legal
+    if (fresh_turn_) {
+      last_moves_.clear();
+      last_seat_ = to_move_;
+      fresh_turn_ = false;
+    }
+    last_moves_.push_back(action.text);
+    switch (action.kind) {
+      case Kind::pass:
+      case Kind::decline: end_turn(); break;
+      case Kind::place: {
+        place(action.shape);
+        const bool earns = covers_centre(action.shape) && (phase_ == Phase::place || chain_);
+        // A bonus with no possible use is no choice at all, so it is skipped.
+        if (earns && bonus_usable()) phase_ = Phase::bonus;
+        else end_turn();
+        break;
+      }
+      case Kind::remove: {
+        Block& b = blocks_[action.block];
+        b.alive = false;
+        for (int c : b.shape.cells) cells_[c] = kEmpty;
+        --alive_;
+        ++supply_[b.seat];
+        bar_ = Bar{b.seat, b.shape.cells};
+        end_turn();
+        break;
+      }
+    }
+  }
+
+ private:
+  enum class Phase { place, bonus };
+  enum class Kind { place, remove, decline, pass };
+  struct Action {
+    std::string text;
+    Kind kind = Kind::place;
+    Shape shape;
+    int block = kEmpty;
+  };
+  // Cells freed by a removal, barred to the removed block's owner for their next turn.
+  struct Bar {
+    Seat seat = 0;
+    std::array<int, 2> cells{};
+  };
+
+  std::vector<Action> actions() const {
+    std::vector<Action> out;
+    if (outcome_) return out;
+    for (const Shape& s : candidate_shapes(cells_))
+      if (can_place(s, to_move_, true)) out.push_back({shape_name(s), Kind::place, s, kEmpty});
+    if (phase_ == Phase::place) {
+      if (out.empty()) out.push_back({"pass", Kind::pass, {}, kEmpty});
+      return out;
+    }
+    for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
+      if (can_remove(id, to_move_))
+        out.push_back({"remove:" + shape_name(blocks_[id].shape), Kind::remove, {}, id});
+    out.push_back({"bonus:none", Kind::decline, {}, kEmpty});
+    return out;
+  }
+
+  // Rules a–f and the bar, for a shape from candidate_shapes (so already supported).
+  bool can_place(const Shape& s, Seat seat, bool honour_bar) const {
+    if (supply_[seat] == 0) return false;
+    if (honour_bar && bar_ && bar_->seat == seat)
+      for (int c : s.cells)
+        if (std::ranges::find(bar_->cells, c) != bar_->cells.end()) return false;
+    if (s.vertical) {
+      // Rule a is implied by rule c; both spare the game's first block.
+      if (alive_ > 0 && !touches_long_side(cells_, s.cells[0])) return false;
+    } else {
+      // Rule d (candidate_shapes already keeps horizontals off the base and over filled cells).
+      const int under0 = cells_[s.cells[0] - kLevelCells], under1 = cells_[s.cells[1] - kLevelCells];
+      if (under0 == kEmpty || under1 == kEmpty || under0 == under1) return false;
+    }
+    for (int c : s.cells)
+      if (is_centre(c) && !level_has_other(cells_, cell_z(c))) return false;  // rule f
+    Cells after = cells_;
+    for (int c : s.cells) after[c] = static_cast<int>(blocks_.size());
+    return incomplete_levels(after) <= kMaxIncomplete;  // rule e
+  }
+
+  bool can_place_any(Seat seat, bool honour_bar) const {
+    if (supply_[seat] == 0) return false;
+    for (const Shape& s : candidate_shapes(cells_))
+      if (can_place(s, seat, honour_bar)) return true;
+    return false;
+  }
+
+  // The bonus removal: an opponent block, not the one they placed last, with nothing resting on
+  // it, whose removal leaves a tower that obeys every rule.
+  bool can_remove(int id, Seat remover) const {
+    const Block& b = blocks_[id];
+    if (!b.alive || b.seat == remover || id == last_placed_[b.seat]) return false;
+    for (int c : b.shape.cells) {
+      const int above = c + kLevelCells;
+      if (above < kCells && cells_[above] != kEmpty && cells_[above] != id) return false;
+    }
+    Cells after = cells_;
+    for (int c : b.shape.cells) after[c] = kEmpty;
+    if (incomplete_levels(after) > kMaxIncomplete) return false;  // the text's own restriction
+    // Rule f as a property of the standing tower: no level holds its centre alone.
+    for (int z = 0; z < kMaxLevels; ++z)
+      if (after[z * kLevelCells + kCentre] != kEmpty && !level_has_other(after, z)) return false;
+    // Rule c likewise: every vertical still touches a block along a long side. The exception is
+    // the game's first block's, at its placement: a removal leaving a lone block is refused.
+    for (int other = 0; other < static_cast<int>(blocks_.size()); ++other) {
+      const Block& v = blocks_[other];
+      if (other == id || !v.alive || !v.shape.vertical) continue;
+      if (!touches_long_side(after, v.shape.cells[0])) return false;
+    }
+    return true;
+  }
+
+  bool bonus_usable() const {
+    if (can_place_any(to_move_, true)) return true;
+    for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
+      if (can_remove(id, to_move_)) return true;
+    return false;
+  }
+
+  void place(const Shape& s) {
+    const int id = static_cast<int>(blocks_.size());
+    blocks_.push_back(Block{to_move_, s, true});
+    for (int c : s.cells) cells_[c] = id;
+    ++alive_;
+    --supply_[to_move_];
+    last_placed_[to_move_] = id;
+  }
+
+  void end_turn() {
+    const Seat mover = to_move_;
+    phase_ = Phase::place;
+    fresh_turn_ = true;
+    if (bar_ && bar_->seat == mover) bar_.reset();  // the barred turn is over
+    Seat next;
+    if (supply_[1 - mover] > 0) next = 1 - mover;
+    else if (supply_[mover] > 0) next = mover;  // the opponent has no block left: skipped
+    else return finish("all blocks are placed");
+    if (bar_ && bar_->seat != next) bar_.reset();  // the barred player was skipped
+    // A player who cannot place passes, but if neither could (a bar aside, which lasts a turn)
+    // nothing could ever change again.
+    if (!can_place_any(0, false) && !can_place_any(1, false))
+      return finish("neither player can place a block");
+    to_move_ = next;
+  }
+
+  void finish(std::string why) {
+    std::array<int, 2> total{};
+    for (const Face& face : faces_of(cells_, blocks_)) {
+      total[0] += face.score[0];
+      total[1] += face.score[1];
+    }
+    std::vector<Seat> winners;
+    if (total[0] != total[1]) winners.push_back(total[0] > total[1] ? 0 : 1);
+    const std::string tally = std::string(kColors[0]) + " " + std::to_string(total[0]) + ", " +
+                              std::string(kColors[1]) + " " + std::to_string(total[1]);
+    const std::string verdict =
+        winners.empty() ? "a draw" : std::string(kColors[winners[0]]) + " wins";
+    outcome_ = Outcome{winners, {total[0], total[1]},
+                       why + "; the four faces and the roof score " + tally + ": " + verdict};
+  }
+
+  Cells cells_{};
+  std::vector<Block> blocks_;  // every block ever placed, by id; a removed one stays, not alive
+  std::array<int, 2> supply_{};
+  Seat to_move_;
+  bool chain_;
+  Phase phase_ = Phase::place;
+  int alive_ = 0;
+  std::array<int, 2> last_placed_{kEmpty, kEmpty};
+  std::optional<Bar> bar_;
+  std::optional<Outcome> outcome_;
+  // The moves of the turn in progress, or of the last one until the next turn's first move.
+  Seat last_seat_ = -1;
+  std::vector<std::string> last_moves_;
+  bool fresh_turn_ = true;
+};
+
+class TurrisGame final : public Game {
+ public:
+  std::string_view id() const override { return "turris"; }
+  std::string_view name() const override { return "Turris"; }
+  int min_seats() const override { return 2; }
+  int max_seats() const override { return 2; }
+  std::vector<OptionSpec> options() const override {
+    return {first_player_option(2),
+            OptionSpec{.name = "chain_bonus",
+                       .kind = OptionSpec::Kind::boolean,
+                       .default_value = true,
+                       .min = 0,
+                       .max = 0,
+                       .choices = {},
+                       .label = "a bonus placement on a centre earns a further bonus"}};
+  }
+
+ protected:
+  Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {
+    Rng rng(seed);
+    const auto first = pick_first_player(options, 2, rng);
+    if (!first) return std::unexpected(first.error());
+    return std::make_unique<TurrisState>(*first, options.at("chain_bonus").get<bool>());
+  }
+};
+
+}  // namespace
+
+const Game& game() {
+  static const TurrisGame instance;
+  return instance;
+}
+
+}  // namespace plateau::rules::turris
