@@ -2,6 +2,8 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <sys/resource.h>
+
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -43,6 +45,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   setup_logging(config);
+  // Every connection is a file descriptor: take all the hard limit allows.
+  if (rlimit lim{}; getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
   if (!config.tls_cert.empty()) {
     spdlog::error("event=config error=\"direct TLS is not built into this server yet; put it behind a TLS proxy\"");
     return 2;

@@ -333,10 +333,12 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
   slot.shown_connected = true;
   started_ = started_ || std::ranges::all_of(seats_, [](const SeatSlot& s) { return s.player_id.has_value(); });
   const auto entry = publish(true);
-  store_.put_seat(id_, seat, player->id, version_, durable_done(entry));
+  // The reply and the full queue behind the seat's write; the joiner is marked as holding this
+  // version before the store can complete, so the patch to it is skipped, not sent twice.
   send_direct(p, make_frame(protocol::encode_joined(id, id_, seat)));
   send_full(p, nullptr);
   send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
+  store_.put_seat(id_, seat, player->id, version_, durable_done(entry));
   flush();
   return std::nullopt;
 }

@@ -22,7 +22,9 @@ class FakeClient final : public Client {
     if (msg["type"] == "full") {
       states[msg["room"]] = msg["state"];
       versions[msg["room"]] = msg["version"];
-    } else if (msg["type"] == "patch" && states.contains(msg["room"])) {
+    } else if (msg["type"] == "patch" && !states.contains(msg["room"])) {
+      patches_before_full.push_back(msg);
+    } else if (msg["type"] == "patch") {
       const std::string room = msg["room"];
       const std::int64_t v = msg["version"];
       if (v <= versions[room]) return;  // already in a full
@@ -48,6 +50,7 @@ class FakeClient final : public Client {
   }
 
   std::vector<nlohmann::json> received;
+  std::vector<nlohmann::json> patches_before_full;  // should stay empty: a joiner gets a full first
   std::map<std::string, nlohmann::json> states;
   std::map<std::string, std::int64_t> versions;
 };

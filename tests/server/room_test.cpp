@@ -91,6 +91,7 @@ TEST_F(Table, TwoPlayersAndASpectatorPlayToTheEndWithExactCopies) {
   EXPECT_FALSE(eve->states[room]["outcome"]["reason"].get<std::string>().empty());
   EXPECT_EQ(eve->states[room]["board"], ada->states[room]["board"]);
   EXPECT_EQ(static_cast<int>(store.moves.size()), moves) << "every accepted move was written";
+  for (auto& c : {ada, bob, eve}) EXPECT_TRUE(c->patches_before_full.empty()) << "a joiner gets its full first";
 }
 
 TEST_F(Table, RefusedMovesGetStableCodesAndChangeNothing) {

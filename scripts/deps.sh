@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what Plateau needs from Debian 12's packages, only if something is missing.
+#   deps.sh build   the compiler, CMake and libraries
+#   deps.sh test    the same, plus Chromium and Node.js for the browser tests
+set -euo pipefail
+want=(g++ cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
+      libsqlite3-dev libssl-dev libgtest-dev sqlite3 curl ca-certificates)
+if [ "${1:-build}" = test ]; then
+  want+=(chromium)
+  command -v node >/dev/null 2>&1 || want+=(nodejs)
+  command -v npm >/dev/null 2>&1 || want+=(npm)
+fi
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

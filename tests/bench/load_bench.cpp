@@ -1,0 +1,311 @@
+// Load benchmark (run by hand; never a timed test). Starts plateau-server on 127.0.0.1, drives R
+// rooms of a game over real WebSockets, each with 2 players playing random legal moves (a
+// rematch when a game ends) and S spectators, then opens N idle connections. Prints moves/s,
+// move→patch latency percentiles at the mover and at the last spectator, the server's CPU time
+// per move (from /proc), its peak memory, and its memory per idle connection.
+//
+//   load_bench [--rooms 200] [--spectators 2] [--seconds 10] [--idle 10000] [--game quantik]
+//              [--data none|DIR] [--server PATH]
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "../e2e/server_process.hpp"
+#include "ws_client.hpp"
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  int rooms = 200;
+  int spectators = 2;
+  double seconds = 10;
+  int idle = 10000;
+  std::string game = "quantik";
+  std::string data = "none";
+};
+
+struct Stats {
+  std::vector<double> mover_us, spectator_us;
+  std::uint64_t moves = 0;
+};
+
+class Room;
+
+// One asynchronous WebSocket client.
+class Conn : public std::enable_shared_from_this<Conn> {
+ public:
+  Conn(asio::io_context& ioc) : ws_(ioc) {}
+  std::function<void(const json&)> on_message;
+
+  void start(const asio::ip::tcp::endpoint& ep, std::function<void()> ready) {
+    beast::get_lowest_layer(ws_).async_connect(ep, [self = shared_from_this(), ready](beast::error_code ec) {
+      if (ec) return;
+      self->ws_.async_handshake("127.0.0.1", "/ws", [self, ready](beast::error_code ec2) {
+        if (ec2) return;
+        self->read();
+        ready();
+      });
+    });
+  }
+  void send(std::string text) {
+    out_.push_back(std::move(text));
+    if (out_.size() == 1) write();
+  }
+  void close() {
+    beast::error_code ec;
+    beast::get_lowest_layer(ws_).socket().close(ec);
+  }
+
+ private:
+  void read() {
+    ws_.async_read(buf_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      const auto m = json::parse(beast::buffers_to_string(self->buf_.data()), nullptr, false);
+      self->buf_.consume(self->buf_.size());
+      if (self->on_message) self->on_message(m);
+      self->read();
+    });
+  }
+  void write() {
+    ws_.text(true);
+    ws_.async_write(asio::buffer(out_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      self->out_.pop_front();
+      if (!self->out_.empty()) self->write();
+    });
+  }
+  websocket::stream<beast::tcp_stream> ws_;
+  beast::flat_buffer buf_;
+  std::deque<std::string> out_;
+};
+
+// A table: 2 players and S spectators.
+class Room {
+ public:
+  Room(asio::io_context& ioc, const asio::ip::tcp::endpoint& ep, const Options& opt, Stats& stats, int index,
+       std::function<void()> ready)
+      : stats_(stats), rng_(static_cast<std::uint64_t>(index) * 7919 + 1), ready_(std::move(ready)) {
+    for (int i = 0; i < 2 + opt.spectators; ++i) conns_.push_back(std::make_shared<Conn>(ioc));
+    spectators_ = opt.spectators;
+    game_ = opt.game;
+    for (int i = 0; i < static_cast<int>(conns_.size()); ++i) {
+      conns_[i]->on_message = [this, i](const json& m) { on_message(i, m); };
+      conns_[i]->start(ep, [this, i] {
+        conns_[i]->send(json{{"type", "hello"}, {"name", "b" + std::to_string(i)}}.dump());
+        if (++connected_ == static_cast<int>(conns_.size()))
+          conns_[0]->send(json{{"type", "create"}, {"game", game_}}.dump());
+      });
+    }
+  }
+  bool running = false;
+
+ private:
+  void on_message(int i, const json& m) {
+    const std::string type = m.value("type", "");
+    if (type == "created") {
+      room_ = m["room"];
+      // Spectators first, so they see the game start.
+      for (int s = 2; s < static_cast<int>(conns_.size()); ++s)
+        conns_[s]->send(json{{"type", "join"}, {"room", room_}, {"as", "spectator"}}.dump());
+      conns_[0]->send(json{{"type", "join"}, {"room", room_}, {"as", "player"}}.dump());
+      conns_[1]->send(json{{"type", "join"}, {"room", room_}, {"as", "player"}}.dump());
+      return;
+    }
+    if (type != "full" && type != "patch") return;
+    auto& st = states_[i];
+    if (type == "full") {
+      st = m["state"];
+      versions_[i] = m["version"];
+    } else {
+      const std::int64_t v = m["version"];
+      if (v <= versions_[i]) return;
+      if (i < 2) st = st.patch(m["ops"]);
+      versions_[i] = v;
+      const auto sent = sent_.find(v);
+      if (sent != sent_.end()) {
+        const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.first).count();
+        if (i == sent->second.second && running) stats_.mover_us.push_back(us);
+        if (i == static_cast<int>(conns_.size()) - 1 && running) {
+          stats_.spectator_us.push_back(us);
+          sent_.erase(sent);
+        }
+        if (spectators_ == 0 && i == sent->second.second) sent_.erase(v);
+      }
+    }
+    if (i >= 2) return;
+    if (!ready_called_ && st["status"] == "playing") {
+      ready_called_ = true;
+      ready_();
+    }
+    const auto& asked = st["rematch"];
+    if (st["status"] == "over" && std::find(asked.begin(), asked.end(), json(i)) == asked.end()) {
+      conns_[i]->send(json{{"type", "rematch"}, {"room", room_}}.dump());
+      return;
+    }
+    const auto& legal = st["legal_moves"];
+    if (st["status"] == "playing" && !legal.empty() && pending_ != versions_[i]) {
+      pending_ = versions_[i];
+      sent_[versions_[i] + 1] = {Clock::now(), i};
+      if (running) ++stats_.moves;
+      conns_[i]->send(json{{"type", "move"}, {"room", room_}, {"version", versions_[i]},
+                           {"move", legal[rng_() % legal.size()]}}
+                          .dump());
+    }
+  }
+
+  Stats& stats_;
+  std::mt19937_64 rng_;
+  std::function<void()> ready_;
+  bool ready_called_ = false;
+  int connected_ = 0;
+  int spectators_ = 0;
+  std::string game_, room_;
+  std::vector<std::shared_ptr<Conn>> conns_;
+  std::map<int, json> states_;
+  std::map<int, std::int64_t> versions_;
+  std::map<std::int64_t, std::pair<Clock::time_point, int>> sent_;
+  std::int64_t pending_ = -1;
+};
+
+double cpu_seconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string s((std::istreambuf_iterator<char>(in)), {});
+  const auto close = s.rfind(')');
+  std::istringstream rest(s.substr(close + 2));
+  std::string field;
+  std::vector<std::string> f;
+  while (rest >> field) f.push_back(field);
+  // After the command: state(0) ... utime(11) stime(12), in clock ticks.
+  return (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+long status_kb(pid_t pid, const std::string& key) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + ":", 0) == 0) return std::stol(line.substr(key.size() + 1));
+  return -1;
+}
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size())))];
+}
+
+void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid, const std::string& label) {
+  asio::io_context ioc;
+  Stats stats;
+  std::vector<std::unique_ptr<Room>> rooms;
+  int ready = 0;
+  for (int r = 0; r < opt.rooms; ++r)
+    rooms.push_back(std::make_unique<Room>(ioc, ep, opt, stats, r, [&ready] { ++ready; }));
+  const auto setup_deadline = Clock::now() + std::chrono::seconds(60);
+  while (ready < opt.rooms && Clock::now() < setup_deadline) ioc.run_for(std::chrono::milliseconds(50));
+  for (auto& r : rooms) r->running = true;
+  const double cpu0 = cpu_seconds(pid);
+  const auto t0 = Clock::now();
+  ioc.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
+  const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
+  const double cpu = cpu_seconds(pid) - cpu0;
+  ioc.stop();
+  std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d\n", label.c_str(), opt.rooms, opt.spectators,
+              opt.game.c_str(), opt.data.c_str(), ready);
+  std::printf("  moves            %llu in %.1f s = %.0f moves/s\n", static_cast<unsigned long long>(stats.moves),
+              elapsed, static_cast<double>(stats.moves) / elapsed);
+  std::printf("  latency mover    p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu)\n",
+              percentile(stats.mover_us, 50) / 1000, percentile(stats.mover_us, 95) / 1000,
+              percentile(stats.mover_us, 99) / 1000, stats.mover_us.size());
+  std::printf("  latency spectator p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu, last spectator)\n",
+              percentile(stats.spectator_us, 50) / 1000, percentile(stats.spectator_us, 95) / 1000,
+              percentile(stats.spectator_us, 99) / 1000, stats.spectator_us.size());
+  std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu,
+              stats.moves ? cpu * 1000 / static_cast<double>(stats.moves) : 0.0);
+  std::printf("  server memory    peak %ld KB, now %ld KB\n", status_kb(pid, "VmHWM"), status_kb(pid, "VmRSS"));
+  std::fflush(stdout);
+}
+
+void idle_phase(int n, const asio::ip::tcp::endpoint& ep, pid_t pid) {
+  asio::io_context ioc;
+  std::vector<std::shared_ptr<Conn>> conns;
+  int welcomed = 0;
+  // Settle, then measure the server's resident memory before and after.
+  const long before = status_kb(pid, "VmRSS");
+  for (int i = 0; i < n; ++i) {
+    auto c = std::make_shared<Conn>(ioc);
+    c->on_message = [&welcomed](const json& m) {
+      if (m.value("type", "") == "welcome") ++welcomed;
+    };
+    c->start(ep, [c, i] { c->send(json{{"type", "hello"}, {"name", "idle" + std::to_string(i)}}.dump()); });
+    conns.push_back(c);
+    if (i % 500 == 499) ioc.run_for(std::chrono::milliseconds(20));
+  }
+  const auto deadline = Clock::now() + std::chrono::seconds(60);
+  while (welcomed < n && Clock::now() < deadline) ioc.run_for(std::chrono::milliseconds(50));
+  ioc.run_for(std::chrono::milliseconds(500));
+  const long after = status_kb(pid, "VmRSS");
+  std::printf("idle: %d connections said hello and got a welcome (of %d)\n", welcomed, n);
+  std::printf("  server RSS       %ld KB before, %ld KB after = %.2f KB per idle connection\n", before, after,
+              welcomed ? static_cast<double>(after - before) / welcomed : 0.0);
+  std::fflush(stdout);
+  for (auto& c : conns) c->close();
+  ioc.run_for(std::chrono::milliseconds(200));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  std::string server = PLATEAU_SERVER_BIN;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--rooms") opt.rooms = std::stoi(v);
+    else if (k == "--spectators") opt.spectators = std::stoi(v);
+    else if (k == "--seconds") opt.seconds = std::stod(v);
+    else if (k == "--idle") opt.idle = std::stoi(v);
+    else if (k == "--game") opt.game = v;
+    else if (k == "--data") opt.data = v;
+    else if (k == "--server") server = v;
+    else {
+      std::cerr << "unknown option " << k << "\n";
+      return 2;
+    }
+  }
+  rlimit lim{};
+  getrlimit(RLIMIT_NOFILE, &lim);
+  lim.rlim_cur = lim.rlim_max;
+  setrlimit(RLIMIT_NOFILE, &lim);
+
+  // ServerProcess passes --data DIR itself; a later --data none wins over it.
+  std::vector<std::string> extra{"--max-connections", "100000"};
+  if (opt.data == "none") extra.insert(extra.end(), {"--data", "none"});
+  plateau::testing::ServerProcess srv(opt.data == "none" ? std::filesystem::path() : std::filesystem::path(opt.data),
+                                      extra);
+  const auto port = srv.start();
+  if (!port) {
+    std::cerr << "server did not start:\n" << srv.log();
+    return 1;
+  }
+  const asio::ip::tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), port);
+  Options one = opt;
+  one.rooms = 1;
+  run_phase(one, ep, srv.pid(), "R=1");
+  run_phase(opt, ep, srv.pid(), "R=" + std::to_string(opt.rooms));
+  if (opt.idle > 0) idle_phase(opt.idle, ep, srv.pid());
+  srv.stop();
+  return 0;
+}
