@@ -3,6 +3,7 @@
 #include "game.hpp"
 #include "kwinty/kwinty.hpp"
 #include "quantik/quantik.hpp"
+#include "quirky/quirky.hpp"
 #include "turris/turris.hpp"
 
 namespace plateau::rules {
@@ -12,6 +13,7 @@ const std::vector<const Game*>& all_games() {
       &quantik::game(),
       &kwinty::game(),
       &turris::game(),
+      &quirky::game(),
   };
   return games;
 }
