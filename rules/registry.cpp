@@ -2,6 +2,7 @@
 // folder to CMakeLists.txt; nothing registers itself.
 #include "game.hpp"
 #include "kwinty/kwinty.hpp"
+#include "ltiles/ltiles.hpp"
 #include "quantik/quantik.hpp"
 #include "quirky/quirky.hpp"
 #include "turris/turris.hpp"
@@ -14,6 +15,7 @@ const std::vector<const Game*>& all_games() {
       &kwinty::game(),
       &turris::game(),
       &quirky::game(),
+      &ltiles::game(),
   };
   return games;
 }

@@ -1,0 +1,661 @@
+#include "ltiles.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "ltiles_inventory.hpp"  // generated from inventory.json
+
+namespace plateau::rules::ltiles {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kSeats = 2;
+constexpr int kHandSize = 3;
+constexpr std::array<char, kSeats> kSeatLetter{'R', 'G'};
+constexpr std::array<std::string_view, kSeats> kSeatColour{"red", "green"};
+
+enum class Variant { standard, ordered, open, hand };
+constexpr std::array<std::string_view, 4> kVariantNames{"standard", "ordered", "open", "hand"};
+
+// ---------------------------------------------------------------------------------------------
+// The inventory (data, embedded at build time).
+
+struct Inventory {
+  std::string domino;  // colour at (0,0), then at (1,0)
+  // Per lot (seat), its kinds in data order with their counts.
+  std::array<std::vector<std::pair<std::string, int>>, kSeats> lots;
+  int per_lot = 0;
+};
+
+bool is_colour(char c) { return c == 'R' || c == 'G' || c == 'N'; }
+
+bool is_kind(std::string_view k) {
+  return k.size() == 3 && std::ranges::all_of(k, is_colour);
+}
+
+// The data is part of the build, so a broken file is a programming error, caught by the tests:
+// abort rather than play with a half-read inventory.
+Inventory parse_inventory() {
+  const json j = json::parse(kInventoryJson, nullptr, /*allow_exceptions=*/false);
+  Inventory inv;
+  if (!j.is_object() || !j.contains("start_domino") || !j["start_domino"].is_string() ||
+      !j.contains("lots") || !j["lots"].is_array() || j["lots"].size() != kSeats)
+    std::abort();
+  inv.domino = j["start_domino"].get<std::string>();
+  if (inv.domino.size() != 2 || !std::ranges::all_of(inv.domino, is_colour)) std::abort();
+  for (int seat = 0; seat < kSeats; ++seat) {
+    const json& lot = j["lots"][seat];
+    if (!lot.is_object() || !lot.contains("tiles") || !lot["tiles"].is_array()) std::abort();
+    int total = 0;
+    for (const json& t : lot["tiles"]) {
+      if (!t.is_object() || !t.contains("kind") || !t["kind"].is_string() || !t.contains("count") ||
+          !t["count"].is_number_integer())
+        std::abort();
+      const std::string kind = t["kind"].get<std::string>();
+      const int count = t["count"].get<int>();
+      if (!is_kind(kind) || count < 1 || count > 1000) std::abort();
+      for (const auto& [k, n] : inv.lots[seat])
+        if (k == kind) std::abort();  // each kind once per lot
+      inv.lots[seat].emplace_back(kind, count);
+      total += count;
+    }
+    if (total < 1 || (seat > 0 && total != inv.per_lot)) std::abort();
+    inv.per_lot = total;
+  }
+  return inv;
+}
+
+const Inventory& inventory() {
+  static const Inventory inv = parse_inventory();
+  return inv;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Geometry.
+
+struct Pos {
+  int x = 0;
+  int y = 0;
+  friend auto operator<=>(const Pos&, const Pos&) = default;
+};
+
+constexpr std::array<Pos, 4> kDirs{Pos{1, 0}, Pos{0, 1}, Pos{-1, 0}, Pos{0, -1}};  // E S W N
+
+Pos add(Pos a, Pos b) { return {a.x + b.x, a.y + b.y}; }
+
+// Corner, arm A, arm B of a tile with its corner at `at` and `rot` clockwise quarter turns.
+std::array<Pos, 3> footprint(Pos at, int rot) {
+  return {at, add(at, kDirs[rot]), add(at, kDirs[(rot + 1) % 4])};
+}
+
+std::string key_of(Pos p) { return std::to_string(p.x) + "," + std::to_string(p.y); }
+
+struct Placement {
+  std::string kind;
+  Pos at;
+  int rot = 0;
+};
+
+std::string placement_text(const std::string& kind, Pos at, int rot) {
+  return kind + "@" + std::to_string(at.x) + "," + std::to_string(at.y) + "," + std::to_string(rot);
+}
+
+// A plain decimal integer as the notation writes it: no "+", no leading zero, no "-0".
+std::optional<int> parse_int(std::string_view text) {
+  bool negative = false;
+  if (!text.empty() && text[0] == '-') {
+    negative = true;
+    text.remove_prefix(1);
+  }
+  if (text.empty() || text.size() > 6) return std::nullopt;  // far beyond any reachable cell
+  if (text[0] == '0' && (text.size() > 1 || negative)) return std::nullopt;
+  int value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return negative ? -value : value;
+}
+
+std::optional<Placement> parse_placement(std::string_view text) {
+  const auto at = text.find('@');
+  if (at != 3 || !is_kind(text.substr(0, 3))) return std::nullopt;
+  const auto rest = text.substr(4);
+  const auto c1 = rest.find(',');
+  if (c1 == std::string_view::npos) return std::nullopt;
+  const auto c2 = rest.find(',', c1 + 1);
+  if (c2 == std::string_view::npos) return std::nullopt;
+  const auto x = parse_int(rest.substr(0, c1));
+  const auto y = parse_int(rest.substr(c1 + 1, c2 - c1 - 1));
+  const auto r = rest.substr(c2 + 1);
+  if (!x || !y || r.size() != 1 || r[0] < '0' || r[0] > '3') return std::nullopt;
+  return Placement{std::string(text.substr(0, 3)), Pos{*x, *y}, r[0] - '0'};
+}
+
+std::string ordinal(int n) {
+  switch (n) {
+    case 1: return "best";
+    case 2: return "2nd-best";
+    case 3: return "3rd-best";
+    default: return std::to_string(n) + "th-best";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The state.
+
+struct Square {
+  char colour = 'N';
+  int tile = 0;  // index into tiles_
+};
+
+struct PlacedTile {
+  Seat seat = -1;  // -1: the start domino
+  std::string kind;
+  Pos at;
+  int rot = 0;
+  int level = 1;
+  std::vector<Pos> cells;
+};
+
+struct Zone {
+  int score = 0;
+  int area = 0;
+  int height = 0;
+  std::vector<Pos> cells;  // sorted
+};
+
+// Which seat leads and at which rank (0 = best zone) the comparison was decided.
+struct Verdict {
+  std::optional<Seat> winner;
+  int rank = -1;  // -1: every zone ties
+};
+
+enum class Phase { setup, play };
+
+class LTilesState final : public State {
+ public:
+  LTilesState(Variant variant, Seat first, Rng rng)
+      : variant_(variant), first_(first), to_move_(first), rng_(rng) {
+    const Inventory& inv = inventory();
+    // The start domino is tile 0, placed before anything else.
+    tiles_.push_back(PlacedTile{-1, inv.domino, Pos{0, 0}, 0, 1, {Pos{0, 0}, Pos{1, 0}}});
+    board_[Pos{0, 0}].push_back(Square{inv.domino[0], 0});
+    board_[Pos{1, 0}].push_back(Square{inv.domino[1], 0});
+    total_ = kSeats * inv.per_lot;
+    for (int seat = 0; seat < kSeats; ++seat) {
+      std::vector<std::string> lot;
+      for (const auto& [kind, count] : inv.lots[seat]) {
+        left_[seat][kind] = count;
+        lot.insert(lot.end(), count, kind);
+      }
+      switch (variant_) {
+        case Variant::standard:
+        case Variant::hand:
+          // Lot 1, then lot 2, from the generator in the state: the seed fixes both piles.
+          rng_.shuffle(lot);
+          pile_[seat] = std::move(lot);
+          break;
+        case Variant::ordered:
+          to_order_[seat] = left_[seat];
+          break;
+        case Variant::open:
+          break;
+      }
+      if (variant_ == Variant::hand) {
+        for (auto& slot : hand_[seat]) slot = draw(seat);
+      }
+    }
+    if (variant_ == Variant::ordered) {
+      phase_ = Phase::setup;
+      for (int seat = 0; seat < kSeats; ++seat) auto_order(seat);
+      // A lot of one single kind needs no ordering at all.
+      if (to_order_count(first_) == 0) finish_ordering(first_);
+    }
+  }
+
+  std::unique_ptr<State> clone() const override { return std::make_unique<LTilesState>(*this); }
+  int num_seats() const override { return kSeats; }
+  std::optional<Seat> to_move() const override {
+    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
+  }
+  std::optional<Outcome> outcome() const override { return outcome_; }
+
+  std::vector<Move> legal_moves() const override {
+    std::vector<Move> moves;
+    if (outcome_) return moves;
+    if (phase_ == Phase::setup) {
+      for (const auto& [kind, count] : to_order_[to_move_])
+        if (count > 0) moves.push_back(Move{"pile " + kind});
+      return moves;
+    }
+    const std::set<std::pair<Pos, int>> spread = spread_spots();
+    for (const std::string& kind : playable_kinds(to_move_)) {
+      std::set<std::pair<Pos, int>> spots = spread;
+      for (const auto& [pos, column] : board_)
+        for (int rot = 0; rot < 4; ++rot)
+          if (can_stack(kind, pos, rot)) spots.emplace(pos, rot);
+      for (const auto& [pos, rot] : spots) moves.push_back(Move{placement_text(kind, pos, rot)});
+    }
+    return moves;
+  }
+
+  json view(std::optional<Seat> viewer) const override {
+    json squares = json::object();
+    int min_x = 0, min_y = 0, max_x = 0, max_y = 0;
+    for (const auto& [pos, column] : board_) {
+      const Square& top = column.back();
+      squares[key_of(pos)] = json{{"level", static_cast<int>(column.size())},
+                                  {"colour", std::string(1, top.colour)},
+                                  {"tile", top.tile}};
+      min_x = std::min(min_x, pos.x);
+      min_y = std::min(min_y, pos.y);
+      max_x = std::max(max_x, pos.x);
+      max_y = std::max(max_y, pos.y);
+    }
+    json tiles = json::array();
+    for (const PlacedTile& t : tiles_) {
+      json cells = json::array();
+      for (std::size_t i = 0; i < t.cells.size(); ++i)
+        cells.push_back(json::array({t.cells[i].x, t.cells[i].y, std::string(1, t.kind[i])}));
+      tiles.push_back(json{{"seat", t.seat < 0 ? json(nullptr) : json(t.seat)},
+                           {"kind", t.kind},
+                           {"at", json::array({t.at.x, t.at.y})},
+                           {"rot", t.rot},
+                           {"level", t.level},
+                           {"cells", std::move(cells)}});
+    }
+    json piles = json::array();
+    for (int seat = 0; seat < kSeats; ++seat) piles.push_back(pile_view(seat, viewer));
+
+    const auto zones = all_zones();
+    json scores = json::array();
+    for (int seat = 0; seat < kSeats; ++seat) {
+      json list = json::array();
+      for (const Zone& z : zones[seat]) list.push_back(json::array({z.score, z.area, z.height}));
+      json best_cells = json::array();
+      if (!zones[seat].empty())
+        for (const Pos& p : zones[seat].front().cells)
+          best_cells.push_back(json::array({p.x, p.y}));
+      scores.push_back(json{{"best", zones[seat].empty() ? 0 : zones[seat].front().score},
+                            {"zones", std::move(list)},
+                            {"best_cells", std::move(best_cells)}});
+    }
+    const Verdict verdict = compare(zones);
+
+    json last = nullptr;
+    if (last_tile_ > 0) {
+      const PlacedTile& t = tiles_[last_tile_];
+      last = json{{"seat", t.seat},
+                  {"move", placement_text(t.kind, t.at, t.rot)},
+                  {"tile", last_tile_}};
+    }
+    return json{{"variant", kVariantNames[static_cast<int>(variant_)]},
+                {"colours", json::array({kSeatColour[0], kSeatColour[1]})},
+                {"phase", outcome_ ? "over" : (phase_ == Phase::setup ? "setup" : "play")},
+                {"placed", static_cast<int>(tiles_.size()) - 1},
+                {"total", total_},
+                {"squares", std::move(squares)},
+                {"extent", json::array({min_x, min_y, max_x, max_y})},
+                {"tiles", std::move(tiles)},
+                {"piles", std::move(piles)},
+                {"scores", std::move(scores)},
+                {"leader", verdict.winner ? json(*verdict.winner) : json(nullptr)},
+                {"last", std::move(last)}};
+  }
+
+ protected:
+  bool is_legal(const Move& move) const override {
+    if (outcome_) return false;
+    if (phase_ == Phase::setup) {
+      const std::string_view text = move.text;
+      if (!text.starts_with("pile ")) return false;
+      const auto it = to_order_[to_move_].find(std::string(text.substr(5)));
+      return it != to_order_[to_move_].end() && it->second > 0;
+    }
+    const auto p = parse_placement(move.text);
+    if (!p) return false;
+    const auto kinds = playable_kinds(to_move_);
+    if (std::ranges::find(kinds, p->kind) == kinds.end()) return false;
+    return can_spread(p->at, p->rot) || can_stack(p->kind, p->at, p->rot);
+  }
+
+  void do_apply(const Move& move) override {
+    const Seat seat = to_move_;
+    if (phase_ == Phase::setup) {
+      const std::string kind = move.text.substr(5);
+      order_[seat].push_back(kind);
+      --to_order_[seat][kind];
+      auto_order(seat);
+      if (to_order_count(seat) > 0) return;
+      finish_ordering(seat);
+      return;
+    }
+    const Placement p = *parse_placement(move.text);
+    take_tile(seat, p.kind);
+    const auto cells = footprint(p.at, p.rot);
+    const auto below = board_.find(cells[0]);
+    const int level = below == board_.end() ? 1 : static_cast<int>(below->second.size()) + 1;
+    const int index = static_cast<int>(tiles_.size());
+    tiles_.push_back(PlacedTile{seat, p.kind, p.at, p.rot, level, {cells.begin(), cells.end()}});
+    for (int i = 0; i < 3; ++i) board_[cells[i]].push_back(Square{p.kind[i], index});
+    last_tile_ = index;
+    if (static_cast<int>(tiles_.size()) - 1 == total_) {
+      finish();
+      return;
+    }
+    to_move_ = 1 - seat;
+  }
+
+ private:
+  int height(Pos p) const {
+    const auto it = board_.find(p);
+    return it == board_.end() ? 0 : static_cast<int>(it->second.size());
+  }
+
+  // Élargir: three empty cells, one of them edge-adjacent to a placed square.
+  bool can_spread(Pos at, int rot) const {
+    const auto cells = footprint(at, rot);
+    for (const Pos& c : cells)
+      if (height(c) > 0) return false;
+    for (const Pos& c : cells)
+      for (const Pos& d : kDirs)
+        if (height(add(c, d)) > 0) return true;
+    return false;
+  }
+
+  // Empiler: three tops at one level, from at least two tiles, never red on green or green on red.
+  bool can_stack(const std::string& kind, Pos at, int rot) const {
+    const auto cells = footprint(at, rot);
+    std::array<const Square*, 3> under{};
+    std::size_t level = 0;
+    for (int i = 0; i < 3; ++i) {
+      const auto it = board_.find(cells[i]);
+      if (it == board_.end()) return false;  // a gap: nothing under this square
+      if (i == 0) level = it->second.size();
+      if (it->second.size() != level) return false;  // resting on squares at two levels
+      under[i] = &it->second.back();
+    }
+    if (under[0]->tile == under[1]->tile && under[1]->tile == under[2]->tile) return false;
+    for (int i = 0; i < 3; ++i) {
+      const char top = kind[i], low = under[i]->colour;
+      if ((top == 'R' && low == 'G') || (top == 'G' && low == 'R')) return false;
+    }
+    return true;
+  }
+
+  // Every élargir spot (corner, rotation); the same for every kind. A spot touching the table
+  // has a square on an empty cell next to a placed one, so its corner is within 2 of that cell.
+  std::set<std::pair<Pos, int>> spread_spots() const {
+    std::set<Pos> corners;
+    for (const auto& [pos, column] : board_)
+      for (int dx = -2; dx <= 2; ++dx)
+        for (int dy = -2; dy <= 2; ++dy) {
+          const Pos c{pos.x + dx, pos.y + dy};
+          if (height(c) == 0) corners.insert(c);
+        }
+    std::set<std::pair<Pos, int>> spots;
+    for (const Pos& c : corners)
+      for (int rot = 0; rot < 4; ++rot)
+        if (can_spread(c, rot)) spots.emplace(c, rot);
+    return spots;
+  }
+
+  // The kinds `seat` may play now, each once, in a fixed order.
+  std::vector<std::string> playable_kinds(Seat seat) const {
+    std::vector<std::string> kinds;
+    switch (variant_) {
+      case Variant::standard:
+      case Variant::ordered:
+        if (!pile_[seat].empty()) kinds.push_back(pile_[seat].back());
+        break;
+      case Variant::open:
+        for (const auto& [kind, count] : left_[seat])
+          if (count > 0) kinds.push_back(kind);
+        break;
+      case Variant::hand:
+        for (const auto& slot : hand_[seat])
+          if (slot && std::ranges::find(kinds, *slot) == kinds.end()) kinds.push_back(*slot);
+        break;
+    }
+    return kinds;
+  }
+
+  std::optional<std::string> draw(Seat seat) {
+    if (pile_[seat].empty()) return std::nullopt;
+    std::string top = std::move(pile_[seat].back());
+    pile_[seat].pop_back();
+    return top;
+  }
+
+  void take_tile(Seat seat, const std::string& kind) {
+    --left_[seat][kind];
+    switch (variant_) {
+      case Variant::standard:
+      case Variant::ordered: pile_[seat].pop_back(); break;
+      case Variant::open: break;
+      case Variant::hand:
+        for (auto& slot : hand_[seat])
+          if (slot == kind) {
+            // The text: the player "replaces the tile just played by the top tile of the pile".
+            slot = draw(seat);
+            break;
+          }
+        break;
+    }
+  }
+
+  int to_order_count(Seat seat) const {
+    int n = 0;
+    for (const auto& [kind, count] : to_order_[seat]) n += count;
+    return n;
+  }
+
+  // Once the tiles left to order are all of one kind there is no choice left: fill them in.
+  void auto_order(Seat seat) {
+    int kinds = 0;
+    for (const auto& [kind, count] : to_order_[seat]) kinds += count > 0;
+    if (kinds != 1) return;
+    for (auto& [kind, count] : to_order_[seat]) {
+      order_[seat].insert(order_[seat].end(), count, kind);
+      count = 0;
+    }
+  }
+
+  // The seat's pile is complete: the other seat orders next, or play starts with the first player.
+  void finish_ordering(Seat seat) {
+    pile_[seat].assign(order_[seat].rbegin(), order_[seat].rend());  // back = top = first pick
+    ordered_[seat] = true;
+    const Seat other = 1 - seat;
+    if (!ordered_[other]) {
+      to_move_ = other;
+      if (to_order_count(other) == 0) finish_ordering(other);
+      return;
+    }
+    phase_ = Phase::play;
+    to_move_ = first_;
+  }
+
+  // Zones: 4-connected visible squares of one colour, red for seat 0 and green for seat 1,
+  // sorted best first (score, then area, then the position of their first square).
+  std::array<std::vector<Zone>, kSeats> all_zones() const {
+    std::array<std::vector<Zone>, kSeats> zones;
+    std::set<Pos> seen;
+    for (const auto& [start, start_column] : board_) {
+      const char colour = start_column.back().colour;
+      if (colour == 'N' || seen.contains(start)) continue;
+      const int seat = colour == kSeatLetter[0] ? 0 : 1;
+      Zone zone;
+      std::vector<Pos> todo{start};
+      seen.insert(start);
+      while (!todo.empty()) {
+        const Pos p = todo.back();
+        todo.pop_back();
+        zone.cells.push_back(p);
+        zone.height = std::max(zone.height, height(p));
+        for (const Pos& d : kDirs) {
+          const Pos q = add(p, d);
+          const auto it = board_.find(q);
+          if (it == board_.end() || it->second.back().colour != colour || seen.contains(q))
+            continue;
+          seen.insert(q);
+          todo.push_back(q);
+        }
+      }
+      std::ranges::sort(zone.cells);
+      zone.area = static_cast<int>(zone.cells.size());
+      zone.score = zone.area * zone.height;
+      zones[seat].push_back(std::move(zone));
+    }
+    for (auto& list : zones)
+      std::ranges::sort(list, [](const Zone& a, const Zone& b) {
+        return std::tie(b.score, b.area, a.cells.front()) <
+               std::tie(a.score, a.area, b.cells.front());
+      });
+    return zones;
+  }
+
+  // Best zone against best zone, then the next-best, and so on; a missing zone counts 0.
+  static Verdict compare(const std::array<std::vector<Zone>, kSeats>& zones) {
+    const std::size_t n = std::max(zones[0].size(), zones[1].size());
+    for (std::size_t i = 0; i < n; ++i) {
+      const int a = i < zones[0].size() ? zones[0][i].score : 0;
+      const int b = i < zones[1].size() ? zones[1][i].score : 0;
+      if (a != b) return Verdict{a > b ? 0 : 1, static_cast<int>(i)};
+    }
+    return Verdict{};
+  }
+
+  void finish() {
+    const auto zones = all_zones();
+    const Verdict v = compare(zones);
+    std::array<int, kSeats> best{};
+    for (int seat = 0; seat < kSeats; ++seat)
+      best[seat] = zones[seat].empty() ? 0 : zones[seat].front().score;
+    std::string reason;
+    if (!v.winner) {
+      reason = "every zone ties (best zones " + std::to_string(best[0]) + " each): a draw";
+    } else {
+      const Seat w = *v.winner;
+      const auto score_at = [&](Seat s) {
+        const auto i = static_cast<std::size_t>(v.rank);
+        return i < zones[s].size() ? zones[s][i].score : 0;
+      };
+      reason = std::string(kSeatColour[w]) + " wins: ";
+      if (v.rank == 0) {
+        const Zone& z = zones[w].front();
+        reason += "best zone " + std::to_string(z.score) + " (" + std::to_string(z.area) +
+                  " squares, up to level " + std::to_string(z.height) + ") against " +
+                  std::to_string(best[1 - w]);
+      } else {
+        reason += "best zones tie at " + std::to_string(best[0]) + "; " +
+                  ordinal(v.rank + 1) + " zone " + std::to_string(score_at(w)) + " against " +
+                  std::to_string(score_at(1 - w));
+      }
+    }
+    outcome_ = Outcome{v.winner ? std::vector<Seat>{*v.winner} : std::vector<Seat>{},
+                       {best[0], best[1]}, reason};
+  }
+
+  json pile_view(Seat seat, std::optional<Seat> viewer) const {
+    json left = json::object();
+    for (const auto& [kind, count] : left_[seat]) left[kind] = count;
+    json top = nullptr;
+    if (phase_ == Phase::play && !pile_[seat].empty() && variant_ != Variant::open)
+      top = pile_[seat].back();
+    int size = 0;
+    switch (variant_) {
+      case Variant::standard:
+      case Variant::hand: size = static_cast<int>(pile_[seat].size()); break;
+      case Variant::ordered:
+        size = phase_ == Phase::setup ? static_cast<int>(order_[seat].size())
+                                      : static_cast<int>(pile_[seat].size());
+        break;
+      case Variant::open:
+        for (const auto& [kind, count] : left_[seat]) size += count;
+        break;
+    }
+    json hand = nullptr;
+    if (variant_ == Variant::hand) {
+      hand = json::array();
+      for (const auto& slot : hand_[seat]) hand.push_back(slot ? json(*slot) : json(nullptr));
+    }
+    // Only the owner of an ordered pile knows its order (they chose it); nobody else does.
+    json order = nullptr;
+    if (variant_ == Variant::ordered && viewer == seat) {
+      order = json::array();
+      if (phase_ == Phase::setup && !ordered_[seat]) {
+        for (const auto& kind : order_[seat]) order.push_back(kind);
+      } else {
+        for (auto it = pile_[seat].rbegin(); it != pile_[seat].rend(); ++it) order.push_back(*it);
+      }
+    }
+    return json{{"colour", kSeatColour[seat]}, {"size", size},
+                {"top", std::move(top)},       {"hand", std::move(hand)},
+                {"left", std::move(left)},     {"order", std::move(order)}};
+  }
+
+  Variant variant_;
+  Seat first_;
+  Seat to_move_;
+  Phase phase_ = Phase::play;
+  Rng rng_;  // all chance: the first player and the shuffles, drawn at creation
+  int total_ = 0;
+  std::map<Pos, std::vector<Square>> board_;  // each cell's squares, bottom first
+  std::vector<PlacedTile> tiles_;             // 0 is the start domino
+  int last_tile_ = 0;                         // 0: no tile placed yet
+  std::array<std::vector<std::string>, kSeats> pile_;  // back = top
+  std::array<std::array<std::optional<std::string>, kHandSize>, kSeats> hand_;
+  std::array<std::map<std::string, int>, kSeats> left_;      // unplayed tiles by kind (public)
+  std::array<std::map<std::string, int>, kSeats> to_order_;  // ordered: still to put in the pile
+  std::array<std::vector<std::string>, kSeats> order_;       // ordered: picks so far, first first
+  std::array<bool, kSeats> ordered_{};
+  std::optional<Outcome> outcome_;
+};
+
+class LTilesGame final : public Game {
+ public:
+  std::string_view id() const override { return "ltiles"; }
+  std::string_view name() const override { return "L-Tiles"; }
+  int min_seats() const override { return 2; }
+  int max_seats() const override { return 2; }
+  std::vector<OptionSpec> options() const override {
+    return {first_player_option(2),
+            OptionSpec{.name = "variant",
+                       .kind = OptionSpec::Kind::choice,
+                       .default_value = "standard",
+                       .min = 0,
+                       .max = 0,
+                       .choices = {kVariantNames.begin(), kVariantNames.end()},
+                       .label = "standard: play the top of a shuffled face-up pile; ordered "
+                                "(variant 1): each player orders their own pile first; open "
+                                "(variant 2): all tiles face up, play any; hand (variant 3): a "
+                                "face-up hand of 3 refilled from the pile"}};
+  }
+
+ protected:
+  Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {
+    Rng rng(seed);
+    const auto first = pick_first_player(options, kSeats, rng);
+    if (!first) return std::unexpected(first.error());
+    const auto& name = options.at("variant").get_ref<const std::string&>();
+    const auto it = std::ranges::find(kVariantNames, name);
+    if (it == kVariantNames.end()) return std::unexpected(RuleError::bad_option);
+    const auto variant = static_cast<Variant>(it - kVariantNames.begin());
+    return std::make_unique<LTilesState>(variant, *first, rng);
+  }
+};
+
+}  // namespace
+
+const Game& game() {
+  static const LTilesGame instance;
+  return instance;
+}
+
+}  // namespace plateau::rules::ltiles
