@@ -1,5 +1,7 @@
 #include "view.hpp"
 
+#include <algorithm>
+
 namespace plateau::protocol {
 
 using nlohmann::json;
@@ -41,7 +43,97 @@ json make_state(const RoomFacts& room, const rules::State& state, std::optional<
               {"board", state.view(viewer)}};
 }
 
-json diff(const json& from, const json& to) { return json::diff(from, to); }
+namespace {
+
+void append_token(std::string& path, std::string_view key) {
+  path += '/';
+  for (char c : key) {
+    if (c == '~') path += "~0";
+    else if (c == '/') path += "~1";
+    else path += c;
+  }
+}
+
+void op(json& ops, const char* kind, const std::string& path, const json* value) {
+  json o{{"op", kind}, {"path", path}};
+  if (value) o["value"] = *value;
+  ops.push_back(std::move(o));
+}
+
+bool is_container(const json& j) { return j.is_object() || j.is_array(); }
+
+// Why not json::diff: it deep-compares at every level and rebuilds path strings, which made it
+// half of a move's cost, and it patches a list that changes length element by element. Here
+// objects are merged key by key (both are sorted maps), equal-length arrays element by element,
+// and an array that grew or shrank gets adds or removes at its end when its head is unchanged,
+// or is replaced whole when that is shorter.
+void diff_into(const json& a, const json& b, std::string& path, json& ops) {
+  if (a.type() != b.type() || !is_container(a)) {
+    if (a != b) op(ops, "replace", path, &b);
+    return;
+  }
+  const std::size_t len = path.size();
+  if (a.is_object()) {
+    auto ia = a.begin(), ib = b.begin();
+    while (ia != a.end() || ib != b.end()) {
+      if (ib == b.end() || (ia != a.end() && ia.key() < ib.key())) {
+        append_token(path, ia.key());
+        op(ops, "remove", path, nullptr);
+        ++ia;
+      } else if (ia == a.end() || ib.key() < ia.key()) {
+        append_token(path, ib.key());
+        op(ops, "add", path, &*ib);
+        ++ib;
+      } else {
+        append_token(path, ia.key());
+        diff_into(*ia, *ib, path, ops);
+        ++ia;
+        ++ib;
+      }
+      path.resize(len);
+    }
+    return;
+  }
+  const std::size_t common = std::min(a.size(), b.size());
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < common; ++i)
+    if (a[i] != b[i]) ++differing;
+  // Rewriting most of a list element by element costs more than sending it again.
+  if (differing * 2 > common + 1 && b.size() > 0) {
+    if (differing + (a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > 1 || a.size() != b.size()) {
+      op(ops, "replace", path, &b);
+      return;
+    }
+  }
+  for (std::size_t i = 0; i < common; ++i) {
+    if (a[i] == b[i]) continue;
+    path += '/';
+    path += std::to_string(i);
+    diff_into(a[i], b[i], path, ops);
+    path.resize(len);
+  }
+  for (std::size_t i = common; i < b.size(); ++i) {
+    path += '/';
+    path += std::to_string(i);
+    op(ops, "add", path, &b[i]);
+    path.resize(len);
+  }
+  for (std::size_t i = a.size(); i > common; --i) {  // from the end, so indices stay valid
+    path += '/';
+    path += std::to_string(i - 1);
+    op(ops, "remove", path, nullptr);
+    path.resize(len);
+  }
+}
+
+}  // namespace
+
+json diff(const json& from, const json& to) {
+  json ops = json::array();
+  std::string path;
+  diff_into(from, to, path, ops);
+  return ops;
+}
 
 std::optional<json> apply_patch(const json& doc, const json& ops) {
   try {
