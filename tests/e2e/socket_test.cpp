@@ -5,85 +5,13 @@
 
 #include <fcntl.h>
 
-#include "protocol/view.hpp"
-#include "rules/game.hpp"
-#include "server_process.hpp"
-#include "ws_client.hpp"
+#include "client_seat.hpp"
 
 namespace plateau::testing {
 namespace {
 
-using client::WsClient;
 using nlohmann::json;
 using namespace std::chrono_literals;
-
-// A client that keeps its copy of one room the way a browser does.
-struct Seat {
-  WsClient ws;
-  json state;
-  std::int64_t version = 0;
-  std::string token;
-  std::string room;
-
-  void take(const json& m) {
-    if (m["type"] == "full" && m["room"] == room) {
-      state = m["state"];
-      version = m["version"];
-    } else if (m["type"] == "patch" && m["room"] == room && !state.is_null()) {
-      if (m["version"].get<std::int64_t>() <= version) return;
-      ASSERT_EQ(m["version"].get<std::int64_t>(), version + 1) << "a version was skipped";
-      auto next = protocol::apply_patch(state, m["ops"]);
-      ASSERT_TRUE(next.has_value()) << m.dump();
-      state = *next;
-      version = m["version"];
-    }
-  }
-  // Reads until this client has reached version `v`.
-  bool reach(std::int64_t v, std::chrono::milliseconds timeout = 5s) {
-    if (version >= v) return true;
-    return ws.recv_until([&](const json&) { return version >= v; }, timeout, [&](const json& m) { take(m); })
-        .has_value();
-  }
-  std::optional<json> expect(const std::string& type) {
-    return ws.recv_until([&](const json& m) { return m["type"] == type; }, 5s, [&](const json& m) { take(m); });
-  }
-};
-
-std::unique_ptr<Seat> connect(unsigned short port, const std::string& name, const std::string& token = "") {
-  auto s = std::make_unique<Seat>();
-  EXPECT_EQ(s->ws.connect("127.0.0.1", port), "");
-  json hello{{"type", "hello"}, {"name", name}};
-  if (!token.empty()) hello["token"] = token;
-  s->ws.send(hello);
-  auto w = s->expect("welcome");
-  EXPECT_TRUE(w.has_value());
-  if (w) s->token = (*w)["token"];
-  return s;
-}
-
-std::string create(Seat& s, const std::string& game, json options = json::object()) {
-  s.ws.send({{"type", "create"}, {"game", game}, {"options", options}});
-  auto c = s.ws.recv_until([](const json& m) { return m["type"] == "created" || m["type"] == "error"; });
-  EXPECT_TRUE(c && (*c)["type"] == "created") << (c ? c->dump() : "nothing");
-  return c && (*c)["type"] == "created" ? (*c)["room"].get<std::string>() : "";
-}
-
-void join(Seat& s, const std::string& room, bool spectator = false) {
-  s.room = room;
-  s.ws.send({{"type", "join"}, {"room", room}, {"as", spectator ? "spectator" : "player"}});
-  ASSERT_TRUE(s.expect("joined").has_value());
-  ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 5s, [&](const json& m) { s.take(m); }));
-}
-
-json fresh_sync(Seat& s) {
-  s.ws.send({{"type", "sync"}, {"room", s.room}, {"id", "probe"}});
-  auto f = s.ws.recv_until([](const json& m) { return m["type"] == "full" && m.value("id", json()) == "probe"; }, 5s,
-                           [&](const json& m) {
-                             if (m.value("id", json()) != "probe") s.take(m);
-                           });
-  EXPECT_TRUE(f.has_value());
-  return f ? (*f)["state"] : json();
-}
 
 class Sockets : public ::testing::Test {
  protected:
@@ -94,32 +22,6 @@ class Sockets : public ::testing::Test {
   ServerProcess server_;
   unsigned short port_ = 0;
 };
-
-// Plays random legal moves until the game ends; checks every viewer's copy on the way.
-void play_out(std::vector<Seat*> players, Seat& spectator, std::uint64_t seed, bool check_every_step) {
-  rules::Rng pick(seed);
-  int moves = 0;
-  for (;;) {
-    Seat& any = *players[0];
-    for (Seat* p : players) ASSERT_TRUE(p->reach(spectator.version));
-    if (any.state["status"] != "playing") break;
-    const int mover = any.state["to_move"];
-    Seat& m = *players[mover];
-    const auto& legal = m.state["legal_moves"];
-    ASSERT_FALSE(legal.empty());
-    const auto v = m.version;
-    m.ws.send({{"type", "move"}, {"room", m.room}, {"version", v}, {"move", legal[pick.below(legal.size())]}});
-    ASSERT_TRUE(spectator.reach(v + 1)) << "the spectator sees the move";
-    for (Seat* p : players) ASSERT_TRUE(p->reach(v + 1));
-    if (check_every_step || moves % 25 == 0) {
-      ASSERT_EQ(spectator.state, fresh_sync(spectator));
-    }
-    ASSERT_LT(++moves, 5000);
-  }
-  EXPECT_EQ(spectator.state["status"], "over");
-  EXPECT_EQ(spectator.state, fresh_sync(spectator));
-  for (Seat* p : players) EXPECT_EQ(p->state["board"], spectator.state["board"]) << "all see the same final board";
-}
 
 TEST_F(Sockets, TwoPlayersAndASpectatorPlayQuantikToTheEnd) {
   auto ada = connect(port_, "Ada"), bob = connect(port_, "Bob"), eve = connect(port_, "Eve");

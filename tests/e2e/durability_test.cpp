@@ -1,0 +1,170 @@
+// Rooms that survive: kill -9 and restart with every acknowledged move, reconnection by token,
+// and a store that refuses a corrupted or truncated database without touching it. Real binary,
+// real sockets, 127.0.0.1.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "client_seat.hpp"
+
+namespace plateau::testing {
+namespace {
+
+std::string read_file(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The state minus what a restart legitimately changes: who is connected.
+json without_presence(json st) {
+  for (auto& s : st["seats"]) s.erase("connected");
+  return st;
+}
+
+struct Table {
+  std::string game, room;
+  std::vector<std::unique_ptr<Seat>> players;
+  json acked;  // the last state every player had seen, from the first player's copy
+};
+
+TEST(Durability, KillNineLosesNoAcknowledgedMoveAndPlayersFinishTheirGames) {
+  ServerProcess server;
+  auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  std::vector<Table> tables;
+  rules::Rng pick(2024);
+  int acknowledged = 0;
+  // Three tables of every game at every player count, each played part way.
+  for (const rules::Game* g : rules::all_games()) {
+    for (int n = g->min_seats(); n <= g->max_seats(); ++n) {
+      for (int copy = 0; copy < 3; ++copy) {
+        Table t;
+        t.game = std::string(g->id());
+        for (int i = 0; i < n; ++i) t.players.push_back(connect(port, t.game + std::to_string(i)));
+        t.room = create(*t.players[0], t.game, {{"players", n}});
+        for (auto& p : t.players) join(*p, t.room);
+        for (auto& p : t.players) ASSERT_TRUE(p->reach(t.players.back()->version));
+        const int moves = 1 + static_cast<int>(pick.below(6));
+        for (int k = 0; k < moves; ++k) {
+          auto& any = *t.players[0];
+          if (any.state["status"] != "playing") break;
+          Seat& m = *t.players[any.state["to_move"].get<int>()];
+          const auto& legal = m.state["legal_moves"];
+          const auto v = m.version;
+          m.ws.send({{"type", "move"}, {"room", t.room}, {"version", v}, {"move", legal[pick.below(legal.size())]}});
+          for (auto& p : t.players) ASSERT_TRUE(p->reach(v + 1)) << "acknowledged: everyone saw it";
+          ++acknowledged;
+        }
+        t.acked = t.players[0]->state;
+        tables.push_back(std::move(t));
+      }
+    }
+  }
+  ASSERT_GT(acknowledged, 30);
+  server.kill(SIGKILL);
+  for (auto& t : tables)
+    for (auto& p : t.players) p->ws.close();
+
+  port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  EXPECT_NE(server.log().find("event=recovered rooms=" + std::to_string(tables.size())), std::string::npos)
+      << server.log();
+  for (auto& t : tables) {
+    SCOPED_TRACE(t.game + " room " + t.room);
+    std::vector<std::unique_ptr<Seat>> back;
+    for (auto& p : t.players) {
+      // hello with the token alone puts the player back at their seat: joined, then full.
+      auto s = std::make_unique<Seat>();
+      s->room = t.room;
+      ASSERT_EQ(s->ws.connect("127.0.0.1", port), "");
+      s->ws.send({{"type", "hello"}, {"name", "again"}, {"token", p->token}});
+      ASSERT_TRUE(s->expect("joined").has_value());
+      ASSERT_TRUE(s->ws.recv_until([&](const json&) { return !s->state.is_null(); }, 5s, [&](const json& m) { s->take(m); }));
+      back.push_back(std::move(s));
+    }
+    for (auto& s : back) ASSERT_TRUE(s->reach(back.back()->version));
+    json expected = without_presence(t.acked), got = without_presence(back[0]->state);
+    for (auto* j : {&expected, &got})
+      for (auto& seat : (*j)["seats"]) seat.erase("name");  // the players said hello as "again"
+    EXPECT_EQ(got, expected) << "the room came back exactly as acknowledged";
+    std::vector<Seat*> ptrs;
+    for (auto& s : back) ptrs.push_back(s.get());
+    auto watcher = connect(port, "Eve");
+    join(*watcher, t.room, true);
+    play_out(ptrs, *watcher, 99, false);
+  }
+  EXPECT_EQ(server.stop(), 0);
+}
+
+TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesTheSeat) {
+  ServerProcess server;
+  const auto port = server.start();
+  ASSERT_NE(port, 0);
+  auto ada = connect(port, "Ada"), bob = connect(port, "Bob"), eve = connect(port, "Eve");
+  const auto room = create(*ada, "quantik", {{"first", "1"}});
+  join(*ada, room);
+  join(*bob, room);
+  join(*eve, room, true);
+  ASSERT_TRUE(eve->reach(bob->version));
+  const std::string token = bob->token;
+  bob->ws.close();
+  ASSERT_TRUE(eve->ws.recv_until([&](const json&) { return eve->state["seats"][1]["connected"] == false; }, 5s,
+                                 [&](const json& m) { eve->take(m); }))
+      << "the seat shows disconnected";
+  auto mallory = connect(port, "Mallory");
+  mallory->ws.send({{"type", "join"}, {"room", room}, {"as", "player"}, {"seat", 1}});
+  auto e = mallory->ws.recv_type("error");
+  ASSERT_TRUE(e);
+  EXPECT_EQ((*e)["code"], "room/seat_taken");
+  auto bob2 = connect(port, "Bob", token);
+  bob2->room = room;
+  ASSERT_TRUE(bob2->expect("joined").has_value());
+  ASSERT_TRUE(bob2->ws.recv_until([&](const json&) { return !bob2->state.is_null(); }, 5s, [&](const json& m) { bob2->take(m); }));
+  EXPECT_EQ(bob2->state["you"], 1);
+  ASSERT_TRUE(eve->ws.recv_until([&](const json&) { return eve->state["seats"][1]["connected"] == true; }, 5s,
+                                 [&](const json& m) { eve->take(m); }));
+  const auto v = bob2->version;
+  bob2->ws.send({{"type", "move"}, {"room", room}, {"version", v}, {"move", bob2->state["legal_moves"][0]}});
+  ASSERT_TRUE(eve->reach(v + 1)) << "the player resumes";
+}
+
+TEST(Durability, ACorruptDatabaseIsRefusedAtStartAndLeftUntouched) {
+  ServerProcess server;
+  const auto db = server.data() / "plateau.db";
+  std::string garbage(64 * 1024, '\0');
+  rules::Rng r(5);
+  for (auto& c : garbage) c = static_cast<char>(r.below(256));
+  std::ofstream(db, std::ios::binary) << garbage;
+  EXPECT_EQ(server.start(std::chrono::seconds(10)), 0) << "the server must not start on it";
+  EXPECT_EQ(server.stop(), 1) << "a clear failure exit";
+  EXPECT_NE(server.log().find("event=store_open_failed"), std::string::npos) << server.log();
+  EXPECT_NE(server.log().find("left as it is"), std::string::npos);
+  EXPECT_EQ(read_file(db), garbage) << "never overwritten";
+}
+
+TEST(Durability, ATruncatedDatabaseIsRefusedAtStartAndLeftUntouched) {
+  ServerProcess server;
+  auto port = server.start();
+  ASSERT_NE(port, 0);
+  {
+    // Enough rows to span many pages.
+    std::vector<std::unique_ptr<Seat>> people;
+    for (int i = 0; i < 40; ++i) {
+      people.push_back(connect(port, "P" + std::to_string(i)));
+      create(*people.back(), "quantik");
+    }
+  }
+  ASSERT_EQ(server.stop(), 0);
+  const auto db = server.data() / "plateau.db";
+  const auto size = std::filesystem::file_size(db);
+  ASSERT_GT(size, 8192u);
+  std::filesystem::resize_file(db, size / 2 + 100);  // cut through a page
+  const auto cut = read_file(db);
+  EXPECT_EQ(server.start(std::chrono::seconds(10)), 0);
+  EXPECT_EQ(server.stop(), 1);
+  EXPECT_NE(server.log().find("event=store_open_failed"), std::string::npos) << server.log();
+  EXPECT_EQ(read_file(db), cut) << "never overwritten";
+}
+
+}  // namespace
+}  // namespace plateau::testing
