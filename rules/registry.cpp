@@ -3,6 +3,7 @@
 #include "game.hpp"
 #include "kwinty/kwinty.hpp"
 #include "ltiles/ltiles.hpp"
+#include "on_top/on_top.hpp"
 #include "quantik/quantik.hpp"
 #include "quirky/quirky.hpp"
 #include "turris/turris.hpp"
@@ -15,6 +16,7 @@ const std::vector<const Game*>& all_games() {
       &kwinty::game(),
       &turris::game(),
       &quirky::game(),
+      &on_top::game(),
       &ltiles::game(),
   };
   return games;

@@ -1,0 +1,708 @@
+#include "on_top.hpp"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+#include "on_top_data.hpp"
+
+namespace plateau::rules::on_top {
+namespace {
+
+using nlohmann::json;
+
+constexpr int kColours = 4;
+constexpr std::array<std::string_view, kColours> kColourNames{"blue", "yellow", "red", "white"};
+constexpr std::string_view kColourLetters = "BYRW";
+constexpr int kPawnsPerColour = 21;
+// A player's first pawn is their marker on the score track, so they have one fewer to place.
+constexpr int kMarkerPawns = 1;
+constexpr int kBlackTriangles = 10;
+constexpr int kSixths = 6;
+constexpr int kMinStart = 2;
+constexpr int kMaxStart = 6;
+constexpr int kNone = -1;
+
+using Tile = std::array<int, kSixths>;  // a colour index per sixth, in the notation's order
+
+struct Point {
+  int x = 0, y = 0;
+  friend auto operator<=>(const Point&, const Point&) = default;
+};
+
+struct CellGeo {
+  std::string name;
+  bool up = false;
+  std::array<Point, 3> points;          // clockwise on screen (y grows downwards)
+  std::array<int, 3> intersection{};    // the intersection at each point
+  std::vector<int> neighbours;          // cells sharing an edge, ascending
+};
+
+struct Intersection {
+  Point at;
+  std::vector<std::pair<int, int>> around;  // (cell, corner of that cell), cells ascending
+  bool golden = false;
+};
+
+struct Board {
+  std::vector<CellGeo> cells;
+  std::vector<Intersection> intersections;  // reading order: by y, then x
+  std::map<std::string, int, std::less<>> by_name;
+  std::vector<int> red_start, alternative_start;
+  int track_spaces = 0;
+  json geometry;  // the static part of every view
+};
+
+json point_json(Point p) { return json::array({p.x, p.y}); }
+
+Board load_board() {
+  const json data = json::parse(data::kBoardJson);
+  Board b;
+  std::vector<bool> golden_cell;
+  const auto& rows = data.at("rows");
+  for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
+    const auto row = rows[r].get<std::string>();
+    for (int c = 0; c < static_cast<int>(row.size()); ++c) {
+      if (row[c] == '.') continue;
+      CellGeo g;
+      g.name = std::string(1, static_cast<char>('a' + r)) + std::to_string(c + 1);
+      g.up = (r + c) % 2 == 0;
+      // x in half edges, y in rows: an up cell's apex is above the middle of its base.
+      if (g.up)
+        g.points = {Point{c + 1, r}, Point{c + 2, r + 1}, Point{c, r + 1}};
+      else
+        g.points = {Point{c, r}, Point{c + 2, r}, Point{c + 1, r + 1}};
+      b.by_name[g.name] = static_cast<int>(b.cells.size());
+      b.cells.push_back(std::move(g));
+      golden_cell.push_back(row[c] == 'g');
+    }
+  }
+  const int n = static_cast<int>(b.cells.size());
+
+  std::map<std::pair<int, int>, int> index_of;  // (y, x) → intersection, in reading order
+  for (const auto& cell : b.cells)
+    for (const auto& p : cell.points) index_of.emplace(std::pair{p.y, p.x}, 0);
+  for (auto& [yx, index] : index_of) {
+    index = static_cast<int>(b.intersections.size());
+    b.intersections.push_back(Intersection{Point{yx.second, yx.first}, {}, false});
+  }
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < 3; ++k) {
+      const Point p = b.cells[i].points[k];
+      const int v = index_of.at({p.y, p.x});
+      b.cells[i].intersection[k] = v;
+      b.intersections[v].around.emplace_back(i, k);
+    }
+
+  auto has_point = [&](int cell, Point p) {
+    return std::ranges::find(b.cells[cell].points, p) != b.cells[cell].points.end();
+  };
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      if (i == j) continue;
+      int shared = 0;
+      for (const auto& p : b.cells[i].points) shared += has_point(j, p) ? 1 : 0;
+      if (shared == 2) b.cells[i].neighbours.push_back(j);
+    }
+
+  // An outer edge of a 'g' cell (an edge no other cell shares) is golden, and so are its ends.
+  json golden_edges = json::array();
+  for (int i = 0; i < n; ++i) {
+    if (!golden_cell[i]) continue;
+    const auto& cell = b.cells[i];
+    for (int k = 0; k < 3; ++k) {
+      const Point p = cell.points[k], q = cell.points[(k + 1) % 3];
+      const bool shared = std::ranges::any_of(
+          cell.neighbours, [&](int j) { return has_point(j, p) && has_point(j, q); });
+      if (shared) continue;
+      b.intersections[cell.intersection[k]].golden = true;
+      b.intersections[cell.intersection[(k + 1) % 3]].golden = true;
+      golden_edges.push_back(json::array({point_json(p), point_json(q)}));
+    }
+  }
+
+  auto names = [&](const char* key) {
+    std::vector<int> out;
+    for (const auto& name : data.at(key)) {
+      const auto it = b.by_name.find(name.get<std::string>());
+      if (it != b.by_name.end()) out.push_back(it->second);
+    }
+    return out;
+  };
+  b.red_start = names("red_start");
+  b.alternative_start = names("alternative_start");
+  b.track_spaces = data.at("score_track_spaces").get<int>();
+
+  json cells = json::array();
+  for (const auto& cell : b.cells) {
+    json points = json::array();
+    for (const auto& p : cell.points) points.push_back(point_json(p));
+    cells.push_back(json{{"name", cell.name}, {"up", cell.up}, {"points", std::move(points)}});
+  }
+  json intersections = json::array();
+  for (const auto& v : b.intersections) {
+    json around = json::array();
+    for (const auto& [cell, corner] : v.around) around.push_back(json::array({cell, corner}));
+    intersections.push_back(json{
+        {"x", v.at.x}, {"y", v.at.y}, {"golden", v.golden}, {"cells", std::move(around)}});
+  }
+  b.geometry = json{{"cells", std::move(cells)},
+                    {"intersections", std::move(intersections)},
+                    {"golden_edges", std::move(golden_edges)},
+                    {"track_spaces", b.track_spaces}};
+  return b;
+}
+
+const Board& board() {
+  static const Board instance = load_board();
+  return instance;
+}
+
+std::optional<Tile> parse_tile(std::string_view text) {
+  if (text.size() != kSixths) return std::nullopt;
+  Tile t{};
+  for (int i = 0; i < kSixths; ++i) {
+    const auto at = kColourLetters.find(text[i]);
+    if (at == std::string_view::npos) return std::nullopt;
+    t[i] = static_cast<int>(at);
+  }
+  return t;
+}
+
+const std::vector<std::string>& box_tile_texts() {
+  static const std::vector<std::string> instance = [] {
+    // Keep the parsed document alive: a range-for over a temporary's member dangles in C++20.
+    const json data = json::parse(data::kTilesJson);
+    std::vector<std::string> out;
+    for (const auto& t : data.at("tiles")) out.push_back(t.get<std::string>());
+    return out;
+  }();
+  return instance;
+}
+
+enum class Kind : std::uint8_t { empty, start, black, hole, tile };  // hole: empty, counts as black
+
+std::string_view kind_name(Kind k) {
+  switch (k) {
+    case Kind::empty: return "empty";
+    case Kind::start: return "start";
+    case Kind::black: return "black";
+    case Kind::hole: return "void";
+    case Kind::tile: return "tile";
+  }
+  return "empty";
+}
+
+struct CellState {
+  Kind kind = Kind::empty;
+  int tile = kNone;  // the tile's id (its index in the box) when kind == tile
+  int turn = 0;      // which placement (1, 2, ...) put it there
+  int pair = kNone;  // the tile's other cell
+  std::array<int, 3> corners{kNone, kNone, kNone};  // colour at each of the cell's points
+};
+
+struct Setup {
+  int players = 2;
+  bool teams = false;
+  Seat first = 0;
+  std::vector<int> start_cells;
+  int spare_blacks = 0;
+  std::vector<Tile> tiles;
+  bool fixed_order = false;  // test-only: draw tiles in order instead of at random
+  std::array<int, kColours> pawns{};
+};
+
+class OnTopState final : public State {
+ public:
+  OnTopState(Setup setup, Rng rng)
+      : players_(setup.players),
+        teams_(setup.teams),
+        fixed_order_(setup.fixed_order),
+        tiles_(std::move(setup.tiles)),
+        start_cells_(std::move(setup.start_cells)),
+        cells_(board().cells.size()),
+        towers_(board().intersections.size()),
+        closed_(board().intersections.size(), false),
+        pawns_(setup.pawns),
+        score_(setup.players, 0),
+        penalty_(setup.players, 0),
+        spare_blacks_(setup.spare_blacks),
+        rng_(rng),
+        to_move_(setup.first) {
+    for (int c : start_cells_) cells_[c].kind = Kind::start;
+    pile_.resize(tiles_.size());
+    std::iota(pile_.begin(), pile_.end(), 0);
+    begin_turn();
+  }
+
+  std::unique_ptr<State> clone() const override { return std::make_unique<OnTopState>(*this); }
+  int num_seats() const override { return players_; }
+  std::optional<Seat> to_move() const override {
+    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
+  }
+  std::optional<Outcome> outcome() const override { return outcome_; }
+
+  std::vector<Move> legal_moves() const override {
+    std::vector<Move> moves;
+    if (outcome_) return moves;
+    const auto& cells = board().cells;
+    for (int a = 0; a < static_cast<int>(cells.size()); ++a)
+      for (int b : cells[a].neighbours)
+        if (can_place(a, b)) moves.push_back(Move{cells[a].name + "-" + cells[b].name});
+    return moves;
+  }
+
+  json view(std::optional<Seat>) const override {
+    // Nothing here is private: every viewer, spectators included, sees the same table. The pile
+    // shows only its size; which tile comes next is not even decided until it is drawn.
+    json colours = json::array();
+    for (int c = 0; c < kColours; ++c)
+      colours.push_back(json{{"colour", kColourNames[c]},
+                             {"seat", c < players_ ? json(c) : json(nullptr)},
+                             {"pawns_left", pawns_[c]}});
+    json seats = json::array();
+    for (Seat s = 0; s < players_; ++s)
+      seats.push_back(json{{"colour", kColourNames[s]},
+                           {"team", teams_ ? json(s % 2) : json(nullptr)},
+                           {"score", score_[s]},
+                           {"penalty", penalty_[s]}});
+    json cells = json::array();
+    for (const auto& cell : cells_) {
+      if (cell.kind == Kind::empty) {
+        cells.push_back(nullptr);
+        continue;
+      }
+      json j{{"kind", kind_name(cell.kind)}};
+      if (cell.kind == Kind::tile) {
+        json corners = json::array();
+        for (int c : cell.corners) corners.push_back(kColourNames[c]);
+        j["tile"] = cell.tile;
+        j["turn"] = cell.turn;
+        j["pair"] = cell.pair;
+        j["corners"] = std::move(corners);
+      }
+      cells.push_back(std::move(j));
+    }
+    json towers = json::array();
+    for (std::size_t v = 0; v < towers_.size(); ++v) {
+      if (!closed_[v]) {
+        towers.push_back(nullptr);
+        continue;
+      }
+      json tower = json::array();
+      for (int c : towers_[v]) tower.push_back(kColourNames[c]);
+      towers.push_back(std::move(tower));
+    }
+    json drawn = nullptr;
+    if (drawn_) {
+      json sixths = json::array();
+      for (int c : tiles_[*drawn_]) sixths.push_back(kColourNames[c]);
+      drawn = json{{"tile", *drawn_}, {"sixths", std::move(sixths)}};
+    }
+    return json{{"geometry", board().geometry},
+                {"start_cells", start_cells_},
+                {"colours", std::move(colours)},
+                {"seats", std::move(seats)},
+                {"cells", std::move(cells)},
+                {"towers", std::move(towers)},
+                {"drawn", std::move(drawn)},
+                {"tiles_left", pile_.size()},
+                {"black_left", spare_blacks_},
+                {"turn", placed_ + 1},
+                {"to_move", outcome_ ? json(nullptr) : json(to_move_)},
+                {"last", last_},
+                {"result", outcome_ ? to_json(*outcome_) : json(nullptr)}};
+  }
+
+ protected:
+  bool is_legal(const Move& move) const override {
+    if (outcome_) return false;
+    const auto parsed = parse_move(move.text);
+    return parsed && can_place(parsed->first, parsed->second);
+  }
+
+  void do_apply(const Move& move) override {
+    const auto [a, b] = *parse_move(move.text);
+    const int tile = *drawn_;
+    drawn_.reset();
+    ++placed_;
+    place(a, b, tile);
+    last_ = json{{"seat", to_move_},
+                 {"colour", kColourNames[to_move_]},
+                 {"move", move.text},
+                 {"tile", tile},
+                 {"cells", json::array({a, b})},
+                 {"filled", fill_holes()},
+                 {"scored", json::array()}};
+    score_completed(last_["scored"]);
+    if (outcome_) return;
+    to_move_ = (to_move_ + 1) % players_;
+    begin_turn();
+  }
+
+ private:
+  static std::optional<std::pair<int, int>> parse_move(std::string_view text) {
+    const auto dash = text.find('-');
+    if (dash == std::string_view::npos) return std::nullopt;
+    const auto& names = board().by_name;
+    const auto a = names.find(text.substr(0, dash));
+    const auto b = names.find(text.substr(dash + 1));
+    if (a == names.end() || b == names.end()) return std::nullopt;
+    return std::pair{a->second, b->second};
+  }
+
+  bool filled(int cell) const { return cells_[cell].kind != Kind::empty; }
+
+  // Both cells empty and edge neighbours, and one of them touching a tile or a black triangle
+  // (start, filled hole or a hole left empty) along an edge.
+  bool can_place(int a, int b) const {
+    if (!drawn_ || filled(a) || filled(b)) return false;
+    const auto& cells = board().cells;
+    if (std::ranges::find(cells[a].neighbours, b) == cells[a].neighbours.end()) return false;
+    auto touches = [&](int cell, int other) {
+      return std::ranges::any_of(cells[cell].neighbours,
+                                 [&](int n) { return n != other && filled(n); });
+    };
+    return touches(a, b) || touches(b, a);
+  }
+
+  bool any_placement() const {
+    const auto& cells = board().cells;
+    for (int a = 0; a < static_cast<int>(cells.size()); ++a) {
+      if (filled(a)) continue;
+      for (int b : cells[a].neighbours) {
+        if (filled(b)) continue;
+        for (int n : cells[a].neighbours)
+          if (n != b && filled(n)) return true;
+        for (int n : cells[b].neighbours)
+          if (n != a && filled(n)) return true;
+      }
+    }
+    return false;
+  }
+
+  void begin_turn() {
+    if (pile_.empty()) return finish_by_points("the tiles ran out", true);
+    if (!any_placement()) return finish_by_points("no room is left for a tile", true);
+    std::size_t at = 0;
+    if (!fixed_order_) at = static_cast<std::size_t>(rng_.below(pile_.size()));
+    drawn_ = pile_[at];
+    pile_.erase(pile_.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+
+  // Half A on `a`, half B on `b` (see the notation in the header).
+  void place(int a, int b, int tile) {
+    const auto& geo = board().cells;
+    const Tile& t = tiles_[tile];
+    auto corner_of = [&](int cell, Point p) {
+      return static_cast<int>(std::ranges::find(geo[cell].points, p) - geo[cell].points.begin());
+    };
+    int far_a = 0;
+    while (corner_of(b, geo[a].points[far_a]) < 3) ++far_a;
+    const Point w1 = geo[a].points[(far_a + 1) % 3], w2 = geo[a].points[(far_a + 2) % 3];
+    const int b_w1 = corner_of(b, w1), b_w2 = corner_of(b, w2);
+    const int far_b = 3 - b_w1 - b_w2;
+    CellState& ca = cells_[a];
+    CellState& cb = cells_[b];
+    ca = CellState{Kind::tile, tile, placed_, b, {}};
+    cb = CellState{Kind::tile, tile, placed_, a, {}};
+    ca.corners[far_a] = t[0];
+    ca.corners[(far_a + 1) % 3] = t[1];
+    cb.corners[b_w1] = t[2];
+    cb.corners[far_b] = t[3];
+    cb.corners[b_w2] = t[4];
+    ca.corners[(far_a + 2) % 3] = t[5];
+  }
+
+  // Every empty cell left without an empty edge-neighbour is a hole: a black triangle goes in
+  // while spares last, after that it stays empty and counts as black. Filling one hole cannot
+  // make another, so one pass in cell order is enough.
+  json fill_holes() {
+    json filled_now = json::array();
+    const auto& geo = board().cells;
+    for (int i = 0; i < static_cast<int>(geo.size()); ++i) {
+      if (filled(i)) continue;
+      if (std::ranges::any_of(geo[i].neighbours, [&](int n) { return !filled(n); })) continue;
+      if (spare_blacks_ > 0) {
+        --spare_blacks_;
+        cells_[i].kind = Kind::black;
+      } else {
+        cells_[i].kind = Kind::hole;
+      }
+      filled_now.push_back(json{{"cell", i}, {"kind", kind_name(cells_[i].kind)}});
+    }
+    return filled_now;
+  }
+
+  void score_completed(json& scored) {
+    const auto& inters = board().intersections;
+    for (int v = 0; v < static_cast<int>(inters.size()) && !outcome_; ++v) {
+      if (closed_[v]) continue;
+      if (!std::ranges::all_of(inters[v].around, [&](const auto& ck) { return filled(ck.first); }))
+        continue;
+      scored.push_back(score_intersection(v));
+    }
+  }
+
+  json score_intersection(int v) {
+    const Intersection& inter = board().intersections[v];
+    closed_[v] = true;
+    std::array<int, kColours> counts{};
+    for (const auto& [cell, corner] : inter.around)
+      if (cells_[cell].kind == Kind::tile) ++counts[cells_[cell].corners[corner]];
+    json record{{"intersection", v}, {"golden", inter.golden}, {"counts", counts},
+                {"tie", false},      {"placed", json::array()}, {"top", nullptr},
+                {"height", 0},       {"points", 0},          {"scorer", nullptr}};
+    const int most = *std::ranges::max_element(counts);
+    const int at_most = static_cast<int>(std::ranges::count(counts, most));
+    if (most == 0) return record;  // only black around: no colour to place
+    if (at_most > 1) {
+      record["tie"] = true;
+      return record;
+    }
+    int second = 0;
+    for (int n : counts)
+      if (n < most) second = std::max(second, n);
+    if (second > 0)
+      for (int c = 0; c < kColours && !outcome_; ++c)
+        if (counts[c] == second) put_pawn(v, c, record);
+    if (outcome_) return record;
+    const int top = static_cast<int>(std::ranges::max_element(counts) - counts.begin());
+    towers_[v].push_back(top);
+    --pawns_[top];
+    const int height = static_cast<int>(towers_[v].size());
+    const int points = height * (inter.golden ? 2 : 1);
+    record["placed"].push_back(json{{"colour", kColourNames[top]}, {"seat", seat_json(top)}});
+    record["top"] = kColourNames[top];
+    record["height"] = height;
+    record["points"] = top < players_ ? points : 0;  // a neutral colour moves no marker
+    if (top < players_) {
+      score_[top] += points;
+      record["scorer"] = top;
+    }
+    check_ran_out(top);
+    return record;
+  }
+
+  json seat_json(int colour) const { return colour < players_ ? json(colour) : json(nullptr); }
+
+  void put_pawn(int v, int colour, json& record) {
+    towers_[v].push_back(colour);
+    --pawns_[colour];
+    record["placed"].push_back(json{{"colour", kColourNames[colour]}, {"seat", seat_json(colour)}});
+    check_ran_out(colour);
+  }
+
+  void check_ran_out(int colour) {
+    if (pawns_[colour] > 0) return;
+    const std::string name(kColourNames[colour]);
+    if (colour >= players_)
+      return finish_by_points("the neutral " + name + " pawns ran out", false);
+    std::vector<Seat> winners{colour};
+    if (teams_) winners = {colour % 2, colour % 2 + 2};
+    outcome_ = Outcome{winners, outcome_scores(),
+                       name + " placed their last pawn and " +
+                           (teams_ ? "their team wins" : "wins") + " at once"};
+    drawn_.reset();
+  }
+
+  std::vector<int> outcome_scores() const {
+    std::vector<int> out(score_);
+    if (teams_)
+      for (Seat s = 0; s < players_; ++s) out[s] = score_[s % 2] + score_[s % 2 + 2];
+    return out;
+  }
+
+  // Most points wins, then fewest pawns left, then a shared win; a team counts as one.
+  void finish_by_points(const std::string& why, bool penalty) {
+    drawn_.reset();
+    if (penalty)
+      for (Seat s = 0; s < players_; ++s) {
+        penalty_[s] = pawns_[s];
+        score_[s] -= pawns_[s];
+      }
+    std::vector<std::vector<Seat>> units;
+    if (teams_) {
+      units = {{0, 2}, {1, 3}};
+    } else {
+      for (Seat s = 0; s < players_; ++s) units.push_back({s});
+    }
+    auto total = [](const std::vector<Seat>& unit, const auto& per_seat) {
+      int sum = 0;
+      for (Seat s : unit) sum += per_seat[s];
+      return sum;
+    };
+    int best_score = total(units.front(), score_);
+    for (const auto& u : units) best_score = std::max(best_score, total(u, score_));
+    int best_pawns = kPawnsPerColour * kColours;
+    int on_best_score = 0;
+    for (const auto& u : units)
+      if (total(u, score_) == best_score) {
+        ++on_best_score;
+        best_pawns = std::min(best_pawns, total(u, pawns_));
+      }
+    std::vector<Seat> winners;
+    int winning_units = 0;
+    for (const auto& u : units)
+      if (total(u, score_) == best_score && total(u, pawns_) == best_pawns) {
+        ++winning_units;
+        winners.insert(winners.end(), u.begin(), u.end());
+      }
+    std::ranges::sort(winners);
+    std::string reason = why + (penalty ? ": each unused pawn costs 1 point" : "") + "; most points wins";
+    if (winning_units > 1)
+      reason += " (a shared win: equal points and equal pawns left)";
+    else if (on_best_score > 1)
+      reason += " (equal points: fewest pawns left wins)";
+    outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
+  }
+
+  int players_;
+  bool teams_;
+  bool fixed_order_;
+  std::vector<Tile> tiles_;
+  std::vector<int> start_cells_;
+  std::vector<CellState> cells_;
+  std::vector<std::vector<int>> towers_;  // colours, bottom to top
+  std::vector<bool> closed_;              // scored already (a tie leaves it closed and empty)
+  std::array<int, kColours> pawns_;
+  std::vector<int> score_;    // marker positions per seat
+  std::vector<int> penalty_;  // unused pawns taken off at the end
+  int spare_blacks_;
+  Rng rng_;
+  std::vector<int> pile_;  // ids of the tiles not drawn yet, in id order: no order to leak
+  std::optional<int> drawn_;
+  int placed_ = 0;
+  Seat to_move_;
+  json last_ = nullptr;
+  std::optional<Outcome> outcome_;
+};
+
+// Interior cells (three neighbours), drawn one at a time, none sharing an edge with another.
+std::vector<int> random_start(int count, Rng& rng) {
+  const auto& cells = board().cells;
+  std::vector<int> candidates;
+  for (int i = 0; i < static_cast<int>(cells.size()); ++i)
+    if (cells[i].neighbours.size() == 3) candidates.push_back(i);
+  std::vector<int> chosen;
+  while (static_cast<int>(chosen.size()) < count && !candidates.empty()) {
+    const int pick = candidates[rng.below(candidates.size())];
+    chosen.push_back(pick);
+    std::erase_if(candidates, [&](int c) {
+      return c == pick || std::ranges::find(cells[pick].neighbours, c) != cells[pick].neighbours.end();
+    });
+  }
+  std::ranges::sort(chosen);
+  return chosen;
+}
+
+Result<std::unique_ptr<State>> make_state(const json& options, std::uint64_t seed,
+                                          const TestSetup* test) {
+  Setup setup;
+  setup.players = options.at("players").get<int>();
+  setup.teams = options.at("teams").get<bool>();
+  if (setup.teams && setup.players != 4) return std::unexpected(RuleError::bad_option);
+  const auto start = options.at("start").get<std::string>();
+  const int count = options.at("start_triangles").get<int>();
+  Rng rng(seed);
+  const auto first = pick_first_player(options, setup.players, rng);
+  if (!first) return std::unexpected(first.error());
+  setup.first = *first;
+  const Board& b = board();
+  if (start == "red") {
+    if (count != static_cast<int>(b.red_start.size())) return std::unexpected(RuleError::bad_option);
+    setup.start_cells = b.red_start;
+  } else if (start == "alternative") {
+    if (count > static_cast<int>(b.alternative_start.size()))
+      return std::unexpected(RuleError::bad_option);
+    setup.start_cells.assign(b.alternative_start.begin(), b.alternative_start.begin() + count);
+  } else {
+    setup.start_cells = random_start(count, rng);
+    if (static_cast<int>(setup.start_cells.size()) != count)
+      return std::unexpected(RuleError::bad_option);
+  }
+  std::ranges::sort(setup.start_cells);  // board order, whatever the layout's order
+  setup.spare_blacks = kBlackTriangles - count;
+  for (int c = 0; c < kColours; ++c)
+    setup.pawns[c] = kPawnsPerColour - (c < setup.players ? kMarkerPawns : 0);
+
+  std::vector<std::string> texts = box_tile_texts();
+  if (test) {
+    if (!test->tiles.empty()) {
+      texts = test->tiles;
+      setup.fixed_order = true;
+    }
+    if (test->pawns) {
+      for (int n : *test->pawns)
+        if (n < 1 || n > kPawnsPerColour) return std::unexpected(RuleError::bad_option);
+      setup.pawns = *test->pawns;
+    }
+    if (test->spare_blacks) {
+      if (*test->spare_blacks < 0 || *test->spare_blacks > kBlackTriangles)
+        return std::unexpected(RuleError::bad_option);
+      setup.spare_blacks = *test->spare_blacks;
+    }
+  }
+  for (const auto& text : texts) {
+    const auto tile = parse_tile(text);
+    if (!tile) return std::unexpected(RuleError::bad_option);
+    setup.tiles.push_back(*tile);
+  }
+  return std::make_unique<OnTopState>(std::move(setup), rng);
+}
+
+class OnTopGame final : public Game {
+ public:
+  std::string_view id() const override { return "on_top"; }
+  std::string_view name() const override { return "On Top"; }
+  int min_seats() const override { return 2; }
+  int max_seats() const override { return 4; }
+  std::vector<OptionSpec> options() const override {
+    return {first_player_option(4),
+            OptionSpec{.name = "teams",
+                       .kind = OptionSpec::Kind::boolean,
+                       .default_value = false,
+                       .min = 0,
+                       .max = 0,
+                       .choices = {},
+                       .label = "4 players only: partners sit opposite and add their points"},
+            OptionSpec{.name = "start",
+                       .kind = OptionSpec::Kind::choice,
+                       .default_value = "red",
+                       .min = 0,
+                       .max = 0,
+                       .choices = {"red", "alternative", "random"},
+                       .label = "where the black start triangles go: the two red cells, the "
+                                "board's alternative cells, or cells drawn at random"},
+            OptionSpec{.name = "start_triangles",
+                       .kind = OptionSpec::Kind::integer,
+                       .default_value = kMinStart,
+                       .min = kMinStart,
+                       .max = kMaxStart,
+                       .choices = {},
+                       .label = "how many black start triangles (the red cells take exactly 2)"}};
+  }
+
+ protected:
+  Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {
+    return make_state(options, seed, nullptr);
+  }
+};
+
+}  // namespace
+
+const Game& game() {
+  static const OnTopGame instance;
+  return instance;
+}
+
+const std::vector<std::string>& box_tiles() { return box_tile_texts(); }
+
+Result<std::unique_ptr<State>> create_for_test(const json& options, std::uint64_t seed,
+                                               const TestSetup& setup) {
+  const auto normalized = game().normalize_options(options);
+  if (!normalized) return std::unexpected(normalized.error());
+  return make_state(*normalized, seed, &setup);
+}
+
+}  // namespace plateau::rules::on_top
