@@ -1,0 +1,209 @@
+// Two browsers play whole games of L-Tiles by clicking, while a third watches: a standard game
+// (the shuffled piles), then a game of variant 1 (each player first orders their pile by clicks).
+import { test } from 'node:test';
+import { readdirSync, rmSync } from 'node:fs';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
+
+const pick = (list) => list[Math.floor(Math.random() * list.length)];
+
+// The ghosts a person could click now: their corner square is on screen and on top.
+function clickableGhosts(page) {
+  return page.evaluate(() => {
+    document.querySelector('.lt-svg').scrollIntoView({ block: 'center' });
+    const out = [];
+    for (const g of document.querySelectorAll('.lt-ghost[data-move]')) {
+      const hit = g.querySelector('.lt-hit');
+      const r = hit.getBoundingClientRect();
+      if (r.width < 2 || r.height < 2) continue;
+      const e = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (e === hit) out.push(g.dataset.move);
+    }
+    return out;
+  });
+}
+
+// What the plan shows: every visible square with its level and colour, and the scores.
+async function drawn(page) {
+  if (await page.locator('.lt-svg[data-view="iso"]').count()) await page.click('[data-choice="view"]');
+  return {
+    cells: (await page.$$eval('.lt-svg .lt-cell', (cs) => cs.map((c) => c.getAttribute('aria-label')))).sort(),
+    scores: await page.$$eval('[data-score]', (cs) => cs.map((c) => c.textContent)),
+    best: await page.$$eval('[data-best]', (cs) => cs.map((c) => c.dataset.best)),
+  };
+}
+
+async function playWholeGame(variant, options) {
+  const name = `ltiles${variant === 'standard' ? '' : '-' + variant}`;
+  const server = await startServer();
+  const browser = await launchBrowser();
+  const mine = new RegExp(`^${name}-(start|setup|early|spectator|midgame|end)`);
+  for (const f of readdirSync(shots)) if (mine.test(f)) rmSync(`${shots}/${f}`);  // no stale pictures
+  try {
+    const ada = await player(browser, 'Ada');
+    const bob = await player(browser, 'Bob', { width: 390, height: 844 });  // a phone
+    const eve = await player(browser, 'Eve');
+    const room = options ? await createTable(ada.page, server.url, 'ltiles', options) : await createTable(ada.page, server.url, 'ltiles');
+    await watch(eve.page, server.url, room);
+    await sitAt(bob.page, server.url, room);
+    const pages = [ada.page, bob.page, eve.page];
+    await allAt(pages, await version(ada.page));
+    const start = await state(eve.page);
+    assert.equal(start.status, 'playing');
+    assert.equal(start.you, null, 'the spectator has no seat');
+    assert.equal(start.board.variant, variant);
+    const adaSeat = (await state(ada.page)).you;
+    for (const p of pages) {
+      // the table, or in variant 1 the ordering screen in its place
+      await p.waitForSelector(variant === 'ordered' ? '.lt-setup' : 'svg.lt-svg');
+      assert.equal(await p.locator('.lt-player').count(), 2, 'both players are shown');
+    }
+    assert.equal(await eve.page.locator('[data-move], [data-choice^="rot"], [data-choice^="kind"]').count(), 0, 'a spectator has no controls');
+    await ada.page.screenshot({ path: `${shots}/${name}-start.png` });
+
+    // ----- variant 1: each player orders their pile, by clicks -----
+    let picks = 0;
+    if (variant === 'ordered') {
+      assert.equal(start.board.phase, 'setup');
+      let shot = { ada: false, bob: false };
+      for (;;) {
+        const st = await state(ada.page);
+        if (st.board.phase !== 'setup') break;
+        const mover = st.to_move === adaSeat ? ada.page : bob.page;
+        const who = mover === ada.page ? 'ada' : 'bob';
+        await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0);
+        assert.equal(await eve.page.locator('[data-move]').count(), 0, 'a spectator has no controls');
+        const buttons = await mover.$$('.lt-setup [data-move^="pile "]');
+        assert.ok(buttons.length > 0, 'the kinds still to order are offered');
+        const moverSeat = (await state(mover)).you;
+        const ordered = (await state(mover)).board.piles[moverSeat].order.length;
+        assert.equal(await mover.locator('.lt-order figure.done').count(), ordered, 'the order so far is shown');
+        if (!shot[who] && ordered >= 6) {
+          shot[who] = true;
+          await mover.screenshot({ path: `${shots}/${name}-setup-${who === 'ada' ? 'ada' : 'bob-phone'}.png`, fullPage: who === 'bob' });
+        }
+        const before = await version(mover);
+        const chosen = pick(buttons);
+        assert.ok((await state(mover)).legal_moves.includes(await chosen.getAttribute('data-move')));
+        await chosen.click();
+        await allAt(pages, before + 1);
+        picks++;
+        assert.ok(picks <= 40, 'ordering takes at most 40 picks');
+      }
+      // Nobody else sees a pile's order; its owner does.
+      const fin = await state(ada.page);
+      assert.equal(fin.board.piles[adaSeat].order.length, 20, 'Ada sees her whole pile');
+      assert.equal(fin.board.piles[1 - adaSeat].order, null, 'but not Bob\'s');
+      assert.equal((await state(eve.page)).board.piles.every((p) => p.order === null), true, 'nor does the spectator');
+      for (const p of pages) await p.waitForSelector('svg.lt-svg');
+      assert.ok(await ada.page.locator('.lt-next .lt-icon').count() > 0, 'Ada sees her next tiles');
+    }
+
+    // ----- the game itself, by clicks -----
+    let moves = 0, stacks = 0, isoMoves = 0, turns = 0;
+    for (;;) {
+      const st = await state(ada.page);
+      if (st.status !== 'playing') break;
+      const mover = st.to_move === adaSeat ? ada.page : bob.page;
+      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0);
+      const before = await version(mover);
+      // Turn the tile now and then (a button or an orientation), filter the spots, switch views.
+      if (Math.random() < 0.35) { await mover.click(`[data-choice="${pick(['rot-cw', 'rot-ccw', 'rot-cw'])}"]`); turns++; }
+      if (Math.random() < 0.15) {
+        const o = await mover.$$('[data-choice^="rot:"]:not([disabled])');
+        if (o.length) { await pick(o).click(); turns++; }
+      }
+      if (Math.random() < 0.3) {
+        const f = await mover.$$('[data-choice^="show:"]:not([disabled])');
+        if (f.length) await pick(f).click();
+      }
+      if (moves === 12 || moves === 25 || (moves > 2 && Math.random() < 0.06)) await mover.click('[data-choice="view"]');
+      const isoNow = (await mover.locator('.lt-svg[data-view="iso"]').count()) > 0;
+      if (moves === 14) {
+        // zoom and pan, then fit again: the candidates stay reachable
+        const box = await mover.locator('.lt-svg').boundingBox();
+        const vb0 = await mover.getAttribute('.lt-svg', 'viewBox');
+        await mover.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await mover.mouse.wheel(0, -300);
+        await mover.mouse.down();
+        await mover.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 + 30, { steps: 4 });
+        await mover.mouse.up();
+        assert.notEqual(await mover.getAttribute('.lt-svg', 'viewBox'), vb0, 'the wheel and a drag move the camera');
+        assert.equal(await version(mover), before, 'a drag plays nothing');
+        await mover.click('[data-choice="zoom-in"]');
+        await mover.click('[data-choice="fit"]');
+      }
+      const candidates = await clickableGhosts(mover);
+      assert.ok(candidates.length > 0, 'the mover has ghosts to click');
+      const legalNow = (await state(mover)).legal_moves;
+      const kind = await mover.getAttribute('.lt-big', 'data-kind');
+      const r = Number(await mover.getAttribute('.lt-big', 'data-rot'));
+      for (const m of candidates) {
+        assert.ok(legalNow.includes(m), `${m} is legal`);
+        assert.ok(m.startsWith(kind + '@') && m.endsWith(',' + r), `${m} is a ghost of ${kind} turned ${r}`);
+      }
+      // prefer stacking a little, as a person would, so the table grows upwards too
+      const stackable = await mover.$$eval('.lt-ghost.stack[data-move]', (gs) => gs.map((g) => g.dataset.move));
+      const onTop = candidates.filter((m) => stackable.includes(m));
+      const move = onTop.length && Math.random() < 0.5 ? pick(onTop) : pick(candidates);
+      if (stackable.includes(move)) stacks++;
+      if (isoNow) isoMoves++;
+      await mover.click(`.lt-ghost[data-move="${move}"] .lt-hit`);
+      await allAt(pages, before + 1);
+      moves++;
+      const after = await state(eve.page);
+      assert.equal(after.board.last.move, move, 'the spectator sees the move just played');
+      assert.ok(moves <= 40, 'a game is 40 tiles');
+      if (moves === 1) await bob.page.screenshot({ path: `${shots}/${name}-early-bob-phone.png`, fullPage: true });
+      if (moves === 20) {
+        await eve.page.screenshot({ path: `${shots}/${name}-spectator-midgame.png` });
+        assert.equal(await eve.page.locator('[data-move], [data-choice^="rot"]').count(), 0, 'a spectator has no controls');
+      }
+      if (moves === 27) {
+        const p = (await state(ada.page)).to_move === adaSeat ? ada.page : bob.page;
+        await p.screenshot({ path: `${shots}/${name}-midgame-${p === ada.page ? 'ada' : 'bob-phone'}.png`, fullPage: p === bob.page });
+        if (!(await p.locator('.lt-svg[data-view="iso"]').count())) await p.click('[data-choice="view"]');
+        await p.screenshot({ path: `${shots}/${name}-midgame-iso-${p === ada.page ? 'ada' : 'bob-phone'}.png`, fullPage: p === bob.page });
+      }
+    }
+    const final = await state(ada.page);
+    assert.equal(final.status, 'over');
+    assert.equal(moves, 40, 'all 40 tiles were placed');
+    assert.equal(final.board.placed, 40);
+    assert.equal(final.board.phase, 'over');
+    assert.ok(final.outcome.reason.length > 0);
+    // Apart from `order` (a pile's order, shown only to its owner), every viewer gets the same view.
+    const common = (board) => ({ ...board, piles: board.piles.map((p) => ({ ...p, order: null })) });
+    assert.deepEqual((await state(eve.page)).board, common(final.board), 'the spectator sees no order');
+    for (const p of [bob.page, eve.page]) {
+      const s = await state(p);
+      assert.deepEqual(common(s.board), common(final.board), 'everyone sees the same final table');
+      assert.deepEqual(s.outcome, final.outcome);
+    }
+    // The spectator's screen shows the same squares, levels and scores as the players'.
+    const seen = await drawn(eve.page);
+    assert.deepEqual(seen, await drawn(ada.page));
+    assert.deepEqual(seen, await drawn(bob.page));
+    assert.equal(seen.cells.length, Object.keys(final.board.squares).length, 'every square is drawn');
+    assert.deepEqual(seen.scores.map(Number), final.outcome.scores);
+    assert.match(await eve.page.textContent('#status'), /wins|Draw/);
+    await ada.page.screenshot({ path: `${shots}/${name}-end-ada.png` });
+    await bob.page.screenshot({ path: `${shots}/${name}-end-bob-phone.png`, fullPage: true });
+    await eve.page.click('[data-choice="view"]');
+    await eve.page.screenshot({ path: `${shots}/${name}-end-spectator-iso.png` });
+    await eve.page.click('[data-choice="view"]');
+    await eve.page.screenshot({ path: `${shots}/${name}-end-spectator.png` });
+    console.log(`${name}: ${picks} ordering picks, ${moves} tiles (${stacks} stacked, ${isoMoves} placed in the isometric view, ${turns} turns); ${final.outcome.reason}; scores ${final.outcome.scores.join(':')}`);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
+
+test('two players finish a standard L-Tiles game by clicks while a spectator sees the same table', { timeout: 90000 }, async () => {
+  await playWholeGame('standard');
+});
+
+test('variant 1: both players order their piles by clicks, then finish the game', { timeout: 90000 }, async () => {
+  await playWholeGame('ordered', { variant: 'ordered' });
+});
