@@ -308,13 +308,17 @@ function statusText(st) {
 async function renderRoom() {
   const st = app.state;
   if (!st) return;
+  const mod = await moduleFor(st.game);
+  if (st !== app.state) return;  // a newer state arrived while the module loaded
+  // A table may colour seats by what they hold in its game (Quirky's colours change hands).
+  const seatColour = (i) => (mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length];
   const game = app.games.find((g) => g.id === st.game);
   $('#room-title').textContent = `${game ? game.name : st.game}${st.round > 1 ? ` — game ${st.round}` : ''}`;
   document.title = `${statusText(st).startsWith('Your turn') ? '● ' : ''}${game ? game.name : st.game} · Plateau`;
   $('#seats').replaceChildren(...st.seats.map((s, i) => el('div', {
     class: `seat${st.to_move === i ? ' to-move' : ''}${st.you === i ? ' me' : ''}`,
     'data-seat': i,
-    style: `--seat:${SEAT_COLOURS[i % SEAT_COLOURS.length]}`,
+    style: `--seat:${seatColour(i)}`,
   },
   el('span', { class: `dot ${s.name ? (s.connected ? 'on' : 'off') : 'empty'}`, title: s.name ? (s.connected ? 'connected' : 'away') : 'free' }),
   el('span', { class: 'seat-name' }, s.name || 'free seat'),
@@ -332,13 +336,11 @@ async function renderRoom() {
   }
   if (st.rematch.length && st.status === 'over') actions.append(el('span', { class: 'muted' }, ` Rematch asked by ${st.rematch.map(seatName).join(', ')}`));
   renderCrowd();
-  const mod = await moduleFor(st.game);
-  if (st !== app.state) return;  // a newer state arrived while the module loaded
   const table = $('#table');
   const ctx = {
     you: st.you,
     seatName,
-    seatColour: (i) => SEAT_COLOURS[i % SEAT_COLOURS.length],
+    seatColour,
     play: (move) => send({ type: 'move', room: app.room, version: app.version, move }),
     el,
   };

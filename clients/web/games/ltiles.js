@@ -318,6 +318,8 @@ function boundary(cells, inSet) {
 }
 
 export default {
+  // Seat 0 plays red, seat 1 green: app.js rings the seats in those colours.
+  seatColour: (st, i) => SEAT_INK[i] || null,
   render(table, st, ctx) {
     injectStyle();
     lastArgs = [table, st, ctx];

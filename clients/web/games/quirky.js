@@ -472,27 +472,19 @@ const quirkyTable = {
           el('span', {}, logText(e, name), g ? el('span', { class: 'qk-gain' }, ` ${g}`) : ''));
       })) : el('div', { class: 'qk-col muted' }, 'Nothing played yet.'));
 
-    seatPills(b.seats.map((x) => x.colour));
     table.replaceChildren(el('div', { class: 'qk-wrap' },
       el('div', { class: 'qk-boardbox' }, svg), drawnCard, players, bag, log));
   },
 };
 
-// app.js rings each seat's name with a fixed seat colour; while this table is on screen the rings
-// show the marker colour each seat holds now, so the two never disagree.
-function seatPills(colours) {
-  let style = document.getElementById('quirky-seat-style');
-  if (!style) {
-    style = document.createElement('style');
-    style.id = 'quirky-seat-style';
-    document.head.append(style);
-  }
-  const css = colours.map((c, i) => `body:has(.qk-wrap) #seats .seat[data-seat="${i}"] { --seat: ${FILL[c]} !important; }`).join('\n');
-  if (style.textContent !== css) style.textContent = css;
-}
-
 function rerender() {
   if (lastArgs) quirkyTable.render(...lastArgs);
 }
+
+// app.js rings each seat's name with this colour: the marker colour the seat holds now.
+quirkyTable.seatColour = (st, i) => {
+  const seat = st.board && st.board.seats && st.board.seats[i];
+  return seat ? FILL[seat.colour] : null;
+};
 
 export default quirkyTable;
