@@ -117,9 +117,7 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
     return reply_error(c, Code::bad_option, "these options do not go together", id);
   if (rooms_.size() >= limits_.max_rooms)
     return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may", id);
-  std::string room_id;
-  do room_id = random_hex(5);
-  while (rooms_.contains(room_id));
+  const std::string room_id = new_room_id();
   RoomSettings settings;
   settings.is_private = req.is_private;
   settings.spectator_delay = req.spectator_delay;
@@ -136,6 +134,13 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
                            ok ? protocol::encode_created(id, room_id)
                               : protocol::encode_error({Code::internal, "the room could not be saved", id})));
                      });
+}
+
+std::string Lobby::new_room_id() {
+  std::string id;
+  do id = random_hex(5);
+  while (rooms_.contains(id));
+  return id;
 }
 
 void Lobby::list(const std::shared_ptr<Client>& c, const json& id) {

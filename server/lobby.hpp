@@ -63,6 +63,8 @@ class Lobby {
   bool close_room(const std::string& id);
 
   static std::string hash_token(std::string_view token);
+  // A fresh room id, unused in memory (the store refuses one used before).
+  std::string new_room_id();
 
  private:
   void hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, const nlohmann::json& id);

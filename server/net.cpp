@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "history.hpp"
 #include "sqlite_store.hpp"
 
 #ifndef PLATEAU_WEB_DIR
@@ -48,6 +49,23 @@ std::string_view mime_type(std::string_view path) {
   if (ext == ".ico") return "image/x-icon";
   if (ext == ".txt" || ext == ".md") return "text/plain; charset=utf-8";
   return "application/octet-stream";
+}
+
+// The value of `key` in a URL query ("room=ab&round=2"), unescaped only for the characters
+// our ids use; empty when absent.
+std::string query_param(std::string_view target, std::string_view key) {
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return "";
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const auto pair = rest.substr(0, amp);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == key) return std::string(pair.substr(eq + 1));
+    if (amp == std::string_view::npos) break;
+    rest = rest.substr(amp + 1);
+  }
+  return "";
 }
 
 }  // namespace
@@ -190,7 +208,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   void read_next() {
     parser_.emplace();
     parser_->header_limit(16 * 1024);
-    parser_->body_limit(64 * 1024);
+    parser_->body_limit(1024 * 1024);  // an imported record may hold a long game
     stream_.expires_after(std::chrono::seconds(30));
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
@@ -210,7 +228,9 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
       std::make_shared<WsSession>(stream_.release_socket(), server_)->run(std::move(req));
       return;
     }
-    respond(handle(req));
+    auto res = handle(req);
+    if (deferred_) return;  // answered later, when the store is done (import)
+    respond(std::move(res));
   }
 
   using Response = http::response<http::string_body>;
@@ -228,9 +248,11 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   }
 
   Response handle(const http::request<http::string_body>& req) {
+    std::string target(req.target().data(), req.target().size());
+    const std::string full_target = target;
+    if (req.method() == http::verb::post && target == "/api/import") return import_record(req);
     if (req.method() != http::verb::get && req.method() != http::verb::head)
       return text_response(req, http::status::method_not_allowed, "GET only\n");
-    std::string target(req.target().data(), req.target().size());
     if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
     if (target == "/healthz") {
       const json body{{"status", "ok"},
@@ -240,7 +262,84 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     }
     if (target == "/metrics")
       return text_response(req, http::status::ok, server_.metrics_text(), "text/plain; version=0.0.4");
+    if (target.rfind("/api/", 0) == 0) return api(req, target, full_target);
     return serve_file(req, target);
+  }
+
+  static Response json_response(const http::request<http::string_body>& req, http::status status, const json& body) {
+    return text_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
+                         "application/json");
+  }
+  static Response api_error(const http::request<http::string_body>& req, http::status status, std::string message) {
+    return json_response(req, status, json{{"error", std::move(message)}});
+  }
+
+  // History and replays: read from the store's read-only connection.
+  Response api(const http::request<http::string_body>& req, const std::string& path, const std::string& target) {
+    SqliteStore* store = server_.store();
+    if (!store) return api_error(req, http::status::not_found, "history is off: the server keeps no store");
+    if (path == "/api/history") {
+      int limit = 50;
+      if (const auto l = query_param(target, "limit"); !l.empty() && l.size() < 4 && l.find_first_not_of("0123456789") == std::string::npos)
+        limit = std::clamp(std::stoi(l), 1, 500);
+      return json_response(req, http::status::ok, json{{"games", store->finished_games(limit)}});
+    }
+    if (path == "/api/replay" || path == "/api/export") {
+      const auto room = query_param(target, "room");
+      const auto round_text = query_param(target, "round");
+      int round = 1;
+      if (!round_text.empty()) {
+        if (round_text.size() > 6 || round_text.find_first_not_of("0123456789") != std::string::npos)
+          return api_error(req, http::status::bad_request, "round is a number");
+        round = std::stoi(round_text);
+      }
+      if (room.empty() || room.size() > 64) return api_error(req, http::status::bad_request, "room is required");
+      auto record = store->read_record(room, round);
+      if (!record) return api_error(req, http::status::internal_server_error, record.error());
+      if (!*record) return api_error(req, http::status::not_found, "no such game");
+      // A game still being played keeps its secrets (the seed fixes every draw to come).
+      if ((*record)->result.is_null())
+        return api_error(req, http::status::conflict, "this game is still being played: watch it live instead");
+      if (path == "/api/export") {
+        auto res = json_response(req, http::status::ok, record_to_json(**record));
+        res.set(http::field::content_disposition,
+                "attachment; filename=\"plateau-" + (*record)->game + "-" + room + "-" + std::to_string(round) + ".json\"");
+        return res;
+      }
+      auto frames = replay_frames(**record);
+      if (!frames) return api_error(req, http::status::unprocessable_entity, frames.error());
+      return json_response(req, http::status::ok, json{{"record", record_to_json(**record)}, {"frames", std::move(*frames)}});
+    }
+    return api_error(req, http::status::not_found, "no such API");
+  }
+
+  // POST /api/import: a record is checked by replaying it, then stored as a finished game of
+  // its own; the reply (sent once it is durable) names the room to replay.
+  Response import_record(const http::request<http::string_body>& req) {
+    SqliteStore* store = server_.store();
+    if (!store) return api_error(req, http::status::not_found, "history is off: the server keeps no store");
+    const json body = json::parse(req.body(), nullptr, false);
+    if (body.is_discarded()) return api_error(req, http::status::bad_request, "the body is not JSON");
+    if (protocol::json_depth(req.body(), 32) > 32) return api_error(req, http::status::bad_request, "too deep");
+    auto record = record_from_json(body);
+    if (!record) return api_error(req, http::status::bad_request, record.error());
+    auto frames = replay_frames(*record);
+    if (!frames) return api_error(req, http::status::unprocessable_entity, frames.error());
+    if (frames->back()["status"] != "over")
+      return api_error(req, http::status::unprocessable_entity, "only finished games can be imported");
+    record->result = frames->back()["outcome"];
+    record->room = server_.lobby().new_room_id();
+    record->round = 1;
+    if (record->finished_ms == 0) record->finished_ms = now_ms();
+    pending_ = std::make_shared<http::request<http::string_body>>(req);
+    deferred_ = true;
+    store->import_record(*record, [self = shared_from_this(), room = record->room](bool ok) {
+      self->deferred_ = false;
+      auto& r = *self->pending_;
+      self->respond(ok ? json_response(r, http::status::created, json{{"room", room}, {"round", 1}})
+                       : api_error(r, http::status::internal_server_error, "the game could not be stored"));
+    });
+    return Response{};  // answered when the store is done
   }
 
   Response serve_file(const http::request<http::string_body>& req, std::string target) {
@@ -278,6 +377,8 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Server& server_;
+  std::shared_ptr<http::request<http::string_body>> pending_;
+  bool deferred_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------

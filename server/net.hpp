@@ -46,6 +46,7 @@ class Server {
   NetStats& stats() { return stats_; }
   const Config& config() const { return config_; }
   Lobby& lobby() { return lobby_; }
+  SqliteStore* store() { return store_; }
   std::string metrics_text() const;
 
   // Sessions register so shutdown can reach them.

@@ -367,7 +367,7 @@ std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const prot
                          if (auto self = weak.lock()) self->fail_room();
                      })
                           : durable_done(entry));
-  if (over) store_.finish_round(id_, round_, rules::to_json(*state_->outcome()), durable_done(entry));
+  if (over) store_.finish_round(id_, round_, rules::to_json(*state_->outcome()), now_, durable_done(entry));
   flush();
   return std::nullopt;
 }

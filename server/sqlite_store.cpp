@@ -52,6 +52,12 @@ const std::vector<const char*> kMigrations{
       PRIMARY KEY(room, round, idx)) WITHOUT ROWID;
     CREATE INDEX rooms_unfinished ON rooms(finished);
     )sql",
+    // 2: history. When each round ended, and which rooms were imported from a record.
+    R"sql(
+    ALTER TABLE rounds ADD COLUMN finished_ms INTEGER;
+    ALTER TABLE rooms ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX rounds_finished ON rounds(finished_ms);
+    )sql",
 };
 
 std::int64_t to_db(std::uint64_t v) {
@@ -153,15 +159,22 @@ std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const
     }
     if (!exec(db, "COMMIT", &err)) return fail("migration commit failed: " + err);
   }
-  return std::unique_ptr<SqliteStore>(new SqliteStore(db, std::move(post)));
+  sqlite3* reader = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+    sqlite3_close(reader);
+    return fail("cannot open a reader");
+  }
+  sqlite3_busy_timeout(reader, 5000);
+  return std::unique_ptr<SqliteStore>(new SqliteStore(db, reader, std::move(post)));
 }
 
-SqliteStore::SqliteStore(sqlite3* db, Post post) : db_(db), post_(std::move(post)) {
+SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, Post post) : db_(db), reader_(reader), post_(std::move(post)) {
   writer_ = std::thread([this] { writer_loop(); });
 }
 
 SqliteStore::~SqliteStore() {
   close();
+  sqlite3_close(reader_);
   sqlite3_close(db_);
 }
 
@@ -273,7 +286,16 @@ void SqliteStore::writer_loop() {
     std::vector<std::pair<Done, bool>> results;
     results.reserve(batch.size());
     bool committed = exec(db_, "BEGIN IMMEDIATE");
-    for (auto& w : batch) results.emplace_back(std::move(w.done), committed && w.run(db_));
+    for (auto& w : batch) {
+      // Each write is all or nothing inside the shared transaction.
+      bool ok = committed && exec(db_, "SAVEPOINT w");
+      if (ok) {
+        ok = w.run(db_);
+        if (!ok) exec(db_, "ROLLBACK TO w");
+        exec(db_, "RELEASE w");
+      }
+      results.emplace_back(std::move(w.done), ok);
+    }
     committed = committed && exec(db_, "COMMIT");
     if (!committed) {
       exec(db_, "ROLLBACK");
@@ -382,15 +404,134 @@ void SqliteStore::start_round(const std::string& room, int round, const json& op
       std::move(done));
 }
 
-void SqliteStore::finish_round(const std::string& room, int round, const json& outcome, Done done) {
+void SqliteStore::finish_round(const std::string& room, int round, const json& outcome, std::int64_t at_ms,
+                               Done done) {
   enqueue(
-      [room, round, outcome](sqlite3* db) {
-        return Stmt(db, "UPDATE rounds SET outcome = ?3 WHERE room = ?1 AND round = ?2")
+      [room, round, outcome, at_ms](sqlite3* db) {
+        return Stmt(db, "UPDATE rounds SET outcome = ?3, finished_ms = ?4 WHERE room = ?1 AND round = ?2")
                    .bind(1, room)
                    .bind(2, round)
                    .bind(3, outcome.dump())
+                   .bind(4, at_ms)
                    .run() &&
                Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run();
+      },
+      std::move(done));
+}
+
+std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(const std::string& room, int round) {
+  std::lock_guard lock(reader_mutex_);
+  GameRecord r;
+  r.room = room;
+  r.round = round;
+  {
+    Stmt q(reader_, "SELECT r.game, o.options, o.seed, o.outcome, o.finished_ms FROM rooms r "
+                    "JOIN rounds o ON o.room = r.id WHERE r.id = ?1 AND o.round = ?2");
+    q.bind(1, room).bind(2, round);
+    if (!q.row()) {
+      if (!q.ok()) return std::unexpected(std::string(sqlite3_errmsg(reader_)));
+      return std::optional<GameRecord>{};
+    }
+    r.game = q.text(0);
+    r.options = json::parse(q.text(1), nullptr, false);
+    r.seed = from_db(q.i64(2));
+    r.result = q.is_null(3) ? json(nullptr) : json::parse(q.text(3), nullptr, false);
+    r.finished_ms = q.is_null(4) ? 0 : q.i64(4);
+  }
+  {
+    Stmt q(reader_, "SELECT s.seat, COALESCE(p.name, '') FROM seats s LEFT JOIN players p ON p.id = s.player "
+                    "WHERE s.room = ?1 ORDER BY s.seat");
+    q.bind(1, room);
+    while (q.row()) {
+      const auto seat = static_cast<std::size_t>(q.i64(0));
+      if (r.players.size() <= seat) r.players.resize(seat + 1);
+      r.players[seat] = q.text(1);
+    }
+  }
+  {
+    Stmt q(reader_, "SELECT seat, move, at_ms FROM moves WHERE room = ?1 AND round = ?2 ORDER BY idx");
+    q.bind(1, room).bind(2, round);
+    while (q.row()) r.moves.push_back({static_cast<int>(q.i64(0)), q.text(1), q.i64(2)});
+  }
+  if (const auto n = r.options.value("players", 0); n > 0 && r.players.size() < static_cast<std::size_t>(n))
+    r.players.resize(static_cast<std::size_t>(n));
+  return std::optional<GameRecord>(std::move(r));
+}
+
+json SqliteStore::finished_games(int limit) {
+  std::lock_guard lock(reader_mutex_);
+  json out = json::array();
+  Stmt q(reader_, "SELECT r.id, o.round, r.game, o.outcome, o.finished_ms, r.imported, "
+                  "(SELECT group_concat(COALESCE(p.name, ''), char(31)) FROM "
+                  "  (SELECT p.name AS name FROM seats s LEFT JOIN players p ON p.id = s.player "
+                  "   WHERE s.room = r.id ORDER BY s.seat) p) "
+                  "FROM rounds o JOIN rooms r ON r.id = o.room "
+                  "WHERE o.finished_ms IS NOT NULL AND r.private = 0 ORDER BY o.finished_ms DESC LIMIT ?1");
+  q.bind(1, limit);
+  while (q.row()) {
+    json players = json::array();
+    std::string names = q.text(6);
+    std::size_t start = 0;
+    while (!names.empty()) {
+      const auto sep = names.find(char(31), start);
+      players.push_back(names.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
+      if (sep == std::string::npos) break;
+      start = sep + 1;
+    }
+    out.push_back({{"room", q.text(0)},
+                   {"round", q.i64(1)},
+                   {"game", q.text(2)},
+                   {"result", json::parse(q.text(3), nullptr, false)},
+                   {"finished", q.i64(4)},
+                   {"imported", q.i64(5) != 0},
+                   {"players", players}});
+  }
+  return out;
+}
+
+void SqliteStore::import_record(const GameRecord& r, Done done) {
+  enqueue(
+      [r](sqlite3* db) {
+        bool ok = Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms, finished, "
+                           "imported) VALUES(?1, ?2, ?3, ?4, 0, 0, ?5, 1, 1)")
+                      .bind(1, r.room)
+                      .bind(2, r.game)
+                      .bind(3, r.options.dump())
+                      .bind(4, to_db(r.seed))
+                      .bind(5, r.finished_ms)
+                      .run() &&
+                  Stmt(db, "INSERT INTO rounds(room, round, options, seed, outcome, finished_ms) "
+                           "VALUES(?1, 1, ?2, ?3, ?4, ?5)")
+                      .bind(1, r.room)
+                      .bind(2, r.options.dump())
+                      .bind(3, to_db(r.seed))
+                      .bind(4, r.result.dump())
+                      .bind(5, r.finished_ms)
+                      .run();
+        for (std::size_t s = 0; ok && s < r.players.size(); ++s) {
+          // Imported players are names only: a player row with an unguessable, unusable token.
+          const std::string pid = "import:" + r.room + ":" + std::to_string(s);
+          ok = Stmt(db, "INSERT INTO players(id, token_hash, name) VALUES(?1, ?2, ?3)")
+                   .bind(1, pid)
+                   .bind(2, "none:" + pid)
+                   .bind(3, r.players[s])
+                   .run() &&
+               Stmt(db, "INSERT INTO seats(room, seat, player) VALUES(?1, ?2, ?3)")
+                   .bind(1, r.room)
+                   .bind(2, static_cast<std::int64_t>(s))
+                   .bind(3, pid)
+                   .run();
+        }
+        for (std::size_t i = 0; ok && i < r.moves.size(); ++i)
+          ok = Stmt(db, "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)")
+                   .bind(1, r.room)
+                   .bind(2, static_cast<std::int64_t>(i))
+                   .bind(3, r.moves[i].seat)
+                   .bind(4, r.moves[i].move)
+                   .bind(5, static_cast<std::int64_t>(i + 1))
+                   .bind(6, r.moves[i].at_ms)
+                   .run();
+        return ok;
       },
       std::move(done));
 }

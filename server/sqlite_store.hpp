@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "history.hpp"
 #include "store.hpp"
 
 struct sqlite3;
@@ -52,6 +53,14 @@ class SqliteStore final : public Store {
   // A consistent copy of the live database (SQLite's online backup), for the admin API.
   std::expected<void, std::string> backup_to(const std::string& path);
 
+  // Reads for history and replays, on a read-only connection of their own (WAL lets it read
+  // while the writer writes). nullopt: no such room or round.
+  std::expected<std::optional<GameRecord>, std::string> read_record(const std::string& room, int round);
+  // The most recent finished games of public rooms, newest first.
+  nlohmann::json finished_games(int limit);
+  // Stores an imported, finished game as a room of its own (id `r.room`).
+  void import_record(const GameRecord& r, Done done);
+
   const CommitStats& stats() const { return stats_; }
   static int schema_version();
 
@@ -63,18 +72,20 @@ class SqliteStore final : public Store {
   void start_round(const std::string& room, int round, const nlohmann::json& options,
                    std::uint64_t seed, std::int64_t version, Done done) override;
   void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
-                    Done done) override;
+                    std::int64_t at_ms, Done done) override;
 
  private:
   struct Write {
     std::function<bool(sqlite3*)> run;
     Done done;
   };
-  SqliteStore(sqlite3* db, Post post);
+  SqliteStore(sqlite3* db, sqlite3* reader, Post post);
   void enqueue(std::function<bool(sqlite3*)> run, Done done);
   void writer_loop();
 
   sqlite3* db_;
+  sqlite3* reader_;
+  std::mutex reader_mutex_;
   Post post_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -67,7 +67,7 @@ class Store {
   virtual void start_round(const std::string& room, int round, const nlohmann::json& options,
                            std::uint64_t seed, std::int64_t version, Done done) = 0;
   virtual void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
-                            Done done) = 0;
+                            std::int64_t at_ms, Done done) = 0;
 };
 
 // A store that keeps nothing and answers at once: for tests of rooms and for --data none.
@@ -84,7 +84,9 @@ class NullStore final : public Store {
                    Done done) override {
     done(true);
   }
-  void finish_round(const std::string&, int, const nlohmann::json&, Done done) override { done(true); }
+  void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done done) override {
+    done(true);
+  }
 };
 
 }  // namespace plateau::server

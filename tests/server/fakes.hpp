@@ -87,7 +87,9 @@ class ManualStore final : public Store {
   void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, std::int64_t, Done d) override {
     complete(std::move(d));
   }
-  void finish_round(const std::string&, int, const nlohmann::json&, Done d) override { complete(std::move(d)); }
+  void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done d) override {
+    complete(std::move(d));
+  }
 };
 
 }  // namespace plateau::server::testing

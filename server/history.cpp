@@ -1,0 +1,96 @@
+#include "history.hpp"
+
+#include "protocol/view.hpp"
+#include "rules/game.hpp"
+
+namespace plateau::server {
+
+using nlohmann::json;
+
+json record_to_json(const GameRecord& r) {
+  json moves = json::array();
+  for (const auto& m : r.moves) moves.push_back({{"seat", m.seat}, {"move", m.move}, {"at", m.at_ms}});
+  return json{{"format", "plateau-game/1"},
+              {"room", r.room},
+              {"round", r.round},
+              {"game", r.game},
+              {"options", r.options},
+              {"seed", std::to_string(r.seed)},
+              {"players", r.players},
+              {"moves", std::move(moves)},
+              {"result", r.result},
+              {"finished", r.finished_ms}};
+}
+
+std::expected<GameRecord, std::string> record_from_json(const json& j) {
+  if (!j.is_object()) return std::unexpected("a record is a JSON object");
+  if (j.value("format", "") != "plateau-game/1") return std::unexpected("'format' must be \"plateau-game/1\"");
+  GameRecord r;
+  if (!j.contains("game") || !j["game"].is_string()) return std::unexpected("'game' must be a string");
+  r.game = j["game"];
+  r.options = j.value("options", json::object());
+  if (!r.options.is_object()) return std::unexpected("'options' must be an object");
+  const auto seed = j.find("seed");
+  if (seed == j.end()) return std::unexpected("missing 'seed'");
+  if (seed->is_string()) {
+    const auto& s = seed->get_ref<const std::string&>();
+    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
+      return std::unexpected("'seed' must be a decimal string");
+    r.seed = std::stoull(s);
+  } else if (seed->is_number_unsigned() || seed->is_number_integer()) {
+    r.seed = seed->get<std::uint64_t>();
+  } else {
+    return std::unexpected("'seed' must be a decimal string");
+  }
+  if (!j.contains("players") || !j["players"].is_array()) return std::unexpected("'players' must be a list");
+  for (const auto& p : j["players"]) {
+    if (!p.is_string() || p.get_ref<const std::string&>().size() > 40) return std::unexpected("a player is a name");
+    r.players.push_back(p);
+  }
+  if (!j.contains("moves") || !j["moves"].is_array()) return std::unexpected("'moves' must be a list");
+  if (j["moves"].size() > 100'000) return std::unexpected("too many moves");
+  for (const auto& m : j["moves"]) {
+    if (!m.is_object() || !m.contains("seat") || !m["seat"].is_number_integer() || !m.contains("move") ||
+        !m["move"].is_string())
+      return std::unexpected("each move is {\"seat\": n, \"move\": \"...\"}");
+    r.moves.push_back({m["seat"].get<int>(), m["move"].get<std::string>(), m.value("at", std::int64_t{0})});
+  }
+  r.result = j.value("result", json(nullptr));
+  r.round = 1;
+  return r;
+}
+
+std::expected<json, std::string> replay_frames(const GameRecord& r) {
+  const rules::Game* game = rules::find_game(r.game);
+  if (!game) return std::unexpected("unknown game '" + r.game + "'");
+  auto created = game->create(r.options, r.seed);
+  if (!created) return std::unexpected("the options are refused by the rules");
+  auto& state = *created;
+  if (r.players.size() != static_cast<std::size_t>(state->num_seats()))
+    return std::unexpected("the record names " + std::to_string(r.players.size()) + " players for " +
+                           std::to_string(state->num_seats()) + " seats");
+  std::vector<protocol::SeatInfo> seats;
+  for (const auto& p : r.players) seats.push_back({p, false});
+  auto frame = [&] {
+    protocol::RoomFacts facts{game->id(), state->is_over() ? protocol::Status::over : protocol::Status::playing,
+                              &seats, nullptr, r.round};
+    return protocol::make_state(facts, *state, std::nullopt);
+  };
+  json frames = json::array();
+  frames.push_back(frame());
+  for (std::size_t i = 0; i < r.moves.size(); ++i) {
+    const auto& m = r.moves[i];
+    const auto ok = state->apply(m.seat, rules::Move{m.move});
+    if (!ok)
+      return std::unexpected("move " + std::to_string(i + 1) + " (" + m.move + " by seat " + std::to_string(m.seat) +
+                             ") is refused: " + std::string(rules::error_code(ok.error())));
+    frames.push_back(frame());
+  }
+  const auto outcome = state->outcome();
+  const json replayed = outcome ? rules::to_json(*outcome) : json(nullptr);
+  if (!r.result.is_null() && replayed != r.result)
+    return std::unexpected("the replayed result differs from the record's");
+  return frames;
+}
+
+}  // namespace plateau::server
