@@ -143,8 +143,11 @@ function onMessage(msg) {
 
 // ---------- routing ----------
 function route() {
-  const room = new URLSearchParams(location.search).get('room');
-  if (room) openRoom(room, false);
+  const params = new URLSearchParams(location.search);
+  const room = params.get('room');
+  const replay = params.get('replay');
+  if (replay) openReplay(replay, Number(params.get('round') || 1));
+  else if (room) openRoom(room, false);
   else showLobby();
 }
 
@@ -153,9 +156,11 @@ function showLobby() {
   app.room = null;
   app.state = null;
   $('#room').hidden = true;
+  $('#replay').hidden = true;
   $('#lobby').hidden = false;
   document.title = 'Plateau';
   send({ type: 'rooms' });
+  loadHistory();
   clearInterval(app.roomsTimer);
   app.roomsTimer = setInterval(() => { if (!app.room) send({ type: 'rooms' }); }, 4000);
 }
@@ -170,6 +175,7 @@ function openRoom(id, sitDown) {
   app.crowd = 0;
   if (new URLSearchParams(location.search).get('room') !== id) history.pushState({}, '', `/?room=${encodeURIComponent(id)}`);
   $('#lobby').hidden = true;
+  $('#replay').hidden = true;
   $('#room').hidden = false;
   $('#table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
   if (sitDown) { join(null); return; }
@@ -335,6 +341,12 @@ async function renderRoom() {
       asked ? 'Waiting for the others…' : 'Rematch'));
   }
   if (st.rematch.length && st.status === 'over') actions.append(el('span', { class: 'muted' }, ` Rematch asked by ${st.rematch.map(seatName).join(', ')}`));
+  if (st.status === 'over') {
+    const q = `room=${encodeURIComponent(app.room)}&round=${st.round}`;
+    actions.append(
+      el('a', { class: 'small-button', id: 'open-replay', href: `/?replay=${encodeURIComponent(app.room)}&round=${st.round}` }, 'Replay'),
+      el('a', { class: 'small-button', href: `/api/export?${q}`, download: '' }, 'Export'));
+  }
   renderCrowd();
   const table = $('#table');
   const ctx = {
@@ -379,6 +391,94 @@ function showAnnounce(text) {
   setTimeout(() => { a.hidden = true; }, 15000);
 }
 
+// ---------- history and replays ----------
+function resultText(result, players) {
+  if (!result) return '';
+  const name = (i) => players[i] || `Seat ${i + 1}`;
+  if (result.winners.length === 0) return 'Draw';
+  return `${result.winners.map(name).join(' & ')} won`;
+}
+
+async function loadHistory() {
+  let games = [];
+  try {
+    const r = await fetch('/api/history?limit=30');
+    if (r.ok) games = (await r.json()).games;
+  } catch { /* the server keeps no history */ }
+  $('#history').replaceChildren(...games.map((g) => el('tr', { 'data-history': g.room },
+    el('td', {}, gameName(g.game), g.imported ? el('span', { class: 'muted' }, ' (imported)') : ''),
+    el('td', {}, g.players.join(' · ')),
+    el('td', {}, resultText(g.result, g.players)),
+    el('td', { class: 'actions' },
+      el('a', { class: 'small-button', href: `/?replay=${encodeURIComponent(g.room)}&round=${g.round}` }, 'Replay'),
+      ' ',
+      el('a', { class: 'small-button', href: `/api/export?room=${encodeURIComponent(g.room)}&round=${g.round}`, download: '' }, 'Export')))));
+  $('#no-history').hidden = games.length > 0;
+}
+
+const replay = { frames: [], record: null, at: 0 };
+
+async function openReplay(room, round) {
+  clearInterval(app.roomsTimer);
+  if (app.room) send({ type: 'leave', room: app.room });
+  app.room = null;
+  $('#lobby').hidden = true;
+  $('#room').hidden = true;
+  $('#replay').hidden = false;
+  $('#replay-table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+  const r = await fetch(`/api/replay?room=${encodeURIComponent(room)}&round=${round}`);
+  const body = await r.json();
+  if (!r.ok) {
+    $('#replay-table').replaceChildren(el('p', {}, body.error || 'This game cannot be replayed.'));
+    return;
+  }
+  replay.frames = body.frames;
+  replay.record = body.record;
+  replay.at = body.frames.length - 1;
+  $('#replay-title').textContent = `Replay: ${gameName(body.record.game)}`;
+  $('#replay-export').href = `/api/export?room=${encodeURIComponent(room)}&round=${round}`;
+  $('#rp-slider').max = String(body.frames.length - 1);
+  showFrame();
+}
+
+async function showFrame() {
+  const { frames, record } = replay;
+  const at = replay.at;
+  const st = frames[at];
+  $('#rp-slider').value = String(at);
+  const mod = await moduleFor(record.game);
+  if (at !== replay.at) return;
+  const name = (i) => record.players[i] || `Seat ${i + 1}`;
+  $('#replay-seats').replaceChildren(...record.players.map((p, i) => el('div', {
+    class: `seat${st.to_move === i ? ' to-move' : ''}`,
+    style: `--seat:${(mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length]}`,
+  }, el('span', { class: 'seat-name' }, p || `Seat ${i + 1}`))));
+  const m = at > 0 ? record.moves[at - 1] : null;
+  $('#rp-caption').textContent = at === 0 ? `Start — ${record.moves.length} moves`
+    : `Move ${at} of ${record.moves.length}: ${name(m.seat)} played ${m.move}`
+      + (at === frames.length - 1 && st.outcome ? ` — ${resultText(st.outcome, record.players)} (${st.outcome.reason})` : '');
+  for (const b of ['first', 'prev']) $(`#rp-${b}`).disabled = at === 0;
+  for (const b of ['next', 'last']) $(`#rp-${b}`).disabled = at === frames.length - 1;
+  const ctx = { you: null, seatName: name, seatColour: (i) => SEAT_COLOURS[i % SEAT_COLOURS.length], play: () => {}, el };
+  const table = $('#replay-table');
+  if (mod) mod.render(table, st, ctx);
+  else genericTable(table, st, ctx);
+}
+
+function step(to) {
+  replay.at = Math.max(0, Math.min(replay.frames.length - 1, to));
+  showFrame();
+}
+
+async function importGame(file) {
+  const text = await file.text();
+  const r = await fetch('/api/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok) { alert(`Import refused: ${body.error || r.status}`); return; }
+  history.pushState({}, '', `/?replay=${encodeURIComponent(body.room)}&round=${body.round}`);
+  openReplay(body.room, body.round);
+}
+
 // ---------- wiring ----------
 function init() {
   $('#name').value = myName();
@@ -399,7 +499,19 @@ function init() {
       private: $('#private').checked, spectator_delay: Number($('#delay').value) || 0,
     });
   });
-  $('#refresh').addEventListener('click', () => send({ type: 'rooms' }));
+  $('#refresh').addEventListener('click', () => { send({ type: 'rooms' }); loadHistory(); });
+  $('#import').addEventListener('change', (e) => { if (e.target.files[0]) importGame(e.target.files[0]); e.target.value = ''; });
+  $('#rp-first').addEventListener('click', () => step(0));
+  $('#rp-prev').addEventListener('click', () => step(replay.at - 1));
+  $('#rp-next').addEventListener('click', () => step(replay.at + 1));
+  $('#rp-last').addEventListener('click', () => step(replay.frames.length - 1));
+  $('#rp-slider').addEventListener('input', (e) => step(Number(e.target.value)));
+  $('#replay-back').addEventListener('click', () => { history.pushState({}, '', '/'); showLobby(); });
+  document.addEventListener('keydown', (e) => {
+    if ($('#replay').hidden || e.target.tagName === 'INPUT') return;
+    if (e.key === 'ArrowLeft') step(replay.at - 1);
+    if (e.key === 'ArrowRight') step(replay.at + 1);
+  });
   $('#leave').addEventListener('click', () => { history.pushState({}, '', '/'); showLobby(); });
   $('#copy-link').addEventListener('click', async () => {
     const link = `${location.origin}/?room=${encodeURIComponent(app.room)}`;

@@ -24,11 +24,9 @@ async function freePort() {
   });
 }
 
-export async function startServer(extra = []) {
-  const port = await freePort();
-  const data = mkdtempSync(join(tmpdir(), 'plateau-e2e-'));
+async function spawnServer(port, data, extra) {
   const proc = spawn(serverBinary(), ['--host', '127.0.0.1', '--port', String(port), '--data', data,
-    '--log-level', 'warn', '--rate', '1000', ...extra], { stdio: ['ignore', 'inherit', 'inherit'] });
+    '--log-level', 'warn', '--rate', '1000', '--grace', '0', ...extra], { stdio: ['ignore', 'inherit', 'inherit'] });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 15000;
   for (;;) {
@@ -39,8 +37,24 @@ export async function startServer(extra = []) {
     if (Date.now() > deadline) { proc.kill('SIGKILL'); throw new Error('server did not start'); }
     await new Promise((r) => setTimeout(r, 100));
   }
+  return proc;
+}
+
+export async function startServer(extra = []) {
+  const port = await freePort();
+  const data = mkdtempSync(join(tmpdir(), 'plateau-e2e-'));
+  let proc = await spawnServer(port, data, extra);
+  const url = `http://127.0.0.1:${port}`;
   return {
-    url, port, data, proc,
+    url, port, data,
+    get proc() { return proc; },
+    // kill -9, then the same binary on the same port and store.
+    async crashAndRestart() {
+      const exited = new Promise((r) => proc.once('exit', r));
+      proc.kill('SIGKILL');
+      await exited;
+      proc = await spawnServer(port, data, extra);
+    },
     async stop() {
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));

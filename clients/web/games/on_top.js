@@ -1,0 +1,563 @@
+// The On Top table: the board of triangles drawn from the view's geometry, with its golden border;
+// every placed tile painted as coloured sixths at its corners, so each circle around an
+// intersection reads as on the real board; black triangles (start, holes, and empty "void" holes
+// that count as black); towers of pawns stacked at the intersections with their height; the score
+// track; the drawn tile shown big; each colour's pawns left (neutral colours marked); and, after
+// each placement, the circles it completed with who placed which pawn and who scored what.
+// Moves come only from st.legal_moves ("<A cell>-<B cell>"):
+//   1. click a highlighted place (the edge between two empty cells: a selection, data-choice);
+//   2. turn the tile there (each legal orientation on those two cells in turn, data-choice);
+//   3. confirm (the button carries data-move, the exact move string).
+const SVG = 'http://www.w3.org/2000/svg';
+const E = 60;                         // a triangle's edge, in SVG units
+const HX = E / 2;                     // one x unit of the view (half an edge)
+const HY = E * Math.sqrt(3) / 2;      // one y unit of the view (a row)
+const MARGIN = 6;                     // around the board and its coordinates
+const SIXTH_R = E * 0.43;             // radius of a circle around an intersection
+const PAWN_R = E * 0.15;
+const LIFT = E * 0.075;
+const NARROW = '(max-width: 560px)';  // on a phone the board is turned a quarter, to be bigger
+
+const COLOURS = ['blue', 'yellow', 'red', 'white'];
+const FILL = { blue: '#2f6fd6', yellow: '#f2c230', red: '#d8473a', white: '#f8f5ee' };
+const DARK = { blue: '#173f86', yellow: '#8a6a00', red: '#8e2219', white: '#6d645b' };
+const SEAT_INK = { blue: '#2f6fd6', yellow: '#e0ac16', red: '#d8473a', white: '#cbc2b2' };
+const TILE_BASE = '#7d6f5e';
+const BLACK = '#1f1c19';
+const BOARD = '#eadfc6';
+
+let sel = { key: null, place: null, turn: 0 };  // chosen place and orientation, across re-renders
+let lastArgs = null;                             // the last render's arguments, for local choices
+let turned = false;                              // the board drawn a quarter turn anticlockwise
+let watching = false;                            // listening for the viewport to change width
+
+function s(tag, attrs = {}, ...children) {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== '') e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return e;
+}
+
+// A view point (x in half edges, y in rows) on screen; turned a quarter anticlockwise on a phone,
+// so rows a–f read left to right and columns 1–15 bottom to top (a turn, never a mirror image:
+// the tiles' sixths keep their clockwise order).
+const px = ([x, y]) => (turned ? [y * HY, -x * HX] : [x * HX, y * HY]);
+const same = (p, q) => p[0] === q[0] && p[1] === q[1];
+const pts = (list) => list.map((p) => px(p).map((v) => v.toFixed(2)).join(',')).join(' ');
+const centroid = (points) => [(points[0][0] + points[1][0] + points[2][0]) / 3, (points[0][1] + points[1][1] + points[2][1]) / 3];
+const cap = (w) => w.charAt(0).toUpperCase() + w.slice(1);
+
+// The sector of the circle around `points[i]` that lies inside the triangle `points`.
+function sectorPath(points, i, r = SIXTH_R) {
+  const [cx, cy] = px(points[i]);
+  const [ax, ay] = px(points[(i + 1) % 3]);
+  const [bx, by] = px(points[(i + 2) % 3]);
+  const la = Math.hypot(ax - cx, ay - cy), lb = Math.hypot(bx - cx, by - cy);
+  const p1 = [cx + (ax - cx) / la * r, cy + (ay - cy) / la * r];
+  const p2 = [cx + (bx - cx) / lb * r, cy + (by - cy) / lb * r];
+  const cross = (p1[0] - cx) * (p2[1] - cy) - (p1[1] - cy) * (p2[0] - cx);
+  const f = (v) => v.toFixed(2);
+  return `M${f(cx)},${f(cy)} L${f(p1[0])},${f(p1[1])} A${f(r)},${f(r)} 0 0 ${cross > 0 ? 1 : 0} ${f(p2[0])},${f(p2[1])} Z`;
+}
+
+// Where a tile's six sixths land for a move "X-Y" (RULES.md, "Where each sixth lands"): the
+// colour at each of X's points and each of Y's points, in the cells' own point order.
+function orient(xPoints, yPoints, sixths) {
+  const far = xPoints.findIndex((p) => !yPoints.some((q) => same(p, q)));
+  const w1 = (far + 1) % 3, w2 = (far + 2) % 3;
+  const xc = [], yc = [];
+  xc[far] = sixths[0]; xc[w1] = sixths[1]; xc[w2] = sixths[5];
+  yPoints.forEach((q, j) => {
+    if (same(q, xPoints[w1])) yc[j] = sixths[2];
+    else if (same(q, xPoints[w2])) yc[j] = sixths[4];
+    else yc[j] = sixths[3];
+  });
+  return [xc, yc];
+}
+
+// The outline of a tile on cells with points `a` and `b`: a's far point, a shared point, b's far
+// point, the other shared point.
+function rhombus(a, b) {
+  const far = a.findIndex((p) => !b.some((q) => same(p, q)));
+  const bf = b.find((q) => !a.some((p) => same(p, q)));
+  return [a[far], a[(far + 1) % 3], bf, a[(far + 2) % 3]];
+}
+
+// The legal moves grouped by place (an unordered pair of cells), each with its orientations.
+function parsePlaces(legal, index) {
+  const places = new Map();
+  for (const m of legal) {
+    const dash = m.indexOf('-');
+    if (dash < 0) continue;
+    const a = index.get(m.slice(0, dash)), b = index.get(m.slice(dash + 1));
+    if (a === undefined || b === undefined) continue;
+    const key = `${Math.min(a, b)}|${Math.max(a, b)}`;
+    if (!places.has(key)) places.set(key, { key, cells: [Math.min(a, b), Math.max(a, b)], moves: [] });
+    places.get(key).moves.push({ move: m, a, b });
+  }
+  return places;
+}
+
+function injectStyle() {
+  if (document.getElementById('on-top-style')) return;
+  const style = document.createElement('style');
+  style.id = 'on-top-style';
+  style.textContent = `
+  .ot-wrap { width: 100%; max-width: 1068px; display: grid; gap: .7rem 1rem; align-items: start;
+    grid-template-columns: minmax(0, 1fr) minmax(250px, 300px);
+    grid-template-rows: auto auto 1fr auto;
+    grid-template-areas: "board drawn" "board players" "board last" "track last"; }
+  .ot-boardbox { grid-area: board; min-width: 0; display: flex; justify-content: center; }
+  .ot-board { display: block; width: 100%; height: auto; max-height: calc(100vh - 250px); min-height: 220px; touch-action: manipulation; }
+  .ot-board text, .ot-track text, .ot-big text { font-family: inherit; }
+  .ot-panel { background: #fffdf8; border: 1px solid #e2d8c8; border-radius: 10px; padding: .55rem .75rem; }
+  .ot-panel h3 { margin: 0 0 .4rem; font-size: .78rem; text-transform: uppercase; letter-spacing: .06em; color: #7a7067; font-weight: 600; }
+  .ot-drawn { grid-area: drawn; display: grid; grid-template-columns: 132px 1fr; gap: .25rem .7rem; align-items: center; }
+  .ot-drawn.mine { border: 2px solid #2b2622; box-shadow: 0 0 0 3px rgba(43,38,34,.12); }
+  .ot-drawn h3 { grid-column: 1 / -1; }
+  .ot-big { width: 132px; height: 96px; display: block; }
+  .ot-drawn .ot-what { font-size: .92rem; display: grid; gap: .25rem; }
+  .ot-drawn .ot-move { font-weight: 800; font-size: 1.15rem; font-variant-numeric: tabular-nums; }
+  .ot-drawn .ot-small { font-size: .8rem; color: #7a7067; }
+  .ot-tools { grid-column: 1 / -1; display: flex; gap: .4rem; flex-wrap: wrap; }
+  .ot-tools button { flex: 1 1 auto; }
+  .ot-players { grid-area: players; display: grid; gap: .2rem; }
+  .ot-colour { display: grid; grid-template-columns: 22px 1fr auto; gap: .1rem .5rem; align-items: center; padding: .25rem .35rem; border-radius: 8px; }
+  .ot-colour.to-move { background: #f4efe6; box-shadow: inset 3px 0 0 #2b2622; }
+  .ot-colour.neutral { opacity: .8; }
+  .ot-colour .ot-name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-weight: 600; }
+  .ot-colour .ot-sub { grid-column: 2; font-size: .78rem; color: #7a7067; }
+  .ot-colour .ot-pts { grid-row: span 2; font-size: 1.35rem; font-weight: 800; font-variant-numeric: tabular-nums; text-align: right; }
+  .ot-colour .ot-pts small { display: block; font-size: .68rem; font-weight: 500; color: #7a7067; }
+  .ot-colour .ot-sw { grid-row: span 2; }
+  .ot-bar { grid-column: 2 / -1; height: 5px; background: #eee6d7; border-radius: 3px; overflow: hidden; }
+  .ot-bar span { display: block; height: 100%; }
+  .ot-tag { font-size: .68rem; background: #2b2622; color: #fff; border-radius: 99px; padding: 0 .4rem; margin-left: .3rem; vertical-align: middle; font-weight: 500; }
+  .ot-tag.neutral { background: #9a8f82; }
+  .ot-trackbox { grid-area: track; }
+  .ot-track { display: block; width: 100%; height: auto; }
+  .ot-last { grid-area: last; font-size: .86rem; }
+  .ot-last .ot-head { margin-bottom: .3rem; }
+  .ot-last ol { list-style: none; margin: 0; padding: 0; display: grid; gap: .25rem; }
+  .ot-last li { display: grid; grid-template-columns: 1.3rem 1fr; gap: .4rem; align-items: start; background: #f6f1e7; border-radius: 6px; padding: .2rem .35rem; }
+  .ot-last li.scoring { background: #fff3c4; border-left: 4px solid #c58b19; }
+  .ot-last .ot-badge { display: inline-grid; place-items: center; width: 1.25rem; height: 1.25rem; border-radius: 50%; background: #2b2622; color: #fff; font-size: .72rem; font-weight: 700; }
+  .ot-last .ot-gain { font-weight: 800; color: #8a5a00; }
+  .ot-dot { display: inline-block; width: .8rem; height: .8rem; border-radius: 50%; vertical-align: -1px; border: 1.5px solid; margin-right: .15rem; }
+  .ot-cellname { font-size: 10px; fill: #a2927a; text-anchor: middle; dominant-baseline: central; pointer-events: none; }
+  .ot-coord { font-size: 11px; fill: #8a7f70; text-anchor: middle; dominant-baseline: central; }
+  .ot-place { cursor: pointer; outline: none; }
+  .ot-place .ot-kite { fill: rgba(200,85,61,.16); stroke: #c8553d; stroke-width: 1; stroke-dasharray: 3 3; }
+  .ot-place .ot-edge { fill: #c8553d; }
+  .ot-place:hover .ot-kite, .ot-place:focus-visible .ot-kite { fill: rgba(200,85,61,.42); }
+  .ot-place.chosen .ot-kite { fill: rgba(200,85,61,.05); stroke-width: 0; }
+  .ot-place.chosen .ot-edge { fill: #2b2622; }
+  .ot-ghost { pointer-events: none; }
+  .ot-ghost .ot-outline { animation: ot-blink 1.4s ease-in-out infinite; }
+  @keyframes ot-blink { 50% { stroke-opacity: .35; } }
+  .ot-scored .ot-ring { animation: ot-pulse 1.6s ease-out 2; }
+  @keyframes ot-pulse { 0% { stroke-width: 9; } 100% { stroke-width: 3.5; } }
+  .ot-tower text { font-size: 11.5px; font-weight: 800; text-anchor: middle; dominant-baseline: central; pointer-events: none; }
+  .ot-nopawn { stroke: #7a7067; stroke-width: 1.6; }
+  @media (max-width: 760px) {
+    .ot-wrap { grid-template-columns: minmax(0, 1fr); grid-template-rows: none; grid-template-areas: "board" "drawn" "players" "track" "last"; }
+    .ot-drawn { grid-template-columns: 96px 1fr; padding: .45rem .6rem; }
+    .ot-drawn h3 { margin-bottom: .1rem; }
+    .ot-big { width: 96px; height: 80px; }
+    .ot-drawn.mine { position: sticky; bottom: 0; z-index: 2; }
+    .ot-tools button { padding: .4rem .6rem; }
+    .ot-board { max-height: none; min-height: 0; }
+  }
+  `;
+  document.head.append(style);
+}
+
+function swatch(colour, size = 18) {
+  return s('svg', { viewBox: '-10 -10 20 20', width: size, height: size, class: 'ot-sw', 'aria-hidden': 'true' },
+    s('circle', { r: 8, fill: FILL[colour], stroke: DARK[colour], 'stroke-width': 2 }));
+}
+
+function render(table, st, ctx) {
+  injectStyle();
+  lastArgs = [table, st, ctx];
+  const mq = window.matchMedia(NARROW);
+  turned = mq.matches;
+  if (!watching) {
+    watching = true;
+    mq.addEventListener('change', () => { if (lastArgs && lastArgs[0].querySelector(':scope > .ot-wrap')) render(...lastArgs); });
+  }
+  const { el } = ctx;
+  const b = st.board;
+  if (!b || !b.geometry) { table.replaceChildren(el('p', { class: 'muted' }, 'Waiting for the table…')); return; }
+  const geo = b.geometry;
+  const index = new Map(geo.cells.map((c, i) => [c.name, i]));
+  const places = parsePlaces(st.legal_moves || [], index);
+  const mine = st.you !== null && places.size > 0 && !!b.drawn;
+
+  // Forget a selection that belongs to another turn or is no longer open.
+  const key = `${st.round}:${b.turn}:${st.you}`;
+  if (sel.key !== key || !mine || (sel.place && !places.has(sel.place))) sel = { key, place: null, turn: 0 };
+  const chosen = sel.place ? places.get(sel.place) : null;
+  const option = chosen ? chosen.moves[sel.turn % chosen.moves.length] : null;
+  const rerender = () => render(...lastArgs);
+  const choosePlace = (k) => {
+    if (sel.place === k) sel.turn = (sel.turn + 1) % places.get(k).moves.length;  // again: turn it
+    else sel = { key, place: k, turn: 0 };
+    rerender();
+  };
+
+  const colourOwner = (colour) => {
+    const c = b.colours.find((x) => x.colour === colour);
+    return c && c.seat !== null ? c.seat : null;
+  };
+  const who = (colour) => {
+    const seat = colourOwner(colour);
+    return seat === null ? `neutral ${colour}` : `${ctx.seatName(seat)} (${colour})`;
+  };
+
+  // ---------- the board ----------
+  let maxY = 0;
+  for (const c of geo.cells) for (const p of c.points) maxY = Math.max(maxY, p[1]);
+
+  const defs = s('defs', {},
+    s('pattern', { id: 'ot-void-hatch', width: 7, height: 7, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
+      s('rect', { width: 7, height: 7, fill: BLACK }),
+      s('line', { x1: 0, y1: 0, x2: 0, y2: 7, stroke: '#5a524a', 'stroke-width': 2.4 })));
+
+  const lastCells = new Set(b.last ? b.last.cells : []);
+  const filledNow = new Set(b.last ? b.last.filled.map((f) => f.cell) : []);
+  const startCells = new Set(b.start_cells || []);
+  const cellLayer = s('g', { class: 'ot-cells' });
+  const outlineLayer = s('g', { class: 'ot-outlines' });
+  geo.cells.forEach((cell, i) => {
+    const c = b.cells[i];
+    const kind = c ? c.kind : 'empty';
+    const label = !c ? `${cell.name}: empty`
+      : kind === 'tile' ? `${cell.name}: tile ${c.tile}, corners ${c.corners.join(' ')}`
+        : kind === 'start' ? `${cell.name}: black start triangle`
+          : kind === 'black' ? `${cell.name}: black triangle`
+            : `${cell.name}: empty hole, counts as black`;
+    const g = s('g', { class: `ot-cell ot-${kind}`, 'data-cell': cell.name, 'data-kind': kind, 'data-corners': c && c.corners ? c.corners.join(',') : null, role: 'img', 'aria-label': label });
+    const fill = kind === 'empty' ? BOARD : kind === 'tile' ? TILE_BASE : kind === 'void' ? 'url(#ot-void-hatch)' : BLACK;
+    g.append(s('polygon', { points: pts(cell.points), fill, stroke: kind === 'empty' ? '#cdbb98' : '#2b2622', 'stroke-width': kind === 'empty' ? 1 : 0.8, 'stroke-linejoin': 'round' }));
+    if (kind === 'tile') {
+      cell.points.forEach((_, k) => g.append(s('path', { d: sectorPath(cell.points, k), fill: FILL[c.corners[k]], stroke: c.corners[k] === 'white' ? '#b9b0a0' : 'none', 'stroke-width': 0.8 })));
+    } else if (kind === 'empty') {
+      const [cx, cy] = px(centroid(cell.points));
+      g.append(s('text', { class: 'ot-cellname', x: cx, y: cy }, cell.name));
+    } else if (kind === 'start' || startCells.has(i)) {
+      const cpt = centroid(cell.points);
+      const inner = cell.points.map((p) => [cpt[0] + (p[0] - cpt[0]) * 0.45, cpt[1] + (p[1] - cpt[1]) * 0.45]);
+      g.append(s('polygon', { points: pts(inner), fill: 'none', stroke: '#d4a017', 'stroke-width': 1.6 }));
+    }
+    if (filledNow.has(i)) {
+      const [cx, cy] = px(centroid(cell.points));
+      g.append(s('circle', { cx, cy, r: E * 0.12, fill: 'none', stroke: '#f1e4c4', 'stroke-width': 1.6, 'stroke-dasharray': '3 2' }));
+    }
+    g.append(s('title', {}, label));
+    cellLayer.append(g);
+    if (c && kind === 'tile' && c.pair > i) {
+      outlineLayer.append(s('polygon', { points: pts(rhombus(cell.points, geo.cells[c.pair].points)), fill: 'none', stroke: '#2b2622', 'stroke-width': 1.8, 'stroke-linejoin': 'round' }));
+    }
+  });
+
+  // The golden border, and the board's outline.
+  const golden = s('g', { class: 'ot-golden' }, geo.golden_edges.map(([p, q]) => {
+    const [x1, y1] = px(p), [x2, y2] = px(q);
+    return s('line', { x1, y1, x2, y2, stroke: '#d4a017', 'stroke-width': 6, 'stroke-linecap': 'round' });
+  }));
+
+  // The last placement, outlined in the placer's colour.
+  const lastLayer = s('g', { class: 'ot-lastmove' });
+  if (b.last) {
+    const [a, c2] = b.last.cells;
+    const outline = pts(rhombus(geo.cells[a].points, geo.cells[c2].points));
+    lastLayer.append(s('polygon', { points: outline, fill: 'none', stroke: '#2b2622', 'stroke-width': 6, 'stroke-linejoin': 'round' }),
+      s('polygon', { points: outline, fill: 'none', stroke: SEAT_INK[b.last.colour], 'stroke-width': 3, 'stroke-linejoin': 'round', 'data-last': b.last.move }));
+  }
+
+  // Circles completed by the last placement: a ring in the top pawn's colour, and a number.
+  const scored = b.last ? b.last.scored : [];
+  const scoredLayer = s('g', { class: 'ot-scoredlayer' });
+  const badges = s('g', { class: 'ot-badges' });
+  scored.forEach((r, n) => {
+    const v = geo.intersections[r.intersection];
+    const [x, y] = px([v.x, v.y]);
+    const ink = r.top ? SEAT_INK[r.top] : '#7a7067';
+    scoredLayer.append(s('g', { class: 'ot-scored', 'data-scored': r.intersection },
+      s('circle', { cx: x, cy: y, r: SIXTH_R + 2, fill: 'none', stroke: '#2b2622', 'stroke-width': 7, opacity: 0.9 }),
+      s('circle', { class: 'ot-ring', cx: x, cy: y, r: SIXTH_R + 2, fill: 'none', stroke: ink, 'stroke-width': 3.5, 'stroke-dasharray': r.top ? null : '5 4' })));
+    const bx = x - SIXTH_R * 0.72, by = y - SIXTH_R * 0.72;
+    badges.append(s('g', { 'aria-hidden': 'true' },
+      s('circle', { cx: bx, cy: by, r: 8.5, fill: '#2b2622', stroke: '#fffdf8', 'stroke-width': 1.5 }),
+      s('text', { x: bx, y: by + 0.5, fill: '#fff', 'font-size': 10.5, 'font-weight': 700, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, n + 1)));
+  });
+
+  // The towers at the intersections.
+  const towerLayer = s('g', { class: 'ot-towers' });
+  geo.intersections.forEach((v, i) => {
+    const tower = b.towers[i];
+    const [x, y] = px([v.x, v.y]);
+    const label = tower === null ? `intersection ${i + 1}${v.golden ? ' (golden)' : ''}: open`
+      : tower.length === 0 ? `intersection ${i + 1}: scored, no pawn`
+        : `intersection ${i + 1}${v.golden ? ' (golden)' : ''}: ${tower.join(', ')} (${tower[tower.length - 1]} on top)`;
+    const g = s('g', { class: 'ot-point ot-tower', 'data-point': i, 'data-tower': tower === null ? 'open' : tower.join(','), 'aria-label': label, role: 'img' });
+    if (tower && tower.length === 0) {
+      const d = E * 0.07;
+      g.append(s('path', { class: 'ot-nopawn', d: `M${x - d},${y - d} L${x + d},${y + d} M${x + d},${y - d} L${x - d},${y + d}` }));
+    } else if (tower) {
+      tower.forEach((colour, k) => {
+        const cy = y - k * LIFT;
+        g.append(s('ellipse', { cx: x, cy: cy + PAWN_R * 0.35, rx: PAWN_R, ry: PAWN_R * 0.55, fill: DARK[colour] }),
+          s('circle', { cx: x, cy, r: PAWN_R, fill: FILL[colour], stroke: DARK[colour], 'stroke-width': 1.6 }));
+      });
+      if (tower.length > 1) {
+        const top = tower[tower.length - 1];
+        g.append(s('text', { x, y: y - (tower.length - 1) * LIFT + 0.5, fill: top === 'white' || top === 'yellow' ? '#2b2622' : '#fff' }, tower.length));
+      }
+    }
+    if (tower) g.append(s('title', {}, label));
+    towerLayer.append(g);
+  });
+
+  // Candidate places: the kite around the edge the two cells share (two cell centres and the
+  // edge's ends), so the places tile the board without overlapping.
+  const placeLayer = s('g', { class: 'ot-places' });
+  if (mine) {
+    for (const p of places.values()) {
+      const [a, c2] = p.cells.map((i) => geo.cells[i]);
+      const shared = a.points.filter((q) => c2.points.some((r) => same(q, r)));
+      if (shared.length !== 2) continue;
+      const kite = [centroid(a.points), shared[0], centroid(c2.points), shared[1]];
+      const [mx, my] = px([(shared[0][0] + shared[1][0]) / 2, (shared[0][1] + shared[1][1]) / 2]);
+      const isChosen = sel.place === p.key;
+      placeLayer.append(s('g', {
+        class: `ot-place${isChosen ? ' chosen' : ''}`, 'data-place': `${a.name}|${c2.name}`, 'data-choice': `place:${a.name}|${c2.name}`,
+        role: 'button', tabindex: 0, 'aria-pressed': isChosen ? 'true' : 'false',
+        'aria-label': `${isChosen ? 'turn the tile on' : 'place the tile on'} ${a.name} and ${c2.name}`,
+        onclick: () => choosePlace(p.key),
+        onkeydown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); choosePlace(p.key); } },
+      },
+      s('polygon', { class: 'ot-kite', points: pts(kite) }),
+      s('circle', { class: 'ot-edge', cx: mx, cy: my, r: E * 0.075 })));
+    }
+  }
+
+  // The chosen placement, ghosted onto its two cells.
+  const ghost = s('g', { class: 'ot-ghost' });
+  if (option) {
+    const A = geo.cells[option.a], B = geo.cells[option.b];
+    const [ac, bc] = orient(A.points, B.points, b.drawn.sixths);
+    [[A, ac, 'A'], [B, bc, 'B']].forEach(([cell, cols, half]) => {
+      const g = s('g', { 'data-ghost': half, 'data-cell': cell.name, 'data-corners': cols.join(',') },
+        s('polygon', { points: pts(cell.points), fill: TILE_BASE }),
+        cell.points.map((_, k) => s('path', { d: sectorPath(cell.points, k), fill: FILL[cols[k]], stroke: cols[k] === 'white' ? '#b9b0a0' : 'none', 'stroke-width': 0.8 })));
+      const [cx, cy] = px(centroid(cell.points));
+      g.append(s('circle', { cx, cy, r: 8, fill: '#2b2622', opacity: 0.75 }),
+        s('text', { x: cx, y: cy + 0.5, fill: '#fff', 'font-size': 10, 'font-weight': 700, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, half));
+      ghost.append(g);
+    });
+    ghost.append(s('polygon', { class: 'ot-outline', points: pts(rhombus(A.points, B.points)), fill: 'none', stroke: '#2b2622', 'stroke-width': 3.5, 'stroke-linejoin': 'round' }));
+  }
+
+  // Row letters at both ends of each row, column numbers along the top and the bottom.
+  const coords = s('g', { class: 'ot-coords', 'aria-hidden': 'true' });
+  const rows = new Map(), cols = new Set();
+  for (const c of geo.cells) {
+    const row = c.name.charAt(0);
+    cols.add(Number(c.name.slice(1)));
+    const y = Math.min(...c.points.map((p) => p[1])) + 0.5;
+    if (!rows.has(row)) rows.set(row, { y, min: Infinity, max: -Infinity });
+    const r = rows.get(row);
+    r.min = Math.min(r.min, ...c.points.map((p) => p[0]));
+    r.max = Math.max(r.max, ...c.points.map((p) => p[0]));
+  }
+  const labelAt = (p, text) => { const [x, y] = px(p); coords.append(s('text', { class: 'ot-coord', x, y }, text)); return [x, y]; };
+  const extent = [];
+  const left = Math.min(...[...rows.values()].map((r) => r.min)), right = Math.max(...[...rows.values()].map((r) => r.max));
+  for (const [row, r] of rows) extent.push(labelAt([left - 0.75, r.y], row), labelAt([right + 0.75, r.y], row));
+  for (const col of cols) extent.push(labelAt([col, -0.32], col), labelAt([col, maxY + 0.32], col));
+  for (const v of geo.intersections) {  // room for a highlighted circle round every point
+    const [x, y] = px([v.x, v.y]);
+    extent.push([x - SIXTH_R - 4, y - SIXTH_R - 4], [x + SIXTH_R + 4, y + SIXTH_R + 4]);
+  }
+  const ex = extent.map((p) => p[0]), ey = extent.map((p) => p[1]);
+  const vb = [Math.min(...ex) - MARGIN - 6, Math.min(...ey) - MARGIN - 6, Math.max(...ex) - Math.min(...ex) + 2 * MARGIN + 12, Math.max(...ey) - Math.min(...ey) + 2 * MARGIN + 12];
+
+  const boardSvg = s('svg', { class: 'ot-board', viewBox: vb.map((v) => v.toFixed(1)).join(' '), role: 'group', 'aria-label': 'On Top board', preserveAspectRatio: 'xMidYMid meet' },
+    defs, coords, cellLayer, outlineLayer, golden, lastLayer, scoredLayer, towerLayer, badges, placeLayer, ghost);
+
+  // ---------- the drawn tile ----------
+  const drawnPanel = el('div', { class: `ot-panel ot-drawn${mine ? ' mine' : ''}`, 'data-drawn': b.drawn ? b.drawn.sixths.join(',') : '' });
+  if (b.drawn) {
+    drawnPanel.append(el('h3', {}, mine ? 'Your tile' : `Tile to place`));
+    drawnPanel.append(bigTile(b.drawn.sixths, option ? [geo.cells[option.a], geo.cells[option.b]] : null));
+    const what = el('div', { class: 'ot-what' });
+    if (st.status === 'waiting') {
+      what.append(el('div', {}, 'The first tile is placed once every seat is taken.'));
+    } else if (!mine) {
+      const seat = b.to_move;
+      what.append(el('div', {}, seat === null ? '' : `${ctx.seatName(seat)} (${b.seats[seat].colour}) is placing it.`));
+    } else if (!option) {
+      what.append(el('div', {}, `Click a highlighted edge on the board to choose where it goes (${places.size} place${places.size === 1 ? '' : 's'}).`));
+    } else {
+      what.append(el('div', { class: 'ot-move' }, option.move),
+        el('div', { class: 'ot-small' }, `Half A on ${geo.cells[option.a].name}, half B on ${geo.cells[option.b].name}. Turn ${(sel.turn % chosen.moves.length) + 1} of ${chosen.moves.length} here.`));
+    }
+    what.append(el('div', { class: 'ot-small' }, `${b.tiles_left} tile${b.tiles_left === 1 ? '' : 's'} face down · ${b.black_left} spare black triangle${b.black_left === 1 ? '' : 's'}`));
+    drawnPanel.append(what);
+    if (mine && option) {
+      drawnPanel.append(el('div', { class: 'ot-tools' },
+        el('button', {
+          class: 'ot-turn', 'data-choice': 'turn', disabled: chosen.moves.length < 2, title: 'Turn the tile on these two cells',
+          'aria-label': `turn the tile (now ${option.move})`,
+          onclick: () => { sel.turn = (sel.turn + 1) % chosen.moves.length; rerender(); },
+        }, '⟳ Turn'),
+        el('button', { class: 'ot-cancel', 'data-choice': 'cancel', onclick: () => { sel = { key, place: null, turn: 0 }; rerender(); } }, 'Cancel'),
+        el('button', { class: 'primary ot-confirm', 'data-move': option.move, 'aria-label': `place the tile: ${option.move}`, onclick: () => ctx.play(option.move) }, `Place ${option.move}`)));
+    }
+  } else {
+    drawnPanel.append(el('h3', {}, 'Game over'),
+      el('div', { class: 'ot-what', style: 'grid-column: 1 / -1' },
+        el('div', {}, b.result ? cap(b.result.reason) + '.' : 'No tile left to place.'),
+        el('div', { class: 'ot-small' }, `${b.tiles_left} tile${b.tiles_left === 1 ? '' : 's'} left face down · ${b.black_left} spare black triangle${b.black_left === 1 ? '' : 's'}`)));
+  }
+
+  // ---------- players, scores and pawns left ----------
+  const winners = new Set(b.result ? b.result.winners : []);
+  const players = el('div', { class: 'ot-panel ot-players' }, el('h3', {}, 'Colours · points · pawns left'),
+    b.colours.map((c) => {
+      const seat = c.seat;
+      const full = seat === null ? 21 : 20;
+      const sd = seat === null ? null : b.seats[seat];
+      const toMove = seat !== null && b.to_move === seat;
+      return el('div', {
+        class: `ot-colour${seat === null ? ' neutral' : ''}${toMove ? ' to-move' : ''}`, 'data-colour': c.colour,
+        'data-seat': seat === null ? 'neutral' : seat, 'data-pawns': c.pawns_left, 'data-score': sd ? sd.score : null,
+        'aria-label': seat === null ? `${c.colour}: neutral, ${c.pawns_left} pawns left` : `${c.colour}: ${ctx.seatName(seat)}, ${sd.score} points, ${c.pawns_left} pawns left`,
+      },
+      swatch(c.colour, 22),
+      el('div', { class: 'ot-name' }, seat === null ? cap(c.colour) : ctx.seatName(seat),
+        seat === null ? el('span', { class: 'ot-tag neutral' }, 'neutral') : '',
+        seat !== null && seat === st.you ? el('span', { class: 'ot-tag' }, 'you') : '',
+        winners.has(seat) ? el('span', { class: 'ot-tag', style: 'background:#c58b19' }, 'wins') : ''),
+      el('div', { class: 'ot-pts' }, sd ? String(sd.score) : '—', el('small', {}, sd ? 'points' : 'no marker')),
+      el('div', { class: 'ot-sub' }, `${seat === null ? 'neutral' : c.colour}${sd && sd.team !== null ? ` · team ${sd.team + 1}` : ''} · ${c.pawns_left} pawn${c.pawns_left === 1 ? '' : 's'} left${sd && sd.penalty ? ` · −${sd.penalty} for unused pawns` : ''}`),
+      el('div', { class: 'ot-bar', title: `${c.pawns_left} of ${full} pawns left` }, el('span', { style: `width:${(100 * c.pawns_left / full).toFixed(1)}%; background:${SEAT_INK[c.colour]}` })));
+    }));
+
+  // ---------- the score track ----------
+  const trackBox = el('div', { class: 'ot-panel ot-trackbox' }, el('h3', {}, 'Score track'), scoreTrack(b, geo.track_spaces || 50, ctx));
+
+  // ---------- what the last placement did ----------
+  const lastPanel = el('div', { class: 'ot-panel ot-last' }, el('h3', {}, 'Last placement'));
+  if (!b.last) {
+    lastPanel.append(el('div', { class: 'muted' }, 'No tile placed yet. The first tile must touch a black start triangle.'));
+  } else {
+    const L = b.last;
+    const holes = L.filled.map((f) => `${geo.cells[f.cell].name}${f.kind === 'void' ? ' (left empty, counts as black)' : ''}`);
+    lastPanel.append(el('div', { class: 'ot-head', 'data-last-move': L.move },
+      el('span', { class: 'ot-dot', style: `background:${FILL[L.colour]}; border-color:${DARK[L.colour]}` }),
+      el('b', {}, ctx.seatName(L.seat)), ` placed `, el('b', {}, L.move), '.',
+      holes.length ? ` Hole${holes.length === 1 ? '' : 's'} filled: ${holes.join(', ')}.` : ''));
+    if (!L.scored.length) lastPanel.append(el('div', { class: 'muted' }, 'No circle completed.'));
+    else {
+      lastPanel.append(el('ol', {}, L.scored.map((r, n) => {
+        const counts = COLOURS.map((c, k) => [c, r.counts[k]]).filter(([, k]) => k > 0).sort((x, y) => y[1] - x[1]);
+        const countText = counts.length ? counts.map(([c, k]) => `${c} ${k}`).join(' · ') : 'only black';
+        const seconds = r.top ? r.placed.slice(0, -1) : r.placed;
+        let text;
+        if (!counts.length) text = 'no colour: no pawn.';
+        else if (r.tie) text = 'a tie for the most: no pawn.';
+        else {
+          const parts = [];
+          if (seconds.length) parts.push(`second: ${seconds.map((p) => who(p.colour)).join(', ')}`);
+          if (r.top) parts.push(`on top: ${who(r.top)}`);
+          else parts.push('the game stopped before the top pawn');
+          text = parts.join('; ') + '.';
+        }
+        const gain = r.top && r.scorer !== null ? el('span', { class: 'ot-gain' }, ` ${ctx.seatName(r.scorer)} +${r.points}${r.golden ? ' (golden, doubled)' : ''}`)
+          : r.top ? el('span', { class: 'muted' }, ' neutral: no points') : '';
+        return el('li', { class: r.top ? 'scoring' : '', 'data-scored-caption': r.intersection },
+          el('span', { class: 'ot-badge' }, n + 1),
+          el('span', {}, el('span', { class: 'muted' }, `${countText}${r.golden ? ' · golden' : ''} — `), text, gain));
+      })));
+    }
+  }
+
+  table.replaceChildren(el('div', { class: 'ot-wrap' },
+    el('div', { class: 'ot-boardbox' }, boardSvg), drawnPanel, players, trackBox, lastPanel));
+}
+
+// The drawn tile, big: as it will lie on the chosen cells, or in a standard position.
+function bigTile(sixths, cells) {
+  let A, B, names = null;
+  if (cells) { A = cells[0].points; B = cells[1].points; names = [cells[0].name, cells[1].name]; } else {
+    A = [[1, 0], [2, 1], [0, 1]];
+    B = [[1, 0], [3, 0], [2, 1]];
+  }
+  const [ac, bc] = orient(A, B, sixths);
+  const all = [...A, ...B].map(px);
+  const x0 = Math.min(...all.map((p) => p[0])), x1 = Math.max(...all.map((p) => p[0]));
+  const y0 = Math.min(...all.map((p) => p[1])), y1 = Math.max(...all.map((p) => p[1]));
+  const m = 6;
+  const svg = s('svg', { class: 'ot-big', viewBox: `${x0 - m} ${y0 - m} ${x1 - x0 + 2 * m} ${y1 - y0 + 2 * m}`, role: 'img',
+    'aria-label': `drawn tile: ${sixths.join(', ')}${names ? ` on ${names[0]} and ${names[1]}` : ''}` });
+  [[A, ac, 'A'], [B, bc, 'B']].forEach(([points, cols, half], h) => {
+    svg.append(s('polygon', { points: pts(points), fill: TILE_BASE }));
+    points.forEach((_, k) => svg.append(s('path', { d: sectorPath(points, k), fill: FILL[cols[k]], stroke: cols[k] === 'white' ? '#b9b0a0' : 'none', 'stroke-width': 0.8 })));
+    const [cx, cy] = px(centroid(points));
+    svg.append(s('text', { x: cx, y: cy, fill: '#fff', 'font-size': 11, 'font-weight': 700, 'text-anchor': 'middle', 'dominant-baseline': 'central', stroke: '#2b2622', 'stroke-width': 2.5, 'paint-order': 'stroke' }, names ? `${half} ${names[h]}` : half));
+  });
+  svg.append(s('polygon', { points: pts(rhombus(A, B)), fill: 'none', stroke: '#2b2622', 'stroke-width': 2.2, 'stroke-linejoin': 'round' }));
+  return svg;
+}
+
+// The score track: `spaces` spaces snaking in two rows, each player's marker on its space (its
+// score modulo the track length, a lap shown as +n×length).
+function scoreTrack(b, spaces, ctx) {
+  const per = Math.ceil(spaces / 2), w = 22, h = 24, gap = 10;
+  const width = per * w, height = 2 * h + gap;
+  const svg = s('svg', { class: 'ot-track', viewBox: `-4 -4 ${width + 8} ${height + 8}`, role: 'img', 'aria-label': 'score track' });
+  const spot = (n) => {
+    const row = n < per ? 0 : 1;
+    const col = row === 0 ? n : spaces - 1 - n;
+    return [col * w + w / 2, row * (h + gap) + h / 2];
+  };
+  for (let n = 0; n < spaces; n++) {
+    const [x, y] = spot(n);
+    svg.append(s('rect', { x: x - w / 2 + 1, y: y - h / 2, width: w - 2, height: h, rx: 3, fill: n % 10 === 0 ? '#e2d3b2' : '#f1e9d8', stroke: '#d6c8aa', 'stroke-width': 1 }));
+    if (n % 5 === 0) svg.append(s('text', { x, y: y + h / 2 - 4, 'font-size': 7.5, fill: '#8a7f70', 'text-anchor': 'middle' }, n));
+  }
+  const at = new Map();
+  b.seats.forEach((sd, seat) => {
+    const pos = ((sd.score % spaces) + spaces) % spaces;
+    const shown = sd.score < 0 ? 0 : pos;
+    if (!at.has(shown)) at.set(shown, []);
+    at.get(shown).push(seat);
+  });
+  for (const [n, seats] of at) {
+    const [x, y] = spot(n);
+    seats.forEach((seat, k) => {
+      const sd = b.seats[seat];
+      const off = (k - (seats.length - 1) / 2) * 5;
+      const laps = Math.floor(sd.score / spaces);
+      svg.append(s('g', { 'data-marker': sd.colour, 'data-score': sd.score, 'aria-label': `${ctx.seatName(seat)} (${sd.colour}): ${sd.score} points` },
+        s('circle', { cx: x + off, cy: y - 2 - k * 2, r: 7.5, fill: FILL[sd.colour], stroke: DARK[sd.colour], 'stroke-width': 1.6 }),
+        laps > 0 ? s('text', { x: x + off, y: y - 1.5 - k * 2, 'font-size': 7, 'font-weight': 700, fill: sd.colour === 'white' || sd.colour === 'yellow' ? '#2b2622' : '#fff', 'text-anchor': 'middle', 'dominant-baseline': 'central' }, `+${laps * spaces}`) : '',
+        s('title', {}, `${ctx.seatName(seat)} (${sd.colour}): ${sd.score} points`)));
+    });
+  }
+  return svg;
+}
+
+const onTopTable = { render };
+// The seats' pills in app.js take the game's own colours: blue, yellow, red, white in seat order.
+onTopTable.seatColour = (st, i) => {
+  const sd = st.board && st.board.seats && st.board.seats[i];
+  return sd ? SEAT_INK[sd.colour] : SEAT_INK[COLOURS[i]];
+};
+export default onTopTable;

@@ -1,0 +1,85 @@
+// Rooms that survive, in a real browser: a reload puts the player back with no click, a late
+// spectator sees the current board, a kill -9 of the server is survived by reconnecting by
+// itself, and a finished game replays forward and back.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
+
+async function clickMove(page) {
+  const before = await version(page);
+  const shapes = await page.$$('.q-shape:not([disabled])');
+  await shapes[0].click();
+  const cells = await page.$$('.q-cell[data-move]');
+  await cells[Math.floor(cells.length / 2)].click();
+  return before + 1;
+}
+
+test('reload, late spectator, server crash and replay', { timeout: 120000 }, async () => {
+  const server = await startServer();
+  const browser = await launchBrowser();
+  try {
+    const ada = await player(browser, 'Ada');
+    const bob = await player(browser, 'Bob');
+    const room = await createTable(ada.page, server.url, 'quantik', { first: 0 });
+    await sitAt(bob.page, server.url, room);
+    await allAt([ada.page, bob.page], await version(bob.page));
+    await allAt([ada.page, bob.page], await clickMove(ada.page));
+    await allAt([ada.page, bob.page], await clickMove(bob.page));
+
+    // A reload puts Ada back at her seat, her turn, with no click.
+    const boardBefore = (await state(ada.page)).board;
+    await ada.page.reload();
+    await ada.page.waitForFunction(() => window.plateau.state && window.plateau.state.you === 0);
+    assert.deepEqual((await state(ada.page)).board, boardBefore);
+    assert.equal((await state(ada.page)).to_move, 0);
+    assert.equal(await ada.page.$$eval('.q-cell[data-move]', (c) => c.length > 0), true, 'she can play at once');
+
+    // A spectator arriving now sees the current board.
+    const eve = await player(browser, 'Eve');
+    await watch(eve.page, server.url, room);
+    assert.deepEqual((await state(eve.page)).board, boardBefore);
+    await eve.page.screenshot({ path: `${shots}/rooms-late-spectator.png` });
+
+    // kill -9: every page reconnects by itself and the game goes on.
+    await server.crashAndRestart();
+    for (const p of [ada.page, bob.page, eve.page]) {
+      await p.waitForFunction(() => document.querySelector('#conn').dataset.state === 'online', null, { timeout: 30000 });
+      await p.waitForFunction((b) => window.plateau.state && JSON.stringify(window.plateau.state.board) === b, JSON.stringify(boardBefore));
+    }
+    assert.equal((await state(ada.page)).you, 0);
+    assert.equal((await state(bob.page)).you, 1);
+    await ada.page.screenshot({ path: `${shots}/rooms-after-crash.png` });
+
+    // Finish the game by clicks.
+    for (let i = 0; i < 16; i++) {
+      const st = await state(ada.page);
+      if (st.status !== 'playing') break;
+      const v = await clickMove(st.to_move === 0 ? ada.page : bob.page);
+      await allAt([ada.page, bob.page, eve.page], v);
+    }
+    const final = await state(eve.page);
+    assert.equal(final.status, 'over');
+
+    // Replay it from the room, then step back to the start and forward to the end.
+    await ada.page.click('#open-replay');
+    await ada.page.waitForSelector('#replay:not([hidden]) .q-board');
+    await ada.page.click('#rp-first');
+    await ada.page.waitForFunction(() => document.querySelectorAll('#replay-table .q-board .q-piece').length === 0);
+    assert.match(await ada.page.textContent('#rp-caption'), /Start/);
+    await ada.page.click('#rp-next');
+    await ada.page.waitForFunction(() => document.querySelectorAll('#replay-table .q-board .q-piece').length === 1);
+    await ada.page.click('#rp-last');
+    const labels = (p, sel) => p.$$eval(sel, (cs) => cs.map((c) => c.getAttribute('aria-label')));
+    assert.deepEqual(await labels(ada.page, '#replay-table .q-cell'), await labels(eve.page, '#table .q-cell'));
+    assert.match(await ada.page.textContent('#rp-caption'), /won/);
+    await ada.page.screenshot({ path: `${shots}/rooms-replay.png` });
+
+    // The lobby lists it among finished games.
+    await ada.page.click('#replay-back');
+    await ada.page.waitForSelector(`[data-history="${room}"]`);
+    await ada.page.screenshot({ path: `${shots}/rooms-lobby-history.png` });
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
