@@ -216,6 +216,7 @@ bool Lobby::close_room(const std::string& id) {
       if (const auto cl = clients_.find(c); cl != clients_.end())
         if (const auto p = cl->second.lock()) p->send(frame);
   rooms_.erase(it);
+  store_.close_room(id, [id](bool) {});
   return true;
 }
 

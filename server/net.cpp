@@ -251,6 +251,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     std::string target(req.target().data(), req.target().size());
     const std::string full_target = target;
     if (req.method() == http::verb::post && target == "/api/import") return import_record(req);
+    if (target.rfind("/admin/", 0) == 0) return admin(req, target);
     if (req.method() != http::verb::get && req.method() != http::verb::head)
       return text_response(req, http::status::method_not_allowed, "GET only\n");
     if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
@@ -272,6 +273,50 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
   }
   static Response api_error(const http::request<http::string_body>& req, http::status status, std::string message) {
     return json_response(req, status, json{{"error", std::move(message)}});
+  }
+
+  // The admin API: off unless an admin token is set; every call carries it as a bearer token.
+  //   GET  /admin/rooms                 every room in memory, private ones included
+  //   POST /admin/rooms/<id>/close      closes a room (its clients get room/not_found)
+  //   POST /admin/announce  {"message"} sends an `announce` to every connected client
+  Response admin(const http::request<http::string_body>& req, const std::string& target) {
+    const auto& token = server_.config().admin_token;
+    if (token.empty()) return api_error(req, http::status::not_found, "the admin API is off (no admin token set)");
+    const auto auth = req[http::field::authorization];
+    const std::string given(auth.data(), auth.size());
+    // Compared in constant time, so the token cannot be guessed byte by byte from timings.
+    const std::string expected = "Bearer " + token;
+    unsigned diff = given.size() != expected.size();
+    for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i) diff |= static_cast<unsigned>(given[i] ^ expected[i]);
+    if (diff != 0) {
+      spdlog::warn("event=admin_refused target={}", target);
+      return api_error(req, http::status::unauthorized, "a valid admin token is required");
+    }
+    if (req.method() == http::verb::get && target == "/admin/rooms") {
+      json rooms = json::array();
+      for (const auto& [id, room] : server_.lobby().rooms()) {
+        json s = room->summary();
+        s["version"] = room->version();
+        rooms.push_back(std::move(s));
+      }
+      return json_response(req, http::status::ok, json{{"rooms", rooms}});
+    }
+    if (req.method() == http::verb::post && target.rfind("/admin/rooms/", 0) == 0 && target.ends_with("/close")) {
+      const auto id = target.substr(13, target.size() - 13 - 6);
+      if (!server_.lobby().close_room(id)) return api_error(req, http::status::not_found, "no such room");
+      spdlog::info("event=admin_close room={}", id);
+      return json_response(req, http::status::ok, json{{"closed", id}});
+    }
+    if (req.method() == http::verb::post && target == "/admin/announce") {
+      const json body = json::parse(req.body(), nullptr, false);
+      if (!body.is_object() || !body.contains("message") || !body["message"].is_string() ||
+          body["message"].get_ref<const std::string&>().empty() || body["message"].get_ref<const std::string&>().size() > 1000)
+        return api_error(req, http::status::bad_request, "send {\"message\": \"...\"} (at most 1000 bytes)");
+      server_.lobby().announce(body["message"]);
+      spdlog::info("event=admin_announce clients={}", server_.stats().connections);
+      return json_response(req, http::status::ok, json{{"sent_to", server_.stats().connections}});
+    }
+    return api_error(req, http::status::not_found, "no such admin call");
   }
 
   // History and replays: read from the store's read-only connection.

@@ -419,6 +419,11 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
       std::move(done));
 }
 
+void SqliteStore::close_room(const std::string& room, Done done) {
+  enqueue([room](sqlite3* db) { return Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run(); },
+          std::move(done));
+}
+
 std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(const std::string& room, int round) {
   std::lock_guard lock(reader_mutex_);
   GameRecord r;

@@ -68,6 +68,8 @@ class Store {
                            std::uint64_t seed, std::int64_t version, Done done) = 0;
   virtual void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                             std::int64_t at_ms, Done done) = 0;
+  // Closed by the host: kept for history, never rebuilt at start.
+  virtual void close_room(const std::string& room, Done done) = 0;
 };
 
 // A store that keeps nothing and answers at once: for tests of rooms and for --data none.
@@ -87,6 +89,7 @@ class NullStore final : public Store {
   void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done done) override {
     done(true);
   }
+  void close_room(const std::string&, Done done) override { done(true); }
 };
 
 }  // namespace plateau::server

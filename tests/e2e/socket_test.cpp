@@ -6,6 +6,7 @@
 #include <fcntl.h>
 
 #include "client_seat.hpp"
+#include "http_client.hpp"
 
 namespace plateau::testing {
 namespace {
@@ -120,6 +121,74 @@ TEST_F(Sockets, SigtermTellsClientsAndExitsCleanly) {
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
   EXPECT_TRUE(ada->expect("announce").has_value()) << "clients are told";
   EXPECT_NE(server_.log().find("event=stopped"), std::string::npos);
+}
+
+TEST(Operations, AdminApiListsClosesAndAnnouncesOnlyWithTheToken) {
+  ServerProcess server({}, {"--admin-token", "s3cret"});
+  const auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto ada = connect(port, "Ada");
+  ada->ws.send({{"type", "create"}, {"game", "quantik"}, {"private", true}});
+  const std::string room = (*ada->ws.recv_type("created"))["room"];
+  join(*ada, room);
+  using boost::beast::http::verb;
+  auto admin = [&](verb method, const std::string& target, const std::string& token, const std::string& body = "") {
+    namespace beast = boost::beast;
+    boost::asio::io_context ioc;
+    beast::tcp_stream stream(ioc);
+    stream.expires_after(std::chrono::seconds(5));
+    stream.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+    beast::http::request<beast::http::string_body> req{method, target, 11};
+    req.set(beast::http::field::host, "127.0.0.1");
+    if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
+    req.body() = body;
+    req.prepare_payload();
+    beast::http::write(stream, req);
+    beast::flat_buffer buf;
+    beast::http::response<beast::http::string_body> res;
+    beast::http::read(stream, buf, res);
+    return std::pair<int, std::string>(res.result_int(), res.body());
+  };
+  EXPECT_EQ(admin(verb::get, "/admin/rooms", "").first, 401);
+  EXPECT_EQ(admin(verb::get, "/admin/rooms", "wrong").first, 401);
+  const auto list = admin(verb::get, "/admin/rooms", "s3cret");
+  ASSERT_EQ(list.first, 200);
+  EXPECT_EQ(json::parse(list.second)["rooms"][0]["room"], room) << "private rooms too";
+  EXPECT_EQ(admin(verb::post, "/admin/announce", "s3cret", R"({"message":"Club night at 8"})").first, 200);
+  auto a = ada->ws.recv_type("announce");
+  ASSERT_TRUE(a);
+  EXPECT_EQ((*a)["message"], "Club night at 8");
+  EXPECT_EQ(admin(verb::post, "/admin/announce", "s3cret", R"({"msg":1})").first, 400);
+  EXPECT_EQ(admin(verb::post, "/admin/rooms/" + room + "/close", "s3cret").first, 200);
+  auto e = ada->ws.recv_type("error");
+  ASSERT_TRUE(e);
+  EXPECT_EQ((*e)["code"], "room/not_found");
+  EXPECT_EQ(admin(verb::post, "/admin/rooms/" + room + "/close", "s3cret").first, 404);
+  // A closed room does not come back at the next start.
+  ASSERT_EQ(server.stop(), 0);
+  ASSERT_NE(server.start(), 0);
+  EXPECT_NE(server.log().find("event=recovered rooms=0"), std::string::npos) << server.log();
+}
+
+TEST_F(Sockets, MetricsCountConnectionsRoomsMovesAndRefusals) {
+  auto ada = connect(port_, "Ada"), bob = connect(port_, "Bob");
+  const auto room = create(*ada, "quantik", {{"first", "0"}});
+  join(*ada, room);
+  join(*bob, room);
+  ASSERT_TRUE(ada->reach(bob->version));
+  ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", ada->state["legal_moves"][0]}});
+  ASSERT_TRUE(bob->reach(ada->version + 1));
+  bob->ws.send({{"type", "move"}, {"room", room}, {"version", 1}, {"move", "x"}});
+  ASSERT_TRUE(bob->ws.recv_type("error"));
+  const auto m = http_get(port_, "/metrics");
+  ASSERT_EQ(m.status, 200);
+  for (const char* line : {"plateau_connections 2", "plateau_rooms{game=\"quantik\",status=\"playing\"} 1",
+                           "plateau_moves_accepted_total 1", "plateau_refused_total{code=\"move/stale_version\"} 1",
+                           "plateau_store_commit_seconds_count", "plateau_recovery_seconds", "plateau_broadcast_bytes_total"})
+    EXPECT_NE(m.body.find(line), std::string::npos) << line << "\n" << m.body;
+  const auto h = http_get(port_, "/healthz");
+  EXPECT_EQ(h.status, 200);
+  EXPECT_EQ(json::parse(h.body)["status"], "ok");
 }
 
 }  // namespace

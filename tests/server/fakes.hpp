@@ -90,6 +90,7 @@ class ManualStore final : public Store {
   void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done d) override {
     complete(std::move(d));
   }
+  void close_room(const std::string&, Done d) override { complete(std::move(d)); }
 };
 
 }  // namespace plateau::server::testing
