@@ -459,7 +459,8 @@ async function showFrame() {
       + (at === frames.length - 1 && st.outcome ? ` — ${resultText(st.outcome, record.players)} (${st.outcome.reason})` : '');
   for (const b of ['first', 'prev']) $(`#rp-${b}`).disabled = at === 0;
   for (const b of ['next', 'last']) $(`#rp-${b}`).disabled = at === frames.length - 1;
-  const ctx = { you: null, seatName: name, seatColour: (i) => SEAT_COLOURS[i % SEAT_COLOURS.length], play: () => {}, el };
+  const seatColour = (i) => (mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length];
+  const ctx = { you: null, seatName: name, seatColour, play: () => {}, el };
   const table = $('#replay-table');
   if (mod) mod.render(table, st, ctx);
   else genericTable(table, st, ctx);

@@ -1,0 +1,150 @@
+// Three browsers play a whole 3-player game of On Top by clicking (one on a phone), while a fourth
+// watches. Each turn: click a highlighted place, turn the tile a random number of times, confirm.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
+
+const pick = (list) => list[Math.floor(Math.random() * list.length)];
+
+// What a page draws: every cell, every tower, every colour's points and pawns, the track markers.
+const screen = (page) => page.evaluate(() => ({
+  cells: [...document.querySelectorAll('.ot-cell')].map((g) => g.getAttribute('aria-label')),
+  towers: [...document.querySelectorAll('.ot-point')].map((g) => `${g.dataset.point}=${g.dataset.tower}`),
+  colours: [...document.querySelectorAll('.ot-colour')].map((d) => `${d.dataset.colour}:${d.dataset.seat}:${d.dataset.pawns}:${d.dataset.score}`),
+  markers: [...document.querySelectorAll('[data-marker]')].map((g) => `${g.dataset.marker}=${g.dataset.score}`),
+  scored: [...document.querySelectorAll('[data-scored]')].map((g) => g.dataset.scored),
+  last: document.querySelector('[data-last-move]')?.dataset.lastMove ?? null,
+}));
+
+test('three players finish an On Top game by clicks while a spectator sees the same board', { timeout: 120000 }, async () => {
+  const server = await startServer();
+  const browser = await launchBrowser();
+  try {
+    const ada = await player(browser, 'Ada');
+    const bob = await player(browser, 'Bob', { width: 390, height: 844 });  // a phone
+    const cy = await player(browser, 'Cy');
+    const eve = await player(browser, 'Eve');
+    const room = await createTable(ada.page, server.url, 'on_top', { players: 3 });
+    await watch(eve.page, server.url, room);
+    await sitAt(bob.page, server.url, room);
+    await sitAt(cy.page, server.url, room);
+    const seated = [ada, bob, cy];
+    const pages = [ada.page, bob.page, cy.page, eve.page];
+    await allAt(pages, await version(ada.page));
+    const st0 = await state(eve.page);
+    assert.equal(st0.status, 'playing');
+    assert.equal(st0.you, null, 'the spectator has no seat');
+    assert.deepEqual(st0.board.seats.map((x) => x.colour), ['blue', 'yellow', 'red'], 'seats take blue, yellow, red');
+    assert.equal(st0.board.colours[3].seat, null, 'white is neutral with 3 players');
+    const bySeat = new Map();
+    for (const p of seated) bySeat.set((await state(p.page)).you, p);
+    assert.equal(bySeat.size, 3, 'three different seats');
+    for (const p of pages) {
+      await p.waitForSelector('svg.ot-board');
+      assert.equal(await p.locator('.ot-cell').count(), 78, 'the 78 triangles of the board');
+      assert.equal(await p.locator('.ot-point').count(), 51, 'its 51 intersections');
+      assert.equal(await p.locator('.ot-cell[data-kind="start"]').count(), 2, 'two black start triangles');
+      assert.equal(await p.locator('.ot-golden line').count(), st0.board.geometry.golden_edges.length, 'the golden border');
+      assert.equal(await p.locator('.ot-colour').count(), 4);
+      assert.equal(await p.locator('.ot-colour[data-seat="neutral"]').count(), 1, 'one neutral colour');
+      assert.equal(await p.locator('[data-marker]').count(), 3, 'three markers on the score track');
+      assert.equal(await p.getAttribute('.ot-drawn', 'data-drawn'), st0.board.drawn.sixths.join(','), 'the drawn tile is shown');
+    }
+    // The seat pills wear the game's colours.
+    const pill = (i) => ada.page.$eval(`.seat[data-seat="${i}"]`, (e) => getComputedStyle(e).getPropertyValue('--seat').trim());
+    assert.equal(await pill(0), '#2f6fd6');
+    assert.equal(await pill(2), '#d8473a');
+    assert.equal(await eve.page.locator('[data-move], [data-choice], [data-place]').count(), 0, 'a spectator has no controls');
+    await ada.page.screenshot({ path: `${shots}/on_top-start.png` });
+
+    let moves = 0, scoredMoves = 0, pawnsPlaced = 0, turned = 0, midShot = false, phoneShot = false;
+    for (;;) {
+      const st = await state(eve.page);
+      if (st.status !== 'playing') break;
+      const mover = bySeat.get(st.to_move);
+      const mp = mover.page;
+      const before = await version(mp);
+      await mp.waitForFunction((v) => window.plateau.version >= v && window.plateau.state.legal_moves.length > 0, before);
+      const legal = new Set((await state(mp)).legal_moves);
+      // Nobody else has controls.
+      for (const p of pages) if (p !== mp) assert.equal(await p.locator('[data-move], [data-place]').count(), 0, 'only the mover has controls');
+      assert.equal(await mp.locator('[data-move]').count(), 0, 'nothing to confirm before a place is chosen');
+
+      // 1. a place: every highlighted place stands for legal moves on its two cells.
+      const places = await mp.$$('[data-place]');
+      assert.ok(places.length > 0, 'candidate places are highlighted');
+      const place = pick(places);
+      const [a, b] = (await place.getAttribute('data-place')).split('|');
+      assert.ok(legal.has(`${a}-${b}`) || legal.has(`${b}-${a}`), 'a highlighted place is legal');
+      await place.click();
+      // 2. turn it a random number of times: the orientations are the legal moves on those cells.
+      const seen = new Set([await mp.getAttribute('.ot-confirm', 'data-move')]);
+      const turns = Math.floor(Math.random() * 3);
+      for (let t = 0; t < turns; t++) {
+        const turn = mp.locator('.ot-turn[data-choice]');
+        if (await turn.isDisabled()) break;
+        await turn.click();
+        seen.add(await mp.getAttribute('.ot-confirm', 'data-move'));
+        turned++;
+      }
+      for (const m of seen) {
+        assert.ok(legal.has(m), `the confirm button carries a legal move (${m})`);
+        assert.ok(m === `${a}-${b}` || m === `${b}-${a}`, 'the turns stay on the chosen cells');
+      }
+      if (!phoneShot && mp === bob.page) {
+        await bob.page.screenshot({ path: `${shots}/on_top-choosing-phone.png`, fullPage: true });
+        phoneShot = true;
+      }
+      // 3. confirm: the ghost's sixths must be where the server puts them.
+      const move = await mp.getAttribute('.ot-confirm', 'data-move');
+      const ghost = await mp.$$eval('[data-ghost]', (gs) => gs.map((g) => `${g.dataset.cell}=${g.dataset.corners}`));
+      assert.equal(ghost.length, 2, 'the tile is previewed on its two cells');
+      await mp.click(`.ot-confirm[data-move="${move}"]`);
+      await allAt(pages, before + 1);
+      moves++;
+      assert.ok(moves <= 34, 'at most 34 tiles are placed');
+      const after = await state(eve.page);
+      assert.equal(after.board.last.move, move, 'the clicked move was played');
+      const placed = await eve.page.$$eval('.ot-cell[data-kind="tile"]', (gs) => Object.fromEntries(gs.map((g) => [g.dataset.cell, g.dataset.corners])));
+      for (const g of ghost) {
+        const [cell, corners] = g.split('=');
+        assert.equal(placed[cell], corners, `the preview of ${cell} matches the placed tile`);
+      }
+      const scored = after.board.last.scored;
+      assert.equal(await eve.page.locator('[data-scored]').count(), scored.length, 'the completed circles are highlighted');
+      assert.equal(await eve.page.locator('[data-scored-caption]').count(), scored.length, 'with a caption each');
+      const placedNow = scored.reduce((n, r) => n + r.placed.length, 0);
+      if (placedNow > 0) scoredMoves++;
+      pawnsPlaced += placedNow;
+      if (!midShot && ((placedNow > 1 && moves >= 6) || moves === 16)) {
+        await eve.page.screenshot({ path: `${shots}/on_top-spectator-midgame.png` });
+        midShot = true;
+      }
+    }
+    const final = await state(ada.page);
+    assert.equal(final.status, 'over');
+    assert.ok(final.outcome.reason.length > 0);
+    assert.ok(final.outcome.winners.length >= 1);
+    assert.ok(scoredMoves > 0 && pawnsPlaced > 0, 'some circles were scored');
+    for (const p of [bob.page, cy.page, eve.page]) {
+      const s = await state(p);
+      assert.deepEqual(s.board, final.board, 'everyone sees the same final board');
+      assert.deepEqual(s.outcome, final.outcome);
+    }
+    // The spectator's screen draws the same cells, towers, pawns, scores and highlights.
+    const seen = await screen(eve.page);
+    assert.equal(seen.towers.length, 51);
+    for (const p of [ada.page, bob.page, cy.page]) assert.deepEqual(await screen(p), seen);
+    assert.ok(seen.towers.some((t) => /=\w+/.test(t) && !t.endsWith('=open')), 'towers are drawn');
+    assert.equal(await eve.page.locator('[data-move], [data-choice], [data-place]').count(), 0);
+    assert.match(await eve.page.textContent('#status'), /wins|win/);
+    console.log(`# ${moves} tiles placed, ${turned} turns, ${pawnsPlaced} pawns in ${scoredMoves} scoring placements: ${final.outcome.reason}`);
+    await ada.page.screenshot({ path: `${shots}/on_top-end-ada.png` });
+    await bob.page.screenshot({ path: `${shots}/on_top-end-bob-phone.png`, fullPage: true });
+    await cy.page.screenshot({ path: `${shots}/on_top-end-cy.png` });
+    await eve.page.screenshot({ path: `${shots}/on_top-end-spectator.png` });
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+});
