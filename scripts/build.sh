@@ -3,6 +3,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$root/build}
+# ccache hits across clones in other folders (CI builds a fresh clone each time).
+export CCACHE_BASEDIR=$root CCACHE_NOHASHDIR=1
 san=OFF
 [ "${PLATEAU_SANITIZE:-0}" = 1 ] && san=ON
 gen=()
