@@ -185,6 +185,18 @@ std::string encode_full(const json& id, std::string_view room, std::int64_t vers
 std::string encode_patch(std::string_view room, std::int64_t version, const json& ops) {
   return json{{"type", "patch"}, {"room", room}, {"version", version}, {"ops", ops}}.dump();
 }
+std::string encode_patch_text(std::string_view room, std::int64_t version, std::string_view ops) {
+  // Keys in the order nlohmann writes them (sorted), so both encoders give the same bytes.
+  std::string out = R"({"ops":)";
+  out += ops;
+  out += R"(,"room":)";
+  out += json(room).dump();
+  out += R"(,"type":"patch","version":)";
+  out += std::to_string(version);
+  out += '}';
+  return out;
+}
+
 std::string encode_error(const Error& e) {
   return with_id({{"type", "error"}, {"code", code_string(e.code)}, {"message", e.message}}, e.id)
       .dump(-1, ' ', false, json::error_handler_t::replace);

@@ -74,6 +74,8 @@ std::string encode_joined(const nlohmann::json& id, std::string_view room, std::
 std::string encode_full(const nlohmann::json& id, std::string_view room, std::int64_t version,
                         const nlohmann::json& state);
 std::string encode_patch(std::string_view room, std::int64_t version, const nlohmann::json& ops);
+// The same frame from operations already written as JSON text (see diff_text).
+std::string encode_patch_text(std::string_view room, std::int64_t version, std::string_view ops);
 std::string encode_error(const Error& e);
 std::string encode_left(const nlohmann::json& id, std::string_view room);
 std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms);

@@ -35,6 +35,8 @@ nlohmann::json make_state(const RoomFacts& room, const rules::State& state,
 
 // RFC 6902 operations turning `from` into `to`. apply_patch(from, diff(from, to)) == to.
 nlohmann::json diff(const nlohmann::json& from, const nlohmann::json& to);
+// The same operations as compact JSON text (a JSON array), ready to go into a frame.
+std::string diff_text(const nlohmann::json& from, const nlohmann::json& to);
 // Applies RFC 6902 operations; nullopt when they do not apply (a client's-eye check for tests).
 std::optional<nlohmann::json> apply_patch(const nlohmann::json& doc, const nlohmann::json& ops);
 

@@ -194,7 +194,7 @@ std::uint64_t Room::publish(bool durable) {
   for (int a = 0; a < audiences(); ++a) {
     json next = view_for(a);
     out.audience_frames.emplace_back(
-        a, make_frame(protocol::encode_patch(id_, version_, protocol::diff(last_view_[a], next))));
+        a, make_frame(protocol::encode_patch_text(id_, version_, protocol::diff_text(last_view_[a], next))));
     last_view_[a] = std::move(next);
   }
   outbox_.push_back(std::move(out));

@@ -121,6 +121,8 @@ TEST(Encode, GoldenFrames) {
   EXPECT_EQ(encode_joined("j", "ab12", std::nullopt), R"({"id":"j","room":"ab12","seat":null,"type":"joined"})");
   EXPECT_EQ(encode_patch("ab12", 5, json::array({{{"op", "replace"}, {"path", "/to_move"}, {"value", 1}}})),
             R"({"ops":[{"op":"replace","path":"/to_move","value":1}],"room":"ab12","type":"patch","version":5})");
+  const json ops = json::array({{{"op", "add"}, {"path", "/a~1b"}, {"value", "q\"x"}}});
+  EXPECT_EQ(encode_patch_text("ab12", 5, ops.dump()), encode_patch("ab12", 5, ops)) << "both encoders agree";
   EXPECT_EQ(encode_error({Code::stale_version, "old", "m1"}),
             R"({"code":"move/stale_version","id":"m1","message":"old","type":"error"})");
   EXPECT_EQ(encode_crowd("ab12", 3), R"({"room":"ab12","spectators":3,"type":"crowd"})");
