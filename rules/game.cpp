@@ -79,13 +79,7 @@ bool value_fits(const OptionSpec& s, const json& v) {
 }
 
 OptionSpec players_option(const Game& g) {
-  return OptionSpec{.name = "players",
-                    .kind = OptionSpec::Kind::integer,
-                    .default_value = g.min_seats(),
-                    .min = g.min_seats(),
-                    .max = g.max_seats(),
-                    .choices = {},
-                    .label = "number of players"};
+  return int_option("players", g.min_seats(), g.min_seats(), g.max_seats(), "number of players");
 }
 
 }  // namespace
@@ -123,16 +117,42 @@ json Game::describe() const {
   return json{{"id", id()}, {"name", name()}, {"seats", {min_seats(), max_seats()}}, {"options", opts}};
 }
 
+OptionSpec bool_option(std::string name, bool default_value, std::string label) {
+  return OptionSpec{.name = std::move(name),
+                    .kind = OptionSpec::Kind::boolean,
+                    .default_value = default_value,
+                    .min = 0,
+                    .max = 0,
+                    .choices = {},
+                    .label = std::move(label)};
+}
+
+OptionSpec int_option(std::string name, int default_value, int min, int max, std::string label) {
+  return OptionSpec{.name = std::move(name),
+                    .kind = OptionSpec::Kind::integer,
+                    .default_value = default_value,
+                    .min = min,
+                    .max = max,
+                    .choices = {},
+                    .label = std::move(label)};
+}
+
+OptionSpec choice_option(std::string name, std::vector<std::string> choices, std::string default_value,
+                         std::string label) {
+  return OptionSpec{.name = std::move(name),
+                    .kind = OptionSpec::Kind::choice,
+                    .default_value = std::move(default_value),
+                    .min = 0,
+                    .max = 0,
+                    .choices = std::move(choices),
+                    .label = std::move(label)};
+}
+
 OptionSpec first_player_option(int max_seats) {
   std::vector<std::string> choices{"random"};
   for (int s = 0; s < max_seats; ++s) choices.push_back(std::to_string(s));
-  return OptionSpec{.name = "first",
-                    .kind = OptionSpec::Kind::choice,
-                    .default_value = "random",
-                    .min = 0,
-                    .max = 0,
-                    .choices = choices,
-                    .label = "who starts: drawn at random, or a seat chosen by the host"};
+  return choice_option("first", std::move(choices), "random",
+                       "who starts: drawn at random, or a seat chosen by the host");
 }
 
 Result<Seat> pick_first_player(const json& options, int players, Rng& rng) {

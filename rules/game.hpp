@@ -117,6 +117,12 @@ class Game {
                                                    std::uint64_t seed) const = 0;
 };
 
+// Short forms for the three kinds of option.
+OptionSpec bool_option(std::string name, bool default_value, std::string label);
+OptionSpec int_option(std::string name, int default_value, int min, int max, std::string label);
+OptionSpec choice_option(std::string name, std::vector<std::string> choices, std::string default_value,
+                         std::string label);
+
 // The "first" option most games share: "random" or a seat number as a string.
 OptionSpec first_player_option(int max_seats);
 // Resolves a normalized "first" option: the named seat, or a draw from `rng`; bad_option when

@@ -298,13 +298,7 @@ class KwintyGame final : public Game {
   int max_seats() const override { return 2; }
   std::vector<OptionSpec> options() const override {
     return {first_player_option(2),
-            OptionSpec{.name = "strict",
-                       .kind = OptionSpec::Kind::boolean,
-                       .default_value = false,
-                       .min = 0,
-                       .max = 0,
-                       .choices = {},
-                       .label = "strict rule c: no short side may touch a block of its colour"}};
+            bool_option("strict", false, "strict rule c: no short side may touch a block of its colour")};
   }
 
   // "Le perdant commence la partie suivante": the loser starts; a draw changes nothing.

@@ -626,16 +626,7 @@ class LTilesGame final : public Game {
   int max_seats() const override { return 2; }
   std::vector<OptionSpec> options() const override {
     return {first_player_option(2),
-            OptionSpec{.name = "variant",
-                       .kind = OptionSpec::Kind::choice,
-                       .default_value = "standard",
-                       .min = 0,
-                       .max = 0,
-                       .choices = {kVariantNames.begin(), kVariantNames.end()},
-                       .label = "standard: play the top of a shuffled face-up pile; ordered "
-                                "(variant 1): each player orders their own pile first; open "
-                                "(variant 2): all tiles face up, play any; hand (variant 3): a "
-                                "face-up hand of 3 refilled from the pile"}};
+            choice_option("variant", {kVariantNames.begin(), kVariantNames.end()}, "standard", "variant: standard, ordered (each orders their pile first), open (all tiles face up), hand (a face-up hand of 3)")};
   }
 
  protected:

@@ -659,28 +659,9 @@ class OnTopGame final : public Game {
   int max_seats() const override { return 4; }
   std::vector<OptionSpec> options() const override {
     return {first_player_option(4),
-            OptionSpec{.name = "teams",
-                       .kind = OptionSpec::Kind::boolean,
-                       .default_value = false,
-                       .min = 0,
-                       .max = 0,
-                       .choices = {},
-                       .label = "4 players only: partners sit opposite and add their points"},
-            OptionSpec{.name = "start",
-                       .kind = OptionSpec::Kind::choice,
-                       .default_value = "red",
-                       .min = 0,
-                       .max = 0,
-                       .choices = {"red", "alternative", "random"},
-                       .label = "where the black start triangles go: the two red cells, the "
-                                "board's alternative cells, or cells drawn at random"},
-            OptionSpec{.name = "start_triangles",
-                       .kind = OptionSpec::Kind::integer,
-                       .default_value = kMinStart,
-                       .min = kMinStart,
-                       .max = kMaxStart,
-                       .choices = {},
-                       .label = "how many black start triangles (the red cells take exactly 2)"}};
+            bool_option("teams", false, "4 players only: partners sit opposite and add their points"),
+            choice_option("start", {"red", "alternative", "random"}, "red", "where the black start triangles go: the two red cells, the board's alternative cells, or cells drawn at random"),
+            int_option("start_triangles", kMinStart, kMinStart, kMaxStart, "how many black start triangles (the red cells take exactly 2)")};
   }
 
  protected:

@@ -548,21 +548,8 @@ class QuirkyGame final : public Game {
   int max_seats() const override { return 3; }
   std::vector<OptionSpec> options() const override {
     return {first_player_option(3),
-            OptionSpec{.name = "triangles",
-                       .kind = OptionSpec::Kind::choice,
-                       .default_value = "any",
-                       .min = 0,
-                       .max = 0,
-                       .choices = {"any", "aligned"},
-                       .label = "which triangles score: any equilateral triangle, tilted ones "
-                                "included, or only those whose sides follow the lattice lines"},
-            OptionSpec{.name = "purple_quirks",
-                       .kind = OptionSpec::Kind::boolean,
-                       .default_value = true,
-                       .min = 0,
-                       .max = 0,
-                       .choices = {},
-                       .label = "play with the 3 purple Quirks (off: a less random game)"}};
+            choice_option("triangles", {"any", "aligned"}, "any", "which triangles score: any equilateral triangle, tilted ones included, or only those whose sides follow the lattice lines"),
+            bool_option("purple_quirks", true, "play with the 3 purple Quirks (off: a less random game)")};
   }
 
  protected:

@@ -515,13 +515,7 @@ class TurrisGame final : public Game {
   int max_seats() const override { return 2; }
   std::vector<OptionSpec> options() const override {
     return {first_player_option(2),
-            OptionSpec{.name = "chain_bonus",
-                       .kind = OptionSpec::Kind::boolean,
-                       .default_value = true,
-                       .min = 0,
-                       .max = 0,
-                       .choices = {},
-                       .label = "a bonus placement on a centre earns a further bonus"}};
+            bool_option("chain_bonus", true, "a bonus placement on a centre earns a further bonus")};
   }
 
  protected:
