@@ -128,6 +128,55 @@ TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesT
   ASSERT_TRUE(eve->reach(v + 1)) << "the player resumes";
 }
 
+TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {
+  ServerProcess server;
+  auto port = server.start();
+  ASSERT_NE(port, 0);
+  std::string good, bad;
+  {
+    auto ada = connect(port, "Ada"), bob = connect(port, "Bob");
+    for (auto* room : {&good, &bad}) {
+      *room = create(*ada, "quantik", {{"first", "0"}});
+      join(*ada, *room);
+      join(*bob, *room);
+      ASSERT_TRUE(ada->reach(bob->version));
+      ada->ws.send({{"type", "move"}, {"room", *room}, {"version", ada->version}, {"move", "cube@a1"}});
+      ASSERT_TRUE(bob->reach(ada->version + 1));
+      ada->room.clear();
+      ada->state = nullptr;
+      bob->state = nullptr;
+      ada->version = bob->version = 0;
+    }
+  }
+  ASSERT_EQ(server.stop(), 0);
+  // Someone edits the log by hand: the move is no longer a legal one.
+  const auto db = server.data() / "plateau.db";
+  const std::string sql = "UPDATE moves SET move = 'cube@z9' WHERE room = '" + bad + "';";
+  ASSERT_EQ(std::system(("sqlite3 '" + db.string() + "' \"" + sql + "\"").c_str()), 0);
+  port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  EXPECT_NE(server.log().find("event=room_quarantined room=" + bad), std::string::npos) << server.log();
+  EXPECT_NE(server.log().find("event=recovered rooms=1 quarantined=1"), std::string::npos) << server.log();
+  auto eve = connect(port, "Eve");
+  eve->ws.send({{"type", "join"}, {"room", bad}, {"as", "spectator"}});
+  auto e = eve->ws.recv_type("error");
+  ASSERT_TRUE(e);
+  EXPECT_EQ((*e)["code"], "room/not_found") << "a quarantined room is not served";
+  join(*eve, good, true);
+  EXPECT_EQ(eve->state["board"]["last"], "cube@a1") << "the others are";
+  ASSERT_EQ(server.stop(), 0);
+  // Its log is kept as it was, for someone to look at.
+  const auto moves = [&] {
+    std::string out;
+    FILE* p = ::popen(("sqlite3 '" + db.string() + "' \"SELECT move FROM moves WHERE room = '" + bad + "'\"").c_str(), "r");
+    char buf[256];
+    while (p && fgets(buf, sizeof buf, p)) out += buf;
+    if (p) ::pclose(p);
+    return out;
+  }();
+  EXPECT_EQ(moves, "cube@z9\n");
+}
+
 TEST(Durability, ACorruptDatabaseIsRefusedAtStartAndLeftUntouched) {
   ServerProcess server;
   const auto db = server.data() / "plateau.db";

@@ -116,6 +116,22 @@ export async function sitAt(page, url, room, seat = null) {
   await page.waitForFunction(() => window.plateau.state && window.plateau.state.you !== null);
 }
 
+export const PHONE = { width: 390, height: 844 };
+
+// A table of `game` from the lobby: the first of `names` creates it, the others sit through the
+// invite link (the second on a phone), and 'Eve' watches. Returns when every page has the state.
+export async function openTable(browser, server, game, names, options = {}) {
+  const seated = [];
+  for (let i = 0; i < names.length; i++) seated.push(await player(browser, names[i], i === 1 ? PHONE : undefined));
+  const eve = await player(browser, 'Eve');
+  const room = await createTable(seated[0].page, server.url, game, options);
+  await watch(eve.page, server.url, room);
+  for (const p of seated.slice(1)) await sitAt(p.page, server.url, room);
+  const pages = [...seated.map((p) => p.page), eve.page];
+  await allAt(pages, await version(seated[seated.length - 1].page));
+  return { room, seated, eve, pages };
+}
+
 export async function watch(page, url, room) {
   await page.goto(`${url}/?room=${room}`);
   await page.waitForFunction(() => window.plateau.state !== null);

@@ -2,7 +2,7 @@
 // watches. The server draws every piece; the pages only show the draws and send clicks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
+import { startServer, launchBrowser, state, version, allAt, shots, openTable } from './harness.mjs';
 
 const pick = (list) => list[Math.floor(Math.random() * list.length)];
 
@@ -35,17 +35,8 @@ test('three players finish a Quirky game by clicks while a spectator sees the sa
   const server = await startServer();
   const browser = await launchBrowser();
   try {
-    const ada = await player(browser, 'Ada');
-    const bob = await player(browser, 'Bob', { width: 390, height: 844 });  // a phone
-    const cy = await player(browser, 'Cy');
-    const eve = await player(browser, 'Eve');
-    const room = await createTable(ada.page, server.url, 'quirky', { players: 3 });
-    await watch(eve.page, server.url, room);
-    await sitAt(bob.page, server.url, room);
-    await sitAt(cy.page, server.url, room);
-    const seated = [ada, bob, cy];
-    const pages = [ada.page, bob.page, cy.page, eve.page];
-    await allAt(pages, await version(ada.page));
+    const { seated, eve, pages } = await openTable(browser, server, 'quirky', ['Ada', 'Bob', 'Cy'], { players: 3 });
+    const [ada, bob, cy] = seated;  // Bob is on a phone
     const st0 = await state(eve.page);
     assert.equal(st0.status, 'playing');
     assert.equal(st0.you, null, 'the spectator has no seat');
