@@ -124,11 +124,12 @@ std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string why = db ? sqlite3_errmsg(db) : "out of memory";
-    sqlite3_close(db);
+    sqlite3_close_v2(db);
     return std::unexpected("cannot open " + path + ": " + why);
   }
   auto fail = [&](const std::string& what) -> std::unexpected<std::string> {
-    sqlite3_close(db);
+    // close_v2: a statement still open on the way out is finalized first, then the handle goes.
+    sqlite3_close_v2(db);
     return std::unexpected(path + ": " + what + " (the file was left as it is)");
   };
   sqlite3_busy_timeout(db, 5000);
