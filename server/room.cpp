@@ -48,6 +48,12 @@ Room::Room(std::string id, const rules::Game& game, json options, std::uint64_t 
   seats_.resize(static_cast<std::size_t>(state_->num_seats()));
   rematch_.assign(seats_.size(), false);
   if (settings_.spectator_delay > 0) spectator_state_ = state_->clone();
+}
+
+void Room::ensure_views() {
+  // Built on first use, not when a room is made or rebuilt: a restart rebuilds every unfinished
+  // room, and most wait for their players long after.
+  if (!last_view_.empty()) return;
   for (int a = 0; a < audiences(); ++a) last_view_.push_back(view_for(a));
 }
 
@@ -121,7 +127,6 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
   // no client can mistake the rebuilt room for a version it saw before.
   room->version_ = stored.version + 1;
   room->last_view_.clear();
-  for (int a = 0; a < room->audiences(); ++a) room->last_view_.push_back(room->view_for(a));
   return room;
 }
 
@@ -274,6 +279,7 @@ Code Room::error(const std::shared_ptr<Participant>& p, Code code, std::string m
 }
 
 std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const json& id) {
+  ensure_views();
   const Player* player = p->player();
   if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
   last_activity_ = now_;
@@ -345,6 +351,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
 
 std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const protocol::MoveRequest& req,
                                const json& id) {
+  ensure_views();
   if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
   const int a = audience_of(p.get());
   if (a < 0 || a == spectator_audience())
@@ -373,6 +380,7 @@ std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const prot
 }
 
 std::optional<Code> Room::sync(const std::shared_ptr<Participant>& p, const json& id) {
+  ensure_views();
   if (audience_of(p.get()) < 0)
     return error(p, Code::not_in_room, "join the room before asking for its state", id);
   send_full(p, id);
@@ -381,6 +389,7 @@ std::optional<Code> Room::sync(const std::shared_ptr<Participant>& p, const json
 }
 
 std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const json& id) {
+  ensure_views();
   const int a = audience_of(p.get());
   if (a < 0) return error(p, Code::not_in_room, "you are not in this room", id);
   if (a == spectator_audience()) {
@@ -401,6 +410,7 @@ std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const jso
 }
 
 void Room::disconnect(Participant* p) {
+  ensure_views();
   full_version_.erase(p);
   if (const auto it = std::ranges::find_if(spectators_, [&](const auto& c) { return c.get() == p; });
       it != spectators_.end()) {
@@ -430,6 +440,7 @@ void Room::rebind(const std::shared_ptr<Participant>& p) {
 }
 
 std::optional<Code> Room::rematch(const std::shared_ptr<Participant>& p, const json& id) {
+  ensure_views();
   const int a = audience_of(p.get());
   if (a < 0 || a == spectator_audience())
     return error(p, Code::not_a_player, "only a seated player may ask for a rematch", id);
@@ -463,6 +474,7 @@ void Room::start_next_round() {
 }
 
 void Room::show_away(SeatSlot& slot) {
+  ensure_views();
   if (!slot.shown_connected) return;
   slot.shown_connected = false;
   publish(false);

@@ -106,6 +106,7 @@ class Room : public std::enable_shared_from_this<Room> {
   // A change happened: bump the version and queue the per-audience patches. Returns the index
   // of the queued entry, for the store's completion to mark durable.
   std::uint64_t publish(bool durable);
+  void ensure_views();
   void send_direct(const std::shared_ptr<Participant>& p, Frame f);
   void send_full(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
   void flush();
@@ -134,7 +135,7 @@ class Room : public std::enable_shared_from_this<Room> {
   std::vector<bool> rematch_;
   std::vector<std::shared_ptr<Participant>> spectators_;
   std::int64_t version_ = 0;
-  std::vector<nlohmann::json> last_view_;  // per audience, at version_
+  std::vector<nlohmann::json> last_view_;  // per audience, at version_; empty until first needed
   std::unordered_map<Participant*, std::int64_t> full_version_;
   std::deque<Outgoing> outbox_;
   std::uint64_t outbox_base_ = 0;  // the entry number of outbox_.front()
