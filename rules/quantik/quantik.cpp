@@ -98,7 +98,7 @@ class QuantikState final : public State {
       return;
     }
     if (!has_any_move(to_move_))
-      outcome_ = Outcome{{mover}, {}, "seat " + std::to_string(to_move_) + " has no legal move"};
+      outcome_ = Outcome{{mover}, {}, "the player to move has no legal move"};
   }
 
  private:

@@ -432,19 +432,11 @@ class QuirkyState final : public State {
     std::vector<Seat> winners;
     for (Seat s = 0; s < seats_; ++s)
       if (score_[s] == best) winners.push_back(s);
-    std::string reason = "the bag is empty: ";
+    // Who won is in `winners`; the reason names no seat, since a table shows names, not numbers.
     const std::string points = std::to_string(best) + (best == 1 ? " point" : " points");
-    if (winners.size() == 1) {
-      reason += "seat " + std::to_string(winners[0]) + " wins with " + points;
-    } else {
-      reason += "seats ";
-      for (std::size_t i = 0; i < winners.size(); ++i)
-        reason += (i == 0                    ? ""
-                   : i + 1 == winners.size() ? " and "
-                                             : ", ") +
-                  std::to_string(winners[i]);
-      reason += " share the win with " + points;
-    }
+    std::string reason = "the bag is empty: " +
+                         (winners.size() == 1 ? "the highest score is " + points
+                                              : std::to_string(winners.size()) + " players share the win with " + points);
     outcome_ = Outcome{std::move(winners), score_, std::move(reason)};
   }
 

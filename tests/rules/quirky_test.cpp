@@ -654,7 +654,7 @@ TEST(Quirky, TheGameEndsWhenTheBagIsEmptyAndEqualScoresShareTheWin) {
   const auto out = *s->outcome();
   EXPECT_EQ(out.winners, (std::vector<Seat>{0, 1}));
   EXPECT_EQ(out.scores, (std::vector<int>{0, 0}));
-  EXPECT_EQ(out.reason, "the bag is empty: seats 0 and 1 share the win with 0 points");
+  EXPECT_EQ(out.reason, "the bag is empty: 2 players share the win with 0 points");
   EXPECT_EQ(s->apply(0, Move{"c3"}).error(), RuleError::game_over);
 }
 
@@ -664,7 +664,7 @@ TEST(Quirky, TheHighestScoreWins) {
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0}));
   EXPECT_EQ(s->outcome()->scores, (std::vector<int>{3, 0}));
-  EXPECT_EQ(s->outcome()->reason, "the bag is empty: seat 0 wins with 3 points");
+  EXPECT_EQ(s->outcome()->reason, "the bag is empty: the highest score is 3 points");
 }
 
 TEST(Quirky, TwoOfThreePlayersCanShareTheWin) {
@@ -673,7 +673,7 @@ TEST(Quirky, TwoOfThreePlayersCanShareTheWin) {
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0, 2}));
   EXPECT_EQ(s->outcome()->scores, (std::vector<int>{3, 0, 3}));
-  EXPECT_EQ(s->outcome()->reason, "the bag is empty: seats 0 and 2 share the win with 3 points");
+  EXPECT_EQ(s->outcome()->reason, "the bag is empty: 2 players share the win with 3 points");
 }
 
 TEST(Quirky, AFullGameEndsOnlyOnceEveryPieceHasBeenPlayed) {
