@@ -15,32 +15,51 @@ std::string_view status_string(Status s) {
   return "waiting";
 }
 
-json make_state(const RoomFacts& room, const rules::State& state, std::optional<rules::Seat> viewer) {
-  json seats = json::array();
-  for (std::size_t i = 0; i < room.seats->size(); ++i) {
-    const auto& s = (*room.seats)[i];
-    seats.push_back({{"seat", i}, {"name", s.name ? json(*s.name) : json(nullptr)}, {"connected", s.connected}});
-  }
+Envelope make_envelope(const RoomFacts& room, const rules::State& state, std::optional<rules::Seat> viewer) {
+  Envelope e;
+  e.game = room.game;
+  e.status = room.status;
+  e.round = room.round;
+  e.seats = *room.seats;
+  e.you = viewer;
   const bool playing = room.status == Status::playing;
   const auto mover = state.to_move();
-  json legal = json::array();
+  if (playing) e.to_move = mover;
   if (playing && viewer && mover == viewer)
-    for (auto& m : state.legal_moves()) legal.push_back(std::move(m.text));
-  json rematch = json::array();
+    for (auto& m : state.legal_moves()) e.legal_moves.push_back(std::move(m.text));
+  if (const auto outcome = state.outcome()) e.outcome = rules::to_json(*outcome);
   if (room.rematch)
     for (std::size_t i = 0; i < room.rematch->size(); ++i)
-      if ((*room.rematch)[i]) rematch.push_back(i);
-  const auto outcome = state.outcome();
-  return json{{"game", room.game},
-              {"status", status_string(room.status)},
-              {"round", room.round},
+      if ((*room.rematch)[i]) e.rematch.push_back(static_cast<int>(i));
+  return e;
+}
+
+namespace {
+
+json seat_json(std::size_t i, const SeatInfo& s) {
+  return json{{"seat", i}, {"name", s.name ? json(*s.name) : json(nullptr)}, {"connected", s.connected}};
+}
+json optional_seat(const std::optional<rules::Seat>& s) { return s ? json(*s) : json(nullptr); }
+
+}  // namespace
+
+json assemble_state(const Envelope& e, json board) {
+  json seats = json::array();
+  for (std::size_t i = 0; i < e.seats.size(); ++i) seats.push_back(seat_json(i, e.seats[i]));
+  return json{{"game", e.game},
+              {"status", status_string(e.status)},
+              {"round", e.round},
               {"seats", std::move(seats)},
-              {"you", viewer ? json(*viewer) : json(nullptr)},
-              {"to_move", playing && mover ? json(*mover) : json(nullptr)},
-              {"legal_moves", std::move(legal)},
-              {"outcome", outcome ? rules::to_json(*outcome) : json(nullptr)},
-              {"rematch", std::move(rematch)},
-              {"board", state.view(viewer)}};
+              {"you", optional_seat(e.you)},
+              {"to_move", optional_seat(e.to_move)},
+              {"legal_moves", e.legal_moves},
+              {"outcome", e.outcome},
+              {"rematch", e.rematch},
+              {"board", std::move(board)}};
+}
+
+json make_state(const RoomFacts& room, const rules::State& state, std::optional<rules::Seat> viewer) {
+  return assemble_state(make_envelope(room, state, viewer), state.view(viewer));
 }
 
 namespace {
@@ -76,7 +95,7 @@ void append_token(std::string& path, std::string_view key) {
 // Writes one operation straight into the patch text: building JSON objects for operations and
 // then serializing them was a third of a move's CPU.
 void op(std::string& out, const char* kind, const std::string& path, const json* value) {
-  if (out.size() > 1) out += ',';
+  if (!out.empty() && out.back() != '[') out += ',';
   out += R"({"op":")";
   out += kind;
   out += R"(","path":)";
@@ -152,12 +171,80 @@ void diff_into(const json& a, const json& b, std::string& path, std::string& out
   }
 }
 
+// Replaces `path` with `value` written by `write`, which appends JSON text.
+template <class Write>
+void replace_with(std::string& out, const std::string& path, Write write) {
+  if (!out.empty() && out.back() != '[') out += ',';
+  out += R"({"op":"replace","path":)";
+  append_json_string(out, path);
+  out += R"(,"value":)";
+  write(out);
+  out += '}';
+}
+
+void append_optional_seat(std::string& out, const std::optional<rules::Seat>& s) {
+  out += s ? std::to_string(*s) : "null";
+}
+
 }  // namespace
+
+void append_diff(std::string& ops, const json& from, const json& to, std::string prefix) {
+  diff_into(from, to, prefix, ops);
+}
+
+void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b) {
+  // The fields a room can change; `game` and `you` are fixed for an audience.
+  if (a.game != b.game) replace_with(ops, "/game", [&](std::string& o) { append_json_string(o, b.game); });
+  if (a.you != b.you) replace_with(ops, "/you", [&](std::string& o) { append_optional_seat(o, b.you); });
+  if (a.status != b.status)
+    replace_with(ops, "/status", [&](std::string& o) { append_json_string(o, status_string(b.status)); });
+  if (a.round != b.round) replace_with(ops, "/round", [&](std::string& o) { o += std::to_string(b.round); });
+  if (a.to_move != b.to_move)
+    replace_with(ops, "/to_move", [&](std::string& o) { append_optional_seat(o, b.to_move); });
+  if (a.seats.size() != b.seats.size()) {
+    replace_with(ops, "/seats", [&](std::string& o) {
+      json seats = json::array();
+      for (std::size_t i = 0; i < b.seats.size(); ++i) seats.push_back(seat_json(i, b.seats[i]));
+      o += seats.dump(-1, ' ', false, json::error_handler_t::replace);
+    });
+  } else {
+    for (std::size_t i = 0; i < b.seats.size(); ++i) {
+      const std::string at = "/seats/" + std::to_string(i);
+      if (a.seats[i].name != b.seats[i].name)
+        replace_with(ops, at + "/name", [&](std::string& o) {
+          if (b.seats[i].name) o += json(*b.seats[i].name).dump(-1, ' ', false, json::error_handler_t::replace);
+          else o += "null";
+        });
+      if (a.seats[i].connected != b.seats[i].connected)
+        replace_with(ops, at + "/connected", [&](std::string& o) { o += b.seats[i].connected ? "true" : "false"; });
+    }
+  }
+  if (a.legal_moves != b.legal_moves)
+    replace_with(ops, "/legal_moves", [&](std::string& o) {
+      o += '[';
+      for (std::size_t i = 0; i < b.legal_moves.size(); ++i) {
+        if (i) o += ',';
+        append_json_string(o, b.legal_moves[i]);
+      }
+      o += ']';
+    });
+  if (a.outcome != b.outcome)
+    replace_with(ops, "/outcome",
+                 [&](std::string& o) { o += b.outcome.dump(-1, ' ', false, json::error_handler_t::replace); });
+  if (a.rematch != b.rematch)
+    replace_with(ops, "/rematch", [&](std::string& o) {
+      o += '[';
+      for (std::size_t i = 0; i < b.rematch.size(); ++i) {
+        if (i) o += ',';
+        o += std::to_string(b.rematch[i]);
+      }
+      o += ']';
+    });
+}
 
 std::string diff_text(const json& from, const json& to) {
   std::string out = "[";
-  std::string path;
-  diff_into(from, to, path, out);
+  append_diff(out, from, to, "");
   out += ']';
   return out;
 }

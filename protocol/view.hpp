@@ -18,6 +18,7 @@ std::string_view status_string(Status s);
 struct SeatInfo {
   std::optional<std::string> name;  // nullopt: nobody sits here
   bool connected = false;
+  friend bool operator==(const SeatInfo&, const SeatInfo&) = default;
 };
 
 struct RoomFacts {
@@ -32,6 +33,31 @@ struct RoomFacts {
 // plus rematch and round. `viewer` nullopt is a spectator.
 nlohmann::json make_state(const RoomFacts& room, const rules::State& state,
                           std::optional<rules::Seat> viewer);
+
+// Everything in a viewer's state but the board, typed: a room keeps one per audience and diffs
+// them field by field, and builds the board (the costly part) once for the audiences that share
+// it. make_state(...) == assemble_state(make_envelope(...), state.view(viewer)).
+struct Envelope {
+  std::string_view game;
+  Status status = Status::waiting;
+  int round = 1;
+  std::vector<SeatInfo> seats;
+  std::optional<rules::Seat> you;
+  std::optional<rules::Seat> to_move;
+  std::vector<std::string> legal_moves;
+  nlohmann::json outcome;  // null until the game is over
+  std::vector<int> rematch;
+  friend bool operator==(const Envelope&, const Envelope&) = default;
+};
+Envelope make_envelope(const RoomFacts& room, const rules::State& state, std::optional<rules::Seat> viewer);
+nlohmann::json assemble_state(const Envelope& envelope, nlohmann::json board);
+
+// Appends the RFC 6902 operations turning one into the other to `ops`, the inside of a JSON
+// array: a comma goes before each operation unless `ops` is empty or ends with '['.
+void append_envelope_diff(std::string& ops, const Envelope& from, const Envelope& to);
+// The same for any two JSON values, with `prefix` (a JSON pointer, "" for the root) before
+// every path.
+void append_diff(std::string& ops, const nlohmann::json& from, const nlohmann::json& to, std::string prefix);
 
 // RFC 6902 operations turning `from` into `to`. apply_patch(from, diff(from, to)) == to.
 nlohmann::json diff(const nlohmann::json& from, const nlohmann::json& to);

@@ -63,6 +63,10 @@ class State {
   // The game's own board as `viewer` may see it (nullopt = a spectator). Must hold nothing the
   // viewer may not know: no seed, no order of a bag or a pile.
   virtual nlohmann::json view(std::optional<Seat> viewer) const = 0;
+  // Whether view() can differ from one viewer to another. A game that shows every viewer the
+  // same board says false, and the server builds and diffs one board for all of them. The
+  // default is the safe answer; the conformance suite checks every game that says false.
+  virtual bool view_depends_on_viewer() const { return true; }
 
   // Checks that the game is not over, that `seat` is to move and that the move is legal, then
   // plays it. Never throws; on error the state is unchanged.

@@ -53,8 +53,8 @@ Room::Room(std::string id, const rules::Game& game, json options, std::uint64_t 
 void Room::ensure_views() {
   // Built on first use, not when a room is made or rebuilt: a restart rebuilds every unfinished
   // room, and most wait for their players long after.
-  if (!last_view_.empty()) return;
-  for (int a = 0; a < audiences(); ++a) last_view_.push_back(view_for(a));
+  if (!seen_.empty()) return;
+  seen_ = current_views();
 }
 
 std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game& game,
@@ -126,7 +126,7 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
   // The restart is itself a change (every seat is now away): it takes a version of its own, so
   // no client can mistake the rebuilt room for a version it saw before.
   room->version_ = stored.version + 1;
-  room->last_view_.clear();
+  room->seen_.clear();
   return room;
 }
 
@@ -179,29 +179,76 @@ void Room::advance_spectator_state() {
   }
 }
 
-json Room::view_for(int audience) const {
+std::vector<Room::Seen> Room::current_views() const {
   const auto infos = seat_infos();
-  const rules::State& st = audience == spectator_audience() ? spectator_state() : *state_;
-  protocol::RoomFacts facts;
-  facts.game = game_.id();
-  facts.status = !started_ ? protocol::Status::waiting
-                           : (st.is_over() ? protocol::Status::over : protocol::Status::playing);
-  facts.seats = &infos;
-  facts.rematch = &rematch_;
-  facts.round = round_;
-  return protocol::make_state(facts, st, viewer_of(audience));
+  std::vector<Seen> views(static_cast<std::size_t>(audiences()));
+  // At most two states are shown (the game, and the spectators' delayed copy); each builds one
+  // board for all its viewers unless its game shows viewers different boards.
+  std::shared_ptr<const json> shared[2];
+  for (int a = 0; a < audiences(); ++a) {
+    const bool delayed = a == spectator_audience() && spectator_state_;
+    const rules::State& st = delayed ? *spectator_state_ : *state_;
+    protocol::RoomFacts facts;
+    facts.game = game_.id();
+    facts.status = !started_ ? protocol::Status::waiting
+                             : (st.is_over() ? protocol::Status::over : protocol::Status::playing);
+    facts.seats = &infos;
+    facts.rematch = &rematch_;
+    facts.round = round_;
+    auto& v = views[static_cast<std::size_t>(a)];
+    v.envelope = protocol::make_envelope(facts, st, viewer_of(a));
+    v.board_generation = state_generation_;
+    const auto previous = static_cast<std::size_t>(a) < seen_.size() ? &seen_[static_cast<std::size_t>(a)] : nullptr;
+    if (previous && previous->board_generation == state_generation_) {
+      v.board = previous->board;  // nothing that shows on a board changed
+    } else if (st.view_depends_on_viewer()) {
+      v.board = std::make_shared<const json>(st.view(viewer_of(a)));
+    } else {
+      auto& board = shared[delayed ? 1 : 0];
+      if (!board) board = std::make_shared<const json>(st.view(std::nullopt));
+      v.board = board;
+    }
+  }
+  return views;
 }
 
 std::uint64_t Room::publish(bool durable) {
   ++version_;
   last_activity_ = now_;
   Outgoing out{version_, !durable, {}, {}};
+  auto next = current_views();
+  // Board diffs computed so far: audiences that saw the same board and now see the same board
+  // get the same operations.
+  struct BoardDiff {
+    const json* from;
+    const json* to;
+    std::string ops;
+  };
+  std::vector<BoardDiff> board_diffs;
   for (int a = 0; a < audiences(); ++a) {
-    json next = view_for(a);
-    out.audience_frames.emplace_back(
-        a, make_frame(protocol::encode_patch_text(id_, version_, protocol::diff_text(last_view_[a], next))));
-    last_view_[a] = std::move(next);
+    const auto& before = seen_[static_cast<std::size_t>(a)];
+    const auto& after = next[static_cast<std::size_t>(a)];
+    std::string ops = "[";
+    protocol::append_envelope_diff(ops, before.envelope, after.envelope);
+    if (before.board != after.board) {
+      auto it = std::ranges::find_if(board_diffs, [&](const BoardDiff& d) {
+        return d.from == before.board.get() && d.to == after.board.get();
+      });
+      if (it == board_diffs.end()) {
+        std::string board_ops;
+        protocol::append_diff(board_ops, *before.board, *after.board, "/board");
+        board_diffs.push_back({before.board.get(), after.board.get(), std::move(board_ops)});
+        it = board_diffs.end() - 1;
+      }
+      if (!it->ops.empty()) {
+        if (ops.size() > 1) ops += ',';
+        ops += it->ops;
+      }
+    }
+    ops += ']';
+    out.audience_frames.emplace_back(a, make_frame(protocol::encode_patch_text(id_, version_, ops)));
   }
+  seen_ = std::move(next);
   outbox_.push_back(std::move(out));
   return outbox_base_ + outbox_.size() - 1;
 }
@@ -219,7 +266,8 @@ void Room::send_direct(const std::shared_ptr<Participant>& p, Frame f) {
 void Room::send_full(const std::shared_ptr<Participant>& p, const json& id) {
   const int a = audience_of(p.get());
   full_version_[p.get()] = version_;
-  send_direct(p, make_frame(protocol::encode_full(id, id_, version_, last_view_[a])));
+  const auto& seen = seen_[static_cast<std::size_t>(a)];
+  send_direct(p, make_frame(protocol::encode_full(id, id_, version_, protocol::assemble_state(seen.envelope, *seen.board))));
 }
 
 void Room::flush() {
@@ -365,6 +413,7 @@ std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const prot
   const auto ok = state_->apply(a, rules::Move{req.move});
   if (!ok) return error(p, code_for(ok.error()), std::string(rules::error_message(ok.error())), id);
   moves_.emplace_back(a, req.move);
+  ++state_generation_;
   advance_spectator_state();
   const auto entry = publish(true);
   const bool over = state_->is_over();
@@ -466,6 +515,7 @@ void Room::start_next_round() {
   options_ = std::move(options);
   seed_ = seed;
   state_ = std::move(*created);
+  ++state_generation_;
   moves_.clear();
   rematch_.assign(seats_.size(), false);
   if (spectator_state_) spectator_state_ = state_->clone();

@@ -98,7 +98,14 @@ class Room : public std::enable_shared_from_this<Room> {
   int audiences() const { return static_cast<int>(seats_.size()) + 1; }
   int spectator_audience() const { return static_cast<int>(seats_.size()); }
   std::optional<rules::Seat> viewer_of(int audience) const;
-  nlohmann::json view_for(int audience) const;
+  // What an audience was last sent: its envelope, and a board that audiences seeing the same
+  // one share, so it is built and diffed once per change rather than once per audience.
+  struct Seen {
+    protocol::Envelope envelope;
+    std::shared_ptr<const nlohmann::json> board;
+    std::uint64_t board_generation = 0;  // state_generation_ when the board was built
+  };
+  std::vector<Seen> current_views() const;
   std::vector<protocol::SeatInfo> seat_infos() const;
   const rules::State& spectator_state() const;
   void advance_spectator_state();
@@ -135,7 +142,8 @@ class Room : public std::enable_shared_from_this<Room> {
   std::vector<bool> rematch_;
   std::vector<std::shared_ptr<Participant>> spectators_;
   std::int64_t version_ = 0;
-  std::vector<nlohmann::json> last_view_;  // per audience, at version_; empty until first needed
+  std::vector<Seen> seen_;  // per audience, at version_; empty until first needed
+  std::uint64_t state_generation_ = 1;  // bumped whenever a board may have changed
   std::unordered_map<Participant*, std::int64_t> full_version_;
   std::deque<Outgoing> outbox_;
   std::uint64_t outbox_base_ = 0;  // the entry number of outbox_.front()

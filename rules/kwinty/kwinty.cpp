@@ -96,6 +96,7 @@ class KwintyState final : public State {
     return moves;
   }
 
+  bool view_depends_on_viewer() const override { return false; }
   json view(std::optional<Seat>) const override {
     // Nothing in Kwinty is hidden: every viewer sees the same wall.
     json blocks = json::array();

@@ -245,6 +245,8 @@ class LTilesState final : public State {
     return moves;
   }
 
+  // Only an ordered pile's owner sees its order; every other variant shows all viewers the same.
+  bool view_depends_on_viewer() const override { return variant_ == Variant::ordered; }
   json view(std::optional<Seat> viewer) const override {
     json squares = json::object();
     int min_x = 0, min_y = 0, max_x = 0, max_y = 0;

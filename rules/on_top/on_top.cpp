@@ -252,6 +252,7 @@ class OnTopState final : public State {
     return moves;
   }
 
+  bool view_depends_on_viewer() const override { return false; }
   json view(std::optional<Seat>) const override {
     // Nothing here is private: every viewer, spectators included, sees the same table. The pile
     // shows only its size; which tile comes next is not even decided until it is drawn.

@@ -55,6 +55,7 @@ class QuantikState final : public State {
     return moves;
   }
 
+  bool view_depends_on_viewer() const override { return false; }
   json view(std::optional<Seat>) const override {
     json cells = json::array();
     for (int r = 0; r < kSize; ++r) {

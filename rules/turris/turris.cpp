@@ -253,6 +253,7 @@ class TurrisState final : public State {
     return moves;
   }
 
+  bool view_depends_on_viewer() const override { return false; }
   json view(std::optional<Seat>) const override {
     // Nothing in Turris is hidden: every viewer sees the same board.
     json levels = json::array();

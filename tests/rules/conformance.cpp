@@ -216,3 +216,28 @@ TEST_P(Conformance, ViewsNeverShowTheSeed) {
 }
 
 }  // namespace plateau::rules::testing
+
+namespace plateau::rules::testing {
+
+// A game that says every viewer sees the same board must mean it: the server then builds one
+// board for all of them, so a seat-only secret would reach the spectators.
+TEST_P(Conformance, AViewSharedByAllViewersIsTheSameForEach) {
+  const auto& c = GetParam();
+  for (std::uint64_t seed : {3u, 29u}) {
+    auto s = make(c, seed);
+    ASSERT_TRUE(s);
+    int checked = 0;
+    auto check = [&](const State& st) {
+      if (st.view_depends_on_viewer()) return;
+      ++checked;
+      const auto views = all_views(st);
+      for (std::size_t i = 1; i < views.size(); ++i)
+        ASSERT_EQ(views[i], views[0]) << "seat " << i - 1 << " sees another board than a spectator";
+    };
+    random_playout(*s, seed, check);
+    check(*s);
+    RecordProperty("shared_views_checked", checked);
+  }
+}
+
+}  // namespace plateau::rules::testing

@@ -318,3 +318,85 @@ TEST(Grace, ADroppedSeatShowsAwayOnlyAfterTheGracePeriod) {
 
 }  // namespace
 }  // namespace plateau::server::testing
+
+namespace plateau::server::testing {
+namespace {
+
+// Rooms build one board for the audiences that see the same one and diff the rest field by
+// field; whatever the game, its variant or a spectator delay, every client's patched copy must
+// equal a fresh sync after every change, a rematch included.
+struct EveryGameCase {
+  std::string game;
+  json options;
+  int delay;
+};
+
+class EveryGame : public Table, public ::testing::WithParamInterface<EveryGameCase> {};
+
+TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
+  const auto& param = GetParam();
+  const rules::Game* game = rules::find_game(param.game);
+  ASSERT_NE(game, nullptr);
+  const int seats = param.options.contains("players") ? param.options["players"].get<int>() : game->min_seats();
+  std::vector<std::shared_ptr<FakeClient>> players;
+  for (int s = 0; s < seats; ++s) players.push_back(client("P" + std::to_string(s)));
+  auto eve = client("Eve");
+  send(players[0], {{"type", "create"}, {"game", param.game}, {"options", param.options}, {"spectator_delay", param.delay}});
+  const auto created = players[0]->take("created");
+  ASSERT_EQ(created.size(), 1u) << players[0]->last("error").dump();
+  const std::string room = created[0]["room"];
+  join(eve, room, "spectator");
+  for (auto& p : players) join(p, room);
+  auto everyone = players;
+  everyone.push_back(eve);
+  auto check_all = [&](const char* when) {
+    for (std::size_t i = 0; i < everyone.size(); ++i)
+      ASSERT_EQ(everyone[i]->states[room], synced(everyone[i], room)) << when << ", client " << i;
+  };
+  check_all("at the start");
+  rules::Rng pick(11);
+  int moves = 0;
+  for (int round = 1; round <= 2; ++round) {
+    while (players[0]->states[room]["status"] == "playing" && moves < 400) {
+      const int mover = players[0]->states[room]["to_move"];
+      auto& c = players[static_cast<std::size_t>(mover)];
+      const auto legal = c->states[room]["legal_moves"];
+      ASSERT_FALSE(legal.empty());
+      move(c, room, legal[pick.below(legal.size())]);
+      ASSERT_TRUE(error_code(c).empty());
+      ++moves;
+      check_all("after a move");
+    }
+    if (round == 2 || players[0]->states[room]["status"] != "over") break;
+    for (auto& p : players) {
+      send(p, {{"type", "rematch"}, {"room", room}});
+      check_all("after a rematch request");
+    }
+    ASSERT_EQ(players[0]->states[room]["round"], 2);
+  }
+  // A seat that drops and comes back shows it to everyone.
+  lobby.closed(players[1].get());
+  everyone.erase(everyone.begin() + 1);
+  check_all("after a seat dropped");
+  EXPECT_EQ(eve->states[room]["seats"][1]["connected"], false);
+}
+
+std::vector<EveryGameCase> every_game_cases() {
+  std::vector<EveryGameCase> cases;
+  for (const rules::Game* g : rules::all_games()) {
+    cases.push_back({std::string(g->id()), json{{"players", g->max_seats()}}, 0});
+    cases.push_back({std::string(g->id()), json{{"players", g->min_seats()}}, 2});
+  }
+  cases.push_back({"ltiles", json{{"variant", "ordered"}}, 0});
+  cases.push_back({"ltiles", json{{"variant", "ordered"}}, 3});
+  cases.push_back({"ltiles", json{{"variant", "hand"}}, 0});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Rooms, EveryGame, ::testing::ValuesIn(every_game_cases()),
+                         [](const ::testing::TestParamInfo<EveryGameCase>& info) {
+                           return info.param.game + "_" + std::to_string(info.index);
+                         });
+
+}  // namespace
+}  // namespace plateau::server::testing
