@@ -473,6 +473,10 @@ void Server::accept() {
         beast::error_code ignored;
         socket.close(ignored);  // over the limit: refused before any byte is read
       } else {
+        // Frames are small and each one matters now: Nagle's wait for an ACK would hold a
+        // patch back for as long as the peer delays its ACKs.
+        beast::error_code ignored;
+        socket.set_option(tcp::no_delay(true), ignored);
         std::make_shared<HttpSession>(std::move(socket), *this)->run();
       }
     }

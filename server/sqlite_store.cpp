@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 
 namespace plateau::server {
 
@@ -71,11 +72,51 @@ std::uint64_t from_db(std::int64_t v) {
   return out;
 }
 
-// A prepared statement that finalizes itself.
+}  // namespace
+
+// The writer connection's prepared statements, kept for its life: preparing a statement costs
+// more than running it, and the writer runs the same few for every move.
+class StmtCache {
+ public:
+  explicit StmtCache(sqlite3* db) : db_(db) {}
+  ~StmtCache() {
+    for (auto& [sql, s] : map_) sqlite3_finalize(s);
+  }
+  StmtCache(const StmtCache&) = delete;
+  StmtCache& operator=(const StmtCache&) = delete;
+  // The statement for `sql` (a string literal: it is keyed by address), or nullptr.
+  sqlite3_stmt* get(const char* sql) {
+    auto& s = map_[sql];
+    if (!s && sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(s);
+      s = nullptr;
+      map_.erase(sql);
+      return nullptr;
+    }
+    return s;
+  }
+
+ private:
+  sqlite3* db_;
+  std::unordered_map<const char*, sqlite3_stmt*> map_;
+};
+
+namespace {
+
+// A prepared statement: its own, finalized at the end, or borrowed from a StmtCache and reset
+// for its next use.
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql) { ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK; }
-  ~Stmt() { sqlite3_finalize(s_); }
+  Stmt(StmtCache& cache, const char* sql) : s_(cache.get(sql)), ok_(s_ != nullptr), owned_(false) {}
+  ~Stmt() {
+    if (owned_) {
+      sqlite3_finalize(s_);
+    } else if (s_) {
+      sqlite3_reset(s_);
+      sqlite3_clear_bindings(s_);
+    }
+  }
   Stmt(const Stmt&) = delete;
   Stmt& operator=(const Stmt&) = delete;
   Stmt& bind(int i, std::int64_t v) {
@@ -105,6 +146,7 @@ class Stmt {
  private:
   sqlite3_stmt* s_ = nullptr;
   bool ok_ = false;
+  bool owned_ = true;
 };
 
 bool exec(sqlite3* db, const char* sql, std::string* err = nullptr) {
@@ -166,17 +208,56 @@ std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const
     return fail("cannot open a reader");
   }
   sqlite3_busy_timeout(reader, 5000);
-  return std::unique_ptr<SqliteStore>(new SqliteStore(db, reader, std::move(post)));
+  sqlite3* checkpointer = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &checkpointer, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+    sqlite3_close(checkpointer);
+    sqlite3_close(reader);
+    return fail("cannot open a checkpoint connection");
+  }
+  return std::unique_ptr<SqliteStore>(new SqliteStore(db, reader, checkpointer, std::move(post)));
 }
 
-SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, Post post) : db_(db), reader_(reader), post_(std::move(post)) {
+namespace {
+constexpr int kCheckpointPages = 1000;  // SQLite's own automatic threshold
+}
+
+SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post)
+    : db_(db), reader_(reader), post_(std::move(post)), checkpointer_(checkpointer) {
+  // Replaces the automatic checkpoint, which would run inside the commit that crosses the
+  // threshold and hold every move in that batch behind it.
+  sqlite3_wal_hook(
+      db_,
+      [](void* self, sqlite3*, const char*, int pages) {
+        auto* store = static_cast<SqliteStore*>(self);
+        if (pages >= kCheckpointPages) {
+          std::lock_guard lock(store->checkpoint_mutex_);
+          store->checkpoint_wanted_ = true;
+          store->checkpoint_wake_.notify_one();
+        }
+        return SQLITE_OK;
+      },
+      this);
   writer_ = std::thread([this] { writer_loop(); });
+  checkpoint_thread_ = std::thread([this] { checkpoint_loop(); });
 }
 
 SqliteStore::~SqliteStore() {
   close();
   sqlite3_close(reader_);
-  sqlite3_close(db_);
+  sqlite3_close(checkpointer_);
+  sqlite3_close(db_);  // the last connection: it checkpoints what is left
+}
+
+void SqliteStore::checkpoint_loop() {
+  for (;;) {
+    std::unique_lock lock(checkpoint_mutex_);
+    checkpoint_wake_.wait(lock, [&] { return checkpoint_stop_ || checkpoint_wanted_; });
+    if (checkpoint_stop_) return;
+    checkpoint_wanted_ = false;
+    lock.unlock();
+    // PASSIVE: copies what it can without waiting for readers or the writer.
+    sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+  }
 }
 
 void SqliteStore::close() {
@@ -187,6 +268,12 @@ void SqliteStore::close() {
   }
   wake_.notify_all();
   if (writer_.joinable()) writer_.join();
+  {
+    std::lock_guard lock(checkpoint_mutex_);
+    checkpoint_stop_ = true;
+  }
+  checkpoint_wake_.notify_all();
+  if (checkpoint_thread_.joinable()) checkpoint_thread_.join();
 }
 
 std::expected<Loaded, std::string> SqliteStore::load() {
@@ -262,7 +349,7 @@ std::expected<Loaded, std::string> SqliteStore::load() {
   return out;
 }
 
-void SqliteStore::enqueue(std::function<bool(sqlite3*)> run, Done done) {
+void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done) {
   {
     std::lock_guard lock(mutex_);
     if (!stopping_) {
@@ -275,6 +362,8 @@ void SqliteStore::enqueue(std::function<bool(sqlite3*)> run, Done done) {
 }
 
 void SqliteStore::writer_loop() {
+  StmtCache cache(db_);  // finalized before close() returns, so before the handle is closed
+  auto run = [&cache](const char* sql) { return Stmt(cache, sql).run(); };
   for (;;) {
     std::deque<Write> batch;
     {
@@ -286,18 +375,18 @@ void SqliteStore::writer_loop() {
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::pair<Done, bool>> results;
     results.reserve(batch.size());
-    bool committed = exec(db_, "BEGIN IMMEDIATE");
+    bool committed = run("BEGIN IMMEDIATE");
     for (auto& w : batch) {
       // Each write is all or nothing inside the shared transaction.
-      bool ok = committed && exec(db_, "SAVEPOINT w");
+      bool ok = committed && run("SAVEPOINT w");
       if (ok) {
-        ok = w.run(db_);
-        if (!ok) exec(db_, "ROLLBACK TO w");
-        exec(db_, "RELEASE w");
+        ok = w.run(cache);
+        if (!ok) run("ROLLBACK TO w");
+        run("RELEASE w");
       }
       results.emplace_back(std::move(w.done), ok);
     }
-    committed = committed && exec(db_, "COMMIT");
+    committed = committed && run("COMMIT");
     if (!committed) {
       exec(db_, "ROLLBACK");
       for (auto& r : results) r.second = false;
@@ -318,7 +407,7 @@ void SqliteStore::writer_loop() {
 
 void SqliteStore::put_player(const StoredPlayer& p, Done done) {
   enqueue(
-      [p](sqlite3* db) {
+      [p](StmtCache& db) {
         return Stmt(db, "INSERT INTO players(id, token_hash, name) VALUES(?1, ?2, ?3) "
                         "ON CONFLICT(id) DO UPDATE SET name = excluded.name")
             .bind(1, p.id)
@@ -331,7 +420,7 @@ void SqliteStore::put_player(const StoredPlayer& p, Done done) {
 
 void SqliteStore::create_room(const RoomRecord& r, Done done) {
   enqueue(
-      [r](sqlite3* db) {
+      [r](StmtCache& db) {
         return Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms) "
                         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
                    .bind(1, r.id)
@@ -352,7 +441,7 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
 }
 
 namespace {
-bool set_version(sqlite3* db, const std::string& room, std::int64_t version) {
+bool set_version(StmtCache& db, const std::string& room, std::int64_t version) {
   return Stmt(db, "UPDATE rooms SET version = ?2 WHERE id = ?1").bind(1, room).bind(2, version).run();
 }
 }  // namespace
@@ -360,7 +449,7 @@ bool set_version(sqlite3* db, const std::string& room, std::int64_t version) {
 void SqliteStore::put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
                            std::int64_t version, Done done) {
   enqueue(
-      [room, seat, player, version](sqlite3* db) {
+      [room, seat, player, version](StmtCache& db) {
         Stmt s(db, "INSERT INTO seats(room, seat, player) VALUES(?1, ?2, ?3) "
                    "ON CONFLICT(room, seat) DO UPDATE SET player = excluded.player");
         s.bind(1, room).bind(2, seat);
@@ -373,7 +462,7 @@ void SqliteStore::put_seat(const std::string& room, int seat, const std::optiona
 
 void SqliteStore::append_move(const MoveRecord& m, Done done) {
   enqueue(
-      [m](sqlite3* db) {
+      [m](StmtCache& db) {
         return Stmt(db, "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) "
                         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
                    .bind(1, m.room)
@@ -392,7 +481,7 @@ void SqliteStore::append_move(const MoveRecord& m, Done done) {
 void SqliteStore::start_round(const std::string& room, int round, const json& options, std::uint64_t seed,
                               std::int64_t version, Done done) {
   enqueue(
-      [room, round, options, seed, version](sqlite3* db) {
+      [room, round, options, seed, version](StmtCache& db) {
         return Stmt(db, "INSERT INTO rounds(room, round, options, seed) VALUES(?1, ?2, ?3, ?4)")
                    .bind(1, room)
                    .bind(2, round)
@@ -408,7 +497,7 @@ void SqliteStore::start_round(const std::string& room, int round, const json& op
 void SqliteStore::finish_round(const std::string& room, int round, const json& outcome, std::int64_t at_ms,
                                Done done) {
   enqueue(
-      [room, round, outcome, at_ms](sqlite3* db) {
+      [room, round, outcome, at_ms](StmtCache& db) {
         return Stmt(db, "UPDATE rounds SET outcome = ?3, finished_ms = ?4 WHERE room = ?1 AND round = ?2")
                    .bind(1, room)
                    .bind(2, round)
@@ -421,7 +510,7 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
 }
 
 void SqliteStore::close_room(const std::string& room, Done done) {
-  enqueue([room](sqlite3* db) { return Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run(); },
+  enqueue([room](StmtCache& db) { return Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run(); },
           std::move(done));
 }
 
@@ -497,7 +586,7 @@ json SqliteStore::finished_games(int limit) {
 
 void SqliteStore::import_record(const GameRecord& r, Done done) {
   enqueue(
-      [r](sqlite3* db) {
+      [r](StmtCache& db) {
         bool ok = Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms, finished, "
                            "imported) VALUES(?1, ?2, ?3, ?4, 0, 0, ?5, 1, 1)")
                       .bind(1, r.room)

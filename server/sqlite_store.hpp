@@ -23,6 +23,8 @@ struct sqlite3;
 
 namespace plateau::server {
 
+class StmtCache;  // the writer's prepared statements
+
 struct Loaded {
   std::vector<StoredPlayer> players;
   std::vector<StoredRoom> rooms;  // unfinished ones only
@@ -77,12 +79,13 @@ class SqliteStore final : public Store {
 
  private:
   struct Write {
-    std::function<bool(sqlite3*)> run;
+    std::function<bool(StmtCache&)> run;
     Done done;
   };
-  SqliteStore(sqlite3* db, sqlite3* reader, Post post);
-  void enqueue(std::function<bool(sqlite3*)> run, Done done);
+  SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post);
+  void enqueue(std::function<bool(StmtCache&)> run, Done done);
   void writer_loop();
+  void checkpoint_loop();
 
   sqlite3* db_;
   sqlite3* reader_;
@@ -94,6 +97,14 @@ class SqliteStore final : public Store {
   bool stopping_ = false;
   std::thread writer_;
   CommitStats stats_;
+  // Checkpoints run on their own connection and thread, so that copying the WAL into the
+  // database (and its fsync) never sits in a commit's path: the writer only asks for one.
+  sqlite3* checkpointer_;
+  std::mutex checkpoint_mutex_;
+  std::condition_variable checkpoint_wake_;
+  bool checkpoint_wanted_ = false;
+  bool checkpoint_stop_ = false;
+  std::thread checkpoint_thread_;
 };
 
 }  // namespace plateau::server

@@ -5,7 +5,11 @@
 // per move (from /proc), its peak memory, and its memory per idle connection.
 //
 //   load_bench [--rooms 200] [--spectators 2] [--seconds 10] [--idle 10000] [--game quantik]
-//              [--data none|DIR] [--server PATH]
+//              [--data none|DIR] [--server PATH] [--pace MOVES_PER_SECOND]
+//
+// Unpaced, each player moves the moment it may (a closed loop: the figure is the most the
+// server sustains, and latency then is mostly queueing). With --pace, the rooms together offer
+// that many moves per second (an open loop), and latency is measured at that load.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -36,11 +40,13 @@ struct Options {
   int idle = 10000;
   std::string game = "quantik";
   std::string data = "none";
+  double pace = 0;  // moves/s offered over all rooms; 0: every player moves as soon as it may
 };
 
 struct Stats {
   std::vector<double> mover_us, spectator_us;
   std::uint64_t moves = 0;
+  std::uint64_t errors = 0;  // error frames: a bench that sends bad moves measures nothing
 };
 
 class Room;
@@ -54,6 +60,8 @@ class Conn : public std::enable_shared_from_this<Conn> {
   void start(const asio::ip::tcp::endpoint& ep, std::function<void()> ready) {
     beast::get_lowest_layer(ws_).async_connect(ep, [self = shared_from_this(), ready](beast::error_code ec) {
       if (ec) return;
+      beast::error_code ignored;
+      beast::get_lowest_layer(self->ws_).socket().set_option(asio::ip::tcp::no_delay(true), ignored);
       self->ws_.async_handshake("127.0.0.1", "/ws", [self, ready](beast::error_code ec2) {
         if (ec2) return;
         self->read();
@@ -98,7 +106,12 @@ class Room {
  public:
   Room(asio::io_context& ioc, const asio::ip::tcp::endpoint& ep, const Options& opt, Stats& stats, int index,
        std::function<void()> ready)
-      : stats_(stats), rng_(static_cast<std::uint64_t>(index) * 7919 + 1), ready_(std::move(ready)) {
+      : stats_(stats), rng_(static_cast<std::uint64_t>(index) * 7919 + 1), ready_(std::move(ready)), timer_(ioc) {
+    // Paced, each room moves once per interval: an open loop, so latency is measured at a
+    // chosen load rather than at whatever load the latency itself allows.
+    if (opt.pace > 0)
+      interval_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.rooms / opt.pace));
+    next_due_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(interval_ * (index % 97) / 97.0);
     for (int i = 0; i < 2 + opt.spectators; ++i) conns_.push_back(std::make_shared<Conn>(ioc));
     spectators_ = opt.spectators;
     game_ = opt.game;
@@ -106,7 +119,14 @@ class Room {
       conns_[i]->on_message = [this, i](const std::string& text) {
         // Spectators only need the version: finding it costs far less than parsing the frame,
         // so the client side does not hide the server's figures.
+        if (text.find(R"("type":"error")") != std::string::npos && ++stats_.errors <= 3) std::fprintf(stderr, "error frame: %s\n", text.c_str());
         if (i >= 2) return on_version(i, text);
+        // A player acts only on its legal moves, the status and the rematch flags: a patch
+        // that touches none of them is a version to note, not a document to parse.
+        const bool patch = text.find(R"("type":"patch")") != std::string::npos;
+        if (patch && text.find("\"/legal_moves\"") == std::string::npos && text.find("\"/status\"") == std::string::npos &&
+            text.find("\"/rematch\"") == std::string::npos)
+          return on_version(i, text), act(i);
         on_message(i, json::parse(text, nullptr, false));
       };
       conns_[i]->start(ep, [this, i] {
@@ -127,9 +147,19 @@ class Room {
     const std::int64_t v = std::stoll(text.substr(at + 10));
     if (v <= versions_[i]) return;
     versions_[i] = v;
+    note_arrival(i, v);
+  }
+
+  // Latency from a move to its patch, at the mover and at the last spectator.
+  void note_arrival(int i, std::int64_t v) {
     const auto sent = sent_.find(v);
-    if (sent != sent_.end() && i == static_cast<int>(conns_.size()) - 1) {
-      if (running) stats_.spectator_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - sent->second.first).count());
+    if (sent == sent_.end()) return;
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.first).count();
+    if (i == sent->second.second && running) stats_.mover_us.push_back(us);
+    if (i == static_cast<int>(conns_.size()) - 1) {
+      if (running) stats_.spectator_us.push_back(us);
+      sent_.erase(sent);
+    } else if (spectators_ == 0 && i == sent->second.second) {
       sent_.erase(sent);
     }
   }
@@ -153,38 +183,53 @@ class Room {
     } else {
       const std::int64_t v = m["version"];
       if (v <= versions_[i]) return;
-      if (i < 2) st = st.patch(m["ops"]);
-      versions_[i] = v;
-      const auto sent = sent_.find(v);
-      if (sent != sent_.end()) {
-        const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.first).count();
-        if (i == sent->second.second && running) stats_.mover_us.push_back(us);
-        if (i == static_cast<int>(conns_.size()) - 1 && running) {
-          stats_.spectator_us.push_back(us);
-          sent_.erase(sent);
-        }
-        if (spectators_ == 0 && i == sent->second.second) sent_.erase(v);
+      // Only the fields a player acts on; each is replaced whole by the server's patches.
+      for (const auto& op : m["ops"]) {
+        const std::string& path = op["path"].get_ref<const std::string&>();
+        if (path == "/legal_moves" || path == "/status" || path == "/rematch") st[path.substr(1)] = op["value"];
       }
+      versions_[i] = v;
+      note_arrival(i, v);
     }
-    if (i >= 2) return;
+    if (i < 2) act(i);
+  }
+
+  // A player's turn: ask for a rematch once a game is over, or move when it may.
+  void act(int i) {
+    auto& st = states_[i];
     if (!ready_called_ && st["status"] == "playing") {
       ready_called_ = true;
       ready_();
     }
     const auto& asked = st["rematch"];
-    if (st["status"] == "over" && std::find(asked.begin(), asked.end(), json(i)) == asked.end()) {
+    if (st["status"] != "over") asked_[i] = false;
+    if (st["status"] == "over" && !asked_[i] && std::find(asked.begin(), asked.end(), json(i)) == asked.end()) {
+      asked_[i] = true;  // once: the flag shows only when the server's patch comes back
       conns_[i]->send(json{{"type", "rematch"}, {"room", room_}}.dump());
       return;
     }
     const auto& legal = st["legal_moves"];
     if (st["status"] == "playing" && !legal.empty() && pending_ != versions_[i]) {
       pending_ = versions_[i];
-      sent_[versions_[i] + 1] = {Clock::now(), i};
-      if (running) ++stats_.moves;
-      conns_[i]->send(json{{"type", "move"}, {"room", room_}, {"version", versions_[i]},
-                           {"move", legal[rng_() % legal.size()]}}
-                          .dump());
+      std::string move = legal[rng_() % legal.size()];
+      const auto now = Clock::now();
+      if (interval_ == Clock::duration::zero() || next_due_ <= now) {
+        next_due_ = std::max(next_due_ + interval_, now);
+        send_move(i, std::move(move));
+      } else {
+        timer_.expires_at(next_due_);
+        next_due_ += interval_;
+        timer_.async_wait([this, i, move = std::move(move)](beast::error_code ec) {
+          if (!ec) send_move(i, move);
+        });
+      }
     }
+  }
+
+  void send_move(int i, const std::string& move) {
+    sent_[versions_[i] + 1] = {Clock::now(), i};
+    if (running) ++stats_.moves;
+    conns_[i]->send(json{{"type", "move"}, {"room", room_}, {"version", versions_[i]}, {"move", move}}.dump());
   }
 
   Stats& stats_;
@@ -199,6 +244,10 @@ class Room {
   std::map<int, std::int64_t> versions_;
   std::map<std::int64_t, std::pair<Clock::time_point, int>> sent_;
   std::int64_t pending_ = -1;
+  bool asked_[2] = {false, false};
+  asio::steady_timer timer_;
+  Clock::duration interval_{};
+  Clock::time_point next_due_;
 };
 
 double cpu_seconds(pid_t pid) {
@@ -238,15 +287,19 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
   while (ready < opt.rooms && Clock::now() < setup_deadline) ioc.run_for(std::chrono::milliseconds(50));
   for (auto& r : rooms) r->running = true;
   const double cpu0 = cpu_seconds(pid);
+  const double self0 = cpu_seconds(getpid());
   const auto t0 = Clock::now();
   ioc.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = cpu_seconds(pid) - cpu0;
+  const double self_cpu = cpu_seconds(getpid()) - self0;
   ioc.stop();
-  std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d\n", label.c_str(), opt.rooms, opt.spectators,
-              opt.game.c_str(), opt.data.c_str(), ready);
+  std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d pace=%s\n", label.c_str(), opt.rooms,
+              opt.spectators, opt.game.c_str(), opt.data.c_str(), ready,
+              opt.pace > 0 ? (std::to_string(static_cast<long>(opt.pace)) + " moves/s offered").c_str() : "none");
   std::printf("  moves            %llu in %.1f s = %.0f moves/s\n", static_cast<unsigned long long>(stats.moves),
               elapsed, static_cast<double>(stats.moves) / elapsed);
+  std::printf("  error frames     %llu\n", static_cast<unsigned long long>(stats.errors));
   std::printf("  latency mover    p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu)\n",
               percentile(stats.mover_us, 50) / 1000, percentile(stats.mover_us, 95) / 1000,
               percentile(stats.mover_us, 99) / 1000, stats.mover_us.size());
@@ -255,6 +308,8 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
               percentile(stats.spectator_us, 99) / 1000, stats.spectator_us.size());
   std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu,
               stats.moves ? cpu * 1000 / static_cast<double>(stats.moves) : 0.0);
+  std::printf("  bench CPU        %.3f s = %.4f ms per move (the clients, on the same 2 cores)\n", self_cpu,
+              stats.moves ? self_cpu * 1000 / static_cast<double>(stats.moves) : 0.0);
   std::printf("  server memory    peak %ld KB, now %ld KB\n", status_kb(pid, "VmHWM"), status_kb(pid, "VmRSS"));
   std::fflush(stdout);
 }
@@ -300,6 +355,7 @@ int main(int argc, char** argv) {
     else if (k == "--game") opt.game = v;
     else if (k == "--data") opt.data = v;
     else if (k == "--server") server = v;
+    else if (k == "--pace") opt.pace = std::stod(v);
     else {
       std::cerr << "unknown option " << k << "\n";
       return 2;
@@ -323,6 +379,7 @@ int main(int argc, char** argv) {
   const asio::ip::tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), port);
   Options one = opt;
   one.rooms = 1;
+  one.pace = 0;  // one room, one move at a time: latency with nothing else to do
   run_phase(one, ep, srv.pid(), "R=1");
   run_phase(opt, ep, srv.pid(), "R=" + std::to_string(opt.rooms));
   if (opt.idle > 0) idle_phase(opt.idle, ep, srv.pid());
