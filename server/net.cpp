@@ -5,6 +5,7 @@
 #include <boost/beast/websocket.hpp>
 #include <spdlog/spdlog.h>
 
+#include <array>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -76,7 +77,11 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
   WsSession(tcp::socket socket, Server& server) : ws_(std::move(socket)), server_(server) {}
 
   void run(http::request<http::string_body> req) {
-    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    // A peer silent for 5 minutes is pinged at half that; one that does not answer is gone.
+    // Without the pings, a spectator of a slow game (who sends nothing) would be cut off.
+    auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::server);
+    timeouts.keep_alive_pings = true;
+    ws_.set_option(timeouts);
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, "plateau"); }));
     // Frames up to 4× the limit are read and answered with proto/too_large; past that the
@@ -89,10 +94,10 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
 
   void send(const Frame& frame) override {
     if (closed_ || closing_) return;
-    if (queue_.size() >= kMaxQueuedFrames || queued_bytes_ > kMaxQueuedBytes) {
+    if (queued() >= kMaxQueuedFrames || queued_bytes_ > kMaxQueuedBytes) {
       // A reader that cannot keep up is dropped, never waited for.
       ++server_.stats().dropped_slow;
-      spdlog::warn("event=drop_slow_reader player={} queued={}", player() ? player()->id : "-", queue_.size());
+      spdlog::warn("event=drop_slow_reader player={} queued={}", player() ? player()->id : "-", queued());
       close(websocket::close_code::policy_error);
       return;
     }
@@ -116,19 +121,21 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
     read_next();
   }
 
+  // Reads a message piece by piece into a small buffer of the session's own, so that an idle
+  // connection's pending read holds no heap buffer (a dynamic buffer would reserve 1.5 KB).
   void read_next() {
-    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+    ws_.async_read_some(asio::buffer(chunk_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
       self->on_read(ec, n);
     });
   }
 
-  void on_read(beast::error_code ec, std::size_t) {
+  void on_read(beast::error_code ec, std::size_t n) {
     if (ec) return gone();
+    message_.append(chunk_.data(), n);
+    if (!ws_.is_message_done()) return read_next();  // read_message_max bounds the message
     const bool text = ws_.got_text();
-    std::string frame = beast::buffers_to_string(buffer_.data());
-    buffer_.consume(buffer_.size());
-    // An idle connection keeps no large buffer: that is most of its memory.
-    if (buffer_.capacity() > 4096) buffer_ = beast::flat_buffer();
+    std::string frame = std::move(message_);
+    message_ = std::string();
     if (!rate_ok()) {
       server_.lobby().refuse(shared_from_this(),
                              {protocol::Code::rate_limited, "too many messages; slow down", nullptr});
@@ -156,7 +163,7 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
   void write_next() {
     writing_ = true;
     ws_.text(true);
-    ws_.async_write(asio::buffer(*queue_.front()),
+    ws_.async_write(asio::buffer(*queue_[head_]),
                     [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_write(ec, n); });
   }
 
@@ -165,9 +172,15 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
     if (ec) return gone();
     ++server_.stats().frames_out;
     server_.stats().bytes_out += n;
-    queued_bytes_ -= queue_.front()->size();
-    queue_.pop_front();
-    if (!queue_.empty()) write_next();
+    queued_bytes_ -= queue_[head_]->size();
+    queue_[head_++].reset();
+    if (head_ == queue_.size()) {
+      // Drained: start again at the front, and give back what a burst made the queue grow to.
+      queue_.clear();
+      head_ = 0;
+      if (queue_.capacity() > 16) queue_.shrink_to_fit();
+    }
+    if (queued() > 0) write_next();
     else if (closing_) do_close();
   }
 
@@ -180,14 +193,20 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
     if (closed_) return;
     closed_ = true;
     queue_.clear();
+    head_ = 0;
     server_.lobby().closed(this);
     server_.remove(this);
   }
 
   websocket::stream<beast::tcp_stream> ws_;
-  beast::flat_buffer buffer_;
+  std::array<char, 192> chunk_;
+  std::string message_;  // the message being read
   Server& server_;
-  std::deque<Frame> queue_;
+  // Frames not yet written, from head_. A vector, not a deque: an empty deque still holds a
+  // 512-byte block, and most connections have nothing queued most of the time.
+  std::vector<Frame> queue_;
+  std::size_t head_ = 0;
+  std::size_t queued() const { return queue_.size() - head_; }
   std::size_t queued_bytes_ = 0;
   bool writing_ = false;
   bool closing_ = false;
