@@ -76,10 +76,10 @@ const std::vector<Setting>& settings() {
       {"--admin-token", "PLATEAU_ADMIN_TOKEN", "token for the admin HTTP API (unset: API off)",
        [](Config& c, const std::string& v) { c.admin_token = v; return std::string(); },
        [](const Config& c) { return std::string(c.admin_token.empty() ? "" : "(set)"); }},
-      {"--tls-cert", "PLATEAU_TLS_CERT", "PEM certificate chain: serve HTTPS/WSS directly",
+      {"--tls-cert", "PLATEAU_TLS_CERT", "PEM certificate chain: serve HTTPS and wss:// on --port (with --tls-key)",
        [](Config& c, const std::string& v) { c.tls_cert = v; return std::string(); },
        [](const Config& c) { return c.tls_cert; }},
-      {"--tls-key", "PLATEAU_TLS_KEY", "PEM private key for --tls-cert",
+      {"--tls-key", "PLATEAU_TLS_KEY", "PEM private key of --tls-cert, not encrypted",
        [](Config& c, const std::string& v) { c.tls_key = v; return std::string(); },
        [](const Config& c) { return c.tls_key; }},
   };

@@ -50,9 +50,18 @@ int main(int argc, char** argv) {
     lim.rlim_cur = lim.rlim_max;
     setrlimit(RLIMIT_NOFILE, &lim);
   }
+  // Loaded before anything else, so that a bad certificate stops the server at once, not after
+  // the store has rebuilt every room. Declared before the io_context: connections still open
+  // when it is destroyed use it.
+  std::shared_ptr<boost::asio::ssl::context> tls;
   if (!config.tls_cert.empty()) {
-    spdlog::error("event=config error=\"direct TLS is not built into this server yet; put it behind a TLS proxy\"");
-    return 2;
+    auto loaded = load_tls_context(config.tls_cert, config.tls_key);
+    if (!loaded) {
+      spdlog::critical("event=tls_failed cert=\"{}\" key=\"{}\" error=\"{}\"", config.tls_cert, config.tls_key,
+                       loaded.error());
+      return 1;
+    }
+    tls = std::move(*loaded);
   }
 
   boost::asio::io_context ioc(1);
@@ -80,7 +89,7 @@ int main(int argc, char** argv) {
               LobbyLimits{.max_rooms = config.max_rooms,
                           .idle_room_ms = 30 * 60'000,
                           .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000});
-  Server server(config, ioc, lobby, sqlite.get());
+  Server server(config, ioc, lobby, sqlite.get(), tls);
 
   if (sqlite) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -110,7 +119,8 @@ int main(int argc, char** argv) {
     spdlog::critical("event=listen_failed error=\"{}\"", started.error());
     return 1;
   }
-  spdlog::info("event=listening host={} port={} data={}", config.host, server.port(), config.data);
+  spdlog::info("event=listening host={} port={} tls={} data={}", config.host, server.port(),
+               server.tls() ? "on" : "off", config.data);
 
   boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int sig) {

@@ -1,11 +1,17 @@
 #include "net.hpp"
 
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
 
 #include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +37,10 @@ namespace {
 
 constexpr std::size_t kMaxQueuedFrames = 2048;
 constexpr std::size_t kMaxQueuedBytes = 8 << 20;
+// A peer that connects and says nothing is dropped this soon, TLS handshake included.
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+// Time given to a TLS peer to answer our close_notify before the socket is closed anyway.
+constexpr auto kTlsShutdownTimeout = std::chrono::seconds(5);
 
 Millis now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -69,12 +79,80 @@ std::string query_param(std::string_view target, std::string_view key) {
   return "";
 }
 
+// ---------------------------------------------------------------------------------------------
+// The two kinds of connection. The sessions below are templates on the stream; the little that
+// differs between plain TCP and TLS is here, as overloads: how a connection opens (TLS: the
+// handshake, bounded in time) and how the server ends it (plain: FIN; TLS: close_notify, then FIN).
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+template <class Handler>
+void async_open(PlainStream&, Handler&& handler) {
+  handler(beast::error_code{});
+}
+
+template <class Handler>
+void async_open(TlsStream& stream, Handler&& handler) {
+  beast::get_lowest_layer(stream).expires_after(kHandshakeTimeout);
+  stream.async_handshake(asio::ssl::stream_base::server, std::forward<Handler>(handler));
+}
+
+template <class Handler>
+void async_end(PlainStream& stream, Handler&& handler) {
+  beast::error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  handler(ec);
+}
+
+template <class Handler>
+void async_end(TlsStream& stream, Handler&& handler) {
+  beast::get_lowest_layer(stream).expires_after(kTlsShutdownTimeout);
+  stream.async_shutdown(std::forward<Handler>(handler));
+}
+
 }  // namespace
 
+std::expected<std::shared_ptr<asio::ssl::context>, std::string> load_tls_context(const std::string& cert,
+                                                                                const std::string& key) {
+  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
+  ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1 |
+                   asio::ssl::context::single_dh_use);
+  SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION);
+  // An encrypted key would make OpenSSL prompt on the terminal (and a container has none):
+  // answer with no passphrase, so that such a key fails to load instead.
+  ctx->set_password_callback([](std::size_t, asio::ssl::context::password_purpose) { return std::string(); });
+  // OpenSSL reports a missing file as a bare "asio.ssl error": say what the system said.
+  for (const auto* path : {&cert, &key}) {
+    std::FILE* f = std::fopen(path->c_str(), "rb");
+    if (!f) return std::unexpected("cannot read " + *path + ": " + std::strerror(errno));
+    std::fclose(f);
+  }
+  beast::error_code ec;
+  ctx->use_certificate_chain_file(cert, ec);
+  if (ec) return std::unexpected("cannot load the certificate chain " + cert + ": " + ec.message());
+  ctx->use_private_key_file(key, asio::ssl::context::pem, ec);
+  if (ec) return std::unexpected("cannot load the private key " + key + ": " + ec.message());
+  // OpenSSL has not always refused a key that does not match the certificate: make sure.
+  if (SSL_CTX_check_private_key(ctx->native_handle()) != 1)
+    return std::unexpected("the private key " + key + " does not match the certificate " + cert);
+  return ctx;
+}
+
 // ---------------------------------------------------------------------------------------------
-class WsSession final : public Client, public std::enable_shared_from_this<WsSession> {
+// A WebSocket connection as the server sees it, whatever it runs on: shutdown closes it.
+class WsSession : public Client {
  public:
-  WsSession(tcp::socket socket, Server& server) : ws_(std::move(socket)), server_(server) {}
+  // Sends what is queued, then closes with `code`.
+  virtual void close(websocket::close_code code) = 0;
+};
+
+template <class Stream>
+class BasicWsSession final : public WsSession, public std::enable_shared_from_this<BasicWsSession<Stream>> {
+ public:
+  // Takes the connection over from the HTTP session that read the upgrade request.
+  BasicWsSession(Stream&& stream, Server& server) : ws_(std::move(stream)), server_(server) {}
+  using std::enable_shared_from_this<BasicWsSession<Stream>>::shared_from_this;
 
   void run(http::request<http::string_body> req) {
     // A peer silent for 5 minutes is pinged at half that; one that does not answer is gone.
@@ -106,8 +184,7 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
     if (!writing_) write_next();
   }
 
-  // Sends what is queued, then closes with `code`.
-  void close(websocket::close_code code) {
+  void close(websocket::close_code code) override {
     if (closed_ || closing_) return;
     closing_ = true;
     close_code_ = code;
@@ -198,7 +275,7 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
     server_.remove(this);
   }
 
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<Stream> ws_;
   std::array<char, 192> chunk_;
   std::string message_;  // the message being read
   Server& server_;
@@ -217,34 +294,43 @@ class WsSession final : public Client, public std::enable_shared_from_this<WsSes
 };
 
 // ---------------------------------------------------------------------------------------------
-class HttpSession final : public std::enable_shared_from_this<HttpSession> {
+template <class Stream>
+class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(tcp::socket socket, Server& server) : stream_(std::move(socket)), server_(server) {}
+  HttpSession(Stream&& stream, Server& server) : stream_(std::move(stream)), server_(server) {}
+  using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
 
-  void run() { read_next(); }
+  void run() {
+    async_open(stream_, [self = shared_from_this()](beast::error_code ec) {
+      // A failed TLS handshake (a plain HTTP client, a scanner, a peer gone silent) ends here.
+      if (ec) return spdlog::debug("event=handshake_failed error=\"{}\"", ec.message());
+      self->read_next();
+    });
+  }
 
  private:
   void read_next() {
     parser_.emplace();
     parser_->header_limit(16 * 1024);
     parser_->body_limit(1024 * 1024);  // an imported record may hold a long game
-    stream_.expires_after(std::chrono::seconds(30));
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
   }
 
+  // The server is done with the connection: the peer reads the end of it.
+  void end() {
+    async_end(stream_, [self = shared_from_this()](beast::error_code) {});
+  }
+
   void on_read(beast::error_code ec) {
-    if (ec == http::error::end_of_stream) {
-      beast::error_code ignored;
-      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-      return;
-    }
+    if (ec == http::error::end_of_stream) return end();
     if (ec) return;
     auto req = parser_->release();
     if (websocket::is_upgrade(req)) {
       if (req.target() != beast::string_view("/ws") || !server_.accepting_ws()) return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
-      stream_.expires_never();
-      std::make_shared<WsSession>(stream_.release_socket(), server_)->run(std::move(req));
+      beast::get_lowest_layer(stream_).expires_never();
+      std::make_shared<BasicWsSession<Stream>>(std::move(stream_), server_)->run(std::move(req));
       return;
     }
     auto res = handle(req);
@@ -428,16 +514,12 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
     auto shared = std::make_shared<Response>(std::move(res));
     http::async_write(stream_, *shared, [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
       if (ec) return;
-      if (!shared->keep_alive()) {
-        beast::error_code ignored;
-        self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-        return;
-      }
+      if (!shared->keep_alive()) return self->end();
       self->read_next();
     });
   }
 
-  beast::tcp_stream stream_;
+  Stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Server& server_;
@@ -446,12 +528,21 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession> {
 };
 
 // ---------------------------------------------------------------------------------------------
-Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, SqliteStore* store)
-    : config_(std::move(config)), ioc_(ioc), lobby_(lobby), store_(store), acceptor_(ioc), ticker_(ioc) {}
+Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, SqliteStore* store,
+               std::shared_ptr<asio::ssl::context> tls)
+    : config_(std::move(config)),
+      ioc_(ioc),
+      lobby_(lobby),
+      store_(store),
+      tls_(std::move(tls)),
+      acceptor_(ioc),
+      ticker_(ioc) {}
 
 Server::~Server() = default;
 
 std::expected<void, std::string> Server::start() {
+  // Never serve in clear text what was meant to be encrypted.
+  if (!config_.tls_cert.empty() && !tls_) return std::unexpected("TLS is configured but no certificate is loaded");
   beast::error_code ec;
   const auto address = asio::ip::make_address(config_.host, ec);
   if (ec) return std::unexpected("bad --host " + config_.host + ": " + ec.message());
@@ -488,16 +579,18 @@ void Server::accept() {
   acceptor_.async_accept(ioc_, [this](beast::error_code ec, tcp::socket socket) {
     if (stopping_) return;
     if (!ec) {
+      beast::error_code ignored;
       if (sessions_.size() >= config_.max_connections) {
-        beast::error_code ignored;
         socket.close(ignored);  // over the limit: refused before any byte is read
-      } else {
-        // Frames are small and each one matters now: Nagle's wait for an ACK would hold a
-        // patch back for as long as the peer delays its ACKs.
-        beast::error_code ignored;
-        socket.set_option(tcp::no_delay(true), ignored);
-        std::make_shared<HttpSession>(std::move(socket), *this)->run();
+        return accept();
       }
+      // Frames are small and each one matters now: Nagle's wait for an ACK would hold a
+      // patch back for as long as the peer delays its ACKs.
+      socket.set_option(tcp::no_delay(true), ignored);
+      if (tls_)
+        std::make_shared<HttpSession<TlsStream>>(TlsStream(std::move(socket), *tls_), *this)->run();
+      else
+        std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), *this)->run();
     }
     accept();
   });

@@ -1,12 +1,17 @@
 // The network edge (Boost.Beast): a listener, HTTP sessions that serve the browser client,
 // /healthz and /metrics and upgrade /ws, and WebSocket sessions that decode frames for the lobby.
 //
+// Every connection is plain TCP, or TLS when the server was given a certificate: the sessions are
+// templates on the stream, so both kinds run the same code.
+//
 // Threading: one io_context thread runs every socket, the lobby and the rooms, so they need no
 // locks; the store's writer thread hands its completions back through asio::post.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <expected>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -16,6 +21,10 @@
 
 #include "config.hpp"
 #include "lobby.hpp"
+
+namespace boost::asio::ssl {
+class context;
+}
 
 namespace plateau::server {
 
@@ -33,13 +42,22 @@ struct NetStats {
   std::uint64_t rooms_quarantined = 0;
 };
 
+// A TLS server context from a PEM certificate chain and its private key (TLS 1.2 and later).
+// Fails with a readable reason for a missing, unreadable or encrypted file, or a key that does
+// not match the certificate.
+std::expected<std::shared_ptr<boost::asio::ssl::context>, std::string> load_tls_context(const std::string& cert,
+                                                                                       const std::string& key);
+
 class Server {
  public:
-  Server(Config config, boost::asio::io_context& ioc, Lobby& lobby, SqliteStore* store);
+  // With `tls`, every connection starts with a TLS handshake (HTTPS and wss://).
+  Server(Config config, boost::asio::io_context& ioc, Lobby& lobby, SqliteStore* store,
+         std::shared_ptr<boost::asio::ssl::context> tls = nullptr);
   ~Server();
   // Binds and starts accepting. Returns an error for a port in use and the like.
   std::expected<void, std::string> start();
   unsigned short port() const;
+  bool tls() const { return tls_ != nullptr; }
   // Stops accepting, tells every client, flushes the store, closes every connection.
   void shutdown(std::function<void()> done);
 
@@ -61,6 +79,7 @@ class Server {
   boost::asio::io_context& ioc_;
   Lobby& lobby_;
   SqliteStore* store_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer ticker_;
   std::unordered_map<WsSession*, std::weak_ptr<WsSession>> sessions_;

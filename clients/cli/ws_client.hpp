@@ -1,5 +1,9 @@
 // A small blocking WebSocket client over Boost.Beast, for the terminal client, the bot runner
 // and the socket tests. Every wait is bounded by a timeout.
+//
+// WsClient speaks ws://. The client is a template on the stream under the WebSocket so that a
+// TLS stream can be used as well: a header that defines Transport<ThatStream> (how to start it
+// once the TCP connection is up) makes BasicWsClient<ThatStream> a wss:// client.
 #pragma once
 
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp forgets it
@@ -17,11 +21,27 @@
 
 namespace plateau::client {
 
-class WsClient {
- public:
-  WsClient() : ws_(ioc_) {}
+// What a stream needs between the TCP connection and the WebSocket handshake:
+//   static void async_start(Stream&, const std::string& host, Handler) calls Handler(error_code).
+template <class Stream>
+struct Transport;
 
-  // Connects to ws://host:port/ws. Returns an error text, or "" on success.
+template <>
+struct Transport<boost::beast::tcp_stream> {
+  template <class Handler>
+  static void async_start(boost::beast::tcp_stream&, const std::string& /*host*/, Handler&& handler) {
+    handler(boost::system::error_code{});
+  }
+};
+
+template <class Stream>
+class BasicWsClient {
+ public:
+  // `args` go to the stream after the io_context (a TLS stream takes its ssl::context).
+  template <class... Args>
+  explicit BasicWsClient(Args&&... args) : ws_(ioc_, std::forward<Args>(args)...) {}
+
+  // Connects to host:port and opens /ws. Returns an error text, or "" on success.
   std::string connect(const std::string& host, unsigned short port,
                       std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
     namespace beast = boost::beast;
@@ -29,10 +49,19 @@ class WsClient {
     boost::system::error_code ec;
     const auto results = resolver.resolve(host, std::to_string(port), ec);
     if (ec) return ec.message();
+    // Asynchronous steps, so that the stream's expiry bounds them all (it does not bound
+    // blocking calls): connect, start the transport (TLS: its handshake), open /ws.
+    const std::string target_host = host + ":" + std::to_string(port);
     beast::get_lowest_layer(ws_).expires_after(timeout);
-    beast::get_lowest_layer(ws_).connect(results, ec);
-    if (ec) return ec.message();
-    ws_.handshake(host + ":" + std::to_string(port), "/ws", ec);
+    beast::get_lowest_layer(ws_).async_connect(results, [&](boost::system::error_code e, const auto&) {
+      if (e) return void(ec = e);
+      Transport<Stream>::async_start(ws_.next_layer(), host, [&](boost::system::error_code e2) {
+        if (e2) return void(ec = e2);
+        ws_.async_handshake(target_host, "/ws", [&](boost::system::error_code e3) { ec = e3; });
+      });
+    });
+    ioc_.restart();
+    ioc_.run();
     if (ec) return ec.message();
     beast::get_lowest_layer(ws_).expires_never();
     ws_.read_message_max(64 << 20);
@@ -105,11 +134,13 @@ class WsClient {
 
  private:
   boost::asio::io_context ioc_;
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::websocket::stream<Stream> ws_;
   boost::beast::flat_buffer buffer_;
   std::deque<nlohmann::json> inbox_;
   bool reading_ = false;
   bool closed_ = false;
 };
+
+using WsClient = BasicWsClient<boost::beast::tcp_stream>;
 
 }  // namespace plateau::client

@@ -1,5 +1,7 @@
 // A test client that keeps its copy of one room the way a browser does (full, then patches in
 // version order), with helpers to create, join, sync and play random games over real sockets.
+// Seat runs over ws://; the helpers are templates on the client, so that a wss:// seat
+// (tls_support.hpp) runs the very same code.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -16,8 +18,13 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 // A client that keeps its copy of one room the way a browser does.
-struct Seat {
-  WsClient ws;
+template <class Ws>
+struct BasicSeat {
+  // `args` go to the client (a wss:// client takes its TLS context).
+  template <class... Args>
+  explicit BasicSeat(Args&&... args) : ws(std::forward<Args>(args)...) {}
+
+  Ws ws;
   json state;
   std::int64_t version = 0;
   std::string token;
@@ -47,33 +54,44 @@ struct Seat {
   }
 };
 
-inline std::unique_ptr<Seat> connect(unsigned short port, const std::string& name, const std::string& token = "") {
-  auto s = std::make_unique<Seat>();
-  EXPECT_EQ(s->ws.connect("127.0.0.1", port), "");
+using Seat = BasicSeat<WsClient>;
+
+// Connects a seat to 127.0.0.1:port and says hello; the seat keeps the token it is given.
+template <class Ws>
+void greet(BasicSeat<Ws>& s, unsigned short port, const std::string& name, const std::string& token = "") {
+  EXPECT_EQ(s.ws.connect("127.0.0.1", port), "");
   json hello{{"type", "hello"}, {"name", name}};
   if (!token.empty()) hello["token"] = token;
-  s->ws.send(hello);
-  auto w = s->expect("welcome");
+  s.ws.send(hello);
+  auto w = s.expect("welcome");
   EXPECT_TRUE(w.has_value());
-  if (w) s->token = (*w)["token"];
+  if (w) s.token = (*w)["token"];
+}
+
+inline std::unique_ptr<Seat> connect(unsigned short port, const std::string& name, const std::string& token = "") {
+  auto s = std::make_unique<Seat>();
+  greet(*s, port, name, token);
   return s;
 }
 
-inline std::string create(Seat& s, const std::string& game, json options = json::object()) {
+template <class Ws>
+std::string create(BasicSeat<Ws>& s, const std::string& game, json options = json::object()) {
   s.ws.send({{"type", "create"}, {"game", game}, {"options", options}});
   auto c = s.ws.recv_until([](const json& m) { return m["type"] == "created" || m["type"] == "error"; });
   EXPECT_TRUE(c && (*c)["type"] == "created") << (c ? c->dump() : "nothing");
-  return c && (*c)["type"] == "created" ? (*c)["room"].get<std::string>() : "";
+  return c && (*c)["type"] == "created" ? (*c)["room"].template get<std::string>() : "";
 }
 
-inline void join(Seat& s, const std::string& room, bool spectator = false) {
+template <class Ws>
+void join(BasicSeat<Ws>& s, const std::string& room, bool spectator = false) {
   s.room = room;
   s.ws.send({{"type", "join"}, {"room", room}, {"as", spectator ? "spectator" : "player"}});
   ASSERT_TRUE(s.expect("joined").has_value());
   ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 5s, [&](const json& m) { s.take(m); }));
 }
 
-inline json fresh_sync(Seat& s) {
+template <class Ws>
+json fresh_sync(BasicSeat<Ws>& s) {
   s.ws.send({{"type", "sync"}, {"room", s.room}, {"id", "probe"}});
   auto f = s.ws.recv_until([](const json& m) { return m["type"] == "full" && m.value("id", json()) == "probe"; }, 5s,
                            [&](const json& m) {
@@ -84,21 +102,23 @@ inline json fresh_sync(Seat& s) {
 }
 
 // Plays random legal moves until the game ends; checks every viewer's copy on the way.
-inline void play_out(std::vector<Seat*> players, Seat& spectator, std::uint64_t seed, bool check_every_step) {
+template <class Ws>
+void play_out(std::vector<BasicSeat<Ws>*> players, BasicSeat<Ws>& spectator, std::uint64_t seed,
+              bool check_every_step) {
   rules::Rng pick(seed);
   int moves = 0;
   for (;;) {
-    Seat& any = *players[0];
-    for (Seat* p : players) ASSERT_TRUE(p->reach(spectator.version));
+    auto& any = *players[0];
+    for (auto* p : players) ASSERT_TRUE(p->reach(spectator.version));
     if (any.state["status"] != "playing") break;
     const int mover = any.state["to_move"];
-    Seat& m = *players[mover];
+    auto& m = *players[mover];
     const auto& legal = m.state["legal_moves"];
     ASSERT_FALSE(legal.empty());
     const auto v = m.version;
     m.ws.send({{"type", "move"}, {"room", m.room}, {"version", v}, {"move", legal[pick.below(legal.size())]}});
     ASSERT_TRUE(spectator.reach(v + 1)) << "the spectator sees the move";
-    for (Seat* p : players) ASSERT_TRUE(p->reach(v + 1));
+    for (auto* p : players) ASSERT_TRUE(p->reach(v + 1));
     if (check_every_step || moves % 25 == 0) {
       ASSERT_EQ(spectator.state, fresh_sync(spectator));
     }
@@ -106,7 +126,7 @@ inline void play_out(std::vector<Seat*> players, Seat& spectator, std::uint64_t 
   }
   EXPECT_EQ(spectator.state["status"], "over");
   EXPECT_EQ(spectator.state, fresh_sync(spectator));
-  for (Seat* p : players) EXPECT_EQ(p->state["board"], spectator.state["board"]) << "all see the same final board";
+  for (auto* p : players) EXPECT_EQ(p->state["board"], spectator.state["board"]) << "all see the same final board";
 }
 
 }  // namespace plateau::testing

@@ -1,4 +1,9 @@
-// A blocking HTTP/1.1 request to 127.0.0.1 for tests (Beast), bounded by a timeout.
+// A blocking HTTP/1.1 request to 127.0.0.1 for tests (Beast), bounded by a timeout. The exchange
+// is a template on the stream, so that tls_support.hpp sends the same requests over HTTPS.
+//
+// Every step is an asynchronous operation run to its end on the caller's io_context: the
+// stream's expiry (set once by connect_loopback) bounds them all, which it does not do for
+// blocking calls.
 #pragma once
 
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp forgets it
@@ -17,16 +22,32 @@ struct HttpReply {
   std::string content_type;
 };
 
-inline HttpReply http_request(unsigned short port, boost::beast::http::verb method, const std::string& target,
-                              const std::string& body = "") {
+// Runs what was started on `ioc` to its end.
+inline void run_all(boost::asio::io_context& ioc) {
+  ioc.restart();
+  ioc.run();
+}
+
+// Connects the TCP layer of `stream` to 127.0.0.1:port; everything done on the stream from now
+// on must end within `limit`.
+template <class Stream>
+bool connect_loopback(boost::asio::io_context& ioc, Stream& stream, unsigned short port, boost::beast::error_code& ec,
+                      std::chrono::seconds limit = std::chrono::seconds(10)) {
+  auto& tcp = boost::beast::get_lowest_layer(stream);
+  tcp.expires_after(limit);
+  tcp.async_connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port),
+                    [&](boost::beast::error_code e) { ec = e; });
+  run_all(ioc);
+  return !ec;
+}
+
+// One request and its reply on a connected stream.
+template <class Stream>
+HttpReply http_exchange(boost::asio::io_context& ioc, Stream& stream, boost::beast::http::verb method,
+                        const std::string& target, const std::string& body = "") {
   namespace beast = boost::beast;
   namespace http = beast::http;
-  boost::asio::io_context ioc;
-  beast::tcp_stream stream(ioc);
   beast::error_code ec;
-  stream.expires_after(std::chrono::seconds(10));
-  stream.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port), ec);
-  if (ec) return {};
   http::request<http::string_body> req{method, target, 11};
   req.set(http::field::host, "127.0.0.1");
   if (!body.empty()) {
@@ -34,15 +55,26 @@ inline HttpReply http_request(unsigned short port, boost::beast::http::verb meth
     req.body() = body;
   }
   req.prepare_payload();
-  http::write(stream, req, ec);
-  if (ec) return {};
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(64 << 20);
-  http::read(stream, buffer, parser, ec);
+  http::async_write(stream, req, [&](beast::error_code e, std::size_t) {
+    if (e) return void(ec = e);
+    http::async_read(stream, buffer, parser, [&](beast::error_code e2, std::size_t) { ec = e2; });
+  });
+  run_all(ioc);
   if (ec) return {};
   auto res = parser.release();
   return {static_cast<int>(res.result_int()), res.body(), std::string(res[http::field::content_type])};
+}
+
+inline HttpReply http_request(unsigned short port, boost::beast::http::verb method, const std::string& target,
+                              const std::string& body = "") {
+  boost::asio::io_context ioc;
+  boost::beast::tcp_stream stream(ioc);
+  boost::beast::error_code ec;
+  if (!connect_loopback(ioc, stream, port, ec)) return {};
+  return http_exchange(ioc, stream, method, target, body);
 }
 
 inline HttpReply http_get(unsigned short port, const std::string& target) {
