@@ -11,7 +11,9 @@
 # 4. scrapes /metrics; takes an online backup with sqlite3 inside the container;
 # 5. stops it (SIGTERM: must exit 0 quickly) and starts it again; the room must come back with
 #    its moves (lobby list, a spectator's `full`, and `plateau-cli watch`), and the game must go
-#    on: the player to move reconnects with their token and moves.
+#    on: the player to move reconnects with their token and moves;
+# 6. runs it with a self-signed certificate mounted (PLATEAU_TLS_CERT/KEY): https only, the
+#    HEALTHCHECK follows, SIGTERM exits 0; a missing key stops the start with exit code 1.
 # Ends with a line "N passed, M failed"; exits 1 if anything failed.
 #
 # Environment (all optional):
@@ -349,6 +351,51 @@ pm stop -t 10 "$CID" >/dev/null 2>>"$WORK/run.err"
 took=$(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 code=$(pm inspect -f '{{.State.ExitCode}}' "$CID")
 if [ "$code" = 0 ]; then pass "final stop: exit code 0 in $took s"; else fail "final stop: exit code $code after $took s"; fi
+
+# --------------------------------------------------------------- 7. direct TLS
+# The same image with a certificate mounted read-only, as the README's "HTTPS and wss://
+# directly" runs it: HTTPS only, a HEALTHCHECK that switches to https by itself, exit 0 on
+# SIGTERM; and a key that is not there stops it at start with exit code 1.
+pm rm -f -t 2 "$CID" >/dev/null 2>&1
+CID=""
+TLS_DIR=$WORK/tls
+mkdir -p "$TLS_DIR"
+if openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
+     -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+     -keyout "$TLS_DIR/privkey.pem" -out "$TLS_DIR/fullchain.pem" >/dev/null 2>&1; then
+  chown -R 10001:10001 "$TLS_DIR" && chmod 0600 "$TLS_DIR/privkey.pem"
+  CID=$(pm run -d --name "$NAME-tls" --network host -v "$TLS_DIR:/tls:ro" \
+        --read-only --tmpfs /tmp --cap-drop ALL --security-opt no-new-privileges \
+        -e PLATEAU_HOST=127.0.0.1 -e PLATEAU_PORT="$PORT" -e PLATEAU_DATA=none \
+        -e PLATEAU_TLS_CERT=/tls/fullchain.pem -e PLATEAU_TLS_KEY=/tls/privkey.pem "$IMAGE" 2>>"$WORK/run.err")
+  answered=""
+  deadline=$(( $(date +%s) + WAIT_S ))
+  while [ "$(date +%s)" -lt "$deadline" ]; do
+    answered=$(curl -fsS --max-time 3 --cacert "$TLS_DIR/fullchain.pem" "https://127.0.0.1:$PORT/healthz" 2>/dev/null) && break
+    [ "$(pm inspect -f '{{.State.Running}}' "$CID" 2>/dev/null)" = true ] || break
+    sleep 0.3
+  done
+  case "$answered" in
+    *'"status":"ok"'*) pass "TLS: /healthz over https with the mounted certificate" ;;
+    *) fail "TLS: no https answer"; logs_tail 20 ;;
+  esac
+  if curl -fsS --max-time 3 "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1; then fail "TLS: plain http answered"
+  else pass "TLS: plain http gets no answer"; fi
+  if pm healthcheck run "$CID" >/dev/null 2>&1; then pass "TLS: podman healthcheck run: healthy (https)"
+  else fail "TLS: the image's HEALTHCHECK fails with PLATEAU_TLS_CERT set"; fi
+  pm stop -t 10 "$CID" >/dev/null 2>>"$WORK/run.err"
+  code=$(pm inspect -f '{{.State.ExitCode}}' "$CID")
+  log=$(pm logs "$CID" 2>&1)  # (not piped into grep -q: pipefail would see podman's SIGPIPE)
+  if [ "$code" = 0 ] && grep -q 'event=listening .*tls=on' <<<"$log"; then pass "TLS: tls=on, SIGTERM exit code 0"
+  else fail "TLS: exit code $code"; logs_tail; fi
+  out=$(pm run --rm --network host -v "$TLS_DIR:/tls:ro" -e PLATEAU_PORT="$PORT" -e PLATEAU_DATA=none \
+        -e PLATEAU_TLS_CERT=/tls/fullchain.pem -e PLATEAU_TLS_KEY=/tls/missing.pem "$IMAGE" 2>&1)
+  code=$?
+  if [ "$code" = 1 ] && grep -q 'event=tls_failed' <<<"$out"; then pass "TLS: a missing key stops the start (exit 1, event=tls_failed)"
+  else fail "TLS: a missing key gave exit code $code"; note "$(grep -v systemd <<<"$out" | tail -5)"; fi
+else
+  fail "TLS: openssl could not make a test certificate"
+fi
 
 echo "TOTAL TIME $(( $(date +%s) - T0 )) s"
 summary
