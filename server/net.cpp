@@ -293,6 +293,16 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   std::chrono::steady_clock::time_point last_refill_;
 };
 
+// The WebSocket takes the connection over from the HTTP session. Over plain TCP it keeps just
+// the socket: the WebSocket stream runs its own timeouts, and a tcp_stream's timers would cost
+// every idle connection another half kilobyte.
+void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req) {
+  std::make_shared<BasicWsSession<tcp::socket>>(stream.release_socket(), server)->run(std::move(req));
+}
+void start_websocket(TlsStream&& stream, Server& server, http::request<http::string_body> req) {
+  std::make_shared<BasicWsSession<TlsStream>>(std::move(stream), server)->run(std::move(req));
+}
+
 // ---------------------------------------------------------------------------------------------
 template <class Stream>
 class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream>> {
@@ -330,7 +340,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
     if (websocket::is_upgrade(req)) {
       if (req.target() != beast::string_view("/ws") || !server_.accepting_ws()) return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
       beast::get_lowest_layer(stream_).expires_never();
-      std::make_shared<BasicWsSession<Stream>>(std::move(stream_), server_)->run(std::move(req));
+      start_websocket(std::move(stream_), server_, std::move(req));
       return;
     }
     auto res = handle(req);
