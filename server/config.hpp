@@ -21,6 +21,7 @@ struct Config {
   std::size_t max_frame = 64 * 1024;
   int rate = 50;           // messages per second a connection may send (burst: twice that)
   int grace_seconds = 10;  // a dropped player's seat shows them connected this long
+  int idle_timeout_seconds = 300;  // a silent connection is pinged at half this, dropped at all of it
   std::string admin_token;
   std::string tls_cert;
   std::string tls_key;

@@ -145,6 +145,9 @@ class WsSession : public Client {
  public:
   // Sends what is queued, then closes with `code`.
   virtual void close(websocket::close_code code) = 0;
+  // Called every second: a peer silent for half of `idle` is pinged, one silent for all of it
+  // (its pong included) is let go. One sweep for all connections, not a timer each.
+  virtual void keep_alive(std::chrono::steady_clock::time_point now, std::chrono::seconds idle) = 0;
 };
 
 template <class Stream>
@@ -155,11 +158,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   using std::enable_shared_from_this<BasicWsSession<Stream>>::shared_from_this;
 
   void run(http::request<http::string_body> req) {
-    // A peer silent for 5 minutes is pinged at half that; one that does not answer is gone.
-    // Without the pings, a spectator of a slow game (who sends nothing) would be cut off.
-    auto timeouts = websocket::stream_base::timeout::suggested(beast::role_type::server);
-    timeouts.keep_alive_pings = true;
-    ws_.set_option(timeouts);
+    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, "plateau"); }));
     // Frames up to 4× the limit are read and answered with proto/too_large; past that the
@@ -191,9 +190,36 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     if (!writing_) do_close();
   }
 
+  void keep_alive(std::chrono::steady_clock::time_point now, std::chrono::seconds idle) override {
+    if (!open_ || closed_ || closing_) return;
+    if (now - heard_ >= idle) {
+      // Not even a pong: the peer is gone without a word. The pending read fails and ends it.
+      spdlog::debug("event=drop_silent player={}", player() ? player()->id : "-");
+      beast::close_socket(beast::get_lowest_layer(ws_));
+      return;
+    }
+    if (!pinging_ && now - heard_ >= idle / 2) {
+      pinging_ = true;
+      ws_.async_ping({}, [self = shared_from_this()](beast::error_code) {
+        self->pinging_ = false;
+        if (self->close_after_ping_) self->do_close();
+      });
+    }
+  }
+
  private:
   void on_accept(beast::error_code ec) {
     if (ec) return;
+    // From here the server's keep-alive sweep watches the connection: Beast's own idle timer
+    // would hold a pending wait (and its allocation) on every idle connection.
+    websocket::stream_base::timeout timeouts{};
+    timeouts.handshake_timeout = std::chrono::seconds(30);  // bounds the closing handshake
+    timeouts.idle_timeout = websocket::stream_base::none();
+    timeouts.keep_alive_pings = false;
+    ws_.set_option(timeouts);
+    ws_.control_callback([this](websocket::frame_type, beast::string_view) { heard_ = std::chrono::steady_clock::now(); });
+    heard_ = std::chrono::steady_clock::now();
+    open_ = true;
     server_.add(shared_from_this());
     read_next();
   }
@@ -208,6 +234,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
   void on_read(beast::error_code ec, std::size_t n) {
     if (ec) return gone();
+    heard_ = std::chrono::steady_clock::now();
     message_.append(chunk_.data(), n);
     if (!ws_.is_message_done()) return read_next();  // read_message_max bounds the message
     const bool text = ws_.got_text();
@@ -262,6 +289,11 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   }
 
   void do_close() {
+    if (pinging_) {
+      close_after_ping_ = true;  // one control frame at a time: the close follows the ping
+      return;
+    }
+    close_after_ping_ = false;
     ws_.async_close(close_code_, [self = shared_from_this()](beast::error_code) { self->gone(); });
   }
 
@@ -276,7 +308,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   }
 
   websocket::stream<Stream> ws_;
-  std::array<char, 192> chunk_;
+  std::array<char, 128> chunk_;
   std::string message_;  // the message being read
   Server& server_;
   // Frames not yet written, from head_. A vector, not a deque: an empty deque still holds a
@@ -291,6 +323,10 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   websocket::close_code close_code_ = websocket::close_code::normal;
   double tokens_ = 0;
   std::chrono::steady_clock::time_point last_refill_;
+  std::chrono::steady_clock::time_point heard_;  // the last frame from the peer, pongs included
+  bool open_ = false;                            // the WebSocket handshake is done
+  bool pinging_ = false;
+  bool close_after_ping_ = false;
 };
 
 // The WebSocket takes the connection over from the HTTP session. Over plain TCP it keeps just
@@ -570,6 +606,7 @@ std::expected<void, std::string> Server::start() {
       s->ticker_.async_wait([s](beast::error_code ec) {
         if (ec || s->stopping_) return;
         s->lobby_.tick(now_ms());
+        s->sweep_idle();
         arm(s);
       });
     }
@@ -604,6 +641,13 @@ void Server::accept() {
     }
     accept();
   });
+}
+
+void Server::sweep_idle() {
+  const auto now = std::chrono::steady_clock::now();
+  const std::chrono::seconds idle(config_.idle_timeout_seconds);
+  for (const auto& [ptr, weak] : sessions_)
+    if (const auto s = weak.lock()) s->keep_alive(now, idle);
 }
 
 bool Server::accepting_ws() const { return !stopping_ && sessions_.size() < config_.max_connections; }

@@ -74,6 +74,7 @@ class Server {
 
  private:
   void accept();
+  void sweep_idle();
 
   Config config_;
   boost::asio::io_context& ioc_;

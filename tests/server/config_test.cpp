@@ -1,0 +1,83 @@
+// Configuration: every flag has an environment variable, --help and the README list them all with
+// their defaults, a flag wins over its variable, and a bad value is refused with its name.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "server/config.hpp"
+
+namespace plateau::server {
+namespace {
+
+std::map<std::string, std::string> g_env;
+const char* fake_env(const char* name) {
+  const auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+
+// (flag, variable) pairs as --help lists them.
+std::vector<std::pair<std::string, std::string>> listed_flags() {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::regex line(R"(^  (--[a-z-]+) VALUE +(PLATEAU_[A-Z_]+) )");
+  std::istringstream in(usage());
+  for (std::string l; std::getline(in, l);)
+    if (std::smatch m; std::regex_search(l, m, line)) out.emplace_back(m[1], m[2]);
+  return out;
+}
+
+TEST(Config, HelpListsEveryFlagWithItsVariableAndTheReadmeToo) {
+  const auto flags = listed_flags();
+  ASSERT_GE(flags.size(), 14u) << usage();
+  std::ifstream readme(std::string(PLATEAU_SOURCE_DIR) + "/README.md");
+  ASSERT_TRUE(readme) << "README.md not found";
+  std::string table;  // the README's table rows
+  for (std::string l; std::getline(readme, l);)
+    if (l.starts_with("| `--")) table += l + "\n";
+  for (const auto& [flag, env] : flags) {
+    EXPECT_NE(table.find("`" + flag + "`"), std::string::npos) << flag << " is missing from the README's table";
+    EXPECT_NE(table.find("`" + env + "`"), std::string::npos) << env << " is missing from the README's table";
+  }
+  EXPECT_NE(usage().find("--idle-timeout VALUE"), std::string::npos);
+  EXPECT_NE(usage().find("[default: 300]"), std::string::npos) << "defaults are shown";
+}
+
+TEST(Config, EveryVariableSetsItsFlagAndAFlagWins) {
+  g_env = {{"PLATEAU_PORT", "9000"}, {"PLATEAU_IDLE_TIMEOUT", "60"}, {"PLATEAU_RATE", "7"},
+           {"PLATEAU_MAX_CONNECTIONS", "123"}, {"PLATEAU_DATA", "/srv/plateau"}};
+  auto c = parse_config({"--port", "9100", "--rate=9"}, fake_env);
+  ASSERT_TRUE(c.has_value()) << c.error();
+  EXPECT_EQ(c->port, 9100) << "the flag wins over PLATEAU_PORT";
+  EXPECT_EQ(c->rate, 9);
+  EXPECT_EQ(c->idle_timeout_seconds, 60);
+  EXPECT_EQ(c->max_connections, 123u);
+  EXPECT_EQ(c->data, "/srv/plateau");
+  g_env.clear();
+  const auto d = parse_config({}, fake_env);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->port, 8080);
+  EXPECT_EQ(d->data, "./data");
+  EXPECT_EQ(d->idle_timeout_seconds, 300);
+}
+
+TEST(Config, BadValuesAreRefusedByName) {
+  g_env.clear();
+  auto bad = [](std::vector<std::string> args) {
+    const auto c = parse_config(args, fake_env);
+    return c.has_value() ? std::string() : c.error();
+  };
+  EXPECT_NE(bad({"--port", "70000"}).find("--port"), std::string::npos);
+  EXPECT_NE(bad({"--idle-timeout", "1"}).find("--idle-timeout"), std::string::npos) << "two seconds at least";
+  EXPECT_NE(bad({"--rate", "fast"}).find("--rate"), std::string::npos);
+  EXPECT_NE(bad({"--nope", "1"}).find("unknown flag"), std::string::npos);
+  EXPECT_NE(bad({"--port"}).find("needs a value"), std::string::npos);
+  EXPECT_NE(bad({"--tls-cert", "a.pem"}).find("go together"), std::string::npos);
+  g_env = {{"PLATEAU_MAX_FRAME", "-5"}};
+  EXPECT_NE(bad({}).find("PLATEAU_MAX_FRAME"), std::string::npos) << "a bad variable is named too";
+  g_env.clear();
+}
+
+}  // namespace
+}  // namespace plateau::server
