@@ -2,6 +2,8 @@
 
 #include <openssl/sha.h>
 
+#include <cstring>
+
 namespace plateau::server {
 
 using nlohmann::json;
@@ -22,6 +24,20 @@ std::string Lobby::hash_token(std::string_view token) {
     out += kHex[b & 15];
   }
   return out;
+}
+
+Lobby::TokenKey Lobby::token_key(std::string_view hex_hash) {
+  TokenKey key;
+  auto nibble = [](char c) { return static_cast<unsigned char>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10); };
+  for (std::size_t i = 0; i < key.bytes.size() && 2 * i + 1 < hex_hash.size(); ++i)
+    key.bytes[i] = static_cast<unsigned char>(nibble(hex_hash[2 * i]) << 4 | nibble(hex_hash[2 * i + 1]));
+  return key;
+}
+
+std::size_t Lobby::TokenKeyHash::operator()(const TokenKey& k) const {
+  std::size_t h = 0;
+  std::memcpy(&h, k.bytes.data(), sizeof h);
+  return h;
 }
 
 std::string Lobby::random_hex(int bytes) {
@@ -81,7 +97,8 @@ void Lobby::handle(const std::shared_ptr<Client>& c, protocol::Request req) {
 void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, const json& id) {
   Player player;
   std::string token;
-  const auto known = h.token ? players_by_token_hash_.find(hash_token(*h.token)) : players_by_token_hash_.end();
+  const auto known =
+      h.token ? players_by_token_hash_.find(token_key(hash_token(*h.token))) : players_by_token_hash_.end();
   if (known != players_by_token_hash_.end()) {
     token = *h.token;
     player = known->second;
@@ -91,7 +108,7 @@ void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, co
     // An unknown token (or none) makes a new player; a token is never taken from the client.
     player = Player{random_hex(8), h.name};
     token = random_hex(16);
-    players_by_token_hash_[hash_token(token)] = player;
+    players_by_token_hash_[token_key(hash_token(token))] = player;
   }
   if (c->player() && c->player()->id != player.id) {
     closed(c.get());  // the connection changes player: it leaves the old one's rooms
@@ -175,7 +192,7 @@ void Lobby::tick(Millis now) {
 }
 
 void Lobby::restore_player(const StoredPlayer& p) {
-  players_by_token_hash_[p.token_hash] = Player{p.id, p.name};
+  players_by_token_hash_[token_key(p.token_hash)] = Player{p.id, p.name};
   name_by_player_[p.id] = p.name;
 }
 

@@ -2,6 +2,7 @@
 // dispatch of every decoded request to its room. Like Room, a plain class with no Asio.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -80,7 +81,17 @@ class Lobby {
   Millis now_ = 0;
   nlohmann::json games_;
   std::map<std::string, std::shared_ptr<Room>> rooms_;
-  std::unordered_map<std::string, Player> players_by_token_hash_;
+  // Keyed by the token's SHA-256 as 32 bytes, not as 64 hex characters: one map entry per
+  // player ever seen, so the key's own heap block would count against every connection.
+  struct TokenKey {
+    std::array<unsigned char, 32> bytes{};
+    friend bool operator==(const TokenKey&, const TokenKey&) = default;
+  };
+  struct TokenKeyHash {
+    std::size_t operator()(const TokenKey& k) const;  // SHA-256 bytes are uniform already
+  };
+  static TokenKey token_key(std::string_view hex_hash);
+  std::unordered_map<TokenKey, Player, TokenKeyHash> players_by_token_hash_;
   std::unordered_map<std::string, std::string> name_by_player_;
   std::unordered_map<Client*, std::weak_ptr<Client>> clients_;
   std::unordered_map<Client*, std::set<std::string>> rooms_of_;
