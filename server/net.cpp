@@ -192,14 +192,17 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
   void keep_alive(std::chrono::steady_clock::time_point now, std::chrono::seconds idle) override {
     if (!open_ || closed_ || closing_) return;
-    if (now - heard_ >= idle) {
-      // Not even a pong: the peer is gone without a word. The pending read fails and ends it.
+    const bool answered = !ping_sent_ || heard_ >= *ping_sent_;
+    if (!answered && now - *ping_sent_ >= idle / 2) {
+      // A ping went unanswered for half the timeout (the peer has had that long, however late
+      // this sweep runs): it is gone without a word. The pending read fails and ends it.
       spdlog::debug("event=drop_silent player={}", player() ? player()->id : "-");
       beast::close_socket(beast::get_lowest_layer(ws_));
       return;
     }
-    if (!pinging_ && now - heard_ >= idle / 2) {
+    if (answered && !pinging_ && now - heard_ >= idle / 2) {
       pinging_ = true;
+      ping_sent_ = now;
       ws_.async_ping({}, [self = shared_from_this()](beast::error_code) {
         self->pinging_ = false;
         if (self->close_after_ping_) self->do_close();
@@ -327,6 +330,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   bool open_ = false;                            // the WebSocket handshake is done
   bool pinging_ = false;
   bool close_after_ping_ = false;
+  std::optional<std::chrono::steady_clock::time_point> ping_sent_;  // the last ping, if any
 };
 
 // The WebSocket takes the connection over from the HTTP session. Over plain TCP it keeps just
