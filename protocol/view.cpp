@@ -94,8 +94,13 @@ void append_token(std::string& path, std::string_view key) {
 
 // Writes one operation straight into the patch text: building JSON objects for operations and
 // then serializing them was a third of a move's CPU.
-void op(std::string& out, const char* kind, const std::string& path, const json* value) {
+// A comma before every operation but the first of its array.
+void separate(std::string& out) {
   if (!out.empty() && out.back() != '[') out += ',';
+}
+
+void op(std::string& out, const char* kind, const std::string& path, const json* value) {
+  separate(out);
   out += R"({"op":")";
   out += kind;
   out += R"(","path":)";
@@ -174,7 +179,7 @@ void diff_into(const json& a, const json& b, std::string& path, std::string& out
 // Replaces `path` with `value` written by `write`, which appends JSON text.
 template <class Write>
 void replace_with(std::string& out, const std::string& path, Write write) {
-  if (!out.empty() && out.back() != '[') out += ',';
+  separate(out);
   out += R"({"op":"replace","path":)";
   append_json_string(out, path);
   out += R"(,"value":)";

@@ -162,10 +162,6 @@ std::vector<protocol::SeatInfo> Room::seat_infos() const {
   return infos;
 }
 
-const rules::State& Room::spectator_state() const {
-  return spectator_state_ ? *spectator_state_ : *state_;
-}
-
 void Room::advance_spectator_state() {
   if (!spectator_state_) return;
   if (state_->is_over()) {

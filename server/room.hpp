@@ -107,7 +107,6 @@ class Room : public std::enable_shared_from_this<Room> {
   };
   std::vector<Seen> current_views() const;
   std::vector<protocol::SeatInfo> seat_infos() const;
-  const rules::State& spectator_state() const;
   void advance_spectator_state();
 
   // A change happened: bump the version and queue the per-audience patches. Returns the index
