@@ -214,6 +214,13 @@ std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const
     sqlite3_close(reader);
     return fail("cannot open a checkpoint connection");
   }
+  // A connection learns that the database is in WAL mode only when it first reads it; until
+  // then every checkpoint it runs is a silent no-op (and the WAL grows without bound).
+  if (!exec(checkpointer, "SELECT count(*) FROM sqlite_schema", &err)) {
+    sqlite3_close(checkpointer);
+    sqlite3_close(reader);
+    return fail("cannot read through the checkpoint connection: " + err);
+  }
   return std::unique_ptr<SqliteStore>(new SqliteStore(db, reader, checkpointer, std::move(post)));
 }
 
@@ -256,7 +263,9 @@ void SqliteStore::checkpoint_loop() {
     checkpoint_wanted_ = false;
     lock.unlock();
     // PASSIVE: copies what it can without waiting for readers or the writer.
-    sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    int log = 0, copied = 0;
+    const int rc = sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
+    if (rc == SQLITE_OK && log > 0 && copied == log) backfilled_ = true;
   }
 }
 
@@ -329,11 +338,13 @@ std::expected<Loaded, std::string> SqliteStore::load() {
     }
   }
   {
-    Stmt q(db_, "SELECT m.room, m.round, m.idx, m.seat, m.move FROM moves m JOIN rooms r ON r.id = m.room "
+    Stmt q(db_, "SELECT m.room, m.round, m.idx, m.seat, m.move, m.version FROM moves m JOIN rooms r ON r.id = m.room "
                 "WHERE r.finished = 0 ORDER BY m.room, m.round, m.idx");
     while (q.row()) {
       const auto it = index.find(q.text(0));
       if (it == index.end()) continue;
+      auto& version = out.rooms[it->second].version;
+      version = std::max(version, q.i64(5));
       auto& rounds = out.rooms[it->second].rounds;
       const auto round = static_cast<std::size_t>(q.i64(1));
       if (round == 0 || round > rounds.size()) continue;
@@ -349,16 +360,27 @@ std::expected<Loaded, std::string> SqliteStore::load() {
   return out;
 }
 
-void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done) {
+void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done, Atomicity atomicity) {
+  bool closed = false, post_handoff = false;
   {
     std::lock_guard lock(mutex_);
-    if (!stopping_) {
-      queue_.push_back({std::move(run), std::move(done)});
-      wake_.notify_one();
-      return;
+    closed = stopping_;
+    if (!closed) {
+      queue_.push_back({std::move(run), std::move(done), atomicity});
+      post_handoff = !handoff_posted_;
+      handoff_posted_ = true;
     }
   }
-  post_([done = std::move(done)] { done(false); });  // closed: nothing more is written
+  if (closed) post_([done = std::move(done)] { done(false); });  // closed: nothing more is written
+  if (!post_handoff) return;
+  // Wake the writer once the rooms' thread has handled everything its last poll brought in, so
+  // that every write of that pass goes into one commit rather than the first one alone.
+  post_([this] {
+    std::lock_guard lock(mutex_);
+    handoff_posted_ = false;
+    released_ = true;
+    if (!queue_.empty()) wake_.notify_one();
+  });
 }
 
 void SqliteStore::writer_loop() {
@@ -368,18 +390,29 @@ void SqliteStore::writer_loop() {
     std::deque<Write> batch;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      wake_.wait(lock, [&] { return stopping_ || (released_ && !queue_.empty()); });
       if (queue_.empty()) return;  // stopping, and everything is written
       batch.swap(queue_);
+      released_ = false;
     }
     const auto t0 = std::chrono::steady_clock::now();
+    // SQLite starts the WAL over from its beginning only when a write transaction begins on a
+    // log that is wholly copied into the database. The checkpoint thread copied all but the few
+    // frames committed while it ran: copy those here (a few pages), so that this transaction
+    // restarts the log instead of growing it. Without this the WAL file grows without bound.
+    if (backfilled_.exchange(false)) sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
     std::vector<std::pair<Done, bool>> results;
     results.reserve(batch.size());
     bool committed = run("BEGIN IMMEDIATE");
     for (auto& w : batch) {
-      // Each write is all or nothing inside the shared transaction.
-      bool ok = committed && run("SAVEPOINT w");
-      if (ok) {
+      // Each write is all or nothing inside the shared transaction. A failing statement undoes
+      // only itself, so a write of one statement needs no savepoint of its own. An error that
+      // ends the whole transaction (a full disk) fails this write and every one after it.
+      committed = committed && !sqlite3_get_autocommit(db_);
+      bool ok = committed;
+      if (ok && w.atomicity == Atomicity::single_statement) {
+        ok = w.run(cache);
+      } else if (ok && run("SAVEPOINT w")) {
         ok = w.run(cache);
         if (!ok) run("ROLLBACK TO w");
         run("RELEASE w");
@@ -460,6 +493,8 @@ void SqliteStore::put_seat(const std::string& room, int seat, const std::optiona
       std::move(done));
 }
 
+// A move's version lives in its own row: load() takes the greater of it and rooms.version, so a
+// move is one INSERT and dirties one page rather than two.
 void SqliteStore::append_move(const MoveRecord& m, Done done) {
   enqueue(
       [m](StmtCache& db) {
@@ -472,10 +507,9 @@ void SqliteStore::append_move(const MoveRecord& m, Done done) {
                    .bind(5, m.move)
                    .bind(6, m.version)
                    .bind(7, m.at_ms)
-                   .run() &&
-               set_version(db, m.room, m.version);
+                   .run();
       },
-      std::move(done));
+      std::move(done), Atomicity::single_statement);
 }
 
 void SqliteStore::start_round(const std::string& room, int round, const json& options, std::uint64_t seed,

@@ -1,6 +1,7 @@
 // The embedded store: SQLite in WAL mode with synchronous=FULL, written by one thread that
 // groups every write waiting in its queue into one transaction (group commit), so a commit's
-// fsync is shared by all the rooms that moved meanwhile. `done` callbacks go back to the rooms'
+// fsync is shared by all the rooms that moved meanwhile. The rooms' thread hands the queue over
+// once per pass of its event loop, not once per write. `done` callbacks go back to the rooms'
 // thread through `post`, in order, only after the COMMIT returned.
 #pragma once
 
@@ -78,12 +79,14 @@ class SqliteStore final : public Store {
   void close_room(const std::string& room, Done done) override;
 
  private:
+  enum class Atomicity { savepoint, single_statement };
   struct Write {
     std::function<bool(StmtCache&)> run;
     Done done;
+    Atomicity atomicity;
   };
   SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post);
-  void enqueue(std::function<bool(StmtCache&)> run, Done done);
+  void enqueue(std::function<bool(StmtCache&)> run, Done done, Atomicity atomicity = Atomicity::savepoint);
   void writer_loop();
   void checkpoint_loop();
 
@@ -94,6 +97,8 @@ class SqliteStore final : public Store {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Write> queue_;
+  bool handoff_posted_ = false;  // a hand-off is posted to the rooms' thread
+  bool released_ = false;        // the queue was handed off: the writer may take it
   bool stopping_ = false;
   std::thread writer_;
   CommitStats stats_;
@@ -104,6 +109,7 @@ class SqliteStore final : public Store {
   std::condition_variable checkpoint_wake_;
   bool checkpoint_wanted_ = false;
   bool checkpoint_stop_ = false;
+  std::atomic<bool> backfilled_{false};  // the checkpoint thread copied the whole log it saw
   std::thread checkpoint_thread_;
 };
 
