@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
 
   std::atomic<bool> stop{false};
   std::atomic<long> moves{0};
-  double server_cpu = 0;
+  double server_cpu = 0, client_cpu = 0;
 
   std::thread server([&] {
     const int ep = epoll_create1(0);
@@ -176,6 +176,7 @@ int main(int argc, char** argv) {
     }
     // bytes[c]: what connection c has read, to count whole frames.
     std::vector<long> bytes(client_fd.size(), 0);
+    const double cpu0 = thread_cpu_seconds();
     std::vector<char> move(static_cast<std::size_t>(opt.in), 'm');
     std::vector<char> buf(65536);
     std::vector<epoll_event> ready(256);
@@ -196,6 +197,7 @@ int main(int argc, char** argv) {
           if (k % 2 == p) send_all(client_fd[conn], move.data(), opt.in);
       }
     }
+    client_cpu = thread_cpu_seconds() - cpu0;
   });
 
   std::this_thread::sleep_for(std::chrono::duration<double>(opt.seconds));
@@ -209,6 +211,8 @@ int main(int argc, char** argv) {
               static_cast<double>(moves) / opt.seconds);
   std::printf("  server CPU       %.3f s = %.4f ms per move (1 read + %d writes, nothing else)\n", server_cpu,
               per_move_ms, per_room);
+  std::printf("  client CPU       %.3f s = %.4f ms per move (%d reads + 1 write)\n", client_cpu,
+              moves ? client_cpu * 1000.0 / static_cast<double>(moves) : 0, per_room);
   for (const int fd : server_fd) close(fd);
   for (const int fd : client_fd) close(fd);
   close(listener);
