@@ -169,8 +169,20 @@ json with_id(json msg, const json& id) {
 }  // namespace
 
 std::string encode_welcome(const json& id, std::string_view player, std::string_view token,
-                           const json& games) {
-  return with_id({{"type", "welcome"}, {"player", player}, {"token", token}, {"games", games}}, id).dump();
+                           std::string_view games_json) {
+  // Keys in the order nlohmann writes them (sorted), like every other frame.
+  std::string out = R"({"games":)";
+  out += games_json;
+  if (!id.is_null()) {
+    out += R"(,"id":)";
+    out += id.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
+  out += R"(,"player":)";
+  out += json(player).dump(-1, ' ', false, json::error_handler_t::replace);
+  out += R"(,"token":)";
+  out += json(token).dump(-1, ' ', false, json::error_handler_t::replace);
+  out += R"(,"type":"welcome"})";
+  return out;
 }
 std::string encode_created(const json& id, std::string_view room) {
   return with_id({{"type", "created"}, {"room", room}}, id).dump();

@@ -67,8 +67,10 @@ std::expected<Request, Error> decode(std::string_view text, const Limits& limits
 int json_depth(std::string_view text, int stop_at);
 
 // Server → client frames, each a compact JSON text.
+// `games_json` is the games list already serialized: it is the same in every welcome, so the
+// lobby encodes it once rather than copying and serializing the whole catalogue per hello.
 std::string encode_welcome(const nlohmann::json& id, std::string_view player, std::string_view token,
-                           const nlohmann::json& games);
+                           std::string_view games_json);
 std::string encode_created(const nlohmann::json& id, std::string_view room);
 std::string encode_joined(const nlohmann::json& id, std::string_view room, std::optional<int> seat);
 std::string encode_full(const nlohmann::json& id, std::string_view room, std::int64_t version,

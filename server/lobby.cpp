@@ -10,8 +10,11 @@ using nlohmann::json;
 using protocol::Code;
 
 Lobby::Lobby(Store& store, Random random, LobbyLimits limits)
-    : store_(store), random_(std::move(random)), limits_(limits), games_(json::array()) {
-  for (const rules::Game* g : rules::all_games()) games_.push_back(g->describe());
+    : store_(store), random_(std::move(random)), limits_(limits), games_json_([] {
+        json games = json::array();
+        for (const rules::Game* g : rules::all_games()) games.push_back(g->describe());
+        return games.dump();
+      }()) {
 }
 
 std::string Lobby::hash_token(std::string_view token) {
@@ -115,7 +118,7 @@ void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, co
   }
   c->set_player(player);
   store_.put_player({player.id, hash_token(token), player.name}, [](bool) {});
-  c->send(make_frame(protocol::encode_welcome(id, player.id, token, games_)));
+  c->send(make_frame(protocol::encode_welcome(id, player.id, token, games_json_)));
   // Back in every room where this player sits.
   for (const auto& [rid, room] : rooms_)
     if (room->seat_of(player.id)) {

@@ -79,7 +79,7 @@ class Lobby {
   Random random_;
   LobbyLimits limits_;
   Millis now_ = 0;
-  nlohmann::json games_;
+  std::string games_json_;  // the games list, serialized once for every welcome
   std::map<std::string, std::shared_ptr<Room>> rooms_;
   // Keyed by the token's SHA-256 as 32 bytes, not as 64 hex characters: one map entry per
   // player ever seen, so the key's own heap block would count against every connection.

@@ -129,6 +129,10 @@ TEST(Encode, GoldenFrames) {
   EXPECT_EQ(encode_left(nullptr, "ab12"), R"({"room":"ab12","type":"left"})");
   EXPECT_EQ(encode_full(2, "ab12", 4, json{{"k", 1}}), R"({"id":2,"room":"ab12","state":{"k":1},"type":"full","version":4})");
   EXPECT_EQ(encode_rooms(nullptr, json::array()), R"({"rooms":[],"type":"rooms"})");
+  const json games = json::array({{{"id", "quantik"}, {"seats", 2}}});
+  EXPECT_EQ(encode_welcome(7, "p1", "t\"k", games.dump()),
+            (json{{"type", "welcome"}, {"id", 7}, {"player", "p1"}, {"token", "t\"k"}, {"games", games}}.dump()));
+  EXPECT_EQ(encode_welcome(nullptr, "p1", "tk", "[]"), R"({"games":[],"player":"p1","token":"tk","type":"welcome"})");
   // Invalid UTF-8 in a message never makes encoding throw.
   EXPECT_NO_THROW((void)encode_error({Code::bad_json, std::string("bad \xff"), nullptr}));
 }
