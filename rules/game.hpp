@@ -82,6 +82,21 @@ class State {
   virtual void do_apply(const Move& move) = 0;
 };
 
+// What every game here has in common: one seat to move until the game ends, and an outcome once
+// it has. Derived is the game's own state class (clone copies it whole).
+template <class Derived>
+class TurnState : public State {
+ public:
+  std::unique_ptr<State> clone() const override { return std::make_unique<Derived>(static_cast<const Derived&>(*this)); }
+  std::optional<Seat> to_move() const override { return outcome_ ? std::nullopt : std::optional<Seat>(to_move_); }
+  std::optional<Outcome> outcome() const override { return outcome_; }
+
+ protected:
+  explicit TurnState(Seat first = 0) : to_move_(first) {}
+  Seat to_move_;
+  std::optional<Outcome> outcome_;
+};
+
 // A room option a host may set. "players" is common to every game and added by the core.
 struct OptionSpec {
   enum class Kind { boolean, integer, choice };

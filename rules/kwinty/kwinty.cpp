@@ -72,18 +72,13 @@ json line_json(const Line& line) {
   return out;
 }
 
-class KwintyState final : public State {
+class KwintyState final : public TurnState<KwintyState> {
  public:
-  KwintyState(Seat first, bool strict) : to_move_(first), first_(first), strict_(strict) {
+  KwintyState(Seat first, bool strict) : TurnState(first), first_(first), strict_(strict) {
     grid_.fill(-1);
   }
 
-  std::unique_ptr<State> clone() const override { return std::make_unique<KwintyState>(*this); }
   int num_seats() const override { return 2; }
-  std::optional<Seat> to_move() const override {
-    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
-  }
-  std::optional<Outcome> outcome() const override { return outcome_; }
 
   std::vector<Move> legal_moves() const override {
     std::vector<Move> moves;
@@ -281,10 +276,8 @@ class KwintyState final : public State {
   std::vector<Block> blocks_;                 // in the order placed
   std::array<int, 2> left_{kBlocksEach, kBlocksEach};
   int min_x_ = 0, max_x_ = 0;  // the wall's extent, once a block is down
-  Seat to_move_;
   Seat first_;
   bool strict_;
-  std::optional<Outcome> outcome_;
   std::string last_;
   Seat last_seat_ = -1;
   std::vector<Line> win_lines_;

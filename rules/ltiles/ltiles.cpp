@@ -178,10 +178,10 @@ struct Verdict {
 
 enum class Phase { setup, play };
 
-class LTilesState final : public State {
+class LTilesState final : public TurnState<LTilesState> {
  public:
   LTilesState(Variant variant, Seat first, Rng rng)
-      : variant_(variant), first_(first), to_move_(first), rng_(rng) {
+      : TurnState(first), variant_(variant), first_(first), rng_(rng) {
     const Inventory& inv = inventory();
     // The start domino is tile 0, placed before anything else.
     tiles_.push_back(PlacedTile{-1, inv.domino, Pos{0, 0}, 0, 1, {Pos{0, 0}, Pos{1, 0}}});
@@ -219,12 +219,7 @@ class LTilesState final : public State {
     }
   }
 
-  std::unique_ptr<State> clone() const override { return std::make_unique<LTilesState>(*this); }
   int num_seats() const override { return kSeats; }
-  std::optional<Seat> to_move() const override {
-    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
-  }
-  std::optional<Outcome> outcome() const override { return outcome_; }
 
   std::vector<Move> legal_moves() const override {
     std::vector<Move> moves;
@@ -604,7 +599,6 @@ class LTilesState final : public State {
 
   Variant variant_;
   Seat first_;
-  Seat to_move_;
   Phase phase_ = Phase::play;
   Rng rng_;  // all chance: the first player and the shuffles, drawn at creation
   int total_ = 0;
@@ -617,7 +611,6 @@ class LTilesState final : public State {
   std::array<std::map<std::string, int>, kSeats> to_order_;  // ordered: still to put in the pile
   std::array<std::vector<std::string>, kSeats> order_;       // ordered: picks so far, first first
   std::array<bool, kSeats> ordered_{};
-  std::optional<Outcome> outcome_;
 };
 
 class LTilesGame final : public Game {

@@ -212,10 +212,11 @@ struct Setup {
   std::array<int, kColours> pawns{};
 };
 
-class OnTopState final : public State {
+class OnTopState final : public TurnState<OnTopState> {
  public:
   OnTopState(Setup setup, Rng rng)
-      : players_(setup.players),
+      : TurnState(setup.first),
+        players_(setup.players),
         teams_(setup.teams),
         fixed_order_(setup.fixed_order),
         tiles_(std::move(setup.tiles)),
@@ -227,20 +228,14 @@ class OnTopState final : public State {
         score_(setup.players, 0),
         penalty_(setup.players, 0),
         spare_blacks_(setup.spare_blacks),
-        rng_(rng),
-        to_move_(setup.first) {
+        rng_(rng) {
     for (int c : start_cells_) cells_[c].kind = Kind::start;
     pile_.resize(tiles_.size());
     std::iota(pile_.begin(), pile_.end(), 0);
     begin_turn();
   }
 
-  std::unique_ptr<State> clone() const override { return std::make_unique<OnTopState>(*this); }
   int num_seats() const override { return players_; }
-  std::optional<Seat> to_move() const override {
-    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
-  }
-  std::optional<Outcome> outcome() const override { return outcome_; }
 
   std::vector<Move> legal_moves() const override {
     std::vector<Move> moves;
@@ -574,9 +569,7 @@ class OnTopState final : public State {
   std::vector<int> pile_;  // ids of the tiles not drawn yet, in id order: no order to leak
   std::optional<int> drawn_;
   int placed_ = 0;
-  Seat to_move_;
   json last_ = nullptr;
-  std::optional<Outcome> outcome_;
 };
 
 // Interior cells (three neighbours), drawn one at a time, none sharing an edge with another.

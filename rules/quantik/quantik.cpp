@@ -32,18 +32,13 @@ Group region_group(int region) {
   return {r0 * 4 + c0, r0 * 4 + c0 + 1, (r0 + 1) * 4 + c0, (r0 + 1) * 4 + c0 + 1};
 }
 
-class QuantikState final : public State {
+class QuantikState final : public TurnState<QuantikState> {
  public:
-  explicit QuantikState(Seat first) : to_move_(first) {
+  explicit QuantikState(Seat first) : TurnState(first) {
     for (auto& p : pieces_) p.fill(kPiecesPerShape);
   }
 
-  std::unique_ptr<State> clone() const override { return std::make_unique<QuantikState>(*this); }
   int num_seats() const override { return 2; }
-  std::optional<Seat> to_move() const override {
-    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
-  }
-  std::optional<Outcome> outcome() const override { return outcome_; }
 
   std::vector<Move> legal_moves() const override {
     std::vector<Move> moves;
@@ -153,8 +148,6 @@ class QuantikState final : public State {
 
   std::array<Cell, kSize * kSize> board_{};
   std::array<std::array<int, kShapes>, 2> pieces_{};
-  Seat to_move_;
-  std::optional<Outcome> outcome_;
   std::string last_;
   std::vector<std::string> win_line_;
   std::string win_reason_;

@@ -180,7 +180,7 @@ struct LogEntry {
   int returned = kNoColour;  // the colour a black Quirk put back in the bag
 };
 
-class QuirkyState final : public State {
+class QuirkyState final : public TurnState<QuirkyState> {
  public:
   QuirkyState(int seats, bool aligned_only, const std::array<int, kKinds>& bag,
               std::optional<std::deque<int>> stacked, Rng rng)
@@ -199,12 +199,7 @@ class QuirkyState final : public State {
 
   void begin(Seat first) { start_turn(first); }
 
-  std::unique_ptr<State> clone() const override { return std::make_unique<QuirkyState>(*this); }
   int num_seats() const override { return seats_; }
-  std::optional<Seat> to_move() const override {
-    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
-  }
-  std::optional<Outcome> outcome() const override { return outcome_; }
 
   std::vector<Move> legal_moves() const override {
     std::vector<Move> moves;
@@ -506,8 +501,6 @@ class QuirkyState final : public State {
   std::vector<int> score_;
   std::array<int, kColours> set_aside_;
   int drawn_ = kNoColour;  // the piece the seat to move holds
-  Seat to_move_ = 0;
-  std::optional<Outcome> outcome_;
   std::optional<LastMove> last_;
   std::vector<LogEntry> log_;
 };

@@ -233,19 +233,14 @@ std::array<Face, 5> faces_of(const Cells& cells, const std::vector<Block>& block
   return faces;
 }
 
-class TurrisState final : public State {
+class TurrisState final : public TurnState<TurrisState> {
  public:
-  TurrisState(Seat first, bool chain) : to_move_(first), chain_(chain) {
+  TurrisState(Seat first, bool chain) : TurnState(first), chain_(chain) {
     cells_.fill(kEmpty);
     supply_.fill(kBlocksEach);
   }
 
-  std::unique_ptr<State> clone() const override { return std::make_unique<TurrisState>(*this); }
   int num_seats() const override { return 2; }
-  std::optional<Seat> to_move() const override {
-    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
-  }
-  std::optional<Outcome> outcome() const override { return outcome_; }
 
   std::vector<Move> legal_moves() const override {
     std::vector<Move> moves;
@@ -495,13 +490,11 @@ class TurrisState final : public State {
   Cells cells_{};
   std::vector<Block> blocks_;  // every block ever placed, by id; a removed one stays, not alive
   std::array<int, 2> supply_{};
-  Seat to_move_;
   bool chain_;
   Phase phase_ = Phase::place;
   int alive_ = 0;
   std::array<int, 2> last_placed_{kEmpty, kEmpty};
   std::optional<Bar> bar_;
-  std::optional<Outcome> outcome_;
   // The moves of the turn in progress, or of the last one until the next turn's first move.
   Seat last_seat_ = -1;
   std::vector<std::string> last_moves_;
