@@ -166,6 +166,8 @@ json with_id(json msg, const json& id) {
   if (!id.is_null()) msg["id"] = id;
   return msg;
 }
+// Compact JSON text; invalid UTF-8 (a name, a message) is replaced rather than thrown on.
+std::string dump_text(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 }  // namespace
 
 std::string encode_welcome(const json& id, std::string_view player, std::string_view token,
@@ -175,12 +177,12 @@ std::string encode_welcome(const json& id, std::string_view player, std::string_
   out += games_json;
   if (!id.is_null()) {
     out += R"(,"id":)";
-    out += id.dump(-1, ' ', false, json::error_handler_t::replace);
+    out += dump_text(id);
   }
   out += R"(,"player":)";
-  out += json(player).dump(-1, ' ', false, json::error_handler_t::replace);
+  out += dump_text(player);
   out += R"(,"token":)";
-  out += json(token).dump(-1, ' ', false, json::error_handler_t::replace);
+  out += dump_text(token);
   out += R"(,"type":"welcome"})";
   return out;
 }
@@ -210,8 +212,7 @@ std::string encode_patch_text(std::string_view room, std::int64_t version, std::
 }
 
 std::string encode_error(const Error& e) {
-  return with_id({{"type", "error"}, {"code", code_string(e.code)}, {"message", e.message}}, e.id)
-      .dump(-1, ' ', false, json::error_handler_t::replace);
+  return dump_text(with_id({{"type", "error"}, {"code", code_string(e.code)}, {"message", e.message}}, e.id));
 }
 std::string encode_left(const json& id, std::string_view room) {
   return with_id({{"type", "left"}, {"room", room}}, id).dump();
@@ -223,8 +224,7 @@ std::string encode_crowd(std::string_view room, int spectators) {
   return json{{"type", "crowd"}, {"room", room}, {"spectators", spectators}}.dump();
 }
 std::string encode_announce(std::string_view message) {
-  return json{{"type", "announce"}, {"message", message}}.dump(-1, ' ', false,
-                                                               json::error_handler_t::replace);
+  return dump_text(json{{"type", "announce"}, {"message", message}});
 }
 
 }  // namespace plateau::protocol
