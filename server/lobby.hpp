@@ -42,6 +42,8 @@ class Lobby {
  public:
   using Random = std::function<std::uint64_t()>;
   Lobby(Store& store, Random random, LobbyLimits limits = {});
+  Lobby(const Lobby&) = delete;  // rooms hold pointers into it
+  Lobby& operator=(const Lobby&) = delete;
 
   void handle(const std::shared_ptr<Client>& c, protocol::Request req);
   // A decoding error, answered on the connection (and counted).
@@ -58,6 +60,8 @@ class Lobby {
   std::size_t room_count() const { return rooms_.size(); }
   const std::map<std::string, std::shared_ptr<Room>>& rooms() const { return rooms_; }
   const Counters& counters() const { return counters_; }
+  // Accepted moves, from their arrival to their patches going out (after the durable write).
+  const LatencyHistogram& move_latency() const { return move_latency_; }
   // Sends a frame to every connection that said hello.
   void announce(const std::string& message);
   // Closes a room: its connections get an error and it leaves the lobby.
@@ -96,6 +100,8 @@ class Lobby {
   std::unordered_map<Client*, std::weak_ptr<Client>> clients_;
   std::unordered_map<Client*, std::set<std::string>> rooms_of_;
   Counters counters_;
+  LatencyHistogram move_latency_;
+  SpanTimer move_timer_{move_latency_};
 };
 
 }  // namespace plateau::server

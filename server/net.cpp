@@ -704,6 +704,8 @@ std::string Server::metrics_text() const {
       << "plateau_moves_accepted_total " << c.moves_accepted << "\n";
   out << "# HELP plateau_refused_total Requests refused, by error code.\n# TYPE plateau_refused_total counter\n";
   for (const auto& [code, n] : c.refused) out << "plateau_refused_total{code=\"" << code << "\"} " << n << "\n";
+  lobby_.move_latency().write(out, "plateau_move_broadcast_seconds",
+                             "From a move's arrival to its patches going out, its durable commit included.");
   out << "# HELP plateau_broadcast_bytes_total Bytes of frames written to clients.\n"
          "# TYPE plateau_broadcast_bytes_total counter\n"
       << "plateau_broadcast_bytes_total " << stats_.bytes_out << "\n";
@@ -721,18 +723,7 @@ std::string Server::metrics_text() const {
       << "plateau_rooms_quarantined " << stats_.rooms_quarantined << "\n";
   if (store_) {
     const auto& s = store_->stats();
-    out << "# HELP plateau_store_commit_seconds Store commit latency (one commit holds many writes).\n"
-           "# TYPE plateau_store_commit_seconds histogram\n";
-    std::uint64_t cumulative = 0;
-    for (std::size_t i = 0; i < CommitStats::kBucketsMs.size(); ++i) {
-      cumulative += s.counts[i];
-      out << "plateau_store_commit_seconds_bucket{le=\"" << CommitStats::kBucketsMs[i] / 1000 << "\"} "
-          << cumulative << "\n";
-    }
-    cumulative += s.counts.back();
-    out << "plateau_store_commit_seconds_bucket{le=\"+Inf\"} " << cumulative << "\n"
-        << "plateau_store_commit_seconds_sum " << static_cast<double>(s.total_us) / 1e6 << "\n"
-        << "plateau_store_commit_seconds_count " << s.commits << "\n";
+    s.commit.write(out, "plateau_store_commit_seconds", "Store commit latency (one commit holds many writes).");
     out << "# HELP plateau_store_writes_total Writes committed.\n# TYPE plateau_store_writes_total counter\n"
         << "plateau_store_writes_total " << s.writes << "\n";
   }

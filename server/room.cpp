@@ -279,6 +279,7 @@ void Room::flush() {
       }
     }
     for (const auto& [p, frame] : out.direct) p->send(frame);
+    if (out.move_started >= 0 && move_timer_) move_timer_->finish(out.move_started);
   }
 }
 
@@ -395,6 +396,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
 
 std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const protocol::MoveRequest& req,
                                const json& id) {
+  const std::int64_t started = move_timer_ ? move_timer_->start() : -1;
   ensure_views();
   if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
   const int a = audience_of(p.get());
@@ -412,6 +414,7 @@ std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const prot
   ++state_generation_;
   advance_spectator_state();
   const auto entry = publish(true);
+  outbox_.back().move_started = started;
   const bool over = state_->is_over();
   store_.append_move(MoveRecord{id_, round_, static_cast<int>(moves_.size()) - 1, a, req.move, version_, now_},
                      over ? Done([weak = weak_from_this()](bool written) {

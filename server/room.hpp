@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "histogram.hpp"
 #include "participant.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/view.hpp"
@@ -76,6 +77,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void rebind(const std::shared_ptr<Participant>& p);
 
   void tick(Millis now);
+  // Times each accepted move from its arrival to its broadcast (after its durable write).
+  void time_moves(const SpanTimer* timer) { move_timer_ = timer; }
 
   // One line of the lobby's list: room, game, seats, status, spectators, round.
   nlohmann::json summary() const;
@@ -93,6 +96,7 @@ class Room : public std::enable_shared_from_this<Room> {
     bool durable = true;      // false while its store write is in flight
     std::vector<std::pair<int, Frame>> audience_frames;           // (audience, frame)
     std::vector<std::pair<std::shared_ptr<Participant>, Frame>> direct;
+    std::int64_t move_started = -1;  // a move's arrival on move_timer_'s clock; -1: not a move
   };
 
   int audiences() const { return static_cast<int>(seats_.size()) + 1; }
@@ -148,6 +152,7 @@ class Room : public std::enable_shared_from_this<Room> {
   std::uint64_t outbox_base_ = 0;  // the entry number of outbox_.front()
   Millis now_;
   Millis last_activity_;
+  const SpanTimer* move_timer_ = nullptr;
 };
 
 }  // namespace plateau::server

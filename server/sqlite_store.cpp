@@ -425,11 +425,7 @@ void SqliteStore::writer_loop() {
       for (auto& r : results) r.second = false;
     }
     const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-    std::size_t bucket = 0;
-    while (bucket < CommitStats::kBucketsMs.size() && us > CommitStats::kBucketsMs[bucket] * 1000) ++bucket;
-    ++stats_.counts[bucket];
-    stats_.total_us += static_cast<std::uint64_t>(us);
-    ++stats_.commits;
+    stats_.commit.record_us(us);
     stats_.writes += results.size();
     post_([results = std::move(results)]() mutable {
       for (auto& [done, ok] : results)

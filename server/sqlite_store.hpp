@@ -22,6 +22,8 @@
 
 struct sqlite3;
 
+#include "histogram.hpp"
+
 namespace plateau::server {
 
 class StmtCache;  // the writer's prepared statements
@@ -31,12 +33,9 @@ struct Loaded {
   std::vector<StoredRoom> rooms;  // unfinished ones only
 };
 
-// Commit latency histogram, in the buckets /metrics reports.
+// How long commits take (one commit holds many writes), and how many writes they held.
 struct CommitStats {
-  static constexpr std::array<double, 10> kBucketsMs{0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 1000};
-  std::array<std::atomic<std::uint64_t>, 11> counts{};  // last: +Inf
-  std::atomic<std::uint64_t> total_us{0};
-  std::atomic<std::uint64_t> commits{0};
+  LatencyHistogram commit;
   std::atomic<std::uint64_t> writes{0};
 };
 

@@ -290,8 +290,9 @@ ROOM=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["room"])'
 metrics=$(curl -fsS --max-time 5 "$BASE/metrics" 2>&1)
 if grep -q '^plateau_moves_accepted_total 3$' <<<"$metrics" &&
    grep -q '^plateau_rooms{game="quantik",status="playing"} 1$' <<<"$metrics" &&
-   grep -q '^# TYPE plateau_store_commit_seconds histogram' <<<"$metrics"; then
-  pass "/metrics scraped ($(grep -c '^plateau_' <<<"$metrics") samples; 3 moves, 1 Quantik room playing)"
+   grep -q '^# TYPE plateau_store_commit_seconds histogram' <<<"$metrics" &&
+   grep -q '^plateau_move_broadcast_seconds_count 3$' <<<"$metrics"; then
+  pass "/metrics scraped ($(grep -c '^plateau_' <<<"$metrics") samples; 3 moves, each timed to its broadcast; 1 Quantik room playing)"
 else fail "/metrics"; note "$(head -c 600 <<<"$metrics")"; fi
 
 # Online backup with the sqlite3 CLI in the image, exactly as docker/README.md says (the backup

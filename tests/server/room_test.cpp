@@ -171,6 +171,28 @@ TEST_F(Table, NothingIsBroadcastBeforeItIsDurable) {
   EXPECT_EQ(eve->states[room]["seats"][1]["connected"], false);
 }
 
+TEST_F(Table, AMoveIsTimedFromItsArrivalToItsBroadcastAndOnlyOnceItIsOut) {
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  join(bob, room);
+  EXPECT_EQ(lobby.move_latency().count(), 0u) << "joins are not moves";
+  store.automatic = false;
+  move(ada, room, "cone@b2");
+  move(bob, room, "cone@b2", ada->versions[room]);  // stale: refused, never timed
+  EXPECT_EQ(lobby.move_latency().count(), 0u) << "not broadcast yet: the write is in flight";
+  store.release_all();
+  EXPECT_EQ(lobby.move_latency().count(), 1u);
+  EXPECT_EQ(error_code(bob), "move/stale_version");
+  store.automatic = true;
+  move(bob, room, "cube@c3");
+  EXPECT_TRUE(error_code(bob).empty());
+  EXPECT_EQ(lobby.move_latency().count(), 2u);
+  move(bob, room, "cube@d4");
+  EXPECT_EQ(error_code(bob), "move/not_your_turn");
+  EXPECT_EQ(lobby.move_latency().count(), 2u) << "a refused move is not a broadcast";
+}
+
 TEST_F(Table, AFailedWriteTakesTheRoomOutOfServiceWithoutAnnouncingTheMove) {
   auto ada = client("Ada"), bob = client("Bob");
   const auto room = create(ada, {{"first", "0"}});
