@@ -386,6 +386,7 @@ void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done, Atomic
 void SqliteStore::writer_loop() {
   StmtCache cache(db_);  // finalized before close() returns, so before the handle is closed
   auto run = [&cache](const char* sql) { return Stmt(cache, sql).run(); };
+  const SpanTimer commit_timer(stats_.commit);
   for (;;) {
     std::deque<Write> batch;
     {
@@ -395,7 +396,7 @@ void SqliteStore::writer_loop() {
       batch.swap(queue_);
       released_ = false;
     }
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto started = commit_timer.start();
     // SQLite starts the WAL over from its beginning only when a write transaction begins on a
     // log that is wholly copied into the database. The checkpoint thread copied all but the few
     // frames committed while it ran: copy those here (a few pages), so that this transaction
@@ -424,8 +425,7 @@ void SqliteStore::writer_loop() {
       exec(db_, "ROLLBACK");
       for (auto& r : results) r.second = false;
     }
-    const auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t0).count();
-    stats_.commit.record_us(us);
+    commit_timer.finish(started);
     stats_.writes += results.size();
     post_([results = std::move(results)]() mutable {
       for (auto& [done, ok] : results)

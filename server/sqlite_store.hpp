@@ -17,12 +17,11 @@
 #include <thread>
 #include <vector>
 
+#include "histogram.hpp"
 #include "history.hpp"
 #include "store.hpp"
 
 struct sqlite3;
-
-#include "histogram.hpp"
 
 namespace plateau::server {
 

@@ -29,6 +29,7 @@
 #include <random>
 #include <sstream>
 
+#include "../e2e/http_client.hpp"
 #include "../e2e/server_process.hpp"
 #include "ws_client.hpp"
 
@@ -195,7 +196,7 @@ class Room {
  public:
   Room(asio::io_context& ioc, const asio::ip::tcp::endpoint& ep, const Options& opt, Stats& stats, int index,
        std::function<void()> ready)
-      : index_(index), stats_(stats), rng_(static_cast<std::uint64_t>(index) * 7919 + 1), ready_(std::move(ready)), timer_(ioc) {
+      : stats_(stats), rng_(static_cast<std::uint64_t>(index) * 7919 + 1), ready_(std::move(ready)), timer_(ioc) {
     // Paced, each room moves once per interval: an open loop, so latency is measured at a
     // chosen load rather than at whatever load the latency itself allows.
     if (opt.pace > 0)
@@ -249,7 +250,7 @@ class Room {
     const auto sent = sent_.find(v);
     if (sent == sent_.end()) return;
     const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.first).count();
-    if (i == sent->second.second && running) { stats_.mover_us.push_back(us); static FILE* f = std::getenv("LB_TRACE") ? std::fopen(std::getenv("LB_TRACE"), "w") : nullptr; if (f) std::fprintf(f, "%.3f %.3f %d\n", std::chrono::duration<double, std::milli>(sent->second.first.time_since_epoch()).count(), us / 1000, index_); }
+    if (i == sent->second.second && running) stats_.mover_us.push_back(us);
     if (i == static_cast<int>(conns_.size()) - 1) {
       if (running) stats_.spectator_us.push_back(us);
       sent_.erase(sent);
@@ -350,7 +351,6 @@ class Room {
     conns_[i]->send(json{{"type", "move"}, {"room", room_}, {"version", versions_[i]}, {"move", move}}.dump());
   }
 
-  int index_;
   Stats& stats_;
   std::mt19937_64 rng_;
   std::function<void()> ready_;
@@ -392,20 +392,6 @@ long status_kb(pid_t pid, const std::string& key) {
   while (std::getline(in, line))
     if (line.rfind(key + ":", 0) == 0) return std::stol(line.substr(key.size() + 1));
   return -1;
-}
-
-// The server's own /metrics page.
-std::string metrics(const asio::ip::tcp::endpoint& ep) {
-  asio::io_context ioc;
-  asio::ip::tcp::socket sock(ioc);
-  beast::error_code ec;
-  sock.connect(ep, ec);
-  if (ec) return "";
-  const std::string req = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-  asio::write(sock, asio::buffer(req), ec);
-  std::string out;
-  asio::read(sock, asio::dynamic_buffer(out), ec);  // to EOF: the server closes after answering
-  return out;
 }
 
 // A histogram's cumulative bucket counts from a /metrics page, by upper bound in ms (+Inf last).
@@ -452,7 +438,7 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
   const auto setup_deadline = Clock::now() + std::chrono::seconds(60);
   while (ready < opt.rooms && Clock::now() < setup_deadline) ioc.run_for(std::chrono::milliseconds(50));
   for (auto& r : rooms) r->running = true;
-  const auto page0 = metrics(ep);
+  const auto page0 = plateau::testing::http_get(ep.port(), "/metrics").body;
   const double cpu0 = cpu_seconds(pid);
   const double self0 = cpu_seconds(getpid());
   const auto t0 = Clock::now();
@@ -460,7 +446,7 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = cpu_seconds(pid) - cpu0;
   const double self_cpu = cpu_seconds(getpid()) - self0;
-  const auto page1 = metrics(ep);
+  const auto page1 = plateau::testing::http_get(ep.port(), "/metrics").body;
   ioc.stop();
   std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d pace=%s\n", label.c_str(), opt.rooms,
               opt.spectators, opt.game.c_str(), opt.data.c_str(), ready,
