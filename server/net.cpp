@@ -723,6 +723,8 @@ std::string Server::metrics_text() const {
       << "plateau_rooms_quarantined " << stats_.rooms_quarantined << "\n";
   if (store_) {
     const auto& s = store_->stats();
+    s.queued.write(out, "plateau_store_queue_seconds",
+                   "From a write's arrival at the store to the start of the commit that holds it.");
     s.commit.write(out, "plateau_store_commit_seconds", "Store commit latency (one commit holds many writes).");
     out << "# HELP plateau_store_writes_total Writes committed.\n# TYPE plateau_store_writes_total counter\n"
         << "plateau_store_writes_total " << s.writes << "\n";

@@ -366,7 +366,7 @@ void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done, Atomic
     std::lock_guard lock(mutex_);
     closed = stopping_;
     if (!closed) {
-      queue_.push_back({std::move(run), std::move(done), atomicity});
+      queue_.push_back({std::move(run), std::move(done), atomicity, queue_timer_.start()});
       post_handoff = !handoff_posted_;
       handoff_posted_ = true;
     }
@@ -397,6 +397,7 @@ void SqliteStore::writer_loop() {
       released_ = false;
     }
     const auto started = commit_timer.start();
+    for (const auto& w : batch) stats_.queued.record_us(started - w.queued_at);
     // SQLite starts the WAL over from its beginning only when a write transaction begins on a
     // log that is wholly copied into the database. The checkpoint thread copied all but the few
     // frames committed while it ran: copy those here (a few pages), so that this transaction

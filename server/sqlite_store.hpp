@@ -34,6 +34,10 @@ struct Loaded {
 
 // How long commits take (one commit holds many writes), and how many writes they held.
 struct CommitStats {
+  // A write's wait, from its arrival at the store to the start of the commit that holds it: the
+  // rooms' hand-off at the end of their pass, then the commit before it. With `commit`, it splits
+  // a move's path to its broadcast into the store's part and the event loop's.
+  LatencyHistogram queued;
   LatencyHistogram commit;
   std::atomic<std::uint64_t> writes{0};
 };
@@ -82,6 +86,7 @@ class SqliteStore final : public Store {
     std::function<bool(StmtCache&)> run;
     Done done;
     Atomicity atomicity;
+    std::int64_t queued_at;  // SpanTimer time
   };
   SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post);
   void enqueue(std::function<bool(StmtCache&)> run, Done done, Atomicity atomicity = Atomicity::savepoint);
@@ -100,6 +105,7 @@ class SqliteStore final : public Store {
   bool stopping_ = false;
   std::thread writer_;
   CommitStats stats_;
+  const SpanTimer queue_timer_{stats_.queued};
   // Checkpoints run on their own connection and thread, so that copying the WAL into the
   // database (and its fsync) never sits in a commit's path: the writer only asks for one.
   sqlite3* checkpointer_;
