@@ -397,7 +397,7 @@ void SqliteStore::writer_loop() {
       released_ = false;
     }
     const auto started = commit_timer.start();
-    for (const auto& w : batch) stats_.queued.record_us(started - w.queued_at);
+    for (const auto& w : batch) queue_timer_.record(w.queued_at, started);
     // SQLite starts the WAL over from its beginning only when a write transaction begins on a
     // log that is wholly copied into the database. The checkpoint thread copied all but the few
     // frames committed while it ran: copy those here (a few pages), so that this transaction

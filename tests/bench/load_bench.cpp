@@ -29,9 +29,14 @@
 #include <random>
 #include <sstream>
 
+#include <utility>  // before Asio: Boost 1.74's awaitable.hpp forgets it
+
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <nlohmann/json.hpp>
+
 #include "../e2e/http_client.hpp"
 #include "../e2e/server_process.hpp"
-#include "ws_client.hpp"
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
