@@ -1,5 +1,6 @@
 #include "sqlite_store.hpp"
 
+#include <pthread.h>
 #include <sqlite3.h>
 
 #include <chrono>
@@ -58,6 +59,20 @@ const std::vector<const char*> kMigrations{
     ALTER TABLE rounds ADD COLUMN finished_ms INTEGER;
     ALTER TABLE rooms ADD COLUMN imported INTEGER NOT NULL DEFAULT 0;
     CREATE INDEX rounds_finished ON rounds(finished_ms);
+    )sql",
+    // 3: the moves of rounds in play go to an append-only log (rowid order), so that a commit of
+    // many rooms' moves dirties the log's last page or two rather than one page of `moves` per
+    // room. A round's moves join `moves` when it ends (or when the log is pruned under it).
+    R"sql(
+    CREATE TABLE move_log(
+      seq INTEGER PRIMARY KEY,
+      room TEXT NOT NULL,
+      round INTEGER NOT NULL,
+      idx INTEGER NOT NULL,
+      seat INTEGER NOT NULL,
+      move TEXT NOT NULL,
+      version INTEGER NOT NULL,
+      at_ms INTEGER NOT NULL);
     )sql",
 };
 
@@ -133,7 +148,13 @@ class Stmt {
   }
   // Runs a statement that returns no rows.
   bool run() { return ok_ && sqlite3_step(s_) == SQLITE_DONE; }
-  bool row() { return ok_ && sqlite3_step(s_) == SQLITE_ROW; }
+  // The next row; false at the end, or on an error (ok() then says which).
+  bool row() {
+    if (!ok_) return false;
+    const int rc = sqlite3_step(s_);
+    ok_ = rc == SQLITE_ROW || rc == SQLITE_DONE;
+    return rc == SQLITE_ROW;
+  }
   std::int64_t i64(int col) { return sqlite3_column_int64(s_, col); }
   std::string text(int col) {
     const auto* p = sqlite3_column_text(s_, col);
@@ -256,6 +277,7 @@ SqliteStore::~SqliteStore() {
 }
 
 void SqliteStore::checkpoint_loop() {
+  pthread_setname_np(pthread_self(), "checkpointer");  // for top -H and the load bench
   for (;;) {
     std::unique_lock lock(checkpoint_mutex_);
     checkpoint_wake_.wait(lock, [&] { return checkpoint_stop_ || checkpoint_wanted_; });
@@ -338,10 +360,18 @@ std::expected<Loaded, std::string> SqliteStore::load() {
     }
   }
   {
-    Stmt q(db_, "SELECT m.room, m.round, m.idx, m.seat, m.move, m.version FROM moves m JOIN rooms r ON r.id = m.room "
-                "WHERE r.finished = 0 ORDER BY m.room, m.round, m.idx");
+    // A move is in `moves` (its round ended, or the log was pruned under it, or a server before
+    // schema 3 wrote it), in the log, or in both: UNION keeps one of two identical rows. Two rows
+    // for one move that differ are a gap below, and the room is quarantined.
+    Stmt q(db_, "SELECT room, round, idx, seat, move, version, at_ms FROM ("
+                "SELECT m.room, m.round, m.idx, m.seat, m.move, m.version, m.at_ms FROM moves m "
+                "JOIN rooms r ON r.id = m.room WHERE r.finished = 0 "
+                "UNION SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
+                "JOIN rooms r ON r.id = l.room WHERE r.finished = 0) ORDER BY room, round, idx");
+    std::map<std::string, LiveRound> in_play;
     while (q.row()) {
-      const auto it = index.find(q.text(0));
+      const auto room_id = q.text(0);
+      const auto it = index.find(room_id);
       if (it == index.end()) continue;
       auto& version = out.rooms[it->second].version;
       version = std::max(version, q.i64(5));
@@ -355,7 +385,16 @@ std::expected<Loaded, std::string> SqliteStore::load() {
         continue;
       }
       moves.emplace_back(static_cast<int>(q.i64(3)), q.text(4));
+      if (round == rounds.size()) {
+        auto& live = in_play[room_id];
+        live.round = static_cast<int>(round);
+        live.moves.push_back(MoveRecord{room_id, static_cast<int>(round), static_cast<int>(q.i64(2)),
+                                        static_cast<int>(q.i64(3)), moves.back().second, q.i64(5), q.i64(6)});
+      }
     }
+    if (!q.ok()) return std::unexpected(std::string("reading moves: ") + sqlite3_errmsg(db_));
+    for (auto& [id, live] : in_play)
+      if (out.rooms[index[id]].rounds.back().outcome.is_null()) live_.emplace(id, std::move(live));
   }
   return out;
 }
@@ -384,6 +423,7 @@ void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done, Atomic
 }
 
 void SqliteStore::writer_loop() {
+  pthread_setname_np(pthread_self(), "store-writer");
   StmtCache cache(db_);  // finalized before close() returns, so before the handle is closed
   auto run = [&cache](const char* sql) { return Stmt(cache, sql).run(); };
   const SpanTimer commit_timer(stats_.commit);
@@ -420,6 +460,13 @@ void SqliteStore::writer_loop() {
         run("RELEASE w");
       }
       results.emplace_back(std::move(w.done), ok);
+    }
+    // Pruning shares the batch's transaction: the copy and the delete are durable together.
+    if (committed && logged_since_prune_ >= kPruneEvery) {
+      committed = !sqlite3_get_autocommit(db_) && run("SAVEPOINT p");
+      if (committed && prune_log(cache)) logged_since_prune_ = 0;
+      else if (committed) run("ROLLBACK TO p");
+      committed = committed && run("RELEASE p");
     }
     committed = committed && run("COMMIT");
     if (!committed) {
@@ -490,21 +537,35 @@ void SqliteStore::put_seat(const std::string& room, int seat, const std::optiona
       std::move(done));
 }
 
-// A move's version lives in its own row: load() takes the greater of it and rooms.version, so a
-// move is one INSERT and dirties one page rather than two.
+// A move is one INSERT at the end of the log: whatever rooms moved, a commit dirties the log's
+// last page or two. Its version lives in its own row: load() takes the greater of it and
+// rooms.version, so no other row changes.
 void SqliteStore::append_move(const MoveRecord& m, Done done) {
+  auto& live = live_[m.room];
+  if (live.round != m.round) live = LiveRound{m.round, {}};
+  if (m.index != static_cast<int>(live.moves.size())) {
+    // Not the round's next place: the log itself has no key to refuse it. A write that fails
+    // in its turn keeps the callbacks in order.
+    enqueue([](StmtCache&) { return false; }, std::move(done), Atomicity::single_statement);
+    return;
+  }
+  live.moves.push_back(m);
   enqueue(
-      [m](StmtCache& db) {
-        return Stmt(db, "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) "
-                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-                   .bind(1, m.room)
-                   .bind(2, m.round)
-                   .bind(3, m.index)
-                   .bind(4, m.seat)
-                   .bind(5, m.move)
-                   .bind(6, m.version)
-                   .bind(7, m.at_ms)
-                   .run();
+      [this, m](StmtCache& db) {
+        if (!Stmt(db, "INSERT INTO move_log(room, round, idx, seat, move, version, at_ms) "
+                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                 .bind(1, m.room)
+                 .bind(2, m.round)
+                 .bind(3, m.index)
+                 .bind(4, m.seat)
+                 .bind(5, m.move)
+                 .bind(6, m.version)
+                 .bind(7, m.at_ms)
+                 .run())
+          return false;
+        log_head_ = sqlite3_last_insert_rowid(db_);
+        ++logged_since_prune_;
+        return true;
       },
       std::move(done), Atomicity::single_statement);
 }
@@ -525,24 +586,64 @@ void SqliteStore::start_round(const std::string& room, int round, const json& op
       std::move(done));
 }
 
+namespace {
+bool archive_move(StmtCache& db, const MoveRecord& m) {
+  // OR IGNORE: the log may have been pruned under this round already, which copied its moves.
+  return Stmt(db, "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
+                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+      .bind(1, m.room)
+      .bind(2, m.round)
+      .bind(3, m.index)
+      .bind(4, m.seat)
+      .bind(5, m.move)
+      .bind(6, m.version)
+      .bind(7, m.at_ms)
+      .run();
+}
+}  // namespace
+
+// The round's moves go into `moves` with its outcome, in one transaction: they are adjacent
+// rows there, so a finished game costs a page or two however many moves it had.
 void SqliteStore::finish_round(const std::string& room, int round, const json& outcome, std::int64_t at_ms,
                                Done done) {
+  std::vector<MoveRecord> moves;
+  if (const auto it = live_.find(room); it != live_.end()) {
+    if (it->second.round == round) moves = std::move(it->second.moves);
+    live_.erase(it);
+  }
   enqueue(
-      [room, round, outcome, at_ms](StmtCache& db) {
-        return Stmt(db, "UPDATE rounds SET outcome = ?3, finished_ms = ?4 WHERE room = ?1 AND round = ?2")
-                   .bind(1, room)
-                   .bind(2, round)
-                   .bind(3, outcome.dump())
-                   .bind(4, at_ms)
-                   .run() &&
-               Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run();
+      [room, round, outcome, at_ms, moves = std::move(moves)](StmtCache& db) {
+        bool ok = Stmt(db, "UPDATE rounds SET outcome = ?3, finished_ms = ?4 WHERE room = ?1 AND round = ?2")
+                      .bind(1, room)
+                      .bind(2, round)
+                      .bind(3, outcome.dump())
+                      .bind(4, at_ms)
+                      .run() &&
+                  Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run();
+        for (const auto& m : moves) ok = ok && archive_move(db, m);
+        return ok;
       },
       std::move(done));
 }
 
+// The round in play stays in the log; pruning copies it into `moves`.
 void SqliteStore::close_room(const std::string& room, Done done) {
+  live_.erase(room);
   enqueue([room](StmtCache& db) { return Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run(); },
           std::move(done));
+}
+
+bool SqliteStore::prune_log(StmtCache& cache) {
+  // Rows of ended rounds are in `moves` already. Rows of rounds that never ended (in play for
+  // long, abandoned, closed or quarantined) are copied there first, in room order.
+  const std::int64_t below = log_head_ - kLogKept;
+  return Stmt(cache, "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
+                     "SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
+                     "WHERE l.seq < ?1 AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.room = l.room "
+                     "AND o.round = l.round AND o.finished_ms IS NOT NULL) ORDER BY l.room, l.round, l.idx")
+             .bind(1, below)
+             .run() &&
+         Stmt(cache, "DELETE FROM move_log WHERE seq < ?1").bind(1, below).run();
 }
 
 std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(const std::string& room, int round) {

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "histogram.hpp"
@@ -91,6 +92,9 @@ class SqliteStore final : public Store {
   SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post);
   void enqueue(std::function<bool(StmtCache&)> run, Done done, Atomicity atomicity = Atomicity::savepoint);
   void writer_loop();
+  // Deletes the log's rows older than its last kLogKept, copying those of rounds that never
+  // ended into `moves` first. Runs on the writer thread, inside a transaction.
+  bool prune_log(StmtCache& cache);
   void checkpoint_loop();
 
   sqlite3* db_;
@@ -104,6 +108,18 @@ class SqliteStore final : public Store {
   bool released_ = false;        // the queue was handed off: the writer may take it
   bool stopping_ = false;
   std::thread writer_;
+  // The moves of each room's round in play, as logged (rooms' thread only). finish_round()
+  // writes them into `moves`: reading them back from the log would scan it.
+  struct LiveRound {
+    int round = 0;
+    std::vector<MoveRecord> moves;
+  };
+  std::unordered_map<std::string, LiveRound> live_;
+  // The log (writer thread only). Pruning runs every kPruneEvery moves and keeps the last
+  // kLogKept: most of those rows belong to rounds still in play, which then need no copy.
+  static constexpr std::int64_t kPruneEvery = 512, kLogKept = 8192;
+  std::int64_t log_head_ = 0;  // rowid of the last move logged
+  std::int64_t logged_since_prune_ = 0;
   CommitStats stats_;
   const SpanTimer queue_timer_{stats_.queued};
   // Checkpoints run on their own connection and thread, so that copying the WAL into the

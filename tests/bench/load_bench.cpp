@@ -22,6 +22,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -379,16 +380,36 @@ class Room {
   Clock::time_point next_due_;
 };
 
-double cpu_seconds(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+// CPU seconds from a /proc stat file (a process's or one thread's), and the name in it.
+double cpu_seconds_of(const std::string& stat_path, std::string* name = nullptr) {
+  std::ifstream in(stat_path);
   std::string s((std::istreambuf_iterator<char>(in)), {});
-  const auto close = s.rfind(')');
+  const auto open = s.find('('), close = s.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return 0;
+  if (name) *name = s.substr(open + 1, close - open - 1);
   std::istringstream rest(s.substr(close + 2));
   std::string field;
   std::vector<std::string> f;
   while (rest >> field) f.push_back(field);
   // After the command: state(0) ... utime(11) stime(12), in clock ticks.
+  if (f.size() < 13) return 0;
   return (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double cpu_seconds(pid_t pid) { return cpu_seconds_of("/proc/" + std::to_string(pid) + "/stat"); }
+
+// The server's CPU seconds by thread name (the server names its threads: the event loop keeps
+// the program's name; the store's are store-writer and checkpointer).
+std::map<std::string, double> thread_cpu(pid_t pid) {
+  std::map<std::string, double> out;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  std::error_code ec;
+  for (const auto& task : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name;
+    const double s = cpu_seconds_of(task.path().string() + "/stat", &name);
+    out[name] += s;
+  }
+  return out;
 }
 
 long status_kb(pid_t pid, const std::string& key) {
@@ -445,11 +466,13 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
   for (auto& r : rooms) r->running = true;
   const auto page0 = plateau::testing::http_get(ep.port(), "/metrics").body;
   const double cpu0 = cpu_seconds(pid);
+  auto threads0 = thread_cpu(pid);
   const double self0 = cpu_seconds(getpid());
   const auto t0 = Clock::now();
   ioc.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = cpu_seconds(pid) - cpu0;
+  auto threads = thread_cpu(pid);
   const double self_cpu = cpu_seconds(getpid()) - self0;
   const auto page1 = plateau::testing::http_get(ep.port(), "/metrics").body;
   ioc.stop();
@@ -479,6 +502,10 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
   server_line("  store commit", "plateau_store_commit_seconds", "one commit, of many writes");
   std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu,
               stats.moves ? cpu * 1000 / static_cast<double>(stats.moves) : 0.0);
+  std::printf("  server threads  ");
+  for (auto& [name, seconds] : threads)
+    std::printf(" %s %.2f", name.c_str(), (seconds - threads0[name]) / elapsed);
+  std::printf(" (cores)\n");
   std::printf("  bench CPU        %.3f s = %.4f ms per move (the clients, on the same 2 cores)\n", self_cpu,
               stats.moves ? self_cpu * 1000 / static_cast<double>(stats.moves) : 0.0);
   std::printf("  server memory    peak %ld KB, now %ld KB\n", status_kb(pid, "VmHWM"), status_kb(pid, "VmRSS"));

@@ -151,7 +151,9 @@ TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {
   ASSERT_EQ(server.stop(), 0);
   // Someone edits the log by hand: the move is no longer a legal one.
   const auto db = server.data() / "plateau.db";
-  const std::string sql = "UPDATE moves SET move = 'cube@z9' WHERE room = '" + bad + "';";
+  // (A round in play has its moves in the log; `moves` holds them once it ends or is pruned.)
+  const std::string sql = "UPDATE move_log SET move = 'cube@z9' WHERE room = '" + bad + "'; UPDATE moves SET move = "
+                          "'cube@z9' WHERE room = '" + bad + "';";
   ASSERT_EQ(std::system(("sqlite3 '" + db.string() + "' \"" + sql + "\"").c_str()), 0);
   port = server.start();
   ASSERT_NE(port, 0) << server.log();
@@ -168,7 +170,9 @@ TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {
   // Its log is kept as it was, for someone to look at.
   const auto moves = [&] {
     std::string out;
-    FILE* p = ::popen(("sqlite3 '" + db.string() + "' \"SELECT move FROM moves WHERE room = '" + bad + "'\"").c_str(), "r");
+    FILE* p = ::popen(("sqlite3 '" + db.string() + "' \"SELECT move FROM move_log WHERE room = '" + bad +
+                       "' UNION ALL SELECT move FROM moves WHERE room = '" + bad + "'\"")
+                          .c_str(), "r");
     char buf[256];
     while (p && fgets(buf, sizeof buf, p)) out += buf;
     if (p) ::pclose(p);

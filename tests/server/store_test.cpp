@@ -12,6 +12,8 @@
 #include <string>
 #include <thread>
 
+#include <sqlite3.h>
+
 #include "server/sqlite_store.hpp"
 
 namespace plateau::server {
@@ -46,6 +48,27 @@ class StoreTest : public ::testing::Test {
   }
 
   fs::path dir_;
+
+  // Runs SQL on the database file directly, as another program would; the store must be closed.
+  void sql(const std::string& text) {
+    sqlite3* db = nullptr;
+    ASSERT_EQ(sqlite3_open((dir_ / "plateau.db").string().c_str(), &db), SQLITE_OK);
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+    sqlite3_free(err);
+    sqlite3_close(db);
+  }
+  std::int64_t count(const std::string& query) {
+    sqlite3* db = nullptr;
+    sqlite3_open((dir_ / "plateau.db").string().c_str(), &db);
+    sqlite3_stmt* s = nullptr;
+    std::int64_t n = -1;
+    if (sqlite3_prepare_v2(db, query.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+      n = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return n;
+  }
 
   // How many times the log started over: the checkpoint sequence number in the WAL header
   // (bytes 12-15, big-endian), which SQLite bumps at each restart.
@@ -203,6 +226,128 @@ TEST_F(StoreTest, TheWriteAheadLogStaysBoundedUnderManyCommits) {
   EXPECT_LT(largest, 16u * 1024 * 1024) << "the WAL grew to " << largest << " bytes";
   // And what was copied out is in the database file itself.
   EXPECT_GT(fs::file_size(dir_ / "plateau.db"), 100u * 1024);
+}
+
+TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+    store->close();
+  }
+  // Make it the database a schema-2 server leaves: no log, and a round in play whose moves are
+  // in `moves`.
+  sql("DROP TABLE move_log; PRAGMA user_version = 2;"
+      "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
+      "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, 12);");
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(count("PRAGMA user_version"), SqliteStore::schema_version());
+  const auto loaded = store->load();
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  ASSERT_EQ(loaded->rooms.size(), 1u);
+  EXPECT_EQ(loaded->rooms[0].version, 3);
+  ASSERT_EQ(loaded->rooms[0].rounds.at(0).moves.size(), 3u);
+  EXPECT_EQ(loaded->rooms[0].rounds[0].moves[2], (std::pair<int, std::string>{0, "old2"}));
+  // The round goes on in the log and ends: its record holds every move, old and new, once.
+  ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 3, 1, "new3", 4, 13}, d); }));
+  ASSERT_TRUE(wait([&](Done d) { store->finish_round("r1", 1, nlohmann::json{{"winner", 1}}, 14, d); }));
+  const auto record = store->read_record("r1", 1);
+  ASSERT_TRUE(record.has_value() && record->has_value());
+  const auto& moves = (*record)->moves;
+  ASSERT_EQ(moves.size(), 4u);
+  EXPECT_EQ(moves[0].move, "old0");
+  EXPECT_EQ(moves[3].move, "new3");
+  EXPECT_EQ(moves[3].at_ms, 13);
+  store->close();
+  EXPECT_EQ(count("SELECT count(*) FROM moves WHERE room = 'r1'"), 4);
+}
+
+TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
+  // 10 rooms play one long round that never ends; 20 rooms finish a round of 300 moves and
+  // play 5 moves of the next. 12,100 moves, interleaved as rooms play, are more than the log
+  // keeps: pruning must drop the ended rounds' rows and copy the others before dropping them.
+  constexpr int kLong = 10, kShort = 20, kLongMoves = 600, kShortMoves = 300, kNextMoves = 5;
+  auto name = [](int r) { return "r" + std::to_string(r); };
+  auto text = [&](int r, int round, int i) { return name(r) + "-" + std::to_string(round) + "-" + std::to_string(i); };
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    std::mutex m;
+    std::condition_variable cv;
+    int pending = 0, failed = 0;
+    auto done = [&] {
+      std::lock_guard lock(m);
+      ++pending;
+      return Done([&](bool ok) {
+        std::lock_guard lock(m);
+        if (!ok) ++failed;
+        if (--pending == 0) cv.notify_all();
+      });
+    };
+    std::vector<int> played(kLong + kShort, 0), round(kLong + kShort, 1);
+    for (int r = 0; r < kLong + kShort; ++r)
+      store->create_room(RoomRecord{name(r), "quantik", nlohmann::json::object(), 1, false, 0, 1}, done());
+    for (bool more = true; more;) {
+      more = false;
+      for (int r = 0; r < kLong + kShort; ++r) {
+        const int goal = r < kLong ? kLongMoves : (round[r] == 1 ? kShortMoves : kNextMoves);
+        if (played[r] == goal) continue;
+        more = true;
+        const int i = played[r]++;
+        const std::int64_t version = (round[r] == 1 ? 0 : kShortMoves) + i + 1;
+        store->append_move(MoveRecord{name(r), round[r], i, i % 2, text(r, round[r], i), version, i}, done());
+        if (r >= kLong && round[r] == 1 && played[r] == kShortMoves) {
+          store->finish_round(name(r), 1, nlohmann::json{{"winner", 0}}, 1, done());
+          store->start_round(name(r), 2, nlohmann::json::object(), 2, version + 1, done());
+          round[r] = 2;
+          played[r] = 0;
+        }
+      }
+    }
+    std::unique_lock lock(m);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(60), [&] { return pending == 0; }));
+    EXPECT_EQ(failed, 0);
+    lock.unlock();
+    store->close();
+  }
+  const auto total = kLong * kLongMoves + kShort * (kShortMoves + kNextMoves);
+  const auto logged = count("SELECT count(*) FROM move_log");
+  EXPECT_GT(logged, 0);
+  EXPECT_LT(logged, total - 2000) << "the log was pruned";
+  // Every ended round is whole in `moves`; the long rounds were copied there as far as pruned.
+  EXPECT_EQ(count("SELECT count(*) FROM moves WHERE round = 1 AND room IN (SELECT room FROM rounds WHERE "
+                  "finished_ms IS NOT NULL)"),
+            kShort * kShortMoves);
+  EXPECT_GT(count("SELECT count(*) FROM moves WHERE room = 'r0'"), 0);
+  auto store = open();
+  ASSERT_TRUE(store);
+  const auto loaded = store->load();
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  ASSERT_EQ(loaded->rooms.size(), static_cast<std::size_t>(kLong + kShort));
+  for (const auto& room : loaded->rooms) {
+    const int r = std::stoi(room.room.id.substr(1));
+    SCOPED_TRACE(room.room.id);
+    const auto expect_round = [&](const RoundRecord& got, int round, int n) {
+      ASSERT_EQ(got.moves.size(), static_cast<std::size_t>(n));
+      for (int i = 0; i < n; ++i) ASSERT_EQ(got.moves[i], (std::pair<int, std::string>{i % 2, text(r, round, i)}));
+    };
+    if (r < kLong) {
+      ASSERT_EQ(room.rounds.size(), 1u);
+      EXPECT_TRUE(room.rounds[0].outcome.is_null());
+      expect_round(room.rounds[0], 1, kLongMoves);
+      EXPECT_EQ(room.version, kLongMoves);
+    } else {
+      ASSERT_EQ(room.rounds.size(), 2u);
+      EXPECT_FALSE(room.rounds[0].outcome.is_null());
+      expect_round(room.rounds[0], 1, kShortMoves);
+      expect_round(room.rounds[1], 2, kNextMoves);
+      EXPECT_EQ(room.version, kShortMoves + kNextMoves);
+    }
+  }
+  const auto record = store->read_record(name(kLong), 1);
+  ASSERT_TRUE(record.has_value() && record->has_value());
+  EXPECT_EQ((*record)->moves.size(), static_cast<std::size_t>(kShortMoves));
 }
 
 }  // namespace
