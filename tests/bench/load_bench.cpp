@@ -14,6 +14,9 @@
 // keeps its own schedule: one that fell behind makes its late moves as soon as it may, rather
 // than starting a new schedule from whenever it caught up (which bunched the rooms together).
 #include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <array>
@@ -57,7 +60,8 @@ struct Options {
 };
 
 struct Stats {
-  std::vector<double> mover_us, spectator_us;
+  std::vector<double> mover_us, spectator_us;  // read by the client
+  std::vector<double> mover_socket_us;         // arrived at the client's socket
   std::uint64_t moves = 0;
   std::uint64_t errors = 0;  // error frames: a bench that sends bad moves measures nothing
 };
@@ -73,12 +77,17 @@ class Conn : public std::enable_shared_from_this<Conn> {
  public:
   Conn(asio::io_context& ioc) : sock_(ioc) {}
   std::function<void(std::string_view)> on_message;  // the raw frame: parsing is the reader's choice
+  // When the bytes of the frames being handed over reached the socket (the kernel's timestamp
+  // of the last segment read with them; the system clock).
+  std::chrono::system_clock::time_point arrived;
 
   void start(const asio::ip::tcp::endpoint& ep, std::function<void()> ready) {
     sock_.async_connect(ep, [self = shared_from_this(), ready](beast::error_code ec) {
       if (ec) return;
       beast::error_code ignored;
       self->sock_.set_option(asio::ip::tcp::no_delay(true), ignored);
+      const int on = 1;
+      ::setsockopt(self->sock_.native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
       static const std::string upgrade =
           "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
@@ -110,15 +119,37 @@ class Conn : public std::enable_shared_from_this<Conn> {
   }
 
  private:
+  // Reads with recvmsg, for the kernel's receive timestamp (SO_TIMESTAMPNS): when the bytes
+  // reached this socket, before this client got round to them.
   void read() {
-    if (in_.size() - used_ < 4096) in_.resize(std::max<std::size_t>(in_.size() * 2, 16384));
-    sock_.async_read_some(asio::buffer(in_.data() + used_, in_.size() - used_),
-                          [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-                            if (ec) return;
-                            self->used_ += n;
-                            if (!self->frames()) return self->close();
-                            self->read();
-                          });
+    sock_.async_wait(asio::ip::tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
+      if (ec) return;
+      for (;;) {
+        if (self->in_.size() - self->used_ < 4096) self->in_.resize(std::max<std::size_t>(self->in_.size() * 2, 16384));
+        iovec iov{self->in_.data() + self->used_, self->in_.size() - self->used_};
+        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+        msghdr msg{};
+        msg.msg_iov = &iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        const auto n = ::recvmsg(self->sock_.native_handle(), &msg, MSG_DONTWAIT);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (n <= 0) return self->close();
+        self->arrived = std::chrono::system_clock::now();
+        for (auto* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+          if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+            timespec ts;
+            std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+            self->arrived = std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
+          }
+        self->used_ += static_cast<std::size_t>(n);
+        if (!self->frames()) return self->close();
+        if (static_cast<std::size_t>(n) < iov.iov_len) break;  // drained: no recvmsg just to hear EAGAIN
+      }
+      self->read();
+    });
   }
   // Hands over every whole frame in the buffer; false when the peer broke the protocol.
   bool frames() {
@@ -256,7 +287,11 @@ class Room {
     const auto sent = sent_.find(v);
     if (sent == sent_.end()) return;
     const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.first).count();
-    if (i == sent->second.second && running) stats_.mover_us.push_back(us);
+    if (i == sent->second.second && running) {
+      stats_.mover_us.push_back(us);
+      stats_.mover_socket_us.push_back(
+          std::chrono::duration<double, std::micro>(conns_[i]->arrived - sent->second.wall).count());
+    }
     if (i == static_cast<int>(conns_.size()) - 1) {
       if (running) stats_.spectator_us.push_back(us);
       sent_.erase(sent);
@@ -352,7 +387,7 @@ class Room {
   }
 
   void send_move(int i, const std::string& move) {
-    sent_[versions_[i] + 1] = {Clock::now(), i};
+    sent_[versions_[i] + 1] = {Clock::now(), i, std::chrono::system_clock::now()};
     if (running) ++stats_.moves;
     conns_[i]->send(json{{"type", "move"}, {"room", room_}, {"version", versions_[i]}, {"move", move}}.dump());
   }
@@ -372,7 +407,12 @@ class Room {
   };
   std::map<int, PlayerView> views_;
   std::map<int, std::int64_t> versions_;
-  std::map<std::int64_t, std::pair<Clock::time_point, int>> sent_;
+  struct Sent {
+    Clock::time_point first;  // when the move was sent
+    int second;               // by whom
+    std::chrono::system_clock::time_point wall;  // the same instant, on the kernel's timestamp clock
+  };
+  std::map<std::int64_t, Sent> sent_;
   std::int64_t pending_ = -1;
   bool asked_[2] = {false, false};
   asio::steady_timer timer_;
@@ -485,6 +525,10 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
   std::printf("  latency mover    p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu)\n",
               percentile(stats.mover_us, 50) / 1000, percentile(stats.mover_us, 95) / 1000,
               percentile(stats.mover_us, 99) / 1000, stats.mover_us.size());
+  std::printf("    at its socket  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (the kernel's receive timestamp: "
+              "without the time this client took to get to the frame)\n",
+              percentile(stats.mover_socket_us, 50) / 1000, percentile(stats.mover_socket_us, 95) / 1000,
+              percentile(stats.mover_socket_us, 99) / 1000);
   std::printf("  latency spectator p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu, last spectator)\n",
               percentile(stats.spectator_us, 50) / 1000, percentile(stats.spectator_us, 95) / 1000,
               percentile(stats.spectator_us, 99) / 1000, stats.spectator_us.size());
