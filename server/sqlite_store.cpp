@@ -537,6 +537,21 @@ void SqliteStore::put_seat(const std::string& room, int seat, const std::optiona
       std::move(done));
 }
 
+namespace {
+// `sql` takes a move's seven columns, in the order of the moves table.
+bool insert_move(StmtCache& db, const char* sql, const MoveRecord& m) {
+  return Stmt(db, sql)
+      .bind(1, m.room)
+      .bind(2, m.round)
+      .bind(3, m.index)
+      .bind(4, m.seat)
+      .bind(5, m.move)
+      .bind(6, m.version)
+      .bind(7, m.at_ms)
+      .run();
+}
+}  // namespace
+
 // A move is one INSERT at the end of the log: whatever rooms moved, a commit dirties the log's
 // last page or two. Its version lives in its own row: load() takes the greater of it and
 // rooms.version, so no other row changes.
@@ -552,16 +567,9 @@ void SqliteStore::append_move(const MoveRecord& m, Done done) {
   live.moves.push_back(m);
   enqueue(
       [this, m](StmtCache& db) {
-        if (!Stmt(db, "INSERT INTO move_log(room, round, idx, seat, move, version, at_ms) "
-                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-                 .bind(1, m.room)
-                 .bind(2, m.round)
-                 .bind(3, m.index)
-                 .bind(4, m.seat)
-                 .bind(5, m.move)
-                 .bind(6, m.version)
-                 .bind(7, m.at_ms)
-                 .run())
+        if (!insert_move(db, "INSERT INTO move_log(room, round, idx, seat, move, version, at_ms) "
+                             "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                         m))
           return false;
         log_head_ = sqlite3_last_insert_rowid(db_);
         ++logged_since_prune_;
@@ -586,22 +594,6 @@ void SqliteStore::start_round(const std::string& room, int round, const json& op
       std::move(done));
 }
 
-namespace {
-bool archive_move(StmtCache& db, const MoveRecord& m) {
-  // OR IGNORE: the log may have been pruned under this round already, which copied its moves.
-  return Stmt(db, "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
-                  "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-      .bind(1, m.room)
-      .bind(2, m.round)
-      .bind(3, m.index)
-      .bind(4, m.seat)
-      .bind(5, m.move)
-      .bind(6, m.version)
-      .bind(7, m.at_ms)
-      .run();
-}
-}  // namespace
-
 // The round's moves go into `moves` with its outcome, in one transaction: they are adjacent
 // rows there, so a finished game costs a page or two however many moves it had.
 void SqliteStore::finish_round(const std::string& room, int round, const json& outcome, std::int64_t at_ms,
@@ -620,7 +612,11 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
                       .bind(4, at_ms)
                       .run() &&
                   Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run();
-        for (const auto& m : moves) ok = ok && archive_move(db, m);
+        // OR IGNORE: pruning the log under this round may have copied some of them already.
+        for (const auto& m : moves)
+          ok = ok && insert_move(db, "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
+                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                                 m);
         return ok;
       },
       std::move(done));
