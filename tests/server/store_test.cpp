@@ -2,7 +2,13 @@
 // bounded however long the server runs.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <chrono>
 #include <condition_variable>
@@ -348,6 +354,87 @@ TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
   const auto record = store->read_record(name(kLong), 1);
   ASSERT_TRUE(record.has_value() && record->has_value());
   EXPECT_EQ((*record)->moves.size(), static_cast<std::size_t>(kShortMoves));
+}
+
+TEST_F(StoreTest, AStoreKilledMidWriteKeepsEveryAcknowledgedMoveAcrossPrunes) {
+  // A child process plays 30 rooms (each round ends after 40 moves and the next starts) and
+  // reports each move once its write is acknowledged. Once far past the log's first prunes, it
+  // is killed with SIGKILL while writing. Every acknowledged move must be where it is read.
+  constexpr int kRooms = 30, kRoundMoves = 40, kAcks = 15000;
+  int pipe_fds[2];
+  ASSERT_EQ(::pipe(pipe_fds), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    auto opened = SqliteStore::open((dir_ / "plateau.db").string(), [](std::function<void()> f) { f(); });
+    if (!opened) ::_exit(2);
+    auto& store = **opened;
+    auto report = [fd = pipe_fds[1]](int room, int round, int idx) {
+      const std::int32_t ack[3] = {room, round, idx};
+      if (::write(fd, ack, sizeof ack) != sizeof ack) ::_exit(3);
+    };
+    std::vector<int> round(kRooms, 1), played(kRooms, 0);
+    for (int r = 0; r < kRooms; ++r)
+      store.create_room(RoomRecord{"r" + std::to_string(r), "quantik", nlohmann::json::object(), 1, false, 0, 1},
+                        [](bool) {});
+    for (std::int64_t version = 1;; ++version) {  // until killed
+      for (int r = 0; r < kRooms; ++r) {
+        const int i = played[r]++, n = round[r];
+        store.append_move(MoveRecord{"r" + std::to_string(r), n, i, i % 2, "m" + std::to_string(i), version, i},
+                          [report, r, n, i](bool ok) {
+                            if (ok) report(r, n, i);
+                          });
+        if (played[r] == kRoundMoves) {
+          store.finish_round("r" + std::to_string(r), n, nlohmann::json{{"winner", 0}}, 1, [](bool) {});
+          store.start_round("r" + std::to_string(r), n + 1, nlohmann::json::object(), 1, version, [](bool) {});
+          ++round[r];
+          played[r] = 0;
+        }
+      }
+      // Now and then, let the writer catch up, so that it is killed in a commit, not a queue.
+      if (version % 50 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  ::close(pipe_fds[1]);
+  std::vector<std::array<std::int32_t, 3>> acked;
+  std::array<std::int32_t, 3> ack;
+  while (acked.size() < kAcks && ::read(pipe_fds[0], ack.data(), sizeof ack) == sizeof ack) acked.push_back(ack);
+  ::kill(child, SIGKILL);
+  // What it acknowledged up to its death counts too.
+  while (::read(pipe_fds[0], ack.data(), sizeof ack) == sizeof ack) acked.push_back(ack);
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the child stopped by itself: " << status;
+  ASSERT_GE(acked.size(), static_cast<std::size_t>(kAcks));
+
+  auto store = open();
+  ASSERT_TRUE(store);
+  const auto loaded = store->load();
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  std::map<std::pair<int, int>, std::size_t> held;  // (room, round) -> moves found
+  for (const auto& room : loaded->rooms) {
+    const int r = std::stoi(room.room.id.substr(1));
+    for (const auto& round : room.rounds)
+      if (round.outcome.is_null()) held[{r, round.round}] = round.moves.size();
+  }
+  std::size_t checked_ended = 0;
+  for (const auto& [r, n, i] : acked) {
+    const auto it = held.find({r, n});
+    std::size_t have = 0;
+    if (it != held.end()) {
+      have = it->second;
+    } else {
+      const auto record = store->read_record("r" + std::to_string(r), n);
+      ASSERT_TRUE(record.has_value() && record->has_value()) << "r" << r << " round " << n;
+      have = (*record)->moves.size();
+      held[{r, n}] = have;
+      ++checked_ended;
+    }
+    ASSERT_GT(have, static_cast<std::size_t>(i)) << "r" << r << " round " << n << " lost acknowledged move " << i;
+  }
+  EXPECT_GT(checked_ended, 0u) << "some rounds ended before the kill";
 }
 
 }  // namespace
