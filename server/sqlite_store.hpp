@@ -3,6 +3,10 @@
 // fsync is shared by all the rooms that moved meanwhile. The rooms' thread hands the queue over
 // once per pass of its event loop, not once per write. `done` callbacks go back to the rooms'
 // thread through `post`, in order, only after the COMMIT returned.
+//
+// Moves of rounds in play are appended to `move_log` (rowid order: a commit dirties its last page
+// or two, whichever rooms moved); a round's moves go into `moves` (keyed by room, round and
+// index, for replays) when it ends. load() reads both.
 #pragma once
 
 #include <array>
@@ -116,7 +120,8 @@ class SqliteStore final : public Store {
   };
   std::unordered_map<std::string, LiveRound> live_;
   // The log (writer thread only). Pruning runs every kPruneEvery moves and keeps the last
-  // kLogKept: most of those rows belong to rounds still in play, which then need no copy.
+  // kLogKept, so that most rows it drops belong to rounds that ended (and are in `moves`
+  // already): only rounds played for longer than that are copied.
   static constexpr std::int64_t kPruneEvery = 512, kLogKept = 8192;
   std::int64_t log_head_ = 0;  // rowid of the last move logged
   std::int64_t logged_since_prune_ = 0;
