@@ -303,7 +303,9 @@ if pm exec "$CID" sh -c 'sqlite3 /data/plateau.db ".backup /tmp/backup.db" && ca
    n=$(python3 - "$WORK/backup.db" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
-print(db.execute("PRAGMA integrity_check").fetchone()[0], db.execute("SELECT count(*) FROM moves").fetchone()[0])
+# A round in play has its moves in move_log; `moves` holds them once it ends (or the log is pruned).
+print(db.execute("PRAGMA integrity_check").fetchone()[0], db.execute(
+    "SELECT count(*) FROM (SELECT room, round, idx FROM moves UNION SELECT room, round, idx FROM move_log)").fetchone()[0])
 PY
 ) && [ "$n" = "ok 3" ]; then
   pass "online backup streamed out of the container: $(stat -c %s "$WORK/backup.db") bytes, integrity ok, 3 moves"
