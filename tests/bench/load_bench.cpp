@@ -300,8 +300,8 @@ class Room {
   void note_arrival(int i, std::int64_t v) {
     const auto sent = sent_.find(v);
     if (sent == sent_.end()) return;
-    const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.first).count();
-    if (i == sent->second.second && running) {
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.at).count();
+    if (i == sent->second.mover && running) {
       stats_.mover_us.push_back(us);
       stats_.mover_socket_us.push_back(
           std::chrono::duration<double, std::micro>(conns_[i]->arrived - sent->second.wall).count());
@@ -309,7 +309,7 @@ class Room {
     if (i == static_cast<int>(conns_.size()) - 1) {
       if (running) stats_.spectator_us.push_back(us);
       sent_.erase(sent);
-    } else if (spectators_ == 0 && i == sent->second.second) {
+    } else if (spectators_ == 0 && i == sent->second.mover) {
       sent_.erase(sent);
     }
   }
@@ -431,8 +431,8 @@ class Room {
   std::vector<PlayerView> views_;
   std::vector<std::int64_t> versions_;
   struct Sent {
-    Clock::time_point first;  // when the move was sent
-    int second;               // by whom
+    Clock::time_point at;                        // when the move was sent
+    int mover;                                   // by which connection
     std::chrono::system_clock::time_point wall;  // the same instant, on the kernel's timestamp clock
   };
   std::map<std::int64_t, Sent> sent_;
