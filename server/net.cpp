@@ -174,8 +174,13 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     if (queued() >= kMaxQueuedFrames || queued_bytes_ > kMaxQueuedBytes) {
       // A reader that cannot keep up is dropped, never waited for.
       ++server_.stats().dropped_slow;
-      spdlog::warn("event=drop_slow_reader player={} queued={}", player() ? player()->id : "-", queued());
-      close(websocket::close_code::policy_error);
+      spdlog::warn("event=drop_slow_reader player={} queued={} bytes={}", player() ? player()->id : "-", queued(),
+                   queued_bytes_);
+      // Cut at once: a close frame would wait behind all it has not read, and the write in
+      // flight has no timeout, so a peer that never reads again would hold its connection
+      // and its queue for good.
+      closing_ = true;
+      beast::close_socket(beast::get_lowest_layer(ws_));
       return;
     }
     queued_bytes_ += frame->size();

@@ -16,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -65,8 +66,19 @@ class BasicWsClient {
     if (ec) return ec.message();
     beast::get_lowest_layer(ws_).expires_never();
     ws_.read_message_max(64 << 20);
+    ws_.control_callback([this](boost::beast::websocket::frame_type kind, boost::beast::string_view payload) {
+      if (kind == boost::beast::websocket::frame_type::pong) pongs_.emplace_back(payload);
+    });
     return "";
   }
+
+  // Sends a ping; its pong shows in pongs() once a later read has passed it.
+  bool ping(const std::string& payload) {
+    boost::system::error_code ec;
+    ws_.ping(boost::beast::websocket::ping_data(payload.c_str()), ec);
+    return !ec;
+  }
+  const std::vector<std::string>& pongs() const { return pongs_; }
 
   bool send_text(const std::string& text) {
     boost::system::error_code ec;
@@ -137,6 +149,7 @@ class BasicWsClient {
   boost::beast::websocket::stream<Stream> ws_;
   boost::beast::flat_buffer buffer_;
   std::deque<nlohmann::json> inbox_;
+  std::vector<std::string> pongs_;
   bool reading_ = false;
   bool closed_ = false;
 };
