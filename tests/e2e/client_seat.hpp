@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <thread>
+
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
 #include "server_process.hpp"
@@ -127,6 +130,50 @@ void play_out(std::vector<BasicSeat<Ws>*> players, BasicSeat<Ws>& spectator, std
   EXPECT_EQ(spectator.state["status"], "over");
   EXPECT_EQ(spectator.state, fresh_sync(spectator));
   for (auto* p : players) EXPECT_EQ(p->state["board"], spectator.state["board"]) << "all see the same final board";
+}
+
+// Creates `rooms` rooms from `owner`, so that each "rooms" reply is a few kilobytes, and
+// returns the size of one.
+template <class Ws>
+std::size_t fill_lobby(BasicSeat<Ws>& owner, int rooms) {
+  for (int i = 0; i < rooms; ++i) create(owner, "quantik");
+  owner.ws.send({{"type", "rooms"}});
+  const auto list = owner.ws.recv_type("rooms");
+  EXPECT_TRUE(list.has_value());
+  return list ? list->dump().size() : 0;
+}
+
+// Asks for the room list `n` times without reading a reply, ids 0 to n-1.
+template <class Ws>
+void ask_rooms(BasicSeat<Ws>& s, int n) {
+  for (int i = 0; i < n; ++i) ASSERT_TRUE(s.ws.send({{"type", "rooms"}, {"id", i}}));
+}
+
+// `deaf` asks for about 16 MB of replies (each `reply_bytes`) and reads none: past the 8 MB a
+// reader may fall behind, it must be cut off at once, not sent its backlog, while `other` is
+// still served. `get(path)` reads the server's HTTP endpoints.
+template <class Ws>
+void expect_slow_reader_cut(BasicSeat<Ws>& deaf, BasicSeat<Ws>& other, std::size_t reply_bytes,
+                            const std::function<std::string(const std::string&)>& get) {
+  ask_rooms(deaf, static_cast<int>((16u << 20) / reply_bytes));
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  std::string metrics;
+  while (std::chrono::steady_clock::now() < deadline) {
+    metrics = get("/metrics");
+    if (metrics.find("plateau_slow_readers_dropped_total 1") != std::string::npos) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_NE(metrics.find("plateau_slow_readers_dropped_total 1"), std::string::npos) << metrics;
+  other.ws.send({{"type", "rooms"}, {"id", "still"}});
+  const auto reply = other.ws.recv_type("rooms");
+  ASSERT_TRUE(reply.has_value()) << "the others are still served";
+  EXPECT_EQ((*reply)["id"], "still");
+  // What the kernel already held still arrives; then the connection ends.
+  std::size_t read = 0;
+  while (deaf.ws.recv(5s).has_value()) ++read;
+  EXPECT_TRUE(deaf.ws.closed()) << "after " << read << " replies";
+  EXPECT_LT(read * reply_bytes, 8u << 20) << "the backlog was dropped, not delivered";
+  EXPECT_NE(get("/healthz").find(R"("connections":1)"), std::string::npos);
 }
 
 }  // namespace plateau::testing

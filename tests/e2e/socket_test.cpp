@@ -5,8 +5,6 @@
 
 #include <fcntl.h>
 
-#include <thread>
-
 #include "client_seat.hpp"
 #include "http_client.hpp"
 
@@ -229,18 +227,9 @@ class Backlog : public ::testing::Test {
   void SetUp() override {
     port_ = server_.start();
     ASSERT_NE(port_, 0) << server_.log();
-    // Rooms to list, so that each "rooms" reply is a few kilobytes.
     owner_ = connect(port_, "Owner");
-    for (int i = 0; i < 40; ++i) create(*owner_, "quantik");
-    owner_->ws.send({{"type", "rooms"}});
-    const auto list = owner_->ws.recv_type("rooms");
-    ASSERT_TRUE(list.has_value());
-    reply_bytes_ = list->dump().size();
-    ASSERT_GT(reply_bytes_, 4000u) << list->dump();
-  }
-  // Asks for the room list `n` times without reading a reply.
-  static void ask(Seat& s, int n) {
-    for (int i = 0; i < n; ++i) ASSERT_TRUE(s.ws.send({{"type", "rooms"}, {"id", i}}));
+    reply_bytes_ = fill_lobby(*owner_, 40);
+    ASSERT_GT(reply_bytes_, 4000u);
   }
   ServerProcess server_{{}, {"--rate", "100000"}};
   unsigned short port_ = 0;
@@ -253,7 +242,7 @@ class Backlog : public ::testing::Test {
 TEST_F(Backlog, RepliesQueuedPastTheSocketBuffersArriveWholeAndInOrder) {
   auto late = connect(port_, "Late");
   const int n = static_cast<int>((3u << 20) / reply_bytes_);
-  ask(*late, n);
+  ask_rooms(*late, n);
   std::this_thread::sleep_for(1s);
   for (int i = 0; i < n; ++i) {
     const auto m = late->ws.recv(10s);
@@ -267,30 +256,9 @@ TEST_F(Backlog, RepliesQueuedPastTheSocketBuffersArriveWholeAndInOrder) {
   EXPECT_NE(metrics.body.find("plateau_slow_readers_dropped_total 0"), std::string::npos) << metrics.body;
 }
 
-// A client that asks for about 16 MB and reads none of it passes the 8 MB a reader may fall
-// behind: it is cut off, and nobody else notices.
 TEST_F(Backlog, AReaderThatFallsTooFarBehindIsCutOffAloneAndAtOnce) {
   auto deaf = connect(port_, "Deaf");
-  ask(*deaf, static_cast<int>((16u << 20) / reply_bytes_));
-  const auto deadline = std::chrono::steady_clock::now() + 10s;
-  std::string metrics;
-  while (std::chrono::steady_clock::now() < deadline) {
-    metrics = http_get(port_, "/metrics").body;
-    if (metrics.find("plateau_slow_readers_dropped_total 1") != std::string::npos) break;
-    std::this_thread::sleep_for(50ms);
-  }
-  EXPECT_NE(metrics.find("plateau_slow_readers_dropped_total 1"), std::string::npos) << metrics;
-  owner_->ws.send({{"type", "rooms"}, {"id", "still"}});
-  const auto reply = owner_->ws.recv_type("rooms");
-  ASSERT_TRUE(reply.has_value()) << "the others are still served";
-  EXPECT_EQ((*reply)["id"], "still");
-  // What the kernel already held still arrives; then the connection ends.
-  int read = 0;
-  while (deaf->ws.recv(5s).has_value()) ++read;
-  EXPECT_TRUE(deaf->ws.closed()) << "after " << read << " replies";
-  EXPECT_LT(read * reply_bytes_, 8u << 20) << "the backlog was dropped, not delivered";
-  const auto health = http_get(port_, "/healthz");
-  EXPECT_NE(health.body.find(R"("connections":1)"), std::string::npos) << health.body;
+  expect_slow_reader_cut(*deaf, *owner_, reply_bytes_, [&](const std::string& path) { return http_get(port_, path).body; });
 }
 
 // A client's ping is answered with its payload, between the replies.

@@ -155,6 +155,23 @@ TEST_F(Tls, SigtermTellsWssClientsAndExitsCleanly) {
   EXPECT_NE(server_->log().find("event=stopped"), std::string::npos);
 }
 
+// Over TLS too, a reader that falls 8 MB behind is cut off at once, and nobody else notices.
+TEST(TlsBacklog, AReaderThatFallsTooFarBehindIsCutOffAloneAndAtOnce) {
+  TempDir dir;
+  const auto cert = make_self_signed(dir.path, "server");
+  ASSERT_FALSE(cert.cert.empty());
+  ServerProcess server({}, {"--tls-cert", cert.cert, "--tls-key", cert.key, "--rate", "100000"});
+  const auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto ctx = trusting(cert.cert);
+  auto owner = connect_tls(*ctx, port, "Owner"), deaf = connect_tls(*ctx, port, "Deaf");
+  const auto reply_bytes = fill_lobby(*owner, 40);
+  ASSERT_GT(reply_bytes, 4000u);
+  expect_slow_reader_cut(*deaf, *owner, reply_bytes,
+                         [&](const std::string& path) { return https_get(*ctx, port, path).body; });
+  EXPECT_EQ(server.stop(SIGTERM), std::optional<int>(0)) << server.log();
+}
+
 // The server must not come up, must say why, and must exit 1 (not crash, not serve clear text).
 void expect_refused_start(const std::vector<std::string>& args, const std::string& says) {
   ServerProcess server({}, args);
