@@ -179,8 +179,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
       // Cut at once: a close frame would wait behind all it has not read, and the write in
       // flight has no timeout, so a peer that never reads again would hold its connection
       // and its queue for good.
-      closing_ = true;
-      beast::close_socket(beast::get_lowest_layer(ws_));
+      cut();
       return;
     }
     queued_bytes_ += frame->size();
@@ -202,7 +201,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
       // A ping went unanswered for half the timeout (the peer has had that long, however late
       // this sweep runs): it is gone without a word. The pending read fails and ends it.
       spdlog::debug("event=drop_silent player={}", player() ? player()->id : "-");
-      beast::close_socket(beast::get_lowest_layer(ws_));
+      cut();
       return;
     }
     if (answered && !pinging_ && now - heard_ >= idle / 2) {
@@ -294,6 +293,13 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     }
     if (queued() > 0) write_next();
     else if (closing_) do_close();
+  }
+
+  // Ends the connection without a closing handshake, for a peer that would never complete
+  // one: the pending read (and any write) fails, and gone() follows.
+  void cut() {
+    closing_ = true;
+    beast::close_socket(beast::get_lowest_layer(ws_));
   }
 
   void do_close() {
