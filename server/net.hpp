@@ -48,6 +48,9 @@ struct NetStats {
 std::expected<std::shared_ptr<boost::asio::ssl::context>, std::string> load_tls_context(const std::string& cert,
                                                                                        const std::string& key);
 
+// The wall clock in milliseconds since the epoch: what the rooms and the store are told.
+Millis now_ms();
+
 class Server {
  public:
   // With `tls`, every connection starts with a TLS handshake (HTTPS and wss://).

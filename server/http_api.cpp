@@ -1,0 +1,246 @@
+#include "http_api.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "history.hpp"
+#include "net.hpp"
+#include "sqlite_store.hpp"
+
+#ifndef PLATEAU_WEB_DIR
+#define PLATEAU_WEB_DIR "clients/web"
+#endif
+
+namespace plateau::server {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+using nlohmann::json;
+
+namespace {
+
+std::string_view mime_type(std::string_view path) {
+  const auto dot = path.rfind('.');
+  const auto ext = dot == std::string_view::npos ? std::string_view() : path.substr(dot);
+  if (ext == ".html") return "text/html; charset=utf-8";
+  if (ext == ".js" || ext == ".mjs") return "text/javascript; charset=utf-8";
+  if (ext == ".css") return "text/css; charset=utf-8";
+  if (ext == ".json" || ext == ".webmanifest") return "application/json";
+  if (ext == ".svg") return "image/svg+xml";
+  if (ext == ".png") return "image/png";
+  if (ext == ".ico") return "image/x-icon";
+  if (ext == ".txt" || ext == ".md") return "text/plain; charset=utf-8";
+  return "application/octet-stream";
+}
+
+// The value of `key` in a URL query ("room=ab&round=2"), unescaped only for the characters
+// our ids use; empty when absent.
+std::string query_param(std::string_view target, std::string_view key) {
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return "";
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const auto pair = rest.substr(0, amp);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == key) return std::string(pair.substr(eq + 1));
+    if (amp == std::string_view::npos) break;
+    rest = rest.substr(amp + 1);
+  }
+  return "";
+}
+
+// One request's answer. Holds nothing but the server, so it is made for each request.
+class Answerer {
+ public:
+  explicit Answerer(Server& server) : server_(server) {}
+
+  HttpResponse handle(const HttpRequest& req) {
+    std::string target(req.target().data(), req.target().size());
+    const std::string full_target = target;
+    if (target.rfind("/admin/", 0) == 0) return admin(req, target);
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return text_response(req, http::status::method_not_allowed, "GET only\n");
+    if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
+    if (target == "/healthz") {
+      const json body{{"status", "ok"},
+                      {"rooms", server_.lobby().room_count()},
+                      {"connections", server_.stats().connections}};
+      return text_response(req, http::status::ok, body.dump() + "\n", "application/json");
+    }
+    if (target == "/metrics")
+      return text_response(req, http::status::ok, server_.metrics_text(), "text/plain; version=0.0.4");
+    if (target.rfind("/api/", 0) == 0) return api(req, target, full_target);
+    return serve_file(req, target);
+  }
+
+  static HttpResponse json_response(const HttpRequest& req, http::status status, const json& body) {
+    return text_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
+                         "application/json");
+  }
+  static HttpResponse api_error(const HttpRequest& req, http::status status, std::string message) {
+    return json_response(req, status, json{{"error", std::move(message)}});
+  }
+
+  // The admin API: off unless an admin token is set; every call carries it as a bearer token.
+  //   GET  /admin/rooms                 every room in memory, private ones included
+  //   POST /admin/rooms/<id>/close      closes a room (its clients get room/not_found)
+  //   POST /admin/announce  {"message"} sends an `announce` to every connected client
+  HttpResponse admin(const HttpRequest& req, const std::string& target) {
+    const auto& token = server_.config().admin_token;
+    if (token.empty()) return api_error(req, http::status::not_found, "the admin API is off (no admin token set)");
+    const auto auth = req[http::field::authorization];
+    const std::string given(auth.data(), auth.size());
+    // Compared in constant time, so the token cannot be guessed byte by byte from timings.
+    const std::string expected = "Bearer " + token;
+    unsigned diff = given.size() != expected.size();
+    for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i) diff |= static_cast<unsigned>(given[i] ^ expected[i]);
+    if (diff != 0) {
+      spdlog::warn("event=admin_refused target={}", target);
+      return api_error(req, http::status::unauthorized, "a valid admin token is required");
+    }
+    if (req.method() == http::verb::get && target == "/admin/rooms") {
+      json rooms = json::array();
+      for (const auto& [id, room] : server_.lobby().rooms()) {
+        json s = room->summary();
+        s["version"] = room->version();
+        rooms.push_back(std::move(s));
+      }
+      return json_response(req, http::status::ok, json{{"rooms", rooms}});
+    }
+    if (req.method() == http::verb::post && target.rfind("/admin/rooms/", 0) == 0 && target.ends_with("/close")) {
+      const auto id = target.substr(13, target.size() - 13 - 6);
+      if (!server_.lobby().close_room(id)) return api_error(req, http::status::not_found, "no such room");
+      spdlog::info("event=admin_close room={}", id);
+      return json_response(req, http::status::ok, json{{"closed", id}});
+    }
+    if (req.method() == http::verb::post && target == "/admin/announce") {
+      const json body = json::parse(req.body(), nullptr, false);
+      if (!body.is_object() || !body.contains("message") || !body["message"].is_string() ||
+          body["message"].get_ref<const std::string&>().empty() || body["message"].get_ref<const std::string&>().size() > 1000)
+        return api_error(req, http::status::bad_request, "send {\"message\": \"...\"} (at most 1000 bytes)");
+      server_.lobby().announce(body["message"]);
+      spdlog::info("event=admin_announce clients={}", server_.stats().connections);
+      return json_response(req, http::status::ok, json{{"sent_to", server_.stats().connections}});
+    }
+    return api_error(req, http::status::not_found, "no such admin call");
+  }
+
+  // History and replays: read from the store's read-only connection.
+  HttpResponse api(const HttpRequest& req, const std::string& path, const std::string& target) {
+    SqliteStore* store = server_.store();
+    if (!store) return api_error(req, http::status::not_found, "history is off: the server keeps no store");
+    if (path == "/api/history") {
+      int limit = 50;
+      if (const auto l = query_param(target, "limit"); !l.empty() && l.size() < 4 && l.find_first_not_of("0123456789") == std::string::npos)
+        limit = std::clamp(std::stoi(l), 1, 500);
+      return json_response(req, http::status::ok, json{{"games", store->finished_games(limit)}});
+    }
+    if (path == "/api/replay" || path == "/api/export") {
+      const auto room = query_param(target, "room");
+      const auto round_text = query_param(target, "round");
+      int round = 1;
+      if (!round_text.empty()) {
+        if (round_text.size() > 6 || round_text.find_first_not_of("0123456789") != std::string::npos)
+          return api_error(req, http::status::bad_request, "round is a number");
+        round = std::stoi(round_text);
+      }
+      if (room.empty() || room.size() > 64) return api_error(req, http::status::bad_request, "room is required");
+      auto record = store->read_record(room, round);
+      if (!record) return api_error(req, http::status::internal_server_error, record.error());
+      if (!*record) return api_error(req, http::status::not_found, "no such game");
+      // A game still being played keeps its secrets (the seed fixes every draw to come).
+      if ((*record)->result.is_null())
+        return api_error(req, http::status::conflict, "this game is still being played: watch it live instead");
+      if (path == "/api/export") {
+        auto res = json_response(req, http::status::ok, record_to_json(**record));
+        res.set(http::field::content_disposition,
+                "attachment; filename=\"plateau-" + (*record)->game + "-" + room + "-" + std::to_string(round) + ".json\"");
+        return res;
+      }
+      auto frames = replay_frames(**record);
+      if (!frames) return api_error(req, http::status::unprocessable_entity, frames.error());
+      return json_response(req, http::status::ok, json{{"record", record_to_json(**record)}, {"frames", std::move(*frames)}});
+    }
+    return api_error(req, http::status::not_found, "no such API");
+  }
+
+  // POST /api/import: a record is checked by replaying it, then stored as a finished game of
+  // its own; the reply (sent through `reply` once it is durable) names the room to replay.
+  // Returns the answer at once only when the record is refused.
+  std::optional<HttpResponse> import_record(const HttpRequest& req, const HttpReply& reply) {
+    SqliteStore* store = server_.store();
+    if (!store) return api_error(req, http::status::not_found, "history is off: the server keeps no store");
+    const json body = json::parse(req.body(), nullptr, false);
+    if (body.is_discarded()) return api_error(req, http::status::bad_request, "the body is not JSON");
+    if (protocol::json_depth(req.body(), 32) > 32) return api_error(req, http::status::bad_request, "too deep");
+    auto record = record_from_json(body);
+    if (!record) return api_error(req, http::status::bad_request, record.error());
+    auto frames = replay_frames(*record);
+    if (!frames) return api_error(req, http::status::unprocessable_entity, frames.error());
+    if (frames->back()["status"] != "over")
+      return api_error(req, http::status::unprocessable_entity, "only finished games can be imported");
+    record->result = frames->back()["outcome"];
+    record->room = server_.lobby().new_room_id();
+    record->round = 1;
+    if (record->finished_ms == 0) record->finished_ms = now_ms();
+    // The answer needs the request's version and keep-alive, not its (possibly long) body.
+    HttpRequest head{req.method(), req.target(), req.version()};
+    head.keep_alive(req.keep_alive());
+    store->import_record(*record, [reply, head = std::move(head), room = record->room](bool ok) {
+      reply(ok ? json_response(head, http::status::created, json{{"room", room}, {"round", 1}})
+               : api_error(head, http::status::internal_server_error, "the game could not be stored"));
+    });
+    return std::nullopt;
+  }
+
+  HttpResponse serve_file(const HttpRequest& req, std::string target) {
+    if (target.empty() || target == "/") target = "/index.html";
+    if (target.find("..") != std::string::npos || target.find('\\') != std::string::npos ||
+        target.find('\0') != std::string::npos)
+      return text_response(req, http::status::bad_request, "bad path\n");
+    const std::string root = server_.config().web_root.empty() ? PLATEAU_WEB_DIR : server_.config().web_root;
+    const std::filesystem::path path = std::filesystem::path(root) / target.substr(1);
+    std::error_code fec;
+    if (!std::filesystem::is_regular_file(path, fec))
+      return text_response(req, http::status::not_found, "not found\n");
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream body;
+    body << in.rdbuf();
+    auto res = text_response(req, http::status::ok, body.str(), mime_type(path.string()));
+    if (req.method() == http::verb::head) res.body().clear();
+    return res;
+  }
+
+ private:
+  Server& server_;
+};
+
+}  // namespace
+
+HttpResponse text_response(const HttpRequest& req, http::status status, std::string body, std::string_view type) {
+  HttpResponse res{status, req.version()};
+  res.set(http::field::server, "plateau");
+  res.set(http::field::content_type, beast::string_view(type.data(), type.size()));
+  res.set(http::field::cache_control, "no-cache");
+  res.keep_alive(req.keep_alive());
+  res.body() = std::move(body);
+  res.prepare_payload();
+  return res;
+}
+
+void answer_http(Server& server, const HttpRequest& req, const HttpReply& reply) {
+  Answerer answerer(server);
+  if (req.method() == http::verb::post && req.target() == "/api/import") {
+    if (auto refused = answerer.import_record(req, reply)) reply(std::move(*refused));
+    return;
+  }
+  reply(answerer.handle(req));
+}
+
+}  // namespace plateau::server

@@ -1,0 +1,19 @@
+// The sessions for TLS connections (https:// and wss://).
+#include "sessions.hpp"
+
+namespace plateau::server {
+
+namespace sessions {
+
+void start_websocket(TlsStream&& stream, Server& server, http::request<http::string_body> req) {
+  std::make_shared<BasicWsSession<TlsStream>>(std::move(stream), server)->run(std::move(req));
+}
+
+}  // namespace sessions
+
+void serve_tls(boost::asio::ip::tcp::socket&& socket, Server& server, boost::asio::ssl::context& tls) {
+  using namespace sessions;
+  std::make_shared<HttpSession<TlsStream>>(TlsStream(std::move(socket), tls), server)->run();
+}
+
+}  // namespace plateau::server

@@ -1,0 +1,326 @@
+// The connection sessions, as templates on the stream: an HTTP session reads requests (the
+// answers come from http_api.cpp) and hands an upgrade to a WebSocket session, which decodes
+// frames for the lobby and writes what the rooms send.
+//
+// Only session_plain.cpp and session_tls.cpp include this: each instantiates the sessions for
+// one kind of connection, so the two heavy instantiations compile apart.
+#pragma once
+
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/beast/websocket.hpp>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "http_api.hpp"
+#include "net.hpp"
+#include "ws_session.hpp"
+
+namespace plateau::server::sessions {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = asio::ip::tcp;
+
+constexpr std::size_t kMaxQueuedFrames = 2048;
+constexpr std::size_t kMaxQueuedBytes = 8 << 20;
+// A peer that connects and says nothing is dropped this soon, TLS handshake included.
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+// Time given to a TLS peer to answer our close_notify before the socket is closed anyway.
+constexpr auto kTlsShutdownTimeout = std::chrono::seconds(5);
+
+// The two kinds of connection. The sessions below are templates on the stream; the little that
+// differs between plain TCP and TLS is here, as overloads: how a connection opens (TLS: the
+// handshake, bounded in time) and how the server ends it (plain: FIN; TLS: close_notify, then FIN).
+using PlainStream = beast::tcp_stream;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
+
+template <class Handler>
+void async_open(PlainStream&, Handler&& handler) {
+  handler(beast::error_code{});
+}
+
+template <class Handler>
+void async_open(TlsStream& stream, Handler&& handler) {
+  beast::get_lowest_layer(stream).expires_after(kHandshakeTimeout);
+  stream.async_handshake(asio::ssl::stream_base::server, std::forward<Handler>(handler));
+}
+
+template <class Handler>
+void async_end(PlainStream& stream, Handler&& handler) {
+  beast::error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+  handler(ec);
+}
+
+template <class Handler>
+void async_end(TlsStream& stream, Handler&& handler) {
+  beast::get_lowest_layer(stream).expires_after(kTlsShutdownTimeout);
+  stream.async_shutdown(std::forward<Handler>(handler));
+}
+
+template <class Stream>
+class BasicWsSession final : public WsSession, public std::enable_shared_from_this<BasicWsSession<Stream>> {
+ public:
+  // Takes the connection over from the HTTP session that read the upgrade request.
+  BasicWsSession(Stream&& stream, Server& server) : ws_(std::move(stream)), server_(server) {}
+  using std::enable_shared_from_this<BasicWsSession<Stream>>::shared_from_this;
+
+  void run(http::request<http::string_body> req) {
+    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    ws_.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(http::field::server, "plateau"); }));
+    // Frames up to 4× the limit are read and answered with proto/too_large; past that the
+    // connection is closed (1009), since reading them would cost memory on a hostile peer.
+    ws_.read_message_max(std::max<std::size_t>(server_.config().max_frame * 4, 256 * 1024));
+    tokens_ = 2.0 * server_.config().rate;
+    last_refill_ = std::chrono::steady_clock::now();
+    ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+  }
+
+  void send(const Frame& frame) override {
+    if (closed_ || closing_) return;
+    if (queued() >= kMaxQueuedFrames || queued_bytes_ > kMaxQueuedBytes) {
+      // A reader that cannot keep up is dropped, never waited for.
+      ++server_.stats().dropped_slow;
+      spdlog::warn("event=drop_slow_reader player={} queued={} bytes={}", player() ? player()->id : "-", queued(),
+                   queued_bytes_);
+      // Cut at once: a close frame would wait behind all it has not read, and the write in
+      // flight has no timeout, so a peer that never reads again would hold its connection
+      // and its queue for good.
+      cut();
+      return;
+    }
+    queued_bytes_ += frame->size();
+    queue_.push_back(frame);
+    if (!writing_) write_next();
+  }
+
+  void close(websocket::close_code code) override {
+    if (closed_ || closing_) return;
+    closing_ = true;
+    close_code_ = code;
+    if (!writing_) do_close();
+  }
+
+  void keep_alive(std::chrono::steady_clock::time_point now, std::chrono::seconds idle) override {
+    if (!open_ || closed_ || closing_) return;
+    const bool answered = !ping_sent_ || heard_ >= *ping_sent_;
+    if (!answered && now - *ping_sent_ >= idle / 2) {
+      // A ping went unanswered for half the timeout (the peer has had that long, however late
+      // this sweep runs): it is gone without a word. The pending read fails and ends it.
+      spdlog::debug("event=drop_silent player={}", player() ? player()->id : "-");
+      cut();
+      return;
+    }
+    if (answered && !pinging_ && now - heard_ >= idle / 2) {
+      pinging_ = true;
+      ping_sent_ = now;
+      ws_.async_ping({}, [self = shared_from_this()](beast::error_code) {
+        self->pinging_ = false;
+        if (self->close_after_ping_) self->do_close();
+      });
+    }
+  }
+
+ private:
+  void on_accept(beast::error_code ec) {
+    if (ec) return;
+    // From here the server's keep-alive sweep watches the connection: Beast's own idle timer
+    // would hold a pending wait (and its allocation) on every idle connection.
+    websocket::stream_base::timeout timeouts{};
+    timeouts.handshake_timeout = std::chrono::seconds(30);  // bounds the closing handshake
+    timeouts.idle_timeout = websocket::stream_base::none();
+    timeouts.keep_alive_pings = false;
+    ws_.set_option(timeouts);
+    ws_.control_callback([this](websocket::frame_type, beast::string_view) { heard_ = std::chrono::steady_clock::now(); });
+    heard_ = std::chrono::steady_clock::now();
+    open_ = true;
+    server_.add(shared_from_this());
+    read_next();
+  }
+
+  // Reads a message piece by piece into a small buffer of the session's own, so that an idle
+  // connection's pending read holds no heap buffer (a dynamic buffer would reserve 1.5 KB).
+  void read_next() {
+    ws_.async_read_some(asio::buffer(chunk_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->on_read(ec, n);
+    });
+  }
+
+  void on_read(beast::error_code ec, std::size_t n) {
+    if (ec) return gone();
+    heard_ = std::chrono::steady_clock::now();
+    message_.append(chunk_.data(), n);
+    if (!ws_.is_message_done()) return read_next();  // read_message_max bounds the message
+    const bool text = ws_.got_text();
+    std::string frame = std::move(message_);
+    message_ = std::string();
+    if (!rate_ok()) {
+      server_.lobby().refuse(shared_from_this(),
+                             {protocol::Code::rate_limited, "too many messages; slow down", nullptr});
+    } else if (!text) {
+      server_.lobby().refuse(shared_from_this(),
+                             {protocol::Code::bad_json, "send text frames holding JSON", nullptr});
+    } else {
+      auto req = protocol::decode(frame, protocol::Limits{server_.config().max_frame, 32});
+      if (!req) server_.lobby().refuse(shared_from_this(), req.error());
+      else server_.lobby().handle(shared_from_this(), std::move(*req));
+    }
+    if (!closed_ && !closing_) read_next();
+  }
+
+  bool rate_ok() {
+    const auto now = std::chrono::steady_clock::now();
+    const double rate = server_.config().rate;
+    tokens_ = std::min(2.0 * rate, tokens_ + rate * std::chrono::duration<double>(now - last_refill_).count());
+    last_refill_ = now;
+    if (tokens_ < 1.0) return false;
+    tokens_ -= 1.0;
+    return true;
+  }
+
+  void write_next() {
+    writing_ = true;
+    ws_.text(true);
+    ws_.async_write(asio::buffer(*queue_[head_]),
+                    [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_write(ec, n); });
+  }
+
+  void on_write(beast::error_code ec, std::size_t n) {
+    writing_ = false;
+    if (ec) return gone();
+    ++server_.stats().frames_out;
+    server_.stats().bytes_out += n;
+    queued_bytes_ -= queue_[head_]->size();
+    queue_[head_++].reset();
+    if (head_ == queue_.size()) {
+      // Drained: start again at the front, and give back what a burst made the queue grow to.
+      queue_.clear();
+      head_ = 0;
+      if (queue_.capacity() > 16) queue_.shrink_to_fit();
+    }
+    if (queued() > 0) write_next();
+    else if (closing_) do_close();
+  }
+
+  // Ends the connection without a closing handshake, for a peer that would never complete
+  // one: the pending read (and any write) fails, and gone() follows.
+  void cut() {
+    closing_ = true;
+    beast::close_socket(beast::get_lowest_layer(ws_));
+  }
+
+  void do_close() {
+    if (pinging_) {
+      close_after_ping_ = true;  // one control frame at a time: the close follows the ping
+      return;
+    }
+    close_after_ping_ = false;
+    ws_.async_close(close_code_, [self = shared_from_this()](beast::error_code) { self->gone(); });
+  }
+
+  // The connection is over, however it ended: the lobby and the rooms forget it.
+  void gone() {
+    if (closed_) return;
+    closed_ = true;
+    queue_.clear();
+    head_ = 0;
+    server_.lobby().closed(this);
+    server_.remove(this);
+  }
+
+  websocket::stream<Stream> ws_;
+  std::array<char, 128> chunk_;
+  std::string message_;  // the message being read
+  Server& server_;
+  // Frames not yet written, from head_. A vector, not a deque: an empty deque still holds a
+  // 512-byte block, and most connections have nothing queued most of the time.
+  std::vector<Frame> queue_;
+  std::size_t head_ = 0;
+  std::size_t queued() const { return queue_.size() - head_; }
+  std::size_t queued_bytes_ = 0;
+  bool writing_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+  websocket::close_code close_code_ = websocket::close_code::normal;
+  double tokens_ = 0;
+  std::chrono::steady_clock::time_point last_refill_;
+  std::chrono::steady_clock::time_point heard_;  // the last frame from the peer, pongs included
+  bool open_ = false;                            // the WebSocket handshake is done
+  bool pinging_ = false;
+  bool close_after_ping_ = false;
+  std::optional<std::chrono::steady_clock::time_point> ping_sent_;  // the last ping, if any
+};
+
+// The WebSocket takes the connection over from the HTTP session: each is defined with the
+// connection kind it serves (session_plain.cpp, session_tls.cpp).
+void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req);
+void start_websocket(TlsStream&& stream, Server& server, http::request<http::string_body> req);
+
+template <class Stream>
+class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream>> {
+ public:
+  HttpSession(Stream&& stream, Server& server) : stream_(std::move(stream)), server_(server) {}
+  using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
+
+  void run() {
+    async_open(stream_, [self = shared_from_this()](beast::error_code ec) {
+      // A failed TLS handshake (a plain HTTP client, a scanner, a peer gone silent) ends here.
+      if (ec) return spdlog::debug("event=handshake_failed error=\"{}\"", ec.message());
+      self->read_next();
+    });
+  }
+
+ private:
+  void read_next() {
+    parser_.emplace();
+    parser_->header_limit(16 * 1024);
+    parser_->body_limit(1024 * 1024);  // an imported record may hold a long game
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+  }
+
+  // The server is done with the connection: the peer reads the end of it.
+  void end() {
+    async_end(stream_, [self = shared_from_this()](beast::error_code) {});
+  }
+
+  void on_read(beast::error_code ec) {
+    if (ec == http::error::end_of_stream) return end();
+    if (ec) return;
+    auto req = parser_->release();
+    if (websocket::is_upgrade(req)) {
+      if (req.target() != beast::string_view("/ws") || !server_.accepting_ws()) return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
+      beast::get_lowest_layer(stream_).expires_never();
+      start_websocket(std::move(stream_), server_, std::move(req));
+      return;
+    }
+    answer_http(server_, req, [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
+  }
+
+  void respond(HttpResponse res) {
+    auto shared = std::make_shared<HttpResponse>(std::move(res));
+    http::async_write(stream_, *shared, [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      if (!shared->keep_alive()) return self->end();
+      self->read_next();
+    });
+  }
+
+  Stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  Server& server_;
+};
+
+}  // namespace plateau::server::sessions
