@@ -12,4 +12,14 @@ command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
 if [ ! -f "$dir/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLATEAU_SANITIZE=$san >/dev/null
 fi
-cmake --build "$dir" --parallel "$(nproc)"
+if ! cmake --build "$dir" --parallel "$(nproc)"; then
+  # A compiler killed for memory prints nothing of its own: say what the machine looked like,
+  # then build once more a file at a time, which tells a real error (it fails again, with its
+  # message) from a starved machine (it passes).
+  echo "build: failed; memory and disk now:" >&2
+  free -m >&2 || true
+  df -h "$dir" >&2 || true
+  (dmesg 2>/dev/null | tail -n 5) >&2 || true
+  echo "build: once more, one job at a time" >&2
+  cmake --build "$dir" --parallel 1
+fi
