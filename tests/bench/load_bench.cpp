@@ -7,12 +7,19 @@
 //
 //   load_bench [--rooms 200] [--spectators 2] [--seconds 10] [--idle 10000] [--game quantik]
 //              [--data none|DIR] [--server PATH] [--pace MOVES_PER_SECOND]
+//              [--sweep FROM:STEP:TO] [--p99-ms 10]
 //
 // Unpaced, each player moves the moment it may (a closed loop: the figure is the most the
 // server sustains, and latency then is mostly queueing). With --pace, the rooms together offer
 // that many moves per second (an open loop), and latency is measured at that load. Each room
 // keeps its own schedule: one that fell behind makes its late moves as soon as it may, rather
 // than starting a new schedule from whenever it caught up (which bunched the rooms together).
+//
+// --sweep replaces the paced phase with one phase per offered load, FROM, FROM + STEP, ... TO
+// moves/s, each of --seconds on fresh rooms, one line each, and ends with the highest load whose
+// mover p99 stayed within --p99-ms: the load a machine carries within its latency target, a
+// figure that a single run at one pace, above or below the machine's knee, does not give. It
+// stops at the first load the server could not keep up with (under 95% of it delivered).
 #include <sys/resource.h>
 #include <sys/socket.h>
 
@@ -57,6 +64,16 @@ struct Options {
   std::string game = "quantik";
   std::string data = "none";
   double pace = 0;  // moves/s offered over all rooms; 0: every player moves as soon as it may
+  double sweep_from = 0, sweep_step = 0, sweep_to = 0;  // --sweep; from 0: no sweep
+  double p99_ms = 10;
+};
+
+// What a phase measured, for the sweep's one-line summary.
+struct PhaseResult {
+  double moves_per_s = 0;
+  double mover_p50_ms = 0, mover_p99_ms = 0, socket_p99_ms = 0;
+  double server_ms_per_move = 0, bench_ms_per_move = 0;
+  std::uint64_t errors = 0;
 };
 
 struct Stats {
@@ -240,7 +257,8 @@ class Room {
     // chosen load rather than at whatever load the latency itself allows.
     if (opt.pace > 0)
       interval_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.rooms / opt.pace));
-    next_due_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(interval_ * (index % 97) / 97.0);
+    offset_ = std::chrono::duration_cast<Clock::duration>(interval_ * (index % 97) / 97.0);
+    next_due_ = Clock::now() + offset_;
     for (int i = 0; i < 2 + opt.spectators; ++i) conns_.push_back(std::make_shared<Conn>(ioc));
     spectators_ = opt.spectators;
     views_.resize(conns_.size());
@@ -282,6 +300,12 @@ class Room {
     }
   }
   bool running = false;
+
+  // Starts the room's schedule over from now. Called when every room is ready: a room that took
+  // the whole setup to get its table would otherwise be that far behind its schedule, and make
+  // all its late moves at once, together with every other late room, a burst that is the
+  // bench's doing and not a load anyone offered.
+  void restart_schedule() { next_due_ = Clock::now() + offset_; }
 
  private:
   void on_version(int i, std::string_view text) {
@@ -440,6 +464,7 @@ class Room {
   bool asked_[2] = {false, false};
   asio::steady_timer timer_;
   Clock::duration interval_{};
+  Clock::duration offset_{};  // where in each interval this room moves, so rooms do not move together
   Clock::time_point next_due_;
 };
 
@@ -517,7 +542,8 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size())))];
 }
 
-void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid, const std::string& label) {
+PhaseResult run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid, const std::string& label,
+                      bool print = true) {
   asio::io_context ioc;
   Stats stats;
   std::vector<std::unique_ptr<Room>> rooms;
@@ -526,6 +552,10 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
     rooms.push_back(std::make_unique<Room>(ioc, ep, opt, stats, r, [&ready] { ++ready; }));
   const auto setup_deadline = Clock::now() + std::chrono::seconds(60);
   while (ready < opt.rooms && Clock::now() < setup_deadline) ioc.run_for(std::chrono::milliseconds(50));
+  for (auto& r : rooms) r->restart_schedule();
+  // A second of the offered load before measuring: the setup's connections and joins are done
+  // with and every room is on its schedule.
+  ioc.run_for(std::chrono::seconds(1));
   for (auto& r : rooms) r->running = true;
   const auto page0 = plateau::testing::http_get(ep.port(), "/metrics").body;
   const double cpu0 = cpu_seconds(pid);
@@ -539,6 +569,17 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
   const double self_cpu = cpu_seconds(getpid()) - self0;
   const auto page1 = plateau::testing::http_get(ep.port(), "/metrics").body;
   ioc.stop();
+  const auto per_move = [&](double seconds) {
+    return stats.moves ? seconds * 1000 / static_cast<double>(stats.moves) : 0.0;
+  };
+  const PhaseResult result{static_cast<double>(stats.moves) / elapsed,
+                           percentile(stats.mover_us, 50) / 1000,
+                           percentile(stats.mover_us, 99) / 1000,
+                           percentile(stats.mover_socket_us, 99) / 1000,
+                           per_move(cpu),
+                           per_move(self_cpu),
+                           stats.errors};
+  if (!print) return result;
   std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d pace=%s\n", label.c_str(), opt.rooms,
               opt.spectators, opt.game.c_str(), opt.data.c_str(), ready,
               opt.pace > 0 ? (std::to_string(static_cast<long>(opt.pace)) + " moves/s offered").c_str() : "none");
@@ -567,15 +608,40 @@ void run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid,
               "buckets");
   server_line("  store queue", "plateau_store_queue_seconds", "a write's wait for its commit to start");
   server_line("  store commit", "plateau_store_commit_seconds", "one commit, of many writes");
-  std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu,
-              stats.moves ? cpu * 1000 / static_cast<double>(stats.moves) : 0.0);
+  std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu, result.server_ms_per_move);
   std::printf("  server threads  ");
   for (auto& [name, seconds] : threads)
     std::printf(" %s %.2f", name.c_str(), (seconds - threads0[name]) / elapsed);
   std::printf(" (cores)\n");
   std::printf("  bench CPU        %.3f s = %.4f ms per move (the clients, on the same 2 cores)\n", self_cpu,
-              stats.moves ? self_cpu * 1000 / static_cast<double>(stats.moves) : 0.0);
+              result.bench_ms_per_move);
   std::printf("  server memory    peak %ld KB, now %ld KB\n", status_kb(pid, "VmHWM"), status_kb(pid, "VmRSS"));
+  std::fflush(stdout);
+  return result;
+}
+
+// Paced phases at rising loads; prints one line each and the highest load within the target.
+void sweep_phases(Options opt, const asio::ip::tcp::endpoint& ep, pid_t pid) {
+  std::printf("sweep: rooms=%d spectators=%d game=%s store=%s, %.0f s per load, target mover p99 <= %g ms\n",
+              opt.rooms, opt.spectators, opt.game.c_str(), opt.data.c_str(), opt.seconds, opt.p99_ms);
+  std::printf("  %9s %9s %9s %9s %13s %11s %11s %6s\n", "offered", "moves/s", "p50 ms", "p99 ms", "p99 socket ms",
+              "server ms", "bench ms", "errors");
+  double best = 0;
+  for (double pace = opt.sweep_from; pace <= opt.sweep_to + 1e-9; pace += opt.sweep_step) {
+    opt.pace = pace;
+    const auto r = run_phase(opt, ep, pid, "", false);
+    const bool kept_up = r.moves_per_s >= 0.95 * pace;
+    std::printf("  %9.0f %9.0f %9.3f %9.3f %13.3f %11.4f %11.4f %6llu%s\n", pace, r.moves_per_s, r.mover_p50_ms,
+                r.mover_p99_ms, r.socket_p99_ms, r.server_ms_per_move, r.bench_ms_per_move,
+                static_cast<unsigned long long>(r.errors), kept_up ? "" : "  (saturated)");
+    std::fflush(stdout);
+    if (kept_up && r.errors == 0 && r.mover_p99_ms <= opt.p99_ms) best = r.moves_per_s;
+    if (!kept_up) break;
+  }
+  if (best > 0)
+    std::printf("  highest load with mover p99 <= %g ms: %.0f moves/s\n", opt.p99_ms, best);
+  else
+    std::printf("  no load tried kept mover p99 <= %g ms\n", opt.p99_ms);
   std::fflush(stdout);
 }
 
@@ -621,6 +687,16 @@ int main(int argc, char** argv) {
     else if (k == "--data") opt.data = v;
     else if (k == "--server") server = v;
     else if (k == "--pace") opt.pace = std::stod(v);
+    else if (k == "--p99-ms") opt.p99_ms = std::stod(v);
+    else if (k == "--sweep") {
+      char colon1 = 0, colon2 = 0;
+      std::istringstream in(v);
+      if (!(in >> opt.sweep_from >> colon1 >> opt.sweep_step >> colon2 >> opt.sweep_to) || colon1 != ':' ||
+          colon2 != ':' || opt.sweep_from <= 0 || opt.sweep_step <= 0 || opt.sweep_to < opt.sweep_from) {
+        std::cerr << "--sweep wants FROM:STEP:TO in moves/s, FROM > 0, STEP > 0, TO >= FROM\n";
+        return 2;
+      }
+    }
     else {
       std::cerr << "unknown option " << k << "\n";
       return 2;
@@ -647,7 +723,8 @@ int main(int argc, char** argv) {
   one.rooms = 1;
   one.pace = 0;  // one room, one move at a time: latency with nothing else to do
   run_phase(one, ep, srv.pid(), "R=1");
-  run_phase(opt, ep, srv.pid(), "R=" + std::to_string(opt.rooms));
+  if (opt.sweep_from > 0) sweep_phases(opt, ep, srv.pid());
+  else run_phase(opt, ep, srv.pid(), "R=" + std::to_string(opt.rooms));
   if (opt.idle > 0) idle_phase(opt.idle, ep, srv.pid());
   srv.stop();
   return 0;
