@@ -7,8 +7,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <map>
-#include <sstream>
 
 #include "sqlite_store.hpp"
 #include "ws_session.hpp"
