@@ -9,9 +9,9 @@
 //
 // Writes stay on that thread too, though sendmsg is about 40% of its time. Handing them to a
 // send thread of their own was measured (issue 7, session 10): on a 2-core machine shared with
-// the load bench it took that 40% off the loop but added 5-8% CPU per move, and p99 at 4,000
-// moves/s rose (13.0-17.3 ms against 10.7-14.4, three alternating pairs) with no more
-// throughput, because the two cores, not this thread, are the limit there.
+// the load bench it cut the loop's load by a third (0.69 to 0.50 of a core at 4,000 moves/s) but
+// added 5-8% CPU per move, and p99 there rose (13.0-17.3 ms against 10.7-14.4, three alternating
+// pairs) with no more throughput, because the two cores, not this thread, are the limit there.
 #pragma once
 
 #include <atomic>
