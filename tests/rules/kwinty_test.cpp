@@ -11,11 +11,13 @@
 #include <set>
 
 #include "conformance.hpp"
+#include "scenario.hpp"
 
 namespace plateau::rules::kwinty {
 namespace {
 
 using nlohmann::json;
+using namespace plateau::rules::testing;
 
 std::unique_ptr<State> start(json options = {{"first", "0"}}) {
   auto s = game().create(options, 1);
@@ -25,48 +27,10 @@ std::unique_ptr<State> start(json options = {{"first", "0"}}) {
 
 std::unique_ptr<State> start_strict() { return start({{"first", "0"}, {"strict", true}}); }
 
-// Plays `moves` in turn from the seat to move; every one must be accepted. Use it as
-// ASSERT_TRUE(play(...)) so that a refused move stops the scenario.
-::testing::AssertionResult play(State& s, const std::vector<std::string>& moves) {
-  for (const auto& m : moves) {
-    if (!s.to_move()) return ::testing::AssertionFailure() << "game over before " << m;
-    const auto r = s.apply(*s.to_move(), Move{m});
-    if (!r) return ::testing::AssertionFailure() << m << ": " << error_code(r.error());
-  }
-  return ::testing::AssertionSuccess();
-}
-
-bool legal(const State& s, const std::string& m) {
-  const auto moves = s.legal_moves();
-  return std::ranges::find(moves, Move{m}) != moves.end();
-}
-
-// A refused move: not listed, refused by apply, and the position unchanged.
-void expect_refused(State& s, const std::string& m) {
-  EXPECT_FALSE(legal(s, m)) << m;
-  ASSERT_TRUE(s.to_move().has_value()) << "game over before " << m;
-  const auto before = s.view(std::nullopt);
-  const auto r = s.apply(*s.to_move(), Move{m});
-  ASSERT_FALSE(r.has_value()) << m << " was accepted";
-  EXPECT_EQ(r.error(), RuleError::illegal_move) << m;
-  EXPECT_EQ(s.view(std::nullopt), before);
-}
-
 json cells(std::initializer_list<std::pair<int, int>> list) {
   json out = json::array();
   for (const auto& [x, y] : list) out.push_back(json::array({x, y}));
   return out;
-}
-
-std::uint64_t perft(const State& s, int depth) {
-  if (depth == 0) return 1;
-  std::uint64_t n = 0;
-  for (const auto& m : s.legal_moves()) {
-    auto next = s.clone();
-    EXPECT_TRUE(next->apply(*s.to_move(), m).has_value());
-    n += perft(*next, depth - 1);
-  }
-  return n;
 }
 
 // ---- The wall, the first block and contact (rule a) -------------------------------------------
@@ -82,26 +46,26 @@ TEST(Kwinty, TheFirstBlockGoesOnTheTableLyingOrStanding) {
 
 TEST(Kwinty, EveryLaterBlockTouchesTheWallAlongAnEdge) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1"}));
+  ASSERT_TRUE(played(*s, {"L@i1"}));
   expect_refused(*s, "L@l1");  // k1 would stay empty between the blocks
   expect_refused(*s, "S@l1");
   expect_refused(*s, "L@e1");  // e1 f1, g1 and h1 empty
   EXPECT_TRUE(legal(*s, "L@k1"));
   EXPECT_TRUE(legal(*s, "S@h1"));
-  ASSERT_TRUE(play(*s, {"L@k1"}));
+  ASSERT_TRUE(played(*s, {"L@k1"}));
 }
 
 TEST(Kwinty, RestingOnABlockCountsAsTouchingIt) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1"}));
+  ASSERT_TRUE(played(*s, {"L@i1"}));
   EXPECT_TRUE(legal(*s, "L@i2"));
   EXPECT_TRUE(legal(*s, "S@j2"));
-  ASSERT_TRUE(play(*s, {"S@j2"}));
+  ASSERT_TRUE(played(*s, {"S@j2"}));
 }
 
 TEST(Kwinty, ABlockGoesOnlyOnEmptySquares) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1", "S@k1"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "S@k1"}));
   expect_refused(*s, "L@i1");
   expect_refused(*s, "S@j1");  // j1 is white's
   expect_refused(*s, "L@j2");  // k2 is black's
@@ -115,7 +79,7 @@ TEST(Kwinty, TheSecondMoveHasExactlySevenPlacementsAfterALyingBlockAndFiveAfterA
   // over j2). Total 7 + 5 = 12.
   EXPECT_EQ(perft(*s, 1), 2u);
   EXPECT_EQ(perft(*s, 2), 12u);
-  ASSERT_TRUE(play(*s, {"L@i1"}));
+  ASSERT_TRUE(played(*s, {"L@i1"}));
   std::set<std::string> moves;
   for (const auto& m : s->legal_moves()) moves.insert(m.text);
   EXPECT_EQ(moves, (std::set<std::string>{"L@g1", "L@k1", "S@h1", "S@k1", "L@i2", "S@i2", "S@j2"}));
@@ -125,7 +89,7 @@ TEST(Kwinty, TheSecondMoveHasExactlySevenPlacementsAfterALyingBlockAndFiveAfterA
 
 TEST(Kwinty, ALyingBlockMayNotHangOverAnEmptySquare) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1"}));
+  ASSERT_TRUE(played(*s, {"L@i1"}));
   expect_refused(*s, "L@j2");  // k2 would hang over the empty k1
   expect_refused(*s, "L@h2");  // h2 over the empty h1
   EXPECT_TRUE(legal(*s, "L@i2"));
@@ -133,18 +97,18 @@ TEST(Kwinty, ALyingBlockMayNotHangOverAnEmptySquare) {
 
 TEST(Kwinty, AStandingBlockRestsOnTheSquareBelowItsFoot) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"S@i1"}));
+  ASSERT_TRUE(played(*s, {"S@i1"}));
   expect_refused(*s, "L@i3");  // j3 would hang over the empty j2 (and j1)
   expect_refused(*s, "S@j2");  // j2 over the empty j1
   EXPECT_TRUE(legal(*s, "S@i3"));
-  ASSERT_TRUE(play(*s, {"L@j1"}));
+  ASSERT_TRUE(played(*s, {"L@j1"}));
   // Now j1 is filled but j2 still empty: a lying block across i3 j3 still hangs.
   expect_refused(*s, "L@i3");
 }
 
 TEST(Kwinty, ABlockMayBePlacedLyingOrStandingOnTopOfTheWall) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1", "L@i2", "S@i3", "S@j3"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@i2", "S@i3", "S@j3"}));
   const auto v = s->view(std::nullopt);
   EXPECT_EQ(v["blocks"][2],
             json({{"seat", 0}, {"move", "S@i3"}, {"x", 8}, {"y", 2}, {"w", 1}, {"h", 2}}));
@@ -158,14 +122,14 @@ TEST(Kwinty, TheWallMayNotBeWiderThanNineSquaresAndItsColumnsFloat) {
   auto s = start();
   // Built leftwards from i1: the wall covers c..j (8 columns), so a new square may go in
   // columns b..k (j − 8 = b, c + 8 = k).
-  ASSERT_TRUE(play(*s, {"L@i1", "L@g1", "L@e1", "L@c1"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@g1", "L@e1", "L@c1"}));
   auto v = s->view(0);
   EXPECT_EQ(v["extent"], json::array({2, 9}));
   EXPECT_EQ(v["x_range"], json::array({1, 10}));
   expect_refused(*s, "L@a1");  // a..j would be 10 wide
   EXPECT_TRUE(legal(*s, "S@b1"));
   EXPECT_TRUE(legal(*s, "S@k1"));
-  ASSERT_TRUE(play(*s, {"S@b1"}));
+  ASSERT_TRUE(played(*s, {"S@b1"}));
   // Now b..j is 9 wide: the columns are b..j, and nothing more fits on the table at either end.
   v = s->view(1);
   EXPECT_EQ(v["extent"], json::array({1, 9}));
@@ -177,10 +141,10 @@ TEST(Kwinty, TheWallMayNotBeWiderThanNineSquaresAndItsColumnsFloat) {
 
 TEST(Kwinty, TheAllowedColumnsFollowTheWallToTheRight) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1", "L@k1", "L@m1"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@k1", "L@m1"}));
   // i..n: a new square may go from n − 8 = f to i + 8 = q.
   EXPECT_EQ(s->view(std::nullopt)["x_range"], json::array({5, 16}));
-  ASSERT_TRUE(play(*s, {"L@o1", "S@q1"}));
+  ASSERT_TRUE(played(*s, {"L@o1", "S@q1"}));
   EXPECT_EQ(s->view(std::nullopt)["x_range"], json::array({8, 16}));
   expect_refused(*s, "S@h1");
 }
@@ -188,11 +152,11 @@ TEST(Kwinty, TheAllowedColumnsFollowTheWallToTheRight) {
 TEST(Kwinty, TheWallMayNotBeTallerThanNineSquares) {
   auto s = start();
   // Lying blocks of alternate colours stacked on i..j, rows 1 to 8.
-  ASSERT_TRUE(play(*s, {"L@i1", "L@i2", "L@i3", "L@i4", "L@i5", "L@i6", "L@i7", "L@i8"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@i2", "L@i3", "L@i4", "L@i5", "L@i6", "L@i7", "L@i8"}));
   expect_refused(*s, "S@i9");  // its top square would be row 10
   expect_refused(*s, "S@j9");
   EXPECT_TRUE(legal(*s, "L@i9"));
-  ASSERT_TRUE(play(*s, {"L@i9"}));
+  ASSERT_TRUE(played(*s, {"L@i9"}));
   for (const auto& m : s->legal_moves()) EXPECT_NE(m.text.substr(2, 1), "i") << m.text;
   EXPECT_FALSE(s->is_over());
 }
@@ -201,33 +165,33 @@ TEST(Kwinty, TheWallMayNotBeTallerThanNineSquares) {
 
 TEST(Kwinty, TwoLyingBlocksOfOneColourMayNotLieEndToEndInARow) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1", "L@i2"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@i2"}));
   expect_refused(*s, "L@k1");  // white's k1 l1 would meet white's i1 j1 end to end
   expect_refused(*s, "L@g1");  // and so would g1 h1, on the other end
-  ASSERT_TRUE(play(*s, {"S@k1"}));
+  ASSERT_TRUE(played(*s, {"S@k1"}));
   EXPECT_TRUE(legal(*s, "L@g1")) << "black may lie end to end with white";
   // White lies on black's i2 j2 and its own k2: long sides only.
-  ASSERT_TRUE(play(*s, {"L@g1", "L@j3"}));
+  ASSERT_TRUE(played(*s, {"L@g1", "L@j3"}));
   expect_refused(*s, "L@e1");  // black's e1 f1 would meet black's g1 h1 end to end
 }
 
 TEST(Kwinty, BlocksOfDifferentColoursMayMeetEndToEnd) {
   auto s = start();
   // Black's lying block ends against white's, then white's against black's.
-  ASSERT_TRUE(play(*s, {"L@i1", "L@k1", "L@m1"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@k1", "L@m1"}));
   // White stands on black's standing block.
-  ASSERT_TRUE(play(*s, {"S@o1", "S@o3"}));
+  ASSERT_TRUE(played(*s, {"S@o1", "S@o3"}));
   EXPECT_FALSE(s->is_over());
 }
 
 TEST(Kwinty, AStandingBlockMayNotStandOnAStandingBlockOfItsColour) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"S@i1", "L@j1"}));
+  ASSERT_TRUE(played(*s, {"S@i1", "L@j1"}));
   expect_refused(*s, "S@i3");  // white on white, short side on short side
   // White stands on black's lying block, beside its own standing block.
-  ASSERT_TRUE(play(*s, {"S@j2"}));
+  ASSERT_TRUE(played(*s, {"S@j2"}));
   EXPECT_TRUE(legal(*s, "S@i3")) << "black may stand on white";
-  ASSERT_TRUE(play(*s, {"S@i3", "S@k2"}));
+  ASSERT_TRUE(played(*s, {"S@i3", "S@k2"}));
   expect_refused(*s, "S@i5");  // black on black
 }
 
@@ -235,27 +199,27 @@ TEST(Kwinty, ByDefaultAShortSideMayTouchTheLongSideOfItsColour) {
   auto s = start();
   // White's lying block ends against white's standing block; white stands on its lying block
   // and lies on its standing blocks: none of these is end to end.
-  ASSERT_TRUE(play(*s, {"L@i1", "L@g1", "S@k1", "S@f1", "S@i2", "S@e1", "S@j2", "S@g2"}));
-  ASSERT_TRUE(play(*s, {"L@i4"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@g1", "S@k1", "S@f1", "S@i2", "S@e1", "S@j2", "S@g2"}));
+  ASSERT_TRUE(played(*s, {"L@i4"}));
   EXPECT_FALSE(s->is_over());
 }
 
 TEST(Kwinty, TheStrictReadingForbidsAShortSideAgainstAnyBlockOfItsColour) {
   auto s = start_strict();
-  ASSERT_TRUE(play(*s, {"L@i1", "L@g1"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@g1"}));
   expect_refused(*s, "S@k1");  // white's lying block would end against white's standing one
   expect_refused(*s, "S@i2");  // white's standing foot on white's lying block
   EXPECT_TRUE(legal(*s, "L@i2")) << "long side on long side is still fine";
-  ASSERT_TRUE(play(*s, {"L@i2"}));
+  ASSERT_TRUE(played(*s, {"L@i2"}));
   expect_refused(*s, "S@f1");  // black's lying g1 h1 would end against black's standing block
   EXPECT_TRUE(legal(*s, "S@k1"));
 }
 
 TEST(Kwinty, TheStrictReadingForbidsLyingOnAStandingBlockOfItsColour) {
   auto s = start_strict();
-  ASSERT_TRUE(play(*s, {"S@i1", "S@j1"}));
+  ASSERT_TRUE(played(*s, {"S@i1", "S@j1"}));
   expect_refused(*s, "L@i3");       // on white's standing top (short side) at i2
-  ASSERT_TRUE(play(*s, {"S@h1"}));  // standing side by side: long sides only
+  ASSERT_TRUE(played(*s, {"S@h1"}));  // standing side by side: long sides only
   expect_refused(*s, "L@i3");       // black's own standing top j2 is under it too
   EXPECT_TRUE(legal(*s, "L@h3")) << "black may lie on white";
 }
@@ -264,7 +228,7 @@ TEST(Kwinty, TheStrictReadingDoesNotConcernTheOtherColour) {
   auto s = start_strict();
   // Black stands against white's end, white beside black, black lies end to end with white,
   // white lies on its own block with its end against black's standing block.
-  ASSERT_TRUE(play(*s, {"L@i1", "S@k1", "S@l1", "L@g1", "L@i2"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "S@k1", "S@l1", "L@g1", "L@i2"}));
   EXPECT_FALSE(s->is_over());
 }
 
@@ -273,9 +237,9 @@ TEST(Kwinty, TheStrictReadingDoesNotConcernTheOtherColour) {
 TEST(Kwinty, FiveInALineHorizontallyWinsAtOnce) {
   // Black starts: B i1 j1, B k1 k2 (standing), B l1 m1. Row 1: W W B B B B B (g..m).
   auto s = start({{"first", "1"}});
-  ASSERT_TRUE(play(*s, {"L@i1", "L@g1", "S@k1", "S@h2"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@g1", "S@k1", "S@h2"}));
   EXPECT_FALSE(s->is_over());
-  ASSERT_TRUE(play(*s, {"L@l1"}));
+  ASSERT_TRUE(played(*s, {"L@l1"}));
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{1});
   EXPECT_TRUE(s->outcome()->scores.empty());
@@ -294,11 +258,11 @@ TEST(Kwinty, FiveInALineVerticallyWinsAtOnce) {
   //   2 WWBB
   //   1 WWBB
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1", "L@k1", "L@i2", "S@k2", "L@i3", "S@l2", "L@i4", "L@k4"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@k1", "L@i2", "S@k2", "L@i3", "S@l2", "L@i4", "L@k4"}));
   EXPECT_FALSE(s->is_over()) << "four in a line does not win";
   // Two columns of four each, for both colours.
   EXPECT_EQ(s->view(std::nullopt)["fours_count"], json::array({2, 2}));
-  ASSERT_TRUE(play(*s, {"L@i5"}));
+  ASSERT_TRUE(played(*s, {"L@i5"}));
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
   EXPECT_EQ(s->outcome()->reason, "white lined up 5 squares vertically");
@@ -321,9 +285,9 @@ TEST(Kwinty, FiveInALineOnTheRisingDiagonalWinsAtOnce) {
   //     ghijklm      white: i1 j2 k3 l4 m5
   auto s = start();
   ASSERT_TRUE(
-      play(*s, {"L@i1", "S@k1", "S@j2", "S@l1", "S@m1", "L@l3", "S@k3", "L@g1", "S@m4", "S@h2"}));
+      played(*s, {"L@i1", "S@k1", "S@j2", "S@l1", "S@m1", "L@l3", "S@k3", "L@g1", "S@m4", "S@h2"}));
   EXPECT_FALSE(s->is_over());
-  ASSERT_TRUE(play(*s, {"S@l4"}));
+  ASSERT_TRUE(played(*s, {"S@l4"}));
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
   EXPECT_EQ(s->outcome()->reason, "white lined up 5 squares on the rising diagonal");
@@ -341,9 +305,9 @@ TEST(Kwinty, FiveInALineOnTheFallingDiagonalWinsAtOnce) {
   //     fghijkl      white: f5 g4 h3 i2 j1
   auto s = start();
   ASSERT_TRUE(
-      play(*s, {"L@i1", "S@h1", "S@i2", "S@g1", "S@f1", "L@f3", "S@h3", "L@k1", "S@f4", "S@k2"}));
+      played(*s, {"L@i1", "S@h1", "S@i2", "S@g1", "S@f1", "L@f3", "S@h3", "L@k1", "S@f4", "S@k2"}));
   EXPECT_FALSE(s->is_over());
-  ASSERT_TRUE(play(*s, {"S@g4"}));
+  ASSERT_TRUE(played(*s, {"S@g4"}));
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
   EXPECT_EQ(s->outcome()->reason, "white lined up 5 squares on the falling diagonal");
@@ -357,9 +321,9 @@ TEST(Kwinty, ALineLongerThanFiveAlsoWins) {
   //   1 BBBWWBBB
   //     fghijklm
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1", "L@g1", "L@g2", "L@k1", "L@k2", "S@f1", "S@i2", "S@m1"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@g1", "L@g2", "L@k1", "L@k2", "S@f1", "S@i2", "S@m1"}));
   EXPECT_FALSE(s->is_over());
-  ASSERT_TRUE(play(*s, {"S@j2"}));
+  ASSERT_TRUE(played(*s, {"S@j2"}));
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
   EXPECT_EQ(s->outcome()->reason, "white lined up 6 squares horizontally");
@@ -390,12 +354,12 @@ TEST(Kwinty, AfterFortyBlocksTheMostLinesOfFourWins) {
   // Black: none. 1 > 0: white wins.
   auto s = start();
   ASSERT_TRUE(
-      play(*s, {"L@i1", "L@k1", "L@m1", "L@o1", "S@q1", "L@k2", "L@i2", "L@o2", "L@m2", "L@k3",
+      played(*s, {"L@i1", "L@k1", "L@m1", "L@o1", "S@q1", "L@k2", "L@i2", "L@o2", "L@m2", "L@k3",
                 "L@i3", "L@o3", "L@m3", "S@q3", "L@k4", "L@i4", "L@o4", "L@m4", "L@i5", "L@k5",
                 "L@m5", "L@o5", "S@q5", "L@i6", "L@k6", "L@m6", "L@o6", "L@i7", "L@k7", "L@m7",
                 "L@o7", "S@q7", "L@k8", "L@i8", "L@o8", "L@m8", "L@i9", "L@k9", "L@m9"}));
   EXPECT_FALSE(s->is_over());
-  ASSERT_TRUE(play(*s, {"L@o9"}));
+  ASSERT_TRUE(played(*s, {"L@o9"}));
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
   EXPECT_EQ(s->outcome()->scores, (std::vector<int>{1, 0}));
@@ -427,7 +391,7 @@ TEST(Kwinty, APlayerWhoCannotPlacePassesAndEqualLinesOfFourDraw) {
   // q1 (m5 is white). 1 = 1: a draw.
   auto s = start();
   ASSERT_TRUE(
-      play(*s, {"L@i1", "L@k1", "L@m1", "L@o1", "L@i2", "S@q1", "L@m2", "L@k2", "L@i3", "L@o2",
+      played(*s, {"L@i1", "L@k1", "L@m1", "L@o1", "L@i2", "S@q1", "L@m2", "L@k2", "L@i3", "L@o2",
                 "L@m3", "L@k3", "S@q3", "L@o3", "L@k4", "L@i4", "L@o4", "L@m4", "L@i5", "L@k5",
                 "L@m5", "L@o5", "L@k6", "L@i6", "L@o6", "L@m6", "L@k7", "L@i7", "L@o7", "L@m7",
                 "L@k8", "L@i8", "L@o8", "L@m8", "L@i9", "L@k9", "L@m9", "L@o9"}));
@@ -435,14 +399,14 @@ TEST(Kwinty, APlayerWhoCannotPlacePassesAndEqualLinesOfFourDraw) {
   EXPECT_EQ(s->legal_moves(), std::vector<Move>{{"pass"}});
   expect_refused(*s, "S@q5");  // white standing on white
   EXPECT_EQ(s->apply(1, Move{"S@q5"}).error(), RuleError::not_your_turn);
-  ASSERT_TRUE(play(*s, {"pass"}));
+  ASSERT_TRUE(played(*s, {"pass"}));
   EXPECT_EQ(s->view(std::nullopt)["last"], json({{"seat", 0}, {"move", "pass"}}));
   ASSERT_EQ(s->to_move(), 1);
   EXPECT_EQ(s->legal_moves(), std::vector<Move>{{"S@q5"}});
-  ASSERT_TRUE(play(*s, {"S@q5"}));
+  ASSERT_TRUE(played(*s, {"S@q5"}));
   ASSERT_EQ(s->to_move(), 0);
   EXPECT_EQ(s->legal_moves(), std::vector<Move>{{"S@q7"}}) << "the passer plays on";
-  ASSERT_TRUE(play(*s, {"S@q7"}));
+  ASSERT_TRUE(played(*s, {"S@q7"}));
   ASSERT_TRUE(s->is_over());
   EXPECT_TRUE(s->outcome()->winners.empty());
   EXPECT_EQ(s->outcome()->scores, (std::vector<int>{1, 1}));
@@ -457,7 +421,7 @@ TEST(Kwinty, APlayerWhoCannotPlacePassesAndEqualLinesOfFourDraw) {
 TEST(Kwinty, PassingIsRefusedToAPlayerWhoCanPlace) {
   auto s = start();
   expect_refused(*s, "pass");
-  ASSERT_TRUE(play(*s, {"L@i1"}));
+  ASSERT_TRUE(played(*s, {"L@i1"}));
   expect_refused(*s, "pass");
 }
 
@@ -478,12 +442,12 @@ TEST(Kwinty, WhenNeitherPlayerCanPlaceTheGameEndsAndLinesOfFourDecide) {
   // White: no line of four. Black: the falling diagonal n8 o7 p6 q5 (m9 is white). 0 < 1.
   auto s = start();
   ASSERT_TRUE(
-      play(*s, {"S@i1", "L@j1", "L@l1", "L@n1", "L@p1", "L@l2", "L@j2", "L@p2", "L@n2", "L@k3",
+      played(*s, {"S@i1", "L@j1", "L@l1", "L@n1", "L@p1", "L@l2", "L@j2", "L@p2", "L@n2", "L@k3",
                 "L@i3", "L@o3", "L@m3", "L@i4", "S@q3", "L@m4", "L@k4", "L@k5", "L@o4", "L@o5",
                 "L@i5", "S@q5", "L@m5", "L@k6", "L@i6", "L@o6", "L@m6", "L@k7", "L@i7", "L@o7",
                 "L@m7", "L@i8", "L@k8", "L@m8", "L@o8", "L@k9", "L@i9", "L@o9"}));
   EXPECT_FALSE(s->is_over());
-  ASSERT_TRUE(play(*s, {"L@m9"}));
+  ASSERT_TRUE(played(*s, {"L@m9"}));
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{1});
   EXPECT_EQ(s->outcome()->scores, (std::vector<int>{0, 1}));
@@ -518,7 +482,7 @@ TEST(Kwinty, TheLoserStartsTheNextGame) {
   // Black wins horizontally; the rematch is started by white, the loser.
   const json options{{"players", 2}, {"first", "1"}, {"strict", false}};
   auto s = start(options);
-  ASSERT_TRUE(play(*s, {"L@i1", "L@g1", "S@k1", "S@h2", "L@l1"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@g1", "S@k1", "S@h2", "L@l1"}));
   ASSERT_TRUE(s->is_over());
   const json next = game().rematch_options(options, *s->outcome());
   EXPECT_EQ(next, json({{"players", 2}, {"first", "0"}, {"strict", false}}));
@@ -553,7 +517,7 @@ TEST(Kwinty, OptionsAreFirstAndStrict) {
 
 TEST(Kwinty, MalformedMovesAreRefused) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1"}));
+  ASSERT_TRUE(played(*s, {"L@i1"}));
   for (const char* m : {"", "L@r1", "L@i0", "L@i10", "l@k1", "L k1", "Lk1", "L@K1", "X@k1", "L@k1 ",
                         "S@", "pass ", "PASS"})
     expect_refused(*s, m);
@@ -571,7 +535,7 @@ TEST(Kwinty, TheViewShowsTheWallBlocksLeftAndTheLastMove) {
   EXPECT_EQ(v["x_range"], json::array({8, 9}));
   EXPECT_EQ(v["last"], nullptr);
   EXPECT_EQ(v["blocks_left"], json::array({20, 20}));
-  ASSERT_TRUE(play(*s, {"L@i1", "S@k1"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "S@k1"}));
   v = s->view(std::nullopt);
   EXPECT_EQ(
       v["blocks"],
@@ -593,9 +557,9 @@ TEST(Kwinty, TheViewShowsTheWallBlocksLeftAndTheLastMove) {
 
 TEST(Kwinty, TheViewCountsLinesOfFourAsTheyAppear) {
   auto s = start();
-  ASSERT_TRUE(play(*s, {"L@i1", "L@k1", "L@i2", "S@k2", "L@i3", "S@l2"}));
+  ASSERT_TRUE(played(*s, {"L@i1", "L@k1", "L@i2", "S@k2", "L@i3", "S@l2"}));
   EXPECT_EQ(s->view(std::nullopt)["fours_count"], json::array({0, 0})) << "runs of three";
-  ASSERT_TRUE(play(*s, {"L@i4"}));
+  ASSERT_TRUE(played(*s, {"L@i4"}));
   EXPECT_EQ(s->view(std::nullopt)["fours"][0],
             json::array({cells({{8, 0}, {8, 1}, {8, 2}, {8, 3}}),
                          cells({{9, 0}, {9, 1}, {9, 2}, {9, 3}})}));

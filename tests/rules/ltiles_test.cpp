@@ -15,12 +15,14 @@
 #include <set>
 
 #include "conformance.hpp"
+#include "scenario.hpp"
 #include "rules/ltiles/ltiles.hpp"
 
 namespace plateau::rules::ltiles {
 namespace {
 
 using nlohmann::json;
+using namespace plateau::rules::testing;
 
 const std::vector<std::string> kRedKinds{"RRR", "NRR", "RNR", "RRN", "RNN",
                                          "NRN", "NNR", "GRR", "RGR", "RRG"};
@@ -35,30 +37,6 @@ std::unique_ptr<State> start(const std::string& variant = "standard", const char
 }
 
 std::unique_ptr<State> open_game() { return start("open"); }
-
-// Plays `moves` in turn from the seat to move; every one must be accepted.
-void play(State& s, const std::vector<std::string>& moves) {
-  for (const auto& m : moves) {
-    ASSERT_TRUE(s.to_move().has_value()) << "game over before " << m;
-    const auto r = s.apply(*s.to_move(), Move{m});
-    ASSERT_TRUE(r.has_value()) << m << ": " << error_code(r.error());
-  }
-}
-
-bool legal(const State& s, const std::string& m) {
-  const auto moves = s.legal_moves();
-  return std::ranges::find(moves, Move{m}) != moves.end();
-}
-
-// Refused with move/illegal, changing nothing; and absent from legal_moves().
-void expect_refused(State& s, const std::string& m) {
-  EXPECT_FALSE(legal(s, m)) << m << " is listed as legal";
-  const auto before = s.view(std::nullopt);
-  const auto r = s.apply(*s.to_move(), Move{m});
-  ASSERT_FALSE(r.has_value()) << m << " was accepted";
-  EXPECT_EQ(r.error(), RuleError::illegal_move) << m;
-  EXPECT_EQ(s.view(std::nullopt), before) << m << " changed the state";
-}
 
 json square(const State& s, int x, int y) {
   const auto v = s.view(std::nullopt);

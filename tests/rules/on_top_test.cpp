@@ -19,12 +19,14 @@
 #include <set>
 
 #include "conformance.hpp"
+#include "scenario.hpp"
 #include "rules/on_top/on_top.hpp"
 
 namespace plateau::rules::on_top {
 namespace {
 
 using nlohmann::json;
+using namespace plateau::rules::testing;
 
 std::unique_ptr<State> setup_game(json options, std::vector<std::string> tiles,
                                   std::optional<std::array<int, 4>> pawns = std::nullopt,
@@ -41,35 +43,11 @@ std::unique_ptr<State> start(json options, std::uint64_t seed = 1) {
   return s ? std::move(*s) : nullptr;
 }
 
-// Plays `moves` in turn from the seat to move; every one must be accepted.
-void play(State& s, const std::vector<std::string>& moves) {
-  for (const auto& m : moves) {
-    ASSERT_TRUE(s.to_move().has_value()) << "game over before " << m;
-    const auto r = s.apply(*s.to_move(), Move{m});
-    ASSERT_TRUE(r.has_value()) << m << ": " << error_code(r.error());
-  }
-}
-
 // `tiles` plus one more, so that the game is not over (tiles run out) after the scenario and
 // the scores are the track's, without the end's penalty.
 std::vector<std::string> and_one_more(std::vector<std::string> tiles) {
   tiles.push_back("WWWWWW");
   return tiles;
-}
-
-bool legal(const State& s, const std::string& m) {
-  const auto moves = s.legal_moves();
-  return std::ranges::find(moves, Move{m}) != moves.end();
-}
-
-// Refused without changing anything.
-void expect_refused(State& s, const std::string& m) {
-  EXPECT_FALSE(legal(s, m)) << m;
-  const auto before = s.view(std::nullopt);
-  const auto r = s.apply(*s.to_move(), Move{m});
-  ASSERT_FALSE(r.has_value()) << m;
-  EXPECT_EQ(r.error(), RuleError::illegal_move) << m;
-  EXPECT_EQ(s.view(std::nullopt), before) << m;
 }
 
 int cell(const json& view, const std::string& name) {

@@ -5,44 +5,18 @@
 
 #include "rules/quantik/quantik.hpp"
 
+#include "scenario.hpp"
+
 namespace plateau::rules::quantik {
 namespace {
 
 using nlohmann::json;
+using namespace plateau::rules::testing;
 
 std::unique_ptr<State> start(const char* first = "0") {
   auto s = game().create({{"first", first}}, 1);
   EXPECT_TRUE(s.has_value());
   return std::move(*s);
-}
-
-// Plays `moves` alternately from the seat to move; every one must be accepted.
-void play(State& s, std::initializer_list<const char*> moves) {
-  for (const char* m : moves) {
-    ASSERT_TRUE(s.to_move().has_value()) << "game over before " << m;
-    const auto r = s.apply(*s.to_move(), Move{m});
-    ASSERT_TRUE(r.has_value()) << m << ": " << error_code(r.error());
-  }
-}
-
-bool legal(const State& s, const std::string& m) {
-  const auto moves = s.legal_moves();
-  return std::ranges::find(moves, Move{m}) != moves.end();
-}
-
-std::uint64_t perft(const State& s, int depth) {
-  if (depth == 0) return 1;
-  std::uint64_t n = 0;
-  for (const auto& m : s.legal_moves()) {
-    if (depth == 1) {
-      ++n;
-      continue;
-    }
-    auto next = s.clone();
-    EXPECT_TRUE(next->apply(*s.to_move(), m).has_value());
-    n += perft(*next, depth - 1);
-  }
-  return n;
 }
 
 TEST(Quantik, TheFirstPieceMayGoOnAnyCellInAnyShape) {

@@ -11,11 +11,13 @@
 #include <set>
 
 #include "conformance.hpp"
+#include "scenario.hpp"
 
 namespace plateau::rules::quirky {
 namespace {
 
 using nlohmann::json;
+using namespace plateau::rules::testing;
 using Bag = std::vector<std::string>;
 
 // A game whose bag holds exactly `bag`, drawn front first; seat 0 draws first.
@@ -31,20 +33,6 @@ Bag repeat(const std::string& piece, int n) { return Bag(static_cast<std::size_t
 Bag operator+(Bag a, const Bag& b) {
   a.insert(a.end(), b.begin(), b.end());
   return a;
-}
-
-// Plays `moves`, each by the seat to move; every one must be accepted.
-void play(State& s, std::initializer_list<std::string> moves) {
-  for (const auto& m : moves) {
-    ASSERT_TRUE(s.to_move().has_value()) << "game over before " << m;
-    const auto r = s.apply(*s.to_move(), Move{m});
-    ASSERT_TRUE(r.has_value()) << m << ": " << error_code(r.error());
-  }
-}
-
-bool legal(const State& s, const std::string& m) {
-  const auto moves = s.legal_moves();
-  return std::ranges::find(moves, Move{m}) != moves.end();
 }
 
 json view(const State& s) { return s.view(std::nullopt); }

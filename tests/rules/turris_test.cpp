@@ -10,32 +10,20 @@
 #include <set>
 
 #include "conformance.hpp"
+#include "scenario.hpp"
 #include "rules/turris/turris.hpp"
 
 namespace plateau::rules::turris {
 namespace {
 
 using nlohmann::json;
+using namespace plateau::rules::testing;
 using Moves = std::vector<std::string>;
 
 std::unique_ptr<State> start(const char* first = "0", bool chain = true) {
   auto s = game().create({{"first", first}, {"chain_bonus", chain}}, 1);
   EXPECT_TRUE(s.has_value());
   return std::move(*s);
-}
-
-// Plays `moves` in order, each by the seat to move; every one must be accepted.
-void play(State& s, const Moves& moves) {
-  for (const auto& m : moves) {
-    ASSERT_TRUE(s.to_move().has_value()) << "game over before " << m;
-    const auto r = s.apply(*s.to_move(), Move{m});
-    ASSERT_TRUE(r.has_value()) << m << ": " << error_code(r.error());
-  }
-}
-
-bool legal(const State& s, const std::string& m) {
-  const auto moves = s.legal_moves();
-  return std::ranges::find(moves, Move{m}) != moves.end();
 }
 
 std::set<std::string> move_set(const State& s) {
