@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import net from 'node:net';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -78,6 +79,20 @@ export async function launchBrowser() {
   });
 }
 
+// Runs `body(server, browser)` on a fresh server and browser, and stops both however it ends.
+export async function withBrowser(body) {
+  const server = await startServer();
+  const browser = await launchBrowser();
+  try {
+    return await body(server, browser);
+  } finally {
+    await browser.close();
+    await server.stop();
+  }
+}
+
+export const pick = (list) => list[Math.floor(Math.random() * list.length)];
+
 // A browser context whose client is called `name`.
 export async function player(browser, name, viewport = { width: 1100, height: 800 }) {
   const context = await browser.newContext({ viewport });
@@ -119,7 +134,8 @@ export async function sitAt(page, url, room, seat = null) {
 export const PHONE = { width: 390, height: 844 };
 
 // A table of `game` from the lobby: the first of `names` creates it, the others sit through the
-// invite link (the second on a phone), and 'Eve' watches. Returns when every page has the state.
+// invite link (the second on a phone), and 'Eve' watches. Returns when every page has the state,
+// having checked that the game has started and that Eve has no seat.
 export async function openTable(browser, server, game, names, options = {}) {
   const seated = [];
   for (let i = 0; i < names.length; i++) seated.push(await player(browser, names[i], i === 1 ? PHONE : undefined));
@@ -129,6 +145,9 @@ export async function openTable(browser, server, game, names, options = {}) {
   for (const p of seated.slice(1)) await sitAt(p.page, server.url, room);
   const pages = [...seated.map((p) => p.page), eve.page];
   await allAt(pages, await version(seated[seated.length - 1].page));
+  const watched = await state(eve.page);
+  assert.equal(watched.status, 'playing', 'the table is full, so the game has started');
+  assert.equal(watched.you, null, 'the spectator has no seat');
   return { room, seated, eve, pages };
 }
 

@@ -1,24 +1,11 @@
 // Two browsers play a whole game of Kwinty by clicking, while a third watches.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
-
-const pick = (list) => list[Math.floor(Math.random() * list.length)];
+import { withBrowser, openTable, state, version, allAt, pick, shots } from './harness.mjs';
 
 test('two players finish a Kwinty game by clicks while a spectator sees the same wall', { timeout: 120000 }, async () => {
-  const server = await startServer();
-  const browser = await launchBrowser();
-  try {
-    const ada = await player(browser, 'Ada');
-    const bob = await player(browser, 'Bob', { width: 390, height: 844 });  // a phone
-    const eve = await player(browser, 'Eve');
-    const room = await createTable(ada.page, server.url, 'kwinty');
-    await watch(eve.page, server.url, room);
-    await sitAt(bob.page, server.url, room);
-    const pages = [ada.page, bob.page, eve.page];
-    await allAt(pages, await version(ada.page));
-    assert.equal((await state(eve.page)).status, 'playing');
-    assert.equal((await state(eve.page)).you, null, 'the spectator has no seat');
+  await withBrowser(async (server, browser) => {
+    const { seated: [ada, bob], eve, pages } = await openTable(browser, server, 'kwinty', ['Ada', 'Bob']);  // Bob is on a phone
     const seatOf = new Map([[(await state(ada.page)).you, ada.page], [(await state(bob.page)).you, bob.page]]);
     assert.equal(seatOf.size, 2, 'Ada and Bob sit at different seats');
     // The spectator has no controls, even when the table shows moves to the players.
@@ -102,8 +89,5 @@ test('two players finish a Kwinty game by clicks while a spectator sees the same
     await ada.page.screenshot({ path: `${shots}/kwinty-end-ada.png` });
     await bob.page.screenshot({ path: `${shots}/kwinty-end-bob-phone.png`, fullPage: true });
     await eve.page.screenshot({ path: `${shots}/kwinty-end-spectator.png` });
-  } finally {
-    await browser.close();
-    await server.stop();
-  }
+  });
 });

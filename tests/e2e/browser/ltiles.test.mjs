@@ -3,9 +3,7 @@
 import { test } from 'node:test';
 import { readdirSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
-
-const pick = (list) => list[Math.floor(Math.random() * list.length)];
+import { withBrowser, openTable, state, version, allAt, pick, shots } from './harness.mjs';
 
 // The ghosts a person could click now: their corner square is on screen and on top.
 function clickableGhosts(page) {
@@ -35,22 +33,11 @@ async function drawn(page) {
 
 async function playWholeGame(variant, options) {
   const name = `ltiles${variant === 'standard' ? '' : '-' + variant}`;
-  const server = await startServer();
-  const browser = await launchBrowser();
-  const mine = new RegExp(`^${name}-(start|setup|early|spectator|midgame|end)`);
-  for (const f of readdirSync(shots)) if (mine.test(f)) rmSync(`${shots}/${f}`);  // no stale pictures
-  try {
-    const ada = await player(browser, 'Ada');
-    const bob = await player(browser, 'Bob', { width: 390, height: 844 });  // a phone
-    const eve = await player(browser, 'Eve');
-    const room = options ? await createTable(ada.page, server.url, 'ltiles', options) : await createTable(ada.page, server.url, 'ltiles');
-    await watch(eve.page, server.url, room);
-    await sitAt(bob.page, server.url, room);
-    const pages = [ada.page, bob.page, eve.page];
-    await allAt(pages, await version(ada.page));
+  await withBrowser(async (server, browser) => {
+    const mine = new RegExp(`^${name}-(start|setup|early|spectator|midgame|end)`);
+    for (const f of readdirSync(shots)) if (mine.test(f)) rmSync(`${shots}/${f}`);  // no stale pictures
+    const { seated: [ada, bob], eve, pages } = await openTable(browser, server, 'ltiles', ['Ada', 'Bob'], options);  // Bob is on a phone
     const start = await state(eve.page);
-    assert.equal(start.status, 'playing');
-    assert.equal(start.you, null, 'the spectator has no seat');
     assert.equal(start.board.variant, variant);
     const adaSeat = (await state(ada.page)).you;
     for (const p of pages) {
@@ -194,10 +181,7 @@ async function playWholeGame(variant, options) {
     await eve.page.click('[data-choice="view"]');
     await eve.page.screenshot({ path: `${shots}/${name}-end-spectator.png` });
     console.log(`${name}: ${picks} ordering picks, ${moves} tiles (${stacks} stacked, ${isoMoves} placed in the isometric view, ${turns} turns); ${final.outcome.reason}; scores ${final.outcome.scores.join(':')}`);
-  } finally {
-    await browser.close();
-    await server.stop();
-  }
+  });
 }
 
 test('two players finish a standard L-Tiles game by clicks while a spectator sees the same table', { timeout: 90000 }, async () => {

@@ -1,22 +1,11 @@
 // Two browsers play a whole game of Quantik by clicking, while a third watches.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, shots } from './harness.mjs';
 
 test('two players finish a Quantik game by clicks while a spectator sees the same board', { timeout: 120000 }, async () => {
-  const server = await startServer();
-  const browser = await launchBrowser();
-  try {
-    const ada = await player(browser, 'Ada');
-    const bob = await player(browser, 'Bob', { width: 390, height: 844 });  // a phone
-    const eve = await player(browser, 'Eve');
-    const room = await createTable(ada.page, server.url, 'quantik');
-    await watch(eve.page, server.url, room);
-    await sitAt(bob.page, server.url, room);
-    const pages = [ada.page, bob.page, eve.page];
-    await allAt(pages, await version(ada.page));
-    assert.equal((await state(eve.page)).status, 'playing');
-    assert.equal((await state(eve.page)).you, null, 'the spectator has no seat');
+  await withBrowser(async (server, browser) => {
+    const { seated: [ada, bob], eve, pages } = await openTable(browser, server, 'quantik', ['Ada', 'Bob']);  // Bob is on a phone
     await ada.page.screenshot({ path: `${shots}/quantik-start.png` });
 
     let moves = 0;
@@ -53,8 +42,5 @@ test('two players finish a Quantik game by clicks while a spectator sees the sam
     await ada.page.screenshot({ path: `${shots}/quantik-end-ada.png` });
     await bob.page.screenshot({ path: `${shots}/quantik-end-bob-phone.png`, fullPage: true });
     await eve.page.screenshot({ path: `${shots}/quantik-end-spectator.png` });
-  } finally {
-    await browser.close();
-    await server.stop();
-  }
+  });
 });

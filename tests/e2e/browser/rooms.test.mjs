@@ -3,7 +3,7 @@
 // itself, and a finished game replays forward and back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
+import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
 
 async function clickMove(page) {
   const before = await version(page);
@@ -15,9 +15,7 @@ async function clickMove(page) {
 }
 
 test('reload, late spectator, server crash and replay', { timeout: 120000 }, async () => {
-  const server = await startServer();
-  const browser = await launchBrowser();
-  try {
+  await withBrowser(async (server, browser) => {
     const ada = await player(browser, 'Ada');
     const bob = await player(browser, 'Bob');
     const room = await createTable(ada.page, server.url, 'quantik', { first: 0 });
@@ -78,8 +76,5 @@ test('reload, late spectator, server crash and replay', { timeout: 120000 }, asy
     await ada.page.click('#replay-back');
     await ada.page.waitForSelector(`[data-history="${room}"]`);
     await ada.page.screenshot({ path: `${shots}/rooms-lobby-history.png` });
-  } finally {
-    await browser.close();
-    await server.stop();
-  }
+  });
 });

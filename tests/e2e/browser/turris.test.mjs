@@ -2,9 +2,7 @@
 import { test } from 'node:test';
 import { readdirSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
-
-const pick = (list) => list[Math.floor(Math.random() * list.length)];
+import { withBrowser, openTable, state, version, allAt, pick, shots } from './harness.mjs';
 
 // The [data-move] elements a person could click now: on screen once scrolled to, and not hidden
 // behind another part of the drawing (a ghost at the back of the tower may be).
@@ -25,20 +23,9 @@ async function clickable(page) {
 }
 
 test('two players finish a Turris game by clicks while a spectator sees the same tower', { timeout: 120000 }, async () => {
-  const server = await startServer();
-  const browser = await launchBrowser();
-  for (const f of readdirSync(shots)) if (/^turris-.*\.png$/.test(f)) rmSync(`${shots}/${f}`);  // no stale pictures
-  try {
-    const ada = await player(browser, 'Ada');
-    const bob = await player(browser, 'Bob', { width: 390, height: 844 });  // a phone
-    const eve = await player(browser, 'Eve');
-    const room = await createTable(ada.page, server.url, 'turris');
-    await watch(eve.page, server.url, room);
-    await sitAt(bob.page, server.url, room);
-    const pages = [ada.page, bob.page, eve.page];
-    await allAt(pages, await version(ada.page));
-    assert.equal((await state(eve.page)).status, 'playing');
-    assert.equal((await state(eve.page)).you, null, 'the spectator has no seat');
+  await withBrowser(async (server, browser) => {
+    for (const f of readdirSync(shots)) if (/^turris-.*\.png$/.test(f)) rmSync(`${shots}/${f}`);  // no stale pictures
+    const { seated: [ada, bob], eve, pages } = await openTable(browser, server, 'turris', ['Ada', 'Bob']);  // Bob is on a phone
     const adaSeat = (await state(ada.page)).you;
     // The table is drawn: both players' cards, the tower, the plan and the five views.
     for (const p of pages) {
@@ -117,8 +104,5 @@ test('two players finish a Turris game by clicks while a spectator sees the same
     await bob.page.screenshot({ path: `${shots}/turris-end-bob-phone.png`, fullPage: true });
     await eve.page.screenshot({ path: `${shots}/turris-end-spectator.png` });
     console.log(`turris: ${moves} moves, ${bonuses} bonus steps, ${removals} removals, ${isoClicks} clicks on the isometric view; ${final.outcome.reason}`);
-  } finally {
-    await browser.close();
-    await server.stop();
-  }
+  });
 });
