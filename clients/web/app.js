@@ -2,19 +2,9 @@
 // hello with the token it was given before (so a reload puts the player back at their table),
 // applies patches in version order, and asks for a full state on any gap.
 import { applyPatch } from './patch.js';
+import { el } from './dom.js';
 
 const $ = (sel) => document.querySelector(sel);
-const el = (tag, attrs = {}, ...children) => {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === 'class') e.className = v;
-    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (v === true) e.setAttribute(k, '');
-    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
-  }
-  for (const c of children.flat()) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-};
 
 const SEAT_COLOURS = ['#c8553d', '#2a7ab0', '#e0a526', '#6a9a3b'];
 

@@ -4,7 +4,8 @@
 // sideways as the wall grows) are shaded, and columns beyond that limit are hatched.
 // Choose "lying" or "standing", then click one of the dashed ghost blocks: every ghost is a
 // legal move of that orientation, taken from st.legal_moves. "pass" gets its own button.
-const SVG = 'http://www.w3.org/2000/svg';
+import { svg as s, addStyle } from '../dom.js';
+
 const LETTERS = 'abcdefghijklmnopq';
 const U = 40;              // one square, in SVG units
 const PAD_L = 30, PAD_R = 12, TOP = 24, BELOW = 88;
@@ -33,16 +34,6 @@ function where(o, x, y) {
   return `${cell(...a)}–${cell(...b)}`;
 }
 
-function s(tag, attrs = {}, ...children) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
-  }
-  for (const c of children.flat()) if (c) e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
-
 // A small picture of a block (for the orientation buttons and the panels).
 function blockIcon(o, seat, size = 26) {
   const w = o === 'L' ? 2 : 1, h = o === 'L' ? 1 : 2;
@@ -53,11 +44,7 @@ function blockIcon(o, seat, size = 26) {
   return svg;
 }
 
-function injectStyle() {
-  if (document.getElementById('kwinty-style')) return;
-  const style = document.createElement('style');
-  style.id = 'kwinty-style';
-  style.textContent = `
+const STYLE = `
   .kw-wrap { width: 100%; display: grid; grid-template-columns: minmax(180px, 1fr) auto minmax(180px, 1fr);
     grid-template-areas: "ctl ctl ctl" "p0 board p1"; gap: .8rem; align-items: start; }
   .kw-controls { grid-area: ctl; display: flex; flex-wrap: wrap; gap: .5rem .8rem; align-items: center; justify-content: center; min-height: 2.7rem; }
@@ -120,13 +107,11 @@ function injectStyle() {
     .kw-panel { font-size: .85rem; padding: .45rem .55rem; }
   }
   `;
-  document.head.append(style);
-}
 
 function render(table, st, ctx) {
   if (!lastArgs || lastArgs[1] !== st) playedAt = 0;
   lastArgs = [table, st, ctx];
-  injectStyle();
+  addStyle('kwinty-style', STYLE);
   const { el } = ctx;
   const play = (move) => {
     if (Date.now() - playedAt < 2000) return;  // one move per state; a reply re-renders

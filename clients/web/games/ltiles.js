@@ -9,7 +9,8 @@
 // one kind at a time. Beside the table: both players' piles (size, top, hand, tiles left), the
 // live zone scores (each player's best zone is outlined in gold on the table) and a legend.
 // Nothing here checks a rule: every candidate is parsed from the legal move strings.
-const SVG = 'http://www.w3.org/2000/svg';
+import { svg as s, addStyle } from '../dom.js';
+
 
 // Cells of a tile with its corner at the origin, for each rotation: corner, arm A, arm B.
 const ROT = [
@@ -42,17 +43,6 @@ let observer = null;
 let hoverText = '';   // the ghost under the pointer, described
 let shownState = null;
 
-function s(tag, attrs = {}, ...children) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== '') e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
-
 // ---------- colours: hue by square colour, darker with each level ----------
 const HUE = { R: [2, 66, 60, 9, 24], G: [138, 42, 56, 8.5, 22], N: [40, 24, 86, 9, 40] };
 function lightness(c, level) {
@@ -83,11 +73,7 @@ function tileIcon(kind, r = 0, size = 34, extra = {}) {
   return svg;
 }
 
-function injectStyle() {
-  if (document.getElementById('ltiles-style')) return;
-  const style = document.createElement('style');
-  style.id = 'ltiles-style';
-  style.textContent = `
+const STYLE = `
   .lt-wrap { width: 100%; max-width: 1068px; display: grid; gap: .6rem .8rem; align-items: start;
     grid-template-columns: minmax(0, 1fr) 318px; grid-template-rows: auto auto auto 1fr;
     grid-template-areas: "board players" "board panel" "board legend" "board ."; }
@@ -202,8 +188,6 @@ function injectStyle() {
     .lt-zones { font-size: .72rem; }
   }
   `;
-  document.head.append(style);
-}
 
 // ---------- the camera ----------
 function applyView(svg) {
@@ -321,7 +305,7 @@ export default {
   // Seat 0 plays red, seat 1 green: app.js rings the seats in those colours.
   seatColour: (st, i) => SEAT_INK[i] || null,
   render(table, st, ctx) {
-    injectStyle();
+    addStyle('ltiles-style', STYLE);
     lastArgs = [table, st, ctx];
     const { el } = ctx;
     const rerender = () => this.render(...lastArgs);

@@ -8,7 +8,8 @@
 //   1. click a highlighted place (the edge between two empty cells: a selection, data-choice);
 //   2. turn the tile there (each legal orientation on those two cells in turn, data-choice);
 //   3. confirm (the button carries data-move, the exact move string).
-const SVG = 'http://www.w3.org/2000/svg';
+import { svg as s, addStyle } from '../dom.js';
+
 const E = 60;                         // a triangle's edge, in SVG units
 const HX = E / 2;                     // one x unit of the view (half an edge)
 const HY = E * Math.sqrt(3) / 2;      // one y unit of the view (a row)
@@ -30,16 +31,6 @@ let sel = { key: null, place: null, turn: 0 };  // chosen place and orientation,
 let lastArgs = null;                             // the last render's arguments, for local choices
 let turned = false;                              // the board drawn a quarter turn anticlockwise
 let watching = false;                            // listening for the viewport to change width
-
-function s(tag, attrs = {}, ...children) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== '') e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
 
 // A view point (x in half edges, y in rows) on screen; turned a quarter anticlockwise on a phone,
 // so rows a–f read left to right and columns 1–15 bottom to top (a turn, never a mirror image:
@@ -101,11 +92,7 @@ function parsePlaces(legal, index) {
   return places;
 }
 
-function injectStyle() {
-  if (document.getElementById('on-top-style')) return;
-  const style = document.createElement('style');
-  style.id = 'on-top-style';
-  style.textContent = `
+const STYLE = `
   .ot-wrap { width: 100%; max-width: 1068px; display: grid; gap: .7rem 1rem; align-items: start;
     grid-template-columns: minmax(0, 1fr) minmax(250px, 300px);
     grid-template-rows: auto auto 1fr auto;
@@ -172,8 +159,6 @@ function injectStyle() {
     .ot-board { max-height: none; min-height: 0; }
   }
   `;
-  document.head.append(style);
-}
 
 function swatch(colour, size = 18) {
   return s('svg', { viewBox: '-10 -10 20 20', width: size, height: size, class: 'ot-sw', 'aria-hidden': 'true' },
@@ -181,7 +166,7 @@ function swatch(colour, size = 18) {
 }
 
 function render(table, st, ctx) {
-  injectStyle();
+  addStyle('on-top-style', STYLE);
   lastArgs = [table, st, ctx];
   const mq = window.matchMedia(NARROW);
   turned = mq.matches;

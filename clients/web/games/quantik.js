@@ -1,18 +1,19 @@
 // The Quantik table: a round board of four 2×2 regions, each player's tray of remaining
 // pieces, legal placements highlighted for the chosen shape. Click a shape, then a cell.
+import { addStyle, SVG_NS } from '../dom.js';
+
 const SHAPES = ['sphere', 'cylinder', 'cube', 'cone'];
-const SVG = 'http://www.w3.org/2000/svg';
 
 let chosen = null;  // the shape picked in our tray, kept across re-renders
 
 function shapeSvg(shape, seat, size = 44) {
-  const svg = document.createElementNS(SVG, 'svg');
+  const svg = document.createElementNS(SVG_NS, 'svg');
   svg.setAttribute('viewBox', '0 0 40 40');
   svg.setAttribute('width', size);
   svg.setAttribute('height', size);
   svg.classList.add('q-piece', `q-seat${seat}`);
   const add = (tag, attrs) => {
-    const e = document.createElementNS(SVG, tag);
+    const e = document.createElementNS(SVG_NS, tag);
     for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
     svg.append(e);
   };
@@ -25,17 +26,13 @@ function shapeSvg(shape, seat, size = 44) {
     case 'cube': add('rect', { x: 6, y: 6, width: 28, height: 28, rx: 3 }); break;
     case 'cone': add('polygon', { points: '20,4 36,35 4,35' }); break;
   }
-  const title = document.createElementNS(SVG, 'title');
+  const title = document.createElementNS(SVG_NS, 'title');
   title.textContent = shape;
   svg.append(title);
   return svg;
 }
 
-function injectStyle() {
-  if (document.getElementById('quantik-style')) return;
-  const style = document.createElement('style');
-  style.id = 'quantik-style';
-  style.textContent = `
+const STYLE = `
   .q-wrap { display: flex; flex-wrap: wrap; gap: 1.2rem; align-items: center; justify-content: center; }
   .q-board { display: grid; grid-template-columns: repeat(4, minmax(52px, 84px)); gap: 6px; padding: 14px;
     background: #d9c7a7; border-radius: 50%; aspect-ratio: 1; align-content: center; justify-content: center;
@@ -61,12 +58,10 @@ function injectStyle() {
   .q-shape.none { opacity: .35; }
   .q-hint { font-size: .85rem; color: #7a7067; }
   `;
-  document.head.append(style);
-}
 
 export default {
   render(table, st, ctx) {
-    injectStyle();
+    addStyle('quantik-style', STYLE);
     const { el } = ctx;
     const board = st.board;
     const legal = new Set(st.legal_moves);

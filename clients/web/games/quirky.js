@@ -7,7 +7,8 @@
 //   a black Quirk: click a highlighted top to send it back to the bag -> "xc3"
 //   a blue Quirk:  click a highlighted top (a selection, data-choice), then one of its
 //                  highlighted empty neighbours                        -> "c3-d4"
-const SVG = 'http://www.w3.org/2000/svg';
+import { svg as s, addStyle } from '../dom.js';
+
 const S = 64;                      // distance between neighbouring points, in SVG units
 const ROW = S * Math.sqrt(3) / 2;  // distance between rows
 const PAD = 36;
@@ -29,16 +30,6 @@ const QUIRK_WHAT = {
 let sel = { key: null, from: null };   // the blue Quirk's chosen source, kept across re-renders
 let flash = { key: null, at: 0 };      // when the current scoring was first shown
 let lastArgs = null;                   // the last render's arguments, to re-render on a local choice
-
-function s(tag, attrs = {}, ...children) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else if (v !== false && v !== null && v !== undefined) e.setAttribute(k, v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== '') e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
 
 const isQuirk = (p) => p === 'blue' || p === 'black' || p === 'purple';
 const pieceName = (p) => (isQuirk(p) ? `${p} Quirk` : `${p} marker`);
@@ -70,11 +61,7 @@ function parseMoves(legal) {
   return { place, take, slide };
 }
 
-function injectStyle() {
-  if (document.getElementById('quirky-style')) return;
-  const style = document.createElement('style');
-  style.id = 'quirky-style';
-  style.textContent = `
+const STYLE = `
   .qk-wrap { width: 100%; max-width: 1060px; display: grid; gap: .8rem 1rem; align-items: start;
     grid-template-columns: minmax(0, 1fr) minmax(260px, 320px);
     grid-template-areas: "board drawn" "board players" "board bag" "board log" "board ."; }
@@ -156,8 +143,6 @@ function injectStyle() {
   }
   @media (prefers-reduced-motion: reduce) { .qk-open { animation: none; } }
   `;
-  document.head.append(style);
-}
 
 // The hull of the board's points (monotone chain), for the board's background.
 function hull(pts) {
@@ -198,7 +183,7 @@ function gainText(gain, name) {
 
 const quirkyTable = {
   render(table, st, ctx) {
-    injectStyle();
+    addStyle('quirky-style', STYLE);
     lastArgs = [table, st, ctx];
     const { el } = ctx;
     const b = st.board;

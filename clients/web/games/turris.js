@@ -5,7 +5,8 @@
 // button. Beside them: each player's blocks left and score, and the five views the scoring reads
 // (faces A–D and the roof), each player's largest area ringed in gold, with the per-face score.
 // Every candidate comes from st.legal_moves; nothing here checks a rule.
-const SVG = 'http://www.w3.org/2000/svg';
+import { svg as s, addStyle } from '../dom.js';
+
 const FACES = ['A', 'B', 'C', 'D'];
 const COLS = 'abc';
 
@@ -20,17 +21,6 @@ const PAL = [
   { top: '#57514b', left: '#3a3531', right: '#282420', edge: '#8f867c', name: 'black' },
 ];
 const GHOST = { top: 'rgba(47,158,68,.55)', left: 'rgba(47,158,68,.42)', right: 'rgba(47,158,68,.32)', edge: '#2b8a3e' };
-
-function s(tag, attrs = {}, ...children) {
-  const e = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-    else e.setAttribute(k, v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== '') e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-  return e;
-}
 
 // ---------- notation ----------
 const cellName = (x, y) => COLS[x] + (y + 1);
@@ -67,11 +57,7 @@ const IW = 26, IH = 15, IZ = 30;
 const P = (u, v, z) => [(u + v) * IW, (u - v) * IH - z * IZ];
 const pts = (list) => list.map(([u, v, z]) => P(u, v, z).map((n) => n.toFixed(1)).join(',')).join(' ');
 
-function injectStyle() {
-  if (document.getElementById('turris-style')) return;
-  const style = document.createElement('style');
-  style.id = 'turris-style';
-  style.textContent = `
+const STYLE = `
   .tu-wrap { display: grid; gap: .7rem; width: 100%; max-width: 1068px; align-items: start;
     grid-template-columns: minmax(300px, 430px) 196px minmax(0, 1fr);
     grid-template-rows: auto auto auto 1fr;
@@ -145,8 +131,6 @@ function injectStyle() {
     .tu-iso { max-height: 58vh; }
   }
   `;
-  document.head.append(style);
-}
 
 // A small isometric block icon for a seat.
 function blockIcon(seat, size = 30) {
@@ -166,7 +150,7 @@ function blockIcon(seat, size = 30) {
 
 export default {
   render(table, st, ctx) {
-    injectStyle();
+    addStyle('turris-style', STYLE);
     const { el } = ctx;
     const b = st.board;
     const me = st.you;
