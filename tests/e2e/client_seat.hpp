@@ -104,6 +104,29 @@ json fresh_sync(BasicSeat<Ws>& s) {
   return f ? (*f)["state"] : json();
 }
 
+// A table of `game` for `n` players P0, P1, ... (P0 creates it) with Eve watching from before
+// the first move. Call as ASSERT_NO_FATAL_FAILURE(open_table(...)).
+struct Table {
+  std::string room;
+  std::vector<std::unique_ptr<Seat>> seats;
+  std::unique_ptr<Seat> eve;
+  std::vector<Seat*> players() const {
+    std::vector<Seat*> out;
+    for (const auto& s : seats) out.push_back(s.get());
+    return out;
+  }
+};
+
+inline void open_table(unsigned short port, const std::string& game, int n, Table& t) {
+  for (int i = 0; i < n; ++i) t.seats.push_back(connect(port, "P" + std::to_string(i)));
+  t.eve = connect(port, "Eve");
+  t.room = create(*t.seats[0], game, {{"players", n}});
+  ASSERT_FALSE(t.room.empty());
+  ASSERT_NO_FATAL_FAILURE(join(*t.eve, t.room, true));
+  for (auto& s : t.seats) ASSERT_NO_FATAL_FAILURE(join(*s, t.room));
+  ASSERT_TRUE(t.eve->reach(t.seats.back()->version));
+}
+
 // Plays random legal moves until the game ends; checks every viewer's copy on the way.
 template <class Ws>
 void play_out(std::vector<BasicSeat<Ws>*> players, BasicSeat<Ws>& spectator, std::uint64_t seed,

@@ -18,21 +18,14 @@ TEST(History, EveryGamesRecordReplaysToTheFinalStateAndImportsAsItsOwnGame) {
   for (const rules::Game* g : rules::all_games()) {
     SCOPED_TRACE(std::string(g->id()));
     const int n = g->max_seats();
-    std::vector<std::unique_ptr<Seat>> seats;
-    for (int i = 0; i < n; ++i) seats.push_back(connect(port, "P" + std::to_string(i)));
-    auto eve = connect(port, "Eve");
-    const auto room = create(*seats[0], std::string(g->id()), {{"players", n}});
-    join(*eve, room, true);
-    std::vector<Seat*> ptrs;
-    for (auto& s : seats) {
-      join(*s, room);
-      ptrs.push_back(s.get());
-    }
-    ASSERT_TRUE(eve->reach(seats.back()->version));
+    Table t;
+    ASSERT_NO_FATAL_FAILURE(open_table(port, std::string(g->id()), n, t));
+    const auto& room = t.room;
+    auto& eve = t.eve;
     // Mid-game the record is not given out: the seed would tell every draw to come.
     auto early = http_get(port, "/api/export?room=" + room);
     EXPECT_EQ(early.status, 409) << early.body;
-    play_out(ptrs, *eve, 4242, false);
+    play_out(t.players(), *eve, 4242, false);
     const json live = eve->state;
     ASSERT_EQ(live["status"], "over");
 

@@ -39,18 +39,9 @@ TEST_F(Sockets, RandomGamesOfEveryGameEndWithASpectator) {
   for (const rules::Game* g : rules::all_games()) {
     for (int n = g->min_seats(); n <= g->max_seats(); ++n) {
       SCOPED_TRACE(std::string(g->id()) + " with " + std::to_string(n));
-      std::vector<std::unique_ptr<Seat>> seats;
-      for (int i = 0; i < n; ++i) seats.push_back(connect(port_, "P" + std::to_string(i)));
-      auto eve = connect(port_, "Eve");
-      const auto room = create(*seats[0], std::string(g->id()), {{"players", n}});
-      join(*eve, room, true);
-      std::vector<Seat*> ptrs;
-      for (auto& s : seats) {
-        join(*s, room);
-        ptrs.push_back(s.get());
-      }
-      ASSERT_TRUE(eve->reach(seats.back()->version));
-      play_out(ptrs, *eve, 7 + static_cast<std::uint64_t>(n), false);
+      Table t;
+      ASSERT_NO_FATAL_FAILURE(open_table(port_, std::string(g->id()), n, t));
+      play_out(t.players(), *t.eve, 7 + static_cast<std::uint64_t>(n), false);
     }
   }
 }
