@@ -125,13 +125,7 @@ TEST(LTiles, TheStartDominoIsOnTheTableBeforeTheFirstMove) {
 }
 
 TEST(LTiles, TheFirstPlayerIsDrawnFromTheSeedUnlessTheHostChooses) {
-  std::set<Seat> starters;
-  for (std::uint64_t seed = 0; seed < 32; ++seed) {
-    auto a = game().create({}, seed), b = game().create({}, seed);
-    ASSERT_EQ((*a)->to_move(), (*b)->to_move()) << "the same seed draws the same starter";
-    starters.insert(*(*a)->to_move());
-  }
-  EXPECT_EQ(starters.size(), 2u) << "both seats start some games";
+  expect_starter_drawn_from_seed(game(), 2);
   EXPECT_EQ(start("standard", "0")->to_move(), 0);
   EXPECT_EQ(start("standard", "1")->to_move(), 1);
 }

@@ -139,13 +139,7 @@ TEST(Quantik, TheHostMayChooseWhoStarts) {
 }
 
 TEST(Quantik, TheFirstPlayerIsOtherwiseDrawnFromTheSeed) {
-  std::set<Seat> starters;
-  for (std::uint64_t seed = 0; seed < 32; ++seed) {
-    auto a = game().create({}, seed), b = game().create({}, seed);
-    ASSERT_EQ((*a)->to_move(), (*b)->to_move()) << "the same seed draws the same starter";
-    starters.insert(*(*a)->to_move());
-  }
-  EXPECT_EQ(starters.size(), 2u) << "both seats start some games";
+  expect_starter_drawn_from_seed(game(), 2);
 }
 
 TEST(Quantik, PerftFromTheEmptyBoard) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,19 @@ inline std::uint64_t perft(const State& s, int depth) {
     n += perft(*next, depth - 1);
   }
   return n;
+}
+
+// With no starter chosen, the seed draws one: the same seed twice gives the same starter, and
+// over `seeds` seeds every one of the `seats` seats starts some game.
+inline void expect_starter_drawn_from_seed(const Game& game, int seats, int seeds = 32) {
+  std::set<Seat> starters;
+  for (std::uint64_t seed = 0; seed < static_cast<std::uint64_t>(seeds); ++seed) {
+    auto a = game.create({}, seed), b = game.create({}, seed);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    ASSERT_EQ((*a)->to_move(), (*b)->to_move()) << "the same seed draws the same starter";
+    starters.insert(*(*a)->to_move());
+  }
+  EXPECT_EQ(starters.size(), static_cast<std::size_t>(seats)) << "every seat starts some games";
 }
 
 }  // namespace plateau::rules::testing
