@@ -93,6 +93,23 @@ export async function withBrowser(body) {
 
 export const pick = (list) => list[Math.floor(Math.random() * list.length)];
 
+// The elements matching `sel` a person could click now: on screen once scrolled to, and not
+// hidden behind another part of the drawing (a ghost at the back of a tower may be).
+export async function clickable(page, sel = '[data-move]') {
+  const ok = [];
+  for (const h of await page.$$(sel)) {
+    const free = await h.evaluate((e) => {
+      e.scrollIntoView({ block: 'center', inline: 'center' });
+      const r = e.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) return false;
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return !!hit && (hit === e || e.contains(hit));
+    });
+    if (free) ok.push(h);
+  }
+  return ok;
+}
+
 // A browser context whose client is called `name`.
 export async function player(browser, name, viewport = { width: 1100, height: 800 }) {
   const context = await browser.newContext({ viewport });

@@ -2,24 +2,7 @@
 // watches. The server draws every piece; the pages only show the draws and send clicks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, shots } from './harness.mjs';
-
-// The elements matching `sel` a person could click now: on screen once scrolled to, and not
-// hidden behind another part of the drawing.
-async function clickable(page, sel) {
-  const ok = [];
-  for (const h of await page.$$(sel)) {
-    const free = await h.evaluate((e) => {
-      e.scrollIntoView({ block: 'center', inline: 'center' });
-      const r = e.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) return false;
-      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      return !!hit && (hit === e || e.contains(hit));
-    });
-    if (free) ok.push(h);
-  }
-  return ok;
-}
+import { withBrowser, openTable, state, version, allAt, pick, clickable, shots } from './harness.mjs';
 
 // What the board shows: every point with its drawn stack, the scores panel and the bag panel.
 const screen = (page) => page.evaluate(() => ({

@@ -2,25 +2,7 @@
 import { test } from 'node:test';
 import { readdirSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, shots } from './harness.mjs';
-
-// The [data-move] elements a person could click now: on screen once scrolled to, and not hidden
-// behind another part of the drawing (a ghost at the back of the tower may be).
-async function clickable(page) {
-  const handles = await page.$$('[data-move]');
-  const ok = [];
-  for (const h of handles) {
-    const free = await h.evaluate((e) => {
-      e.scrollIntoView({ block: 'center', inline: 'center' });
-      const r = e.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) return false;
-      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      return !!hit && (hit === e || e.contains(hit));
-    });
-    if (free) ok.push(h);
-  }
-  return ok;
-}
+import { withBrowser, openTable, state, version, allAt, pick, clickable, shots } from './harness.mjs';
 
 test('two players finish a Turris game by clicks while a spectator sees the same tower', { timeout: 120000 }, async () => {
   await withBrowser(async (server, browser) => {
