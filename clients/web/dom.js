@@ -1,6 +1,6 @@
 // Building the page: HTML and SVG elements from a tag, attributes and children, and a game's
 // style sheet added once. Shared by the client and every game's table.
-export const SVG_NS = 'http://www.w3.org/2000/svg';
+const SVG_NS = 'http://www.w3.org/2000/svg';
 
 // Attributes: `on…` adds a listener; false, null and undefined leave the attribute out.
 // Children: nodes, or anything else as text; null, undefined, false and '' add nothing (so

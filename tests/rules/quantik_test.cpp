@@ -1,10 +1,7 @@
 // Quantik scenarios: every sentence of quantik.fr.md and the Quantik part of DECISIONS.md.
 #include <gtest/gtest.h>
 
-#include <set>
-
 #include "rules/quantik/quantik.hpp"
-
 #include "scenario.hpp"
 
 namespace plateau::rules::quantik {

@@ -1,35 +1,21 @@
 // The Quantik table: a round board of four 2×2 regions, each player's tray of remaining
 // pieces, legal placements highlighted for the chosen shape. Click a shape, then a cell.
-import { addStyle, SVG_NS } from '../dom.js';
+import { svg as s, addStyle } from '../dom.js';
 
 const SHAPES = ['sphere', 'cylinder', 'cube', 'cone'];
 
 let chosen = null;  // the shape picked in our tray, kept across re-renders
 
 function shapeSvg(shape, seat, size = 44) {
-  const svg = document.createElementNS(SVG_NS, 'svg');
-  svg.setAttribute('viewBox', '0 0 40 40');
-  svg.setAttribute('width', size);
-  svg.setAttribute('height', size);
-  svg.classList.add('q-piece', `q-seat${seat}`);
-  const add = (tag, attrs) => {
-    const e = document.createElementNS(SVG_NS, tag);
-    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-    svg.append(e);
-  };
-  switch (shape) {
-    case 'sphere': add('circle', { cx: 20, cy: 20, r: 15 }); break;
-    case 'cylinder':
-      add('rect', { x: 7, y: 9, width: 26, height: 22, rx: 2 });
-      add('ellipse', { cx: 20, cy: 9, rx: 13, ry: 5, class: 'q-top' });
-      break;
-    case 'cube': add('rect', { x: 6, y: 6, width: 28, height: 28, rx: 3 }); break;
-    case 'cone': add('polygon', { points: '20,4 36,35 4,35' }); break;
-  }
-  const title = document.createElementNS(SVG_NS, 'title');
-  title.textContent = shape;
-  svg.append(title);
-  return svg;
+  const body = {
+    sphere: () => [s('circle', { cx: 20, cy: 20, r: 15 })],
+    cylinder: () => [s('rect', { x: 7, y: 9, width: 26, height: 22, rx: 2 }),
+      s('ellipse', { cx: 20, cy: 9, rx: 13, ry: 5, class: 'q-top' })],
+    cube: () => [s('rect', { x: 6, y: 6, width: 28, height: 28, rx: 3 })],
+    cone: () => [s('polygon', { points: '20,4 36,35 4,35' })],
+  }[shape]?.() ?? [];
+  return s('svg', { viewBox: '0 0 40 40', width: size, height: size, class: `q-piece q-seat${seat}` },
+    body, s('title', {}, shape));
 }
 
 const STYLE = `
