@@ -25,6 +25,11 @@ using HttpReply = std::function<void(HttpResponse)>;
 // import is answered once it is durable). `reply` runs on the server's thread.
 void answer_http(Server& server, const HttpRequest& req, const HttpReply& reply);
 
+// An error answer of the HTTP side: {"code": a stable code such as "api/not_found", "error": a
+// message for people}. Clients match on the code (PROTOCOL.md, "HTTP"); the message may change.
+HttpResponse json_error(const HttpRequest& req, boost::beast::http::status status, std::string_view code,
+                        std::string message);
+
 // A response with the server's usual headers, keeping the request's version and keep-alive.
 HttpResponse text_response(const HttpRequest& req, boost::beast::http::status status, std::string body,
                            std::string_view type = "text/plain; charset=utf-8");

@@ -36,6 +36,13 @@ constexpr std::size_t kMaxQueuedBytes = 8 << 20;
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 // Time given to a TLS peer to answer our close_notify before the socket is closed anyway.
 constexpr auto kTlsShutdownTimeout = std::chrono::seconds(5);
+// An HTTP request's limits: its head, and its body (an imported game record).
+constexpr std::size_t kMaxHeaderBytes = 16 * 1024;
+constexpr std::size_t kMaxBodyBytes = 1024 * 1024;
+// After the server's last answer on a connection, what the peer still sends is read and dropped
+// for this long and up to this much, then the socket is closed whatever the peer does.
+constexpr auto kLingerTimeout = std::chrono::seconds(5);
+constexpr std::size_t kMaxLingerBytes = 8 << 20;
 
 // The two kinds of connection. The sessions below are templates on the stream; the little that
 // differs between plain TCP and TLS is here, as overloads: how a connection opens (TLS: the
@@ -283,20 +290,64 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
  private:
   void read_next() {
     parser_.emplace();
-    parser_->header_limit(16 * 1024);
-    parser_->body_limit(1024 * 1024);  // an imported record may hold a long game
+    parser_->header_limit(kMaxHeaderBytes);
+    parser_->body_limit(kMaxBodyBytes);  // an imported record may hold a long game
     beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    http::async_read_header(stream_, buffer_, *parser_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
 
-  // The server is done with the connection: the peer reads the end of it.
+  // The head is read. A client that waits for leave to send its body (curl does past 1 MB) gets
+  // it now; a body declared over the limit has already failed the parse, and is never waited for.
+  void on_header(beast::error_code ec) {
+    if (ec || parser_->is_done()) return on_read(ec);
+    auto read_body = [self = shared_from_this()] {
+      http::async_read(self->stream_, self->buffer_, *self->parser_,
+                       [self](beast::error_code ec, std::size_t) { self->on_read(ec); });
+    };
+    if (!beast::iequals(parser_->get()[http::field::expect], "100-continue")) return read_body();
+    auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, parser_->get().version());
+    http::async_write(stream_, *go_on, [go_on, read_body](beast::error_code ec, std::size_t) {
+      if (!ec) read_body();
+    });
+  }
+
+  // The server is done with the connection: the peer reads the end of it. What the peer still
+  // sends (the rest of a body refused for its size) is read and dropped until it closes its
+  // side, so that closing ours cannot reset the connection before the answer is read.
   void end() {
-    async_end(stream_, [self = shared_from_this()](beast::error_code) {});
+    beast::get_lowest_layer(stream_).expires_after(kLingerTimeout);
+    async_end(stream_, [self = shared_from_this()](beast::error_code ec) {
+      if (!ec) self->drain(0);
+    });
+  }
+  void drain(std::size_t so_far) {
+    if (so_far > kMaxLingerBytes) return;
+    buffer_.clear();
+    stream_.async_read_some(buffer_.prepare(64 * 1024), [self = shared_from_this(), so_far](beast::error_code ec, std::size_t n) {
+      if (!ec) self->drain(so_far + n);
+    });
+  }
+
+  // A request that cannot be answered as asked: the answer says why, and the connection ends.
+  void refuse(http::status status, std::string_view code, std::string message) {
+    const unsigned version = parser_ && parser_->is_header_done() ? parser_->get().version() : 11;
+    HttpRequest head{http::verb::get, "/", version};
+    head.keep_alive(false);
+    respond(json_error(head, status, code, std::move(message)));
   }
 
   void on_read(beast::error_code ec) {
     if (ec == http::error::end_of_stream) return end();
+    if (ec == http::error::body_limit)
+      return refuse(http::status::payload_too_large, "http/too_large",
+                    "the body is over " + std::to_string(kMaxBodyBytes) + " bytes");
+    if (ec == http::error::header_limit)
+      return refuse(http::status::request_header_fields_too_large, "http/header_too_large",
+                    "the request's head is over " + std::to_string(kMaxHeaderBytes) + " bytes");
+    // Not HTTP/1.1. A peer that left mid-request, or went silent, has nobody left to answer.
+    if (ec.category() == make_error_code(http::error::bad_target).category() && ec != http::error::partial_message)
+      return refuse(http::status::bad_request, "http/bad_request", "a malformed HTTP request (" + ec.message() + ")");
     if (ec) return;
     auto req = parser_->release();
     if (websocket::is_upgrade(req)) {

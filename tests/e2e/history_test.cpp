@@ -64,21 +64,76 @@ TEST(History, EveryGamesRecordReplaysToTheFinalStateAndImportsAsItsOwnGame) {
   EXPECT_EQ(history.size(), 2 * rules::all_games().size()) << "every finished and imported game is listed";
 }
 
+// An error answer's status and stable code.
+std::pair<int, std::string> refusal(const HttpReply& r) {
+  const json body = json::parse(r.body, nullptr, false);
+  return {r.status, body.is_object() && body.contains("code") ? body["code"].get<std::string>() : "(none) " + r.body};
+}
+using Refusal = std::pair<int, std::string>;
+
 TEST(History, BadRecordsAreRefusedWithAReason) {
   ServerProcess server;
   const auto port = server.start();
   ASSERT_NE(port, 0);
-  auto post = [&](const std::string& body) { return http_request(port, verb::post, "/api/import", body); };
-  EXPECT_EQ(post("{nope").status, 400);
-  EXPECT_EQ(post(R"({"format":"plateau-game/1","game":"chess","seed":"1","players":["a","b"],"moves":[]})").status, 422);
-  EXPECT_EQ(post(R"({"format":"plateau-game/1","game":"quantik","options":{"first":"0"},"seed":"1","players":["a","b"],"moves":[{"seat":1,"move":"cube@a1"}]})").status,
-            422)
+  auto post = [&](const std::string& body) { return refusal(http_request(port, verb::post, "/api/import", body)); };
+  EXPECT_EQ(post("{nope"), Refusal(400, "import/bad_json"));
+  EXPECT_EQ(post(std::string(40, '[') + std::string(40, ']')), Refusal(400, "import/bad_json"));
+  EXPECT_EQ(post("[]"), Refusal(400, "import/bad_record"));
+  EXPECT_EQ(post(R"({"format":"plateau-game/1","game":"chess","seed":"1","players":["a","b"],"moves":[]})"),
+            Refusal(422, "import/illegal"));
+  EXPECT_EQ(post(R"({"format":"plateau-game/1","game":"quantik","options":{"first":"0"},"seed":"1","players":["a","b"],"moves":[{"seat":1,"move":"cube@a1"}]})"),
+            Refusal(422, "import/illegal"))
       << "a move out of turn";
-  EXPECT_EQ(post(R"({"format":"plateau-game/1","game":"quantik","options":{"first":"0"},"seed":"1","players":["a","b"],"moves":[{"seat":0,"move":"cube@a1"}]})").status,
-            422)
+  EXPECT_EQ(post(R"({"format":"plateau-game/1","game":"quantik","options":{"first":"0"},"seed":"1","players":["a","b"],"moves":[{"seat":0,"move":"cube@a1"}]})"),
+            Refusal(422, "import/not_over"))
       << "an unfinished game";
-  EXPECT_EQ(http_get(port, "/api/replay?room=zzzzz").status, 404);
-  EXPECT_EQ(http_get(port, "/api/replay").status, 400);
+  EXPECT_EQ(refusal(http_get(port, "/api/replay?room=zzzzz")), Refusal(404, "api/not_found"));
+  EXPECT_EQ(refusal(http_get(port, "/api/replay")), Refusal(400, "api/bad_room"));
+  EXPECT_EQ(refusal(http_get(port, "/api/replay?room=" + std::string(65, 'a'))), Refusal(400, "api/bad_room"));
+  EXPECT_EQ(refusal(http_get(port, "/api/export?room=a&round=x")), Refusal(400, "api/bad_round"));
+  EXPECT_EQ(refusal(http_get(port, "/api/import")), Refusal(405, "api/method"));
+  EXPECT_EQ(refusal(http_request(port, verb::delete_, "/api/history")), Refusal(405, "api/method"));
+  EXPECT_EQ(refusal(http_get(port, "/api/nothing")), Refusal(404, "api/no_such_call"));
+  EXPECT_EQ(refusal(http_get(port, "/admin/rooms")), Refusal(404, "admin/off"));
+}
+
+// What cannot be read as a request still gets an answer that says why, with a stable code, and
+// the server goes on serving everyone else.
+TEST(History, RequestsTooLargeOrNotHttpGetAClearAnswer) {
+  ServerProcess server;
+  const auto port = server.start();
+  ASSERT_NE(port, 0);
+  const std::string past_limit(3 << 20, ' ');
+  // The whole body is sent before the answer is read: the server reads the rest and drops it,
+  // so that closing its side does not reset the connection under the answer.
+  EXPECT_EQ(refusal(http_request(port, verb::post, "/api/import", past_limit)), Refusal(413, "http/too_large"));
+
+  // A client that asks first is refused before it sends anything.
+  const std::string asking = "POST /api/import HTTP/1.1\r\nHost: x\r\nContent-Length: 3145728\r\nExpect: 100-continue\r\n\r\n";
+  auto answer = raw_exchange(port, asking);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 413")) << answer;
+  EXPECT_NE(answer.find(R"("code":"http/too_large")"), std::string::npos) << answer;
+  EXPECT_EQ(answer.find("100 Continue"), std::string::npos) << answer;
+
+  // One asking with a body within the limit is told to go on, and its body is read.
+  const std::string small = "{}";
+  answer = raw_exchange(port, "POST /api/import HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n"
+                              "Expect: 100-continue\r\n\r\n" + small);
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400")) << answer;
+  EXPECT_NE(answer.find(R"("code":"import/bad_record")"), std::string::npos) << answer;
+
+  answer = raw_exchange(port, "GET / HTTP/1.1\r\nX-Big: " + std::string(20000, 'a') + "\r\n\r\n");
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 431")) << answer;
+  EXPECT_NE(answer.find(R"("code":"http/header_too_large")"), std::string::npos) << answer;
+
+  for (const std::string& bytes : std::vector<std::string>{"GARBAGE\r\n\r\n", "GET / HTTP/1.1\r\nContent-Length: zz\r\n\r\n", "GET / HTTP/7.0\r\n\r\n",
+                                  std::string("\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03", 11) + std::string(64, '\0')}) {
+    answer = raw_exchange(port, bytes);
+    EXPECT_TRUE(answer.starts_with("HTTP/1.1 400")) << answer;
+    EXPECT_NE(answer.find(R"("code":"http/bad_request")"), std::string::npos) << answer;
+  }
+  EXPECT_EQ(http_get(port, "/healthz").status, 200) << "the server goes on";
+  EXPECT_EQ(http_get(port, "/api/history").status, 200);
 }
 
 }  // namespace

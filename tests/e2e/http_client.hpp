@@ -77,6 +77,24 @@ inline HttpReply http_request(unsigned short port, boost::beast::http::verb meth
   return http_exchange(ioc, stream, method, target, body);
 }
 
+// Sends `bytes` as they are (anything, HTTP or not) and returns all the server sends back until it
+// closes the connection ("" if it never answers within the limit).
+inline std::string raw_exchange(unsigned short port, const std::string& bytes,
+                                std::chrono::seconds limit = std::chrono::seconds(10)) {
+  namespace asio = boost::asio;
+  asio::io_context ioc;
+  boost::beast::tcp_stream stream(ioc);
+  boost::beast::error_code ec;
+  if (!connect_loopback(ioc, stream, port, ec, limit)) return {};
+  std::string answer;
+  auto into = asio::dynamic_buffer(answer);
+  asio::async_write(stream, asio::buffer(bytes), [&](boost::beast::error_code e, std::size_t) {
+    if (!e) asio::async_read(stream, into, [](boost::beast::error_code, std::size_t) {});  // to EOF
+  });
+  run_all(ioc);
+  return answer;
+}
+
 inline HttpReply http_get(unsigned short port, const std::string& target) {
   return http_request(port, boost::beast::http::verb::get, target);
 }
