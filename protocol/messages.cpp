@@ -1,12 +1,14 @@
 #include "messages.hpp"
 
+#include <algorithm>
+
 namespace plateau::protocol {
 
 using nlohmann::json;
 
 namespace {
 
-constexpr std::size_t kMaxName = 40;
+constexpr std::size_t kMaxNameChars = 40;
 constexpr std::size_t kMaxToken = 128;
 constexpr std::size_t kMaxRoom = 64;
 constexpr std::size_t kMaxMove = 512;
@@ -40,6 +42,23 @@ std::expected<std::optional<std::int64_t>, Error> get_optional_int(const json& o
   return std::optional<std::int64_t>(it->get<std::int64_t>());
 }
 
+// C0 and C1 controls, U+2028..U+202E (line and paragraph separators, bidi embeddings and
+// overrides) and U+2066..U+2069 (bidi isolates), in valid UTF-8.
+bool has_control_character(std::string_view n) {
+  for (std::size_t i = 0; i < n.size(); ++i) {
+    const auto c = static_cast<unsigned char>(n[i]);
+    if (c < 0x20 || c == 0x7f) return true;
+    if (i + 1 >= n.size()) continue;
+    const auto c1 = static_cast<unsigned char>(n[i + 1]);
+    if (c == 0xc2 && c1 >= 0x80 && c1 <= 0x9f) return true;  // U+0080..U+009F
+    if (c != 0xe2 || i + 2 >= n.size()) continue;
+    const auto c2 = static_cast<unsigned char>(n[i + 2]);
+    if (c1 == 0x80 && c2 >= 0xa8 && c2 <= 0xae) return true;  // U+2028..U+202E
+    if (c1 == 0x81 && c2 >= 0xa6 && c2 <= 0xa9) return true;  // U+2066..U+2069
+  }
+  return false;
+}
+
 std::expected<Body, Error> decode_body(const std::string& type, const json& obj, const json& id) {
   if (type == "hello") {
     auto name = get_string(obj, "name", 1024, id);
@@ -49,9 +68,7 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     while (!n.empty() && n.back() == ' ') n.pop_back();
     while (!n.empty() && n.front() == ' ') n.erase(n.begin());
     if (n.empty()) return fail(Code::bad_field, "'name' must not be blank", id);
-    if (n.size() > kMaxName) return fail(Code::bad_field, "'name' is longer than 40 bytes", id);
-    for (unsigned char c : n)
-      if (c < 0x20 || c == 0x7f) return fail(Code::bad_field, "'name' has a control character", id);
+    if (const auto why = name_refusal(n); !why.empty()) return fail(Code::bad_field, "'name' " + std::string(why), id);
     Hello h{std::move(n), std::nullopt};
     if (obj.contains("token") && !obj["token"].is_null()) {
       auto token = get_string(obj, "token", kMaxToken, id);
@@ -136,6 +153,15 @@ int json_depth(std::string_view text, int stop_at) {
     } else if (c == ']' || c == '}') --depth;
   }
   return deepest;
+}
+
+std::string_view name_refusal(std::string_view name) {
+  if (name.empty()) return "must not be empty";
+  if (name.find_first_not_of(' ') == std::string_view::npos) return "must not be blank";
+  const auto chars = std::ranges::count_if(name, [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; });
+  if (static_cast<std::size_t>(chars) > kMaxNameChars) return "is longer than 40 characters";
+  if (has_control_character(name)) return "has a control character";
+  return {};
 }
 
 std::expected<Request, Error> decode(std::string_view text, const Limits& limits) {

@@ -20,6 +20,12 @@ struct Limits {
   int max_depth = 32;
 };
 
+// Why `name` cannot be a player's name, or "" when it can. A name is shown to others inside
+// other text, so it is 1 to 40 characters (code points: a name in any script fits), not blank,
+// with no control character, nothing that breaks a line and nothing that reorders the text
+// after it. `name` is valid UTF-8 (JSON text is) and already trimmed.
+std::string_view name_refusal(std::string_view name);
+
 struct Hello {
   std::string name;
   std::optional<std::string> token;

@@ -1,5 +1,6 @@
 #include "history.hpp"
 
+#include "protocol/messages.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
 
@@ -44,7 +45,9 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
   }
   if (!j.contains("players") || !j["players"].is_array()) return std::unexpected("'players' must be a list");
   for (const auto& p : j["players"]) {
-    if (!p.is_string() || p.get_ref<const std::string&>().size() > 40) return std::unexpected("a player is a name");
+    // A seat nobody took has no name; any other is a name a player could have said hello with.
+    if (!p.is_string() || (!p.get_ref<const std::string&>().empty() && !protocol::name_refusal(p.get_ref<const std::string&>()).empty()))
+      return std::unexpected("a player is a name of at most 40 characters");
     r.players.push_back(p);
   }
   if (!j.contains("moves") || !j["moves"].is_array()) return std::unexpected("'moves' must be a list");

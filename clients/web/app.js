@@ -249,15 +249,20 @@ function readOptions() {
   return options;
 }
 
+// "Ada · Bob", each name isolated (<bdi>) so that one written right to left keeps its place.
+function nameList(names) {
+  return names.flatMap((n, i) => [i ? ' · ' : '', el('bdi', {}, n)]);
+}
+
 function renderRooms(rooms) {
   const body = $('#rooms');
   body.replaceChildren(...rooms.map((r) => {
-    const players = r.seats.map((s) => s.name || '—').join(' · ');
+    const players = nameList(r.seats.map((s) => s.name || '—'));
     const free = r.seats.some((s) => !s.name);
     const mine = false;
     return el('tr', { 'data-room': r.room },
       el('td', {}, gameName(r.game)),
-      el('td', {}, players),
+      el('td', {}, ...players),
       el('td', {}, r.status + (r.round > 1 ? ` (game ${r.round})` : '')),
       el('td', {}, r.spectators),
       el('td', { class: 'actions' },
@@ -397,7 +402,7 @@ async function loadHistory() {
   } catch { /* the server keeps no history */ }
   $('#history').replaceChildren(...games.map((g) => el('tr', { 'data-history': g.room },
     el('td', {}, gameName(g.game), g.imported ? el('span', { class: 'muted' }, ' (imported)') : ''),
-    el('td', {}, g.players.join(' · ')),
+    el('td', {}, ...nameList(g.players)),
     el('td', {}, resultText(g.result, g.players)),
     el('td', { class: 'actions' },
       el('a', { class: 'small-button', href: `/?replay=${encodeURIComponent(g.room)}&round=${g.round}` }, 'Replay'),

@@ -69,6 +69,19 @@ TEST(Decode, GarbageGetsAStableCodeAndNeverThrows) {
   EXPECT_EQ(refused(R"({"type":"hello","name":42})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"hello","name":"   "})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"hello","name":"a\u0007b"})"), "proto/bad_field");
+  // Names sit inside other text: nothing in them may break the line or reorder what follows.
+  for (const char* c : {"\\u0085", "\\u009f", "\\u2028", "\\u2029", "\\u202a", "\\u202e", "\\u2066", "\\u2069"})
+    EXPECT_EQ(refused(std::string(R"({"type":"hello","name":"a)") + c + R"(b"})"), "proto/bad_field") << c;
+  // The limit counts characters, not bytes: 40 fit in any script, 41 do not.
+  std::string cyrillic, han;
+  for (int i = 0; i < 40; ++i) cyrillic += "Ж", han += "李";
+  EXPECT_EQ(std::get<Hello>(ok(R"({"type":"hello","name":")" + cyrillic + R"("})").body).name, cyrillic);
+  EXPECT_EQ(std::get<Hello>(ok(R"({"type":"hello","name":")" + han + R"("})").body).name, han);
+  EXPECT_EQ(refused(R"({"type":"hello","name":")" + cyrillic + R"(Ж"})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"hello","name":")" + std::string(41, 'a') + R"("})"), "proto/bad_field");
+  // Letters of any script, and the marks that only set a direction, are names.
+  for (const char* n : {"Zoë", "שרה", "ليلى", "李雷", "a\u200fb", "a\u00a0b", "\u2065x", "x\u206a"})
+    EXPECT_TRUE(std::holds_alternative<Hello>(ok(std::string(R"({"type":"hello","name":")") + n + R"("})").body)) << n;
   EXPECT_EQ(refused(R"({"type":"hello","name":"x","token":5})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"create"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"create","game":"quantik","options":[1]})"), "proto/bad_field");
