@@ -12,6 +12,7 @@ constexpr std::size_t kMaxNameChars = 40;
 constexpr std::size_t kMaxToken = 128;
 constexpr std::size_t kMaxRoom = 64;
 constexpr std::size_t kMaxMove = 512;
+constexpr std::int64_t kMaxRoomsPage = 500;
 constexpr std::size_t kMaxId = 64;
 constexpr int kMaxSpectatorDelay = 1000;
 
@@ -131,7 +132,27 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     if (type == "leave") return Leave{*room};
     return Rematch{*room};
   }
-  if (type == "rooms") return ListRooms{};
+  if (type == "rooms") {
+    ListRooms l;
+    if (const auto it = obj.find("game"); it != obj.end() && !it->is_null()) {
+      auto game = get_string(obj, "game", 64, id);
+      if (!game) return std::unexpected(game.error());
+      l.game = *game;
+    }
+    auto offset = get_optional_int(obj, "offset", id);
+    if (!offset) return std::unexpected(offset.error());
+    if (*offset) {
+      if (**offset < 0 || **offset > 10'000'000) return fail(Code::bad_field, "'offset' is out of range", id);
+      l.offset = static_cast<std::size_t>(**offset);
+    }
+    auto limit = get_optional_int(obj, "limit", id);
+    if (!limit) return std::unexpected(limit.error());
+    if (*limit) {
+      if (**limit < 1 || **limit > kMaxRoomsPage) return fail(Code::bad_field, "'limit' must be between 1 and 500", id);
+      l.limit = static_cast<std::size_t>(**limit);
+    }
+    return l;
+  }
   return fail(Code::unknown_type, "unknown message type '" + type.substr(0, 32) + "'", id);
 }
 
@@ -243,8 +264,8 @@ std::string encode_error(const Error& e) {
 std::string encode_left(const json& id, std::string_view room) {
   return with_id({{"type", "left"}, {"room", room}}, id).dump();
 }
-std::string encode_rooms(const json& id, const json& rooms) {
-  return with_id({{"type", "rooms"}, {"rooms", rooms}}, id).dump();
+std::string encode_rooms(const json& id, const json& rooms, std::size_t total, std::size_t offset) {
+  return with_id({{"type", "rooms"}, {"rooms", rooms}, {"total", total}, {"offset", offset}}, id).dump();
 }
 std::string encode_crowd(std::string_view room, int spectators) {
   return json{{"type", "crowd"}, {"room", room}, {"spectators", spectators}}.dump();

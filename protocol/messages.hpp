@@ -52,7 +52,12 @@ struct Sync {
 struct Leave {
   std::string room;
 };
-struct ListRooms {};
+// `rooms`: every public room, or (an extension) one game's, and a page of them.
+struct ListRooms {
+  std::optional<std::string> game;  // only this game's rooms
+  std::size_t offset = 0;           // skip this many (in the listing's order)
+  std::optional<std::size_t> limit; // at most this many (1..500); none: all of them
+};
 struct Rematch {
   std::string room;
 };
@@ -86,7 +91,8 @@ std::string encode_patch(std::string_view room, std::int64_t version, const nloh
 std::string encode_patch_text(std::string_view room, std::int64_t version, std::string_view ops);
 std::string encode_error(const Error& e);
 std::string encode_left(const nlohmann::json& id, std::string_view room);
-std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms);
+// `total`: how many rooms the request matched; `rooms` holds those from `offset` on.
+std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms, std::size_t total, std::size_t offset);
 std::string encode_crowd(std::string_view room, int spectators);
 std::string encode_announce(std::string_view message);
 

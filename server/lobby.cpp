@@ -68,7 +68,7 @@ void Lobby::handle(const std::shared_ptr<Client>& c, protocol::Request req) {
   if (const auto* h = std::get_if<protocol::Hello>(&req.body)) return hello(c, *h, id);
   if (!c->player()) return reply_error(c, Code::no_hello, "say hello first", id);
   if (const auto* cr = std::get_if<protocol::Create>(&req.body)) return create(c, *cr, id);
-  if (std::holds_alternative<protocol::ListRooms>(req.body)) return list(c, id);
+  if (const auto* l = std::get_if<protocol::ListRooms>(&req.body)) return list(c, *l, id);
 
   const std::string* room_id = std::visit(
       [](const auto& m) -> const std::string* {
@@ -164,11 +164,35 @@ std::string Lobby::new_room_id() {
   return id;
 }
 
-void Lobby::list(const std::shared_ptr<Client>& c, const json& id) {
+void Lobby::list(const std::shared_ptr<Client>& c, const protocol::ListRooms& req, const json& id) {
+  if (req.game && !rules::find_game(*req.game))
+    return reply_error(c, Code::unknown_game, "no game '" + req.game->substr(0, 64) + "'", id);
+  // Public rooms, in the order a visitor looks for them: tables with a seat to take, then games
+  // being played (the most watched first), then finished ones; the most recently active first
+  // within each. The room id breaks ties, so that pages do not overlap.
+  struct Listed {
+    int rank;
+    int spectators;
+    Millis active;
+    const Room* room;
+  };
+  std::vector<Listed> listed;
+  for (const auto& [rid, room] : rooms_) {
+    if (room->is_private() || room->failed() || (req.game && room->game_id() != *req.game)) continue;
+    const auto status = room->status();
+    listed.push_back({status == protocol::Status::waiting ? 0 : status == protocol::Status::playing ? 1 : 2,
+                      status == protocol::Status::playing ? room->spectators() : 0, room->last_activity(), room.get()});
+  }
+  const auto before = [](const Listed& a, const Listed& b) {
+    return std::tie(a.rank, b.spectators, b.active, a.room->id()) < std::tie(b.rank, a.spectators, a.active, b.room->id());
+  };
+  const std::size_t from = std::min(req.offset, listed.size());
+  const std::size_t to = req.limit ? std::min(listed.size(), from + *req.limit) : listed.size();
+  // Only the page is put in order: the rest need only be after it.
+  std::partial_sort(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(to), listed.end(), before);
   json out = json::array();
-  for (const auto& [rid, room] : rooms_)
-    if (!room->is_private() && !room->failed()) out.push_back(room->summary());
-  c->send(make_frame(protocol::encode_rooms(id, out)));
+  for (std::size_t i = from; i < to; ++i) out.push_back(listed[i].room->summary());
+  c->send(make_frame(protocol::encode_rooms(id, out, listed.size(), from)));
 }
 
 void Lobby::closed(Client* c) {

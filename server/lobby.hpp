@@ -74,7 +74,7 @@ class Lobby {
  private:
   void hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, const nlohmann::json& id);
   void create(const std::shared_ptr<Client>& c, const protocol::Create& req, const nlohmann::json& id);
-  void list(const std::shared_ptr<Client>& c, const nlohmann::json& id);
+  void list(const std::shared_ptr<Client>& c, const protocol::ListRooms& req, const nlohmann::json& id);
   std::string random_hex(int bytes);
   void reply_error(const std::shared_ptr<Client>& c, protocol::Code code, std::string message,
                    const nlohmann::json& id);

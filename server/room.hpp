@@ -55,6 +55,7 @@ class Room : public std::enable_shared_from_this<Room> {
   std::int64_t version() const { return version_; }
   protocol::Status status() const;
   bool is_private() const { return settings_.is_private; }
+  std::string_view game_id() const { return game_.id(); }
   int spectators() const { return static_cast<int>(spectators_.size()); }
   bool failed() const { return failed_; }
   bool idle() const;  // nobody connected and nothing waiting for the store

@@ -22,6 +22,7 @@ const app = {
   nextId: 1,
   pending: new Map(),  // id -> callback for a reply
   roomsTimer: null,
+  roomsFrom: 0,        // where the lobby's page of tables starts
 };
 window.plateau = app;  // for tests and the curious
 
@@ -117,7 +118,7 @@ function onMessage(msg) {
       if (msg.room === app.room) { app.crowd = msg.spectators; renderCrowd(); }
       break;
     case 'rooms':
-      renderRooms(msg.rooms);
+      renderRooms(msg);
       break;
     case 'created':
       openRoom(msg.room, true);
@@ -149,10 +150,11 @@ function showLobby() {
   $('#replay').hidden = true;
   $('#lobby').hidden = false;
   document.title = 'Plateau';
-  send({ type: 'rooms' });
+  askRooms();
   loadHistory();
   clearInterval(app.roomsTimer);
-  app.roomsTimer = setInterval(() => { if (!app.room) send({ type: 'rooms' }); }, 4000);
+  // A tab nobody looks at does not poll: a busy server has many lobbies left open.
+  app.roomsTimer = setInterval(() => { if (!app.room && !document.hidden) askRooms(); }, 4000);
 }
 
 // Opens a room: if we sit there the server has already rebound us (hello does that), and a
@@ -201,6 +203,10 @@ function fillGames() {
   const keep = sel.value;
   sel.replaceChildren(...app.games.map((g) => el('option', { value: g.id }, g.name)));
   if (keep) sel.value = keep;
+  const filter = $('#rooms-game');
+  const shown = filter.value;
+  filter.replaceChildren(el('option', { value: '' }, 'All games'), ...app.games.map((g) => el('option', { value: g.id }, g.name)));
+  filter.value = shown;
   renderOptions();
 }
 
@@ -254,7 +260,23 @@ function nameList(names) {
   return names.flatMap((n, i) => [i ? ' · ' : '', el('bdi', {}, n)]);
 }
 
-function renderRooms(rooms) {
+// The lobby shows a page of the public tables (the server puts those with a seat to take
+// first), of every game or of one.
+const ROOMS_PAGE = 25;
+
+function askRooms() {
+  const msg = { type: 'rooms', limit: ROOMS_PAGE, offset: app.roomsFrom || 0 };
+  if ($('#rooms-game').value) msg.game = $('#rooms-game').value;
+  send(msg);
+}
+
+function renderRooms({ rooms, total = rooms.length, offset = 0 }) {
+  if (rooms.length === 0 && total > 0) {  // the page emptied since: show the last one
+    app.roomsFrom = Math.floor((total - 1) / ROOMS_PAGE) * ROOMS_PAGE;
+    askRooms();
+    return;
+  }
+  app.roomsFrom = offset;
   const body = $('#rooms');
   body.replaceChildren(...rooms.map((r) => {
     const players = nameList(r.seats.map((s) => s.name || '—'));
@@ -270,6 +292,11 @@ function renderRooms(rooms) {
         el('button', { class: 'small', onclick: () => openRoom(r.room, false) }, r.status === 'waiting' ? 'Open' : 'Watch')));
   }));
   $('#no-rooms').hidden = rooms.length > 0;
+  $('#no-rooms').textContent = $('#rooms-game').value ? 'No public tables of this game. Create one!' : 'No public tables yet. Create one!';
+  $('#rooms-pager').hidden = total <= rooms.length;
+  $('#rooms-range').textContent = `${offset + 1}–${offset + rooms.length} of ${total}`;
+  $('#rooms-prev').disabled = offset === 0;
+  $('#rooms-next').disabled = offset + rooms.length >= total;
 }
 
 // ---------- room ----------
@@ -495,7 +522,11 @@ function init() {
       private: $('#private').checked, spectator_delay: Number($('#delay').value) || 0,
     });
   });
-  $('#refresh').addEventListener('click', () => { send({ type: 'rooms' }); loadHistory(); });
+  $('#refresh').addEventListener('click', () => { askRooms(); loadHistory(); });
+  $('#rooms-game').addEventListener('change', () => { app.roomsFrom = 0; askRooms(); });
+  $('#rooms-prev').addEventListener('click', () => { app.roomsFrom = Math.max(0, app.roomsFrom - ROOMS_PAGE); askRooms(); });
+  $('#rooms-next').addEventListener('click', () => { app.roomsFrom += ROOMS_PAGE; askRooms(); });
+  document.addEventListener('visibilitychange', () => { if (!document.hidden && !app.room && !$('#lobby').hidden) askRooms(); });
   $('#import').addEventListener('change', (e) => { if (e.target.files[0]) importGame(e.target.files[0]); e.target.value = ''; });
   $('#rp-first').addEventListener('click', () => step(0));
   $('#rp-prev').addEventListener('click', () => step(replay.at - 1));

@@ -53,6 +53,14 @@ TEST(Decode, EveryRequestType) {
   EXPECT_EQ(std::get<Leave>(ok(R"({"type":"leave","room":"x"})").body).room, "x");
   EXPECT_EQ(std::get<Rematch>(ok(R"({"type":"rematch","room":"x"})").body).room, "x");
   EXPECT_TRUE(std::holds_alternative<ListRooms>(ok(R"({"type":"rooms"})").body));
+  const auto page = std::get<ListRooms>(ok(R"({"type":"rooms","game":"quantik","offset":100,"limit":50})").body);
+  EXPECT_EQ(page.game, "quantik");
+  EXPECT_EQ(page.offset, 100u);
+  EXPECT_EQ(page.limit, 50u);
+  EXPECT_EQ(std::get<ListRooms>(ok(R"({"type":"rooms"})").body).limit, std::nullopt) << "no limit: all of them";
+  for (const char* bad : {R"({"type":"rooms","limit":0})", R"({"type":"rooms","limit":501})", R"({"type":"rooms","limit":"5"})",
+                          R"({"type":"rooms","offset":-1})", R"({"type":"rooms","game":7})"})
+    EXPECT_EQ(refused(bad), "proto/bad_field") << bad;
 }
 
 TEST(Decode, GarbageGetsAStableCodeAndNeverThrows) {
@@ -141,7 +149,7 @@ TEST(Encode, GoldenFrames) {
   EXPECT_EQ(encode_crowd("ab12", 3), R"({"room":"ab12","spectators":3,"type":"crowd"})");
   EXPECT_EQ(encode_left(nullptr, "ab12"), R"({"room":"ab12","type":"left"})");
   EXPECT_EQ(encode_full(2, "ab12", 4, json{{"k", 1}}), R"({"id":2,"room":"ab12","state":{"k":1},"type":"full","version":4})");
-  EXPECT_EQ(encode_rooms(nullptr, json::array()), R"({"rooms":[],"type":"rooms"})");
+  EXPECT_EQ(encode_rooms(nullptr, json::array(), 0, 0), R"({"offset":0,"rooms":[],"total":0,"type":"rooms"})");
   const json games = json::array({{{"id", "quantik"}, {"seats", 2}}});
   EXPECT_EQ(encode_welcome(7, "p1", "t\"k", games.dump()),
             (json{{"type", "welcome"}, {"id", 7}, {"player", "p1"}, {"token", "t\"k"}, {"games", games}}.dump()));

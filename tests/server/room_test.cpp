@@ -261,6 +261,57 @@ TEST_F(Table, PrivateRoomsAreNotListed) {
   EXPECT_EQ(eve->take("joined").size(), 1u) << "the link still works";
 }
 
+TEST_F(Table, TheListShowsTablesToJoinFirstThenTheMostWatchedGamesAndComesInPages) {
+  auto ada = client("Ada"), bob = client("Bob"), cy = client("Cy"), dee = client("Dee");
+  auto rooms = [&](json req) {
+    req["type"] = "rooms";
+    send(ada, req);
+    const auto reply = ada->take("rooms");
+    EXPECT_EQ(reply.size(), 1u);
+    std::vector<std::string> ids;
+    for (const auto& r : reply.empty() ? json::array() : reply[0]["rooms"]) ids.push_back(r["room"]);
+    return std::tuple{ids, reply.empty() ? json() : reply[0]["total"], reply.empty() ? json() : reply[0]["offset"]};
+  };
+  lobby.tick(1000);
+  const auto a = create(ada);
+  join(ada, a);  // waiting for a second player
+  lobby.tick(2000);
+  const auto b = create(ada);  // waiting, nobody seated yet
+  lobby.tick(3000);
+  const auto c = create(bob);
+  join(bob, c), join(cy, c);  // being played, watched by two
+  join(client("E1"), c, "spectator"), join(client("E2"), c, "spectator");
+  lobby.tick(4000);
+  const auto d = create(dee);
+  join(dee, d), join(client("Fay"), d);  // being played more recently, watched by nobody
+  lobby.tick(5000);
+  send(ada, {{"type", "create"}, {"game", "kwinty"}});
+  const std::string e = ada->take("created")[0]["room"];
+  send(ada, {{"type", "create"}, {"game", "quantik"}, {"private", true}});
+
+  using Page = std::tuple<std::vector<std::string>, json, json>;
+  EXPECT_EQ(rooms({}), Page({e, b, a, c, d}, 5, 0)) << "no limit: every public room, in order";
+  EXPECT_EQ(rooms({{"limit", 2}}), Page({e, b}, 5, 0));
+  EXPECT_EQ(rooms({{"limit", 2}, {"offset", 2}}), Page({a, c}, 5, 2));
+  EXPECT_EQ(rooms({{"limit", 2}, {"offset", 4}}), Page({d}, 5, 4));
+  EXPECT_EQ(rooms({{"limit", 2}, {"offset", 9}}), Page({}, 5, 5));
+  EXPECT_EQ(rooms({{"game", "quantik"}, {"limit", 10}}), Page({b, a, c, d}, 4, 0));
+  EXPECT_EQ(rooms({{"game", "kwinty"}}), Page({e}, 1, 0));
+
+  join(client("E3"), d, "spectator"), join(client("E4"), d, "spectator"), join(client("E5"), d, "spectator");
+  EXPECT_EQ(rooms({{"game", "quantik"}, {"offset", 2}}), Page({d, c}, 4, 2)) << "now the more watched";
+
+  send(ada, {{"type", "rooms"}, {"game", "chess"}});
+  EXPECT_EQ(error_code(ada), "room/unknown_game");
+  send(ada, {{"type", "rooms"}, {"limit", 0}});
+  EXPECT_EQ(error_code(ada), "proto/bad_field");
+  send(ada, {{"type", "rooms"}, {"limit", 501}});
+  EXPECT_EQ(error_code(ada), "proto/bad_field");
+  send(ada, {{"type", "rooms"}, {"offset", -1}});
+  EXPECT_EQ(error_code(ada), "proto/bad_field");
+  EXPECT_TRUE(ada->take("rooms").empty());
+}
+
 TEST_F(Table, LeavingBeforeTheStartFreesTheSeat) {
   auto ada = client("Ada"), bob = client("Bob");
   const auto room = create(ada);

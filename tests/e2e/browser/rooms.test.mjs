@@ -78,3 +78,46 @@ test('reload, late spectator, server crash and replay', { timeout: 120000 }, asy
     await ada.page.screenshot({ path: `${shots}/rooms-lobby-history.png` });
   });
 });
+
+test('the lobby shows its tables a page at a time, of every game or of one', { timeout: 60000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const ada = await player(browser, 'Ada');
+    await ada.page.goto(server.url);
+    await ada.page.waitForFunction(() => window.plateau.games.length > 0);
+    // 27 Quantik tables and 3 Kwinty ones, made over a socket of their own.
+    await ada.page.evaluate(async () => {
+      const ws = new WebSocket(`ws://${location.host}/ws`);
+      await new Promise((ok) => { ws.onopen = ok; });
+      await new Promise((ok) => {
+        let created = 0;
+        ws.onmessage = (e) => {
+          const m = JSON.parse(e.data);
+          if (m.type === 'welcome') for (let i = 0; i < 30; i++) ws.send(JSON.stringify({ type: 'create', game: i < 27 ? 'quantik' : 'kwinty' }));
+          if (m.type === 'created' && ++created === 30) ok();
+        };
+        ws.send(JSON.stringify({ type: 'hello', name: 'Maker' }));
+      });
+      ws.close();
+    });
+    const rows = () => ada.page.$$eval('#rooms tr', (r) => r.length);
+    await ada.page.click('#refresh');
+    await ada.page.waitForFunction(() => document.querySelector('#rooms-range').textContent === '1–25 of 30');
+    assert.equal(await rows(), 25);
+    assert.equal(await ada.page.isDisabled('#rooms-prev'), true);
+    await ada.page.click('#rooms-next');
+    await ada.page.waitForFunction(() => document.querySelector('#rooms-range').textContent === '26–30 of 30');
+    assert.equal(await rows(), 5);
+    assert.equal(await ada.page.isDisabled('#rooms-next'), true);
+    await ada.page.screenshot({ path: `${shots}/rooms-lobby-page-2.png` });
+
+    // One game's tables: they fit on one page, so there is no pager.
+    await ada.page.selectOption('#rooms-game', 'kwinty');
+    await ada.page.waitForFunction(() => document.querySelectorAll('#rooms tr').length === 3);
+    assert.deepEqual(await ada.page.$$eval('#rooms tr td:first-child', (c) => c.map((x) => x.textContent)), ['Kwinty', 'Kwinty', 'Kwinty']);
+    assert.equal(await ada.page.isHidden('#rooms-pager'), true);
+    await ada.page.selectOption('#rooms-game', 'turris');
+    await ada.page.waitForFunction(() => document.querySelectorAll('#rooms tr').length === 0);
+    assert.match(await ada.page.textContent('#no-rooms'), /No public tables of this game/);
+    assert.equal(await ada.page.isVisible('#no-rooms'), true);
+  });
+});
