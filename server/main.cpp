@@ -98,6 +98,10 @@ int main(int argc, char** argv) {
       spdlog::critical("event=store_load_failed error=\"{}\"", loaded.error());
       return 1;
     }
+    // The rebuilt rooms were last active now, as far as closing idle ones goes: before its
+    // first tick the lobby's clock reads 0, and every table still waiting for players would be
+    // closed as idle for 56 years at the first tick after the start.
+    lobby.tick(now_ms());
     for (const auto& p : loaded->players) lobby.restore_player(p);
     for (const auto& r : loaded->rooms) {
       std::string why;

@@ -102,11 +102,13 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
       return nullptr;
     }
   }
-  if (stored.seats.size() != room->seats_.size()) {
-    why = "seat count differs from the game's";
+  // A seat is stored when it is first taken, so a table still waiting for players stores fewer
+  // seats than it has (none at all, before anyone sits down). More than it has is a broken log.
+  if (stored.seats.size() > room->seats_.size()) {
+    why = "more seats stored than the game has";
     return nullptr;
   }
-  bool all = true;
+  bool all = stored.seats.size() == room->seats_.size();
   for (std::size_t s = 0; s < stored.seats.size(); ++s) {
     room->seats_[s].player_id = stored.seats[s];
     if (stored.seats[s] && s < seat_names.size()) room->seats_[s].name = seat_names[s];

@@ -96,6 +96,66 @@ TEST(Durability, KillNineLosesNoAcknowledgedMoveAndPlayersFinishTheirGames) {
   EXPECT_EQ(server.stop(), 0);
 }
 
+// Tables still waiting for players come back too: with nobody seated, with the host alone, and
+// with a free seat between two taken ones; then they fill up and their games start.
+TEST(Durability, WaitingTablesComeBackWithTheirSeatsAndStartOnceFull) {
+  ServerProcess server;
+  auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto ada = connect(port, "Ada"), cy = connect(port, "Cy");
+  const auto empty = create(*ada, "quantik");
+  const auto alone = create(*ada, "kwinty");
+  ASSERT_NO_FATAL_FAILURE(join(*ada, alone));
+  auto dan = connect(port, "Dan");
+  const auto gap = create(*cy, "on_top", {{"players", 4}});
+  for (auto [who, seat] : {std::pair{cy.get(), 2}, std::pair{dan.get(), 0}}) {
+    who->ws.send({{"type", "join"}, {"room", gap}, {"as", "player"}, {"seat", seat}});
+    const auto joined = who->expect("joined");
+    ASSERT_TRUE(joined.has_value());
+    EXPECT_EQ((*joined)["seat"], seat);
+  }
+  server.kill(SIGKILL);
+
+  port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  EXPECT_NE(server.log().find("event=recovered rooms=3 quarantined=0"), std::string::npos) << server.log();
+  auto lobby = connect(port, "Lee");
+  lobby->ws.send({{"type", "rooms"}});
+  const auto listed = lobby->ws.recv_type("rooms");
+  ASSERT_TRUE(listed.has_value());
+  EXPECT_EQ((*listed)["total"], 3) << listed->dump();
+  for (const auto& r : (*listed)["rooms"]) EXPECT_EQ(r["status"], "waiting") << r.dump();
+
+  // The host is back at her seat by her token alone, and the game starts when Bob sits.
+  auto ada2 = connect(port, "Ada", ada->token);
+  ada2->room = alone;
+  ASSERT_TRUE(ada2->expect("joined").has_value());
+  auto bob = connect(port, "Bob");
+  ASSERT_NO_FATAL_FAILURE(join(*bob, alone));
+  EXPECT_EQ(bob->state["status"], "playing");
+  EXPECT_EQ(bob->state["seats"][0]["name"], "Ada");
+  EXPECT_EQ(bob->state["you"], 1);
+
+  // The empty table seats its first two players.
+  auto p = connect(port, "P"), q = connect(port, "Q");
+  ASSERT_NO_FATAL_FAILURE(join(*p, empty));
+  ASSERT_NO_FATAL_FAILURE(join(*q, empty));
+  EXPECT_EQ(q->state["status"], "playing");
+  EXPECT_EQ(q->state["you"], 1);
+
+  // Seats 1 and 3 of On Top were free: the next two players get them, and the game starts.
+  auto e = connect(port, "E"), f = connect(port, "F");
+  ASSERT_NO_FATAL_FAILURE(join(*e, gap));
+  ASSERT_NO_FATAL_FAILURE(join(*f, gap));
+  EXPECT_EQ(e->state["you"], 1);
+  EXPECT_EQ(f->state["you"], 3);
+  ASSERT_TRUE(e->reach(f->version));
+  EXPECT_EQ(e->state["status"], "playing");
+  std::vector<std::string> names;
+  for (const auto& seat : e->state["seats"]) names.push_back(seat["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"Dan", "E", "Cy", "F"}));
+}
+
 TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesTheSeat) {
   ServerProcess server;
   const auto port = server.start();
