@@ -17,6 +17,32 @@ export function serverBinary() {
   return process.env.PLATEAU_SERVER || join(root, 'build/server/plateau-server');
 }
 
+// The terminal client and bot runner built next to the server.
+export function cliBinary() {
+  return join(dirname(dirname(serverBinary())), 'clients/cli/plateau-cli');
+}
+
+// Two bots play a whole game of `game` on the server at `port` (random legal moves from
+// `seed`); returns its room once both have seen the end. Bounded: 60 s.
+export async function botGame(port, game, seed = 1) {
+  const run = (args) => new Promise((ok, fail) => {
+    const p = spawn(cliBinary(), ['--host', '127.0.0.1', '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60000);
+    p.stdout.on('data', (d) => { out += d; if (p.onOut) p.onOut(out); });
+    p.on('exit', (code) => { clearTimeout(timer); if (code === 0) ok(out); else fail(new Error(`bot exited ${code}: ${out}`)); });
+    if (args.includes('--game')) p.onOut = (o) => { const m = /^room (\S+)$/m.exec(o); if (m && !p.room) { p.room = m[1]; roomSeen(m[1]); } };
+    return p;
+  });
+  let roomSeen;
+  const room = new Promise((ok) => { roomSeen = ok; });
+  const host = run(['--name', 'Host', 'bot', '--game', game, '--seed', String(seed)]);
+  const id = await room;
+  const guest = run(['--name', 'Guest', 'bot', '--room', id, '--seed', String(seed + 1)]);
+  await Promise.all([host, guest]);
+  return id;
+}
+
 async function freePort() {
   return new Promise((ok, fail) => {
     const s = net.createServer();

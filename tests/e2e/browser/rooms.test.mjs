@@ -3,7 +3,7 @@
 // itself, and a finished game replays forward and back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots } from './harness.mjs';
+import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots, botGame } from './harness.mjs';
 
 async function clickMove(page) {
   const before = await version(page);
@@ -119,5 +119,47 @@ test('the lobby shows its tables a page at a time, of every game or of one', { t
     await ada.page.waitForFunction(() => document.querySelectorAll('#rooms tr').length === 0);
     assert.match(await ada.page.textContent('#no-rooms'), /No public tables of this game/);
     assert.equal(await ada.page.isVisible('#no-rooms'), true);
+  });
+});
+
+test('a finished game of every game replays in the browser, forward and back', { timeout: 180000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const games = ['quantik', 'kwinty', 'turris', 'quirky', 'on_top', 'ltiles'];
+    const watcher = await player(browser, 'Ada');
+    const { page } = watcher;
+    for (const game of games) {
+      const room = await botGame(server.port, game, games.indexOf(game) + 7);
+      const record = await (await fetch(`${server.url}/api/replay?room=${room}`)).json();
+      const moves = record.record.moves.length;
+      assert.ok(moves > 0, `${game}: the bots played`);
+      await page.goto(`${server.url}/?replay=${room}`);
+      await page.waitForSelector('#replay:not([hidden])');
+      await page.waitForFunction(() => document.querySelector('#rp-caption').textContent !== '');
+      const caption = () => page.textContent('#rp-caption');
+      const drawn = () => page.$eval('#replay-table', (t) => t.innerHTML);
+      await page.click('#rp-first');
+      assert.equal(await caption(), `Start — ${moves} moves`, game);
+      const start = await drawn();
+      // Forward through every move: each one is drawn, and the last ends with the result.
+      let before = start;
+      for (let i = 1; i <= moves; i++) {
+        await page.click('#rp-next');
+        assert.match(await caption(), new RegExp(`^Move ${i} of ${moves}: (Host|Guest) played `), `${game} move ${i}`);
+        const now = await drawn();
+        assert.notEqual(now, before, `${game}: move ${i} changes the drawing`);
+        before = now;
+      }
+      assert.match(await caption(), /(won|Draw|draw)/, game);
+      assert.equal(await page.isDisabled('#rp-next'), true, `${game}: no move after the last`);
+      const end = before;
+      // And back: one step, then to the start, then straight to the end.
+      await page.click('#rp-prev');
+      assert.match(await caption(), new RegExp(`^Move ${moves - 1} of ${moves}|^Start`), game);
+      await page.click('#rp-first');
+      assert.equal(await drawn(), start, `${game}: the start is drawn as before`);
+      await page.click('#rp-last');
+      assert.equal(await drawn(), end, `${game}: the end is drawn as before`);
+      await page.screenshot({ path: `${shots}/replay-${game}.png` });
+    }
   });
 });
