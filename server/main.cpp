@@ -85,15 +85,18 @@ int main(int argc, char** argv) {
     sqlite = std::move(*opened);
     store = sqlite.get();
   }
+  const Millis idle_room_ms = 30 * 60'000;
   Lobby lobby(*store, [&random] { return random(); },
               LobbyLimits{.max_rooms = config.max_rooms,
-                          .idle_room_ms = 30 * 60'000,
+                          .idle_room_ms = idle_room_ms,
                           .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000});
   Server server(config, ioc, lobby, sqlite.get(), tls);
 
   if (sqlite) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto loaded = sqlite->load();
+    // A room whose game ended before the restart comes back too while its players could still
+    // be at the table, as long as the lobby would have kept it had the server stayed up.
+    auto loaded = sqlite->load(now_ms() - idle_room_ms);
     if (!loaded) {
       spdlog::critical("event=store_load_failed error=\"{}\"", loaded.error());
       return 1;

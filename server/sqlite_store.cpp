@@ -30,7 +30,7 @@ const std::vector<const char*> kMigrations{
       spectator_delay INTEGER NOT NULL DEFAULT 0,
       created_ms INTEGER NOT NULL,
       version INTEGER NOT NULL DEFAULT 0,
-      finished INTEGER NOT NULL DEFAULT 0);
+      finished INTEGER NOT NULL DEFAULT 0);  -- 0 in play, 1 its last round ended, 2 closed
     CREATE TABLE seats(
       room TEXT NOT NULL REFERENCES rooms(id),
       seat INTEGER NOT NULL,
@@ -307,18 +307,32 @@ void SqliteStore::close() {
   if (checkpoint_thread_.joinable()) checkpoint_thread_.join();
 }
 
-std::expected<Loaded, std::string> SqliteStore::load() {
+std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms) {
   Loaded out;
   {
     Stmt q(db_, "SELECT id, token_hash, name FROM players");
     while (q.row()) out.players.push_back({q.text(0), q.text(1), q.text(2)});
     if (!q.ok()) return std::unexpected(std::string("reading players: ") + sqlite3_errmsg(db_));
   }
+  // The rooms to rebuild: those in play, and those whose last round ended since
+  // `ended_since_ms` (their players may still ask for a rematch). Not closed or imported ones.
+  exec(db_, "DROP TABLE IF EXISTS temp.restoring");
+  if (!exec(db_, "CREATE TEMP TABLE restoring(id TEXT PRIMARY KEY) WITHOUT ROWID") ||
+      !Stmt(db_, "INSERT INTO restoring SELECT id FROM rooms WHERE finished = 0 "
+                 "UNION SELECT o.room FROM rounds o JOIN rooms r ON r.id = o.room "
+                 "WHERE o.finished_ms >= ?1 AND r.finished = 1 AND r.imported = 0")
+           .bind(1, ended_since_ms)
+           .run())
+    return std::unexpected(std::string("choosing the rooms to rebuild: ") + sqlite3_errmsg(db_));
+  struct DropRestoring {
+    sqlite3* db;
+    ~DropRestoring() { exec(db, "DROP TABLE IF EXISTS temp.restoring"); }
+  } drop{db_};
   std::map<std::string, std::size_t> index;
   {
     Stmt q(db_,
            "SELECT id, game, options, seed, private, spectator_delay, created_ms, version FROM rooms "
-           "WHERE finished = 0 ORDER BY created_ms, id");
+           "WHERE id IN restoring ORDER BY created_ms, id");
     while (q.row()) {
       StoredRoom r;
       r.room.id = q.text(0);
@@ -334,8 +348,8 @@ std::expected<Loaded, std::string> SqliteStore::load() {
     }
   }
   {
-    Stmt q(db_, "SELECT s.room, s.seat, s.player FROM seats s JOIN rooms r ON r.id = s.room "
-                "WHERE r.finished = 0 ORDER BY s.room, s.seat");
+    Stmt q(db_, "SELECT s.room, s.seat, s.player FROM seats s JOIN restoring k ON k.id = s.room "
+                "ORDER BY s.room, s.seat");
     while (q.row()) {
       const auto it = index.find(q.text(0));
       if (it == index.end()) continue;
@@ -346,8 +360,8 @@ std::expected<Loaded, std::string> SqliteStore::load() {
     }
   }
   {
-    Stmt q(db_, "SELECT o.room, o.round, o.options, o.seed, o.outcome FROM rounds o JOIN rooms r ON r.id = o.room "
-                "WHERE r.finished = 0 ORDER BY o.room, o.round");
+    Stmt q(db_, "SELECT o.room, o.round, o.options, o.seed, o.outcome FROM rounds o JOIN restoring k ON k.id = o.room "
+                "ORDER BY o.room, o.round");
     while (q.row()) {
       const auto it = index.find(q.text(0));
       if (it == index.end()) continue;
@@ -365,9 +379,9 @@ std::expected<Loaded, std::string> SqliteStore::load() {
     // for one move that differ are a gap below, and the room is quarantined.
     Stmt q(db_, "SELECT room, round, idx, seat, move, version, at_ms FROM ("
                 "SELECT m.room, m.round, m.idx, m.seat, m.move, m.version, m.at_ms FROM moves m "
-                "JOIN rooms r ON r.id = m.room WHERE r.finished = 0 "
+                "JOIN restoring k ON k.id = m.room "
                 "UNION SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
-                "JOIN rooms r ON r.id = l.room WHERE r.finished = 0) ORDER BY room, round, idx");
+                "JOIN restoring k ON k.id = l.room) ORDER BY room, round, idx");
     std::map<std::string, LiveRound> in_play;
     while (q.row()) {
       const auto room_id = q.text(0);
@@ -625,7 +639,7 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
 // The round in play stays in the log; pruning copies it into `moves`.
 void SqliteStore::close_room(const std::string& room, Done done) {
   live_.erase(room);
-  enqueue([room](StmtCache& db) { return Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run(); },
+  enqueue([room](StmtCache& db) { return Stmt(db, "UPDATE rooms SET finished = 2 WHERE id = ?1").bind(1, room).run(); },
           std::move(done));
 }
 

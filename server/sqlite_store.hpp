@@ -12,6 +12,7 @@
 #include <array>
 #include <atomic>
 #include <condition_variable>
+#include <limits>
 #include <deque>
 #include <expected>
 #include <functional>
@@ -56,8 +57,9 @@ class SqliteStore final : public Store {
   static std::expected<std::unique_ptr<SqliteStore>, std::string> open(const std::string& path, Post post);
   ~SqliteStore() override;
 
-  // Everything recovery needs. Call before the first write.
-  std::expected<Loaded, std::string> load();
+  // Everything recovery needs: every room in play, and those whose last round ended at or after
+  // `ended_since_ms` (a rematch may still start there). Call before the first write.
+  std::expected<Loaded, std::string> load(std::int64_t ended_since_ms = std::numeric_limits<std::int64_t>::max());
   // Writes everything queued, then stops the writer thread. Idempotent.
   void close();
   // A consistent copy of the live database (SQLite's online backup), for the admin API.

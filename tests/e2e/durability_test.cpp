@@ -156,6 +156,57 @@ TEST(Durability, WaitingTablesComeBackWithTheirSeatsAndStartOnceFull) {
   EXPECT_EQ(names, (std::vector<std::string>{"Dan", "E", "Cy", "F"}));
 }
 
+// A table whose game just ended comes back too, with its final board, and its players can
+// still play their rematch; the rematch's moves survive the next kill -9 in turn.
+TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
+  ServerProcess server;
+  auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  testing::Table t;  // the shared one (client_seat.hpp), not this file's
+  ASSERT_NO_FATAL_FAILURE(open_table(port, "quantik", 2, t));
+  ASSERT_NO_FATAL_FAILURE(play_out(t.players(), *t.eve, 5, false));
+  const json final_state = without_presence(t.eve->state);
+  server.kill(SIGKILL);
+
+  port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  EXPECT_NE(server.log().find("event=recovered rooms=1 quarantined=0"), std::string::npos) << server.log();
+  std::vector<std::unique_ptr<Seat>> back;
+  for (const auto& p : t.seats) {
+    back.push_back(connect(port, "again", p->token));
+    back.back()->room = t.room;
+    ASSERT_TRUE(back.back()->expect("joined").has_value()) << "back at the seat by the token alone";
+    ASSERT_TRUE(back.back()->ws.recv_until([&](const json&) { return !back.back()->state.is_null(); }, 5s,
+                                          [&](const json& m) { back.back()->take(m); }));
+  }
+  auto eve = connect(port, "Eve");
+  ASSERT_NO_FATAL_FAILURE(join(*eve, t.room, true));
+  json got = without_presence(eve->state);
+  EXPECT_EQ(got["board"], final_state["board"]);
+  EXPECT_EQ(got["outcome"], final_state["outcome"]);
+  EXPECT_EQ(got["status"], "over");
+
+  for (auto& s : back) s->ws.send({{"type", "rematch"}, {"room", t.room}});
+  for (auto& s : back) ASSERT_TRUE(s->ws.recv_until([&](const json&) { return s->state["round"] == 2; }, 5s,
+                                                    [&](const json& m) { s->take(m); }));
+  ASSERT_TRUE(eve->reach(back[1]->version));
+  EXPECT_EQ(eve->state["status"], "playing");
+  auto& mover = *back[eve->state["to_move"].get<int>()];
+  ASSERT_TRUE(mover.reach(eve->version));
+  const auto v = mover.version;
+  mover.ws.send({{"type", "move"}, {"room", t.room}, {"version", v}, {"move", mover.state["legal_moves"][0]}});
+  ASSERT_TRUE(eve->reach(v + 1));
+  const json after_move = without_presence(eve->state);
+  server.kill(SIGKILL);
+
+  port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto eve2 = connect(port, "Eve");
+  ASSERT_NO_FATAL_FAILURE(join(*eve2, t.room, true));
+  EXPECT_EQ(eve2->state["round"], 2);
+  EXPECT_EQ(eve2->state["board"], after_move["board"]) << "the rematch's move survived";
+}
+
 TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesTheSeat) {
   ServerProcess server;
   const auto port = server.start();

@@ -15,6 +15,7 @@
 #include <deque>
 #include <future>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -123,6 +124,46 @@ TEST_F(StoreTest, ARoomWithoutMovesComesBackAtItsSeatVersion) {
   ASSERT_TRUE(loaded.has_value());
   ASSERT_EQ(loaded->rooms.size(), 1u);
   EXPECT_EQ(loaded->rooms[0].version, 4);
+}
+
+// Rooms in play always come back; one whose game ended comes back only if it ended since the
+// time given (its players may still ask for a rematch), and never once closed or if imported.
+TEST_F(StoreTest, ARoomWhoseGameEndedComesBackOnlyIfItEndedLately) {
+  const auto outcome = nlohmann::json{{"winners", {0}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    for (const char* id : {"playing", "ended_late", "ended_early", "closed"}) {
+      ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{id, "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+      ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{id, 1, 0, 0, "m0", 3, 5}, d); }));
+    }
+    ASSERT_TRUE(wait([&](Done d) { store->finish_round("ended_late", 1, outcome, 2000, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->finish_round("ended_early", 1, outcome, 999, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->finish_round("closed", 1, outcome, 2000, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->close_room("closed", d); }));
+    GameRecord imported{"imported", 1, "quantik", nlohmann::json::object(), 7, {"a", "b"}, {{0, "m0", 5}}, outcome, 2000};
+    ASSERT_TRUE(wait([&](Done d) { store->import_record(imported, d); }));
+    store->close();
+  }
+  auto ids = [](const Loaded& l) {
+    std::set<std::string> out;
+    for (const auto& r : l.rooms) out.insert(r.room.id);
+    return out;
+  };
+  auto store = open();
+  ASSERT_TRUE(store);
+  const auto by_default = store->load();
+  ASSERT_TRUE(by_default.has_value());
+  EXPECT_EQ(ids(*by_default), (std::set<std::string>{"playing"}));
+  const auto lately = store->load(1000);
+  ASSERT_TRUE(lately.has_value());
+  EXPECT_EQ(ids(*lately), (std::set<std::string>{"playing", "ended_late"}));
+  for (const auto& r : lately->rooms) {
+    if (r.room.id != "ended_late") continue;
+    ASSERT_EQ(r.rounds.size(), 1u);
+    EXPECT_EQ(r.rounds[0].outcome, outcome);
+    EXPECT_EQ(r.rounds[0].moves, (std::vector<std::pair<int, std::string>>{{0, "m0"}})) << "its moves, from `moves`";
+  }
 }
 
 TEST_F(StoreTest, AFailedWriteFailsAloneAndTheOthersInItsCommitStay) {
