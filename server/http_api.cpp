@@ -233,6 +233,18 @@ HttpResponse text_response(const HttpRequest& req, http::status status, std::str
   res.set(http::field::server, "plateau");
   res.set(http::field::content_type, beast::string_view(type.data(), type.size()));
   res.set(http::field::cache_control, "no-cache");
+  // Every answer is what it says it is; the page runs only its own scripts, talks only to this
+  // server, and cannot be framed by another site (where its buttons could be clicked blind).
+  // Names are the only text players write, and they are always set as text, never as HTML: this
+  // is the second line, should that ever slip.
+  res.set("X-Content-Type-Options", "nosniff");
+  res.set("Referrer-Policy", "same-origin");
+  if (type.starts_with("text/html")) {
+    res.set("Content-Security-Policy",
+            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
+    res.set("X-Frame-Options", "DENY");
+  }
   res.keep_alive(req.keep_alive());
   res.body() = std::move(body);
   res.prepare_payload();

@@ -97,6 +97,25 @@ TEST(History, BadRecordsAreRefusedWithAReason) {
   EXPECT_EQ(refusal(http_get(port, "/admin/rooms")), Refusal(404, "admin/off"));
 }
 
+// The page runs only its own scripts, talks only to its server and cannot be framed; no answer
+// may be sniffed as another type than it says.
+TEST(History, ThePageAndEveryAnswerCarryTheirSecurityHeaders) {
+  ServerProcess server;
+  const auto port = server.start();
+  ASSERT_NE(port, 0);
+  const auto page = http_get(port, "/");
+  ASSERT_EQ(page.status, 200);
+  const auto csp = page.headers.count("content-security-policy") ? page.headers.at("content-security-policy") : "";
+  for (const char* part : {"default-src 'self'", "script-src 'self'", "connect-src 'self'", "frame-ancestors 'none'", "object-src 'none'"})
+    EXPECT_NE(csp.find(part), std::string::npos) << part << " in " << csp;
+  EXPECT_EQ(csp.find("unsafe-eval"), std::string::npos);
+  EXPECT_EQ(page.headers.count("x-frame-options") ? page.headers.at("x-frame-options") : "", "DENY");
+  for (const char* path : {"/", "/app.js", "/games/quantik.js", "/api/history", "/api/nothing", "/healthz", "/nope"}) {
+    const auto r = http_get(port, path);
+    EXPECT_EQ(r.headers.count("x-content-type-options") ? r.headers.at("x-content-type-options") : "", "nosniff") << path;
+  }
+}
+
 // What cannot be read as a request still gets an answer that says why, with a stable code, and
 // the server goes on serving everyone else.
 TEST(History, RequestsTooLargeOrNotHttpGetAClearAnswer) {

@@ -11,7 +11,10 @@
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <algorithm>
+#include <cctype>
 #include <chrono>
+#include <map>
 #include <string>
 
 namespace plateau::testing {
@@ -20,6 +23,7 @@ struct HttpReply {
   int status = 0;  // 0: no answer
   std::string body;
   std::string content_type;
+  std::map<std::string, std::string> headers;  // by lower-case name
 };
 
 // Runs what was started on `ioc` to its end.
@@ -65,7 +69,13 @@ HttpReply http_exchange(boost::asio::io_context& ioc, Stream& stream, boost::bea
   run_all(ioc);
   if (ec) return {};
   auto res = parser.release();
-  return {static_cast<int>(res.result_int()), res.body(), std::string(res[http::field::content_type])};
+  HttpReply reply{static_cast<int>(res.result_int()), res.body(), std::string(res[http::field::content_type]), {}};
+  for (const auto& f : res) {
+    std::string name(f.name_string());
+    std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    reply.headers[name] = std::string(f.value());
+  }
+  return reply;
 }
 
 inline HttpReply http_request(unsigned short port, boost::beast::http::verb method, const std::string& target,

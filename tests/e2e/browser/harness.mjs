@@ -143,6 +143,10 @@ export async function player(browser, name, viewport = { width: 1100, height: 80
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
   page.on('pageerror', (e) => { throw new Error(`${name}: page error: ${e.message}`); });
+  // The server's Content-Security-Policy must never stop the client: a refusal fails the test.
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content Security Policy/.test(m.text())) throw new Error(`${name}: ${m.text()}`);
+  });
   return { context, page, name };
 }
 
