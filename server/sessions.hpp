@@ -297,8 +297,9 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
                             [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
 
-  // The head is read. A client that waits for leave to send its body (curl does past 1 MB) gets
-  // it now; a body declared over the limit has already failed the parse, and is never waited for.
+  // The head is read. A client that asks before sending its body ("Expect: 100-continue", as
+  // curl does past 1 MB) is told to go on now; a body declared over the limit has already failed
+  // the parse, so it is refused before it is sent.
   void on_header(beast::error_code ec) {
     if (ec || parser_->is_done()) return on_read(ec);
     auto read_body = [self = shared_from_this()] {
