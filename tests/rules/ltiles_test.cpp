@@ -11,6 +11,8 @@
 // The start domino is red at (0,0) and green at (1,0).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -782,6 +784,46 @@ TEST(LTiles, HandTheHandEmptiesOnceThePileIsGone) {
     ASSERT_TRUE(s->apply(*s->to_move(), s->legal_moves().front()).has_value());
   EXPECT_TRUE(s->is_over());
   EXPECT_EQ(s->view(std::nullopt)["piles"][0]["hand"], json({nullptr, nullptr, nullptr}));
+}
+
+// The listed moves are exactly the placements apply() takes: apply() checks one spot against the
+// table itself, while the list is built from a dense copy of the heights. Every spot around the
+// table, at every turn of random games, for the kind to play.
+TEST(LTiles, TheListedPlacementsAreExactlyThoseApplyTakes) {
+  for (std::uint64_t seed : {3u, 4u}) {
+    auto s = start("standard", "0", seed);
+    ASSERT_TRUE(s);
+    rules::Rng pick(seed);
+    for (int turn = 0; !s->is_over() && turn < 40; ++turn) {
+      const auto moves = s->legal_moves();
+      ASSERT_FALSE(moves.empty());
+      std::set<std::string> listed;
+      for (const auto& m : moves) listed.insert(m.text);
+      const std::string kind = moves.front().text.substr(0, moves.front().text.find('@'));
+      int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+      const json view = s->view(std::nullopt);
+      for (const auto& [key, square] : view["squares"].items()) {
+        const int x = std::stoi(key), y = std::stoi(key.substr(key.find(',') + 1));
+        x0 = std::min(x0, x), y0 = std::min(y0, y), x1 = std::max(x1, x), y1 = std::max(y1, y);
+      }
+      std::set<std::string> taken;
+      for (int x = x0 - 3; x <= x1 + 3; ++x)
+        for (int y = y0 - 3; y <= y1 + 3; ++y)
+          for (int rot = 0; rot < 4; ++rot) {
+            const std::string m = kind + "@" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(rot);
+            if (s->clone()->apply(*s->to_move(), Move{m})) taken.insert(m);
+          }
+      std::set<std::string> listed_of_kind;
+      for (const auto& m : listed)
+        if (m.starts_with(kind + "@")) listed_of_kind.insert(m);
+      std::vector<std::string> only_taken, only_listed;
+      std::ranges::set_difference(taken, listed_of_kind, std::back_inserter(only_taken));
+      std::ranges::set_difference(listed_of_kind, taken, std::back_inserter(only_listed));
+      ASSERT_EQ(only_taken, std::vector<std::string>{}) << "taken, not listed; seed " << seed << ", turn " << turn;
+      ASSERT_EQ(only_listed, std::vector<std::string>{}) << "listed, not taken; seed " << seed << ", turn " << turn;
+      play(*s, {moves[pick.below(moves.size())].text});
+    }
+  }
 }
 
 }  // namespace
