@@ -66,7 +66,7 @@ class Answerer {
     if (target.rfind("/admin/", 0) == 0) return admin(req, target);
     if (req.method() != http::verb::get && req.method() != http::verb::head) {
       if (target.rfind("/api/", 0) == 0)
-        return api_error(req, http::status::method_not_allowed, "api/method", "GET only (POST for /api/import)");
+        return json_error(req, http::status::method_not_allowed, "api/method", "GET only (POST for /api/import)");
       return text_response(req, http::status::method_not_allowed, "GET only\n");
     }
     if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
@@ -86,9 +86,6 @@ class Answerer {
     return text_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
                          "application/json");
   }
-  static HttpResponse api_error(const HttpRequest& req, http::status status, std::string_view code, std::string message) {
-    return json_error(req, status, code, std::move(message));
-  }
 
   // The admin API: off unless an admin token is set; every call carries it as a bearer token.
   //   GET  /admin/rooms                 every room in memory, private ones included
@@ -96,7 +93,7 @@ class Answerer {
   //   POST /admin/announce  {"message"} sends an `announce` to every connected client
   HttpResponse admin(const HttpRequest& req, const std::string& target) {
     const auto& token = server_.config().admin_token;
-    if (token.empty()) return api_error(req, http::status::not_found, "admin/off", "the admin API is off (no admin token set)");
+    if (token.empty()) return json_error(req, http::status::not_found, "admin/off", "the admin API is off (no admin token set)");
     const auto auth = req[http::field::authorization];
     const std::string given(auth.data(), auth.size());
     // Compared in constant time, so the token cannot be guessed byte by byte from timings.
@@ -105,7 +102,7 @@ class Answerer {
     for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i) diff |= static_cast<unsigned>(given[i] ^ expected[i]);
     if (diff != 0) {
       spdlog::warn("event=admin_refused target={}", target);
-      return api_error(req, http::status::unauthorized, "admin/unauthorized", "a valid admin token is required");
+      return json_error(req, http::status::unauthorized, "admin/unauthorized", "a valid admin token is required");
     }
     if (req.method() == http::verb::get && target == "/admin/rooms") {
       json rooms = json::array();
@@ -118,7 +115,7 @@ class Answerer {
     }
     if (req.method() == http::verb::post && target.rfind("/admin/rooms/", 0) == 0 && target.ends_with("/close")) {
       const auto id = target.substr(13, target.size() - 13 - 6);
-      if (!server_.lobby().close_room(id)) return api_error(req, http::status::not_found, "admin/no_such_room", "no such room");
+      if (!server_.lobby().close_room(id)) return json_error(req, http::status::not_found, "admin/no_such_room", "no such room");
       spdlog::info("event=admin_close room={}", id);
       return json_response(req, http::status::ok, json{{"closed", id}});
     }
@@ -126,18 +123,18 @@ class Answerer {
       const json body = json::parse(req.body(), nullptr, false);
       if (!body.is_object() || !body.contains("message") || !body["message"].is_string() ||
           body["message"].get_ref<const std::string&>().empty() || body["message"].get_ref<const std::string&>().size() > 1000)
-        return api_error(req, http::status::bad_request, "admin/bad_body", "send {\"message\": \"...\"} (at most 1000 bytes)");
+        return json_error(req, http::status::bad_request, "admin/bad_body", "send {\"message\": \"...\"} (at most 1000 bytes)");
       server_.lobby().announce(body["message"]);
       spdlog::info("event=admin_announce clients={}", server_.stats().connections);
       return json_response(req, http::status::ok, json{{"sent_to", server_.stats().connections}});
     }
-    return api_error(req, http::status::not_found, "admin/no_such_call", "no such admin call");
+    return json_error(req, http::status::not_found, "admin/no_such_call", "no such admin call");
   }
 
   // History and replays: read from the store's read-only connection.
   HttpResponse api(const HttpRequest& req, const std::string& path, const std::string& target) {
     SqliteStore* store = server_.store();
-    if (!store) return api_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
+    if (!store) return json_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
     if (path == "/api/history") {
       int limit = 50;
       if (const auto l = query_param(target, "limit"); !l.empty() && l.size() < 4 && l.find_first_not_of("0123456789") == std::string::npos)
@@ -150,17 +147,17 @@ class Answerer {
       int round = 1;
       if (!round_text.empty()) {
         if (round_text.size() > 6 || round_text.find_first_not_of("0123456789") != std::string::npos)
-          return api_error(req, http::status::bad_request, "api/bad_round", "round is a number");
+          return json_error(req, http::status::bad_request, "api/bad_round", "round is a number");
         round = std::stoi(round_text);
       }
-      if (room.empty()) return api_error(req, http::status::bad_request, "api/bad_room", "room is required");
-      if (room.size() > 64) return api_error(req, http::status::bad_request, "api/bad_room", "a room id has at most 64 characters");
+      if (room.empty()) return json_error(req, http::status::bad_request, "api/bad_room", "room is required");
+      if (room.size() > 64) return json_error(req, http::status::bad_request, "api/bad_room", "a room id has at most 64 characters");
       auto record = store->read_record(room, round);
-      if (!record) return api_error(req, http::status::internal_server_error, "api/store_failed", record.error());
-      if (!*record) return api_error(req, http::status::not_found, "api/not_found", "no such game");
+      if (!record) return json_error(req, http::status::internal_server_error, "api/store_failed", record.error());
+      if (!*record) return json_error(req, http::status::not_found, "api/not_found", "no such game");
       // A game still being played keeps its secrets (the seed fixes every draw to come).
       if ((*record)->result.is_null())
-        return api_error(req, http::status::conflict, "api/still_playing", "this game is still being played: watch it live instead");
+        return json_error(req, http::status::conflict, "api/still_playing", "this game is still being played: watch it live instead");
       if (path == "/api/export") {
         auto res = json_response(req, http::status::ok, record_to_json(**record));
         res.set(http::field::content_disposition,
@@ -168,11 +165,11 @@ class Answerer {
         return res;
       }
       auto frames = replay_frames(**record);
-      if (!frames) return api_error(req, http::status::unprocessable_entity, "api/replay_failed", frames.error());
+      if (!frames) return json_error(req, http::status::unprocessable_entity, "api/replay_failed", frames.error());
       return json_response(req, http::status::ok, json{{"record", record_to_json(**record)}, {"frames", std::move(*frames)}});
     }
-    if (path == "/api/import") return api_error(req, http::status::method_not_allowed, "api/method", "POST a record to /api/import");
-    return api_error(req, http::status::not_found, "api/no_such_call", "no such API");
+    if (path == "/api/import") return json_error(req, http::status::method_not_allowed, "api/method", "POST a record to /api/import");
+    return json_error(req, http::status::not_found, "api/no_such_call", "no such API");
   }
 
   // POST /api/import: a record is checked by replaying it, then stored as a finished game of
@@ -180,16 +177,16 @@ class Answerer {
   // Returns the answer at once only when the record is refused.
   std::optional<HttpResponse> import_record(const HttpRequest& req, const HttpReply& reply) {
     SqliteStore* store = server_.store();
-    if (!store) return api_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
+    if (!store) return json_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
     const json body = json::parse(req.body(), nullptr, false);
-    if (body.is_discarded()) return api_error(req, http::status::bad_request, "import/bad_json", "the body is not JSON");
-    if (protocol::json_depth(req.body(), 32) > 32) return api_error(req, http::status::bad_request, "import/bad_json", "the record is nested too deep");
+    if (body.is_discarded()) return json_error(req, http::status::bad_request, "import/bad_json", "the body is not JSON");
+    if (protocol::json_depth(req.body(), 32) > 32) return json_error(req, http::status::bad_request, "import/bad_json", "the record is nested too deep");
     auto record = record_from_json(body);
-    if (!record) return api_error(req, http::status::bad_request, "import/bad_record", record.error());
+    if (!record) return json_error(req, http::status::bad_request, "import/bad_record", record.error());
     auto frames = replay_frames(*record);
-    if (!frames) return api_error(req, http::status::unprocessable_entity, "import/illegal", frames.error());
+    if (!frames) return json_error(req, http::status::unprocessable_entity, "import/illegal", frames.error());
     if (frames->back()["status"] != "over")
-      return api_error(req, http::status::unprocessable_entity, "import/not_over", "only finished games can be imported");
+      return json_error(req, http::status::unprocessable_entity, "import/not_over", "only finished games can be imported");
     record->result = frames->back()["outcome"];
     record->room = server_.lobby().new_room_id();
     record->round = 1;
@@ -199,7 +196,7 @@ class Answerer {
     head.keep_alive(req.keep_alive());
     store->import_record(*record, [reply, head = std::move(head), room = record->room](bool ok) {
       reply(ok ? json_response(head, http::status::created, json{{"room", room}, {"round", 1}})
-                   : api_error(head, http::status::internal_server_error, "import/store_failed", "the game could not be stored"));
+                   : json_error(head, http::status::internal_server_error, "import/store_failed", "the game could not be stored"));
     });
     return std::nullopt;
   }

@@ -93,6 +93,17 @@ void join(BasicSeat<Ws>& s, const std::string& room, bool spectator = false) {
   ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 5s, [&](const json& m) { s.take(m); }));
 }
 
+// A player back with their token: hello alone puts them at their seat in `room` (joined, then
+// full). Call as ASSERT_NO_FATAL_FAILURE(come_back(...)).
+inline void come_back(unsigned short port, const std::string& name, const std::string& token, const std::string& room,
+                      std::unique_ptr<Seat>& out) {
+  out = connect(port, name, token);
+  out->room = room;
+  ASSERT_TRUE(out->expect("joined").has_value()) << "back at the seat by the token alone";
+  Seat& s = *out;
+  ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 5s, [&](const json& m) { s.take(m); }));
+}
+
 template <class Ws>
 json fresh_sync(BasicSeat<Ws>& s) {
   s.ws.send({{"type", "sync"}, {"room", s.room}, {"id", "probe"}});

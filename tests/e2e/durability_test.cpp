@@ -72,16 +72,7 @@ TEST(Durability, KillNineLosesNoAcknowledgedMoveAndPlayersFinishTheirGames) {
   for (auto& t : tables) {
     SCOPED_TRACE(t.game + " room " + t.room);
     std::vector<std::unique_ptr<Seat>> back;
-    for (auto& p : t.players) {
-      // hello with the token alone puts the player back at their seat: joined, then full.
-      auto s = std::make_unique<Seat>();
-      s->room = t.room;
-      ASSERT_EQ(s->ws.connect("127.0.0.1", port), "");
-      s->ws.send({{"type", "hello"}, {"name", "again"}, {"token", p->token}});
-      ASSERT_TRUE(s->expect("joined").has_value());
-      ASSERT_TRUE(s->ws.recv_until([&](const json&) { return !s->state.is_null(); }, 5s, [&](const json& m) { s->take(m); }));
-      back.push_back(std::move(s));
-    }
+    for (auto& p : t.players) ASSERT_NO_FATAL_FAILURE(come_back(port, "again", p->token, t.room, back.emplace_back()));
     for (auto& s : back) ASSERT_TRUE(s->reach(back.back()->version));
     json expected = without_presence(t.acked), got = without_presence(back[0]->state);
     for (auto* j : {&expected, &got})
@@ -127,9 +118,8 @@ TEST(Durability, WaitingTablesComeBackWithTheirSeatsAndStartOnceFull) {
   for (const auto& r : (*listed)["rooms"]) EXPECT_EQ(r["status"], "waiting") << r.dump();
 
   // The host is back at her seat by her token alone, and the game starts when Bob sits.
-  auto ada2 = connect(port, "Ada", ada->token);
-  ada2->room = alone;
-  ASSERT_TRUE(ada2->expect("joined").has_value());
+  std::unique_ptr<Seat> ada2;
+  ASSERT_NO_FATAL_FAILURE(come_back(port, "Ada", ada->token, alone, ada2));
   auto bob = connect(port, "Bob");
   ASSERT_NO_FATAL_FAILURE(join(*bob, alone));
   EXPECT_EQ(bob->state["status"], "playing");
@@ -172,13 +162,7 @@ TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
   ASSERT_NE(port, 0) << server.log();
   EXPECT_NE(server.log().find("event=recovered rooms=1 quarantined=0"), std::string::npos) << server.log();
   std::vector<std::unique_ptr<Seat>> back;
-  for (const auto& p : t.seats) {
-    back.push_back(connect(port, "again", p->token));
-    back.back()->room = t.room;
-    ASSERT_TRUE(back.back()->expect("joined").has_value()) << "back at the seat by the token alone";
-    ASSERT_TRUE(back.back()->ws.recv_until([&](const json&) { return !back.back()->state.is_null(); }, 5s,
-                                          [&](const json& m) { back.back()->take(m); }));
-  }
+  for (const auto& p : t.seats) ASSERT_NO_FATAL_FAILURE(come_back(port, "again", p->token, t.room, back.emplace_back()));
   auto eve = connect(port, "Eve");
   ASSERT_NO_FATAL_FAILURE(join(*eve, t.room, true));
   json got = without_presence(eve->state);
@@ -227,10 +211,8 @@ TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesT
   auto e = mallory->ws.recv_type("error");
   ASSERT_TRUE(e);
   EXPECT_EQ((*e)["code"], "room/seat_taken");
-  auto bob2 = connect(port, "Bob", token);
-  bob2->room = room;
-  ASSERT_TRUE(bob2->expect("joined").has_value());
-  ASSERT_TRUE(bob2->ws.recv_until([&](const json&) { return !bob2->state.is_null(); }, 5s, [&](const json& m) { bob2->take(m); }));
+  std::unique_ptr<Seat> bob2;
+  ASSERT_NO_FATAL_FAILURE(come_back(port, "Bob", token, room, bob2));
   EXPECT_EQ(bob2->state["you"], 1);
   ASSERT_TRUE(eve->ws.recv_until([&](const json&) { return eve->state["seats"][1]["connected"] == true; }, 5s,
                                  [&](const json& m) { eve->take(m); }));

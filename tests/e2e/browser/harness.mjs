@@ -25,19 +25,22 @@ export function cliBinary() {
 // Two bots play a whole game of `game` on the server at `port` (random legal moves from
 // `seed`); returns its room once both have seen the end. Bounded: 60 s.
 export async function botGame(port, game, seed = 1) {
-  const run = (args) => new Promise((ok, fail) => {
+  // One bot; `onOutput` sees all it printed so far. Resolves when it exits cleanly.
+  const run = (args, onOutput = () => {}) => new Promise((ok, fail) => {
     const p = spawn(cliBinary(), ['--host', '127.0.0.1', '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     const timer = setTimeout(() => p.kill('SIGKILL'), 60000);
-    p.stdout.on('data', (d) => { out += d; if (p.onOut) p.onOut(out); });
+    p.stdout.on('data', (d) => { out += d; onOutput(out); });
     p.on('exit', (code) => { clearTimeout(timer); if (code === 0) ok(out); else fail(new Error(`bot exited ${code}: ${out}`)); });
-    if (args.includes('--game')) p.onOut = (o) => { const m = /^room (\S+)$/m.exec(o); if (m && !p.room) { p.room = m[1]; roomSeen(m[1]); } };
-    return p;
   });
-  let roomSeen;
+  let seen = null, roomSeen;
   const room = new Promise((ok) => { roomSeen = ok; });
-  const host = run(['--name', 'Host', 'bot', '--game', game, '--seed', String(seed)]);
-  const id = await room;
+  const host = run(['--name', 'Host', 'bot', '--game', game, '--seed', String(seed)], (out) => {
+    const m = /^room (\S+)$/m.exec(out);
+    if (m && !seen) roomSeen(seen = m[1]);
+  });
+  // A host that ends before it prints its room (or fails) ends the wait too.
+  const id = await Promise.race([room, host.then(() => seen ?? Promise.reject(new Error('the host bot ended without a room')))]);
   const guest = run(['--name', 'Guest', 'bot', '--room', id, '--seed', String(seed + 1)]);
   await Promise.all([host, guest]);
   return id;
