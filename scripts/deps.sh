@@ -4,7 +4,7 @@
 #   deps.sh test    the same, plus Chromium and Node.js for the browser tests
 set -euo pipefail
 want=(g++ cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
-      libsqlite3-dev libssl-dev openssl libgtest-dev sqlite3 curl ca-certificates)
+      libsqlite3-dev libssl-dev libjemalloc-dev openssl libgtest-dev sqlite3 curl ca-certificates)
 if [ "${1:-build}" = test ]; then
   want+=(chromium)
   command -v node >/dev/null 2>&1 || want+=(nodejs)
