@@ -30,6 +30,12 @@ json to_json(const Outcome& o) {
   return json{{"winners", o.winners}, {"scores", o.scores}, {"reason", o.reason}};
 }
 
+json State::complete_view(json changing, const json* fixed) {
+  if (fixed)
+    for (const auto& [key, value] : fixed->items()) changing[key] = value;
+  return changing;
+}
+
 bool State::is_legal(const Move& move) const {
   const auto moves = legal_moves();
   return std::find(moves.begin(), moves.end(), move) != moves.end();

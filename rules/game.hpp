@@ -60,9 +60,19 @@ class State {
   virtual std::vector<Move> legal_moves() const = 0;
   // nullopt until the game is over.
   virtual std::optional<Outcome> outcome() const = 0;
-  // The game's own board as `viewer` may see it (nullopt = a spectator). Must hold nothing the
-  // viewer may not know: no seed, no order of a bag or a pile.
-  virtual nlohmann::json view(std::optional<Seat> viewer) const = 0;
+  // The game's own board as `viewer` may see it (nullopt = a spectator): changing_view(viewer)
+  // with fixed_view()'s keys added. Must hold nothing the viewer may not know: no seed, no order
+  // of a bag or a pile.
+  nlohmann::json view(std::optional<Seat> viewer) const { return complete_view(changing_view(viewer), fixed_view().get()); }
+  // The part of the board no move changes and every viewer sees alike (a board's geometry, say):
+  // a JSON object, or null for none. A room keeps it as one shared object, puts it into every
+  // full state and never rebuilds or diffs it while it stays the same object; a game whose
+  // board has such a part saves the building, copying, comparing and freeing of it at every move.
+  virtual std::shared_ptr<const nlohmann::json> fixed_view() const { return nullptr; }
+  // The rest of the board. None of its keys is one of fixed_view()'s.
+  virtual nlohmann::json changing_view(std::optional<Seat> viewer) const = 0;
+  // `changing` with the keys of `fixed` (an object, or null for none) added.
+  static nlohmann::json complete_view(nlohmann::json changing, const nlohmann::json* fixed);
   // Whether view() can differ from one viewer to another. A game that shows every viewer the
   // same board says false, and the server builds and diffs one board for all of them. The
   // default is the safe answer; the conformance suite checks every game that says false.

@@ -199,11 +199,15 @@ std::vector<Room::Seen> Room::current_views() const {
     const auto previous = static_cast<std::size_t>(a) < seen_.size() ? &seen_[static_cast<std::size_t>(a)] : nullptr;
     if (previous && previous->board_generation == state_generation_) {
       v.board = previous->board;  // nothing that shows on a board changed
-    } else if (st.view_depends_on_viewer()) {
-      v.board = std::make_shared<const json>(st.view(viewer_of(a)));
+      v.fixed = previous->fixed;
+      continue;
+    }
+    v.fixed = st.fixed_view();
+    if (st.view_depends_on_viewer()) {
+      v.board = std::make_shared<const json>(st.changing_view(viewer_of(a)));
     } else {
       auto& board = shared[delayed ? 1 : 0];
-      if (!board) board = std::make_shared<const json>(st.view(std::nullopt));
+      if (!board) board = std::make_shared<const json>(st.changing_view(std::nullopt));
       v.board = board;
     }
   }
@@ -234,7 +238,10 @@ std::uint64_t Room::publish(bool durable) {
       });
       if (it == board_diffs.end()) {
         std::string board_ops;
-        protocol::append_diff(board_ops, *before.board, *after.board, "/board");
+        if (before.fixed == after.fixed)  // the same object: nothing in it changed
+          protocol::append_diff(board_ops, *before.board, *after.board, "/board");
+        else  // a new round whose fixed part may differ
+          protocol::append_diff(board_ops, before.complete_board(), after.complete_board(), "/board");
         board_diffs.push_back({before.board.get(), after.board.get(), std::move(board_ops)});
         it = board_diffs.end() - 1;
       }
@@ -265,7 +272,7 @@ void Room::send_full(const std::shared_ptr<Participant>& p, const json& id) {
   const int a = audience_of(p.get());
   full_version_[p.get()] = version_;
   const auto& seen = seen_[static_cast<std::size_t>(a)];
-  send_direct(p, make_frame(protocol::encode_full(id, id_, version_, protocol::assemble_state(seen.envelope, *seen.board))));
+  send_direct(p, make_frame(protocol::encode_full(id, id_, version_, protocol::assemble_state(seen.envelope, seen.complete_board()))));
 }
 
 void Room::flush() {

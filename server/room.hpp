@@ -107,8 +107,10 @@ class Room : public std::enable_shared_from_this<Room> {
   // one share, so it is built and diffed once per change rather than once per audience.
   struct Seen {
     protocol::Envelope envelope;
-    std::shared_ptr<const nlohmann::json> board;
+    std::shared_ptr<const nlohmann::json> board;  // the state's changing_view()
+    std::shared_ptr<const nlohmann::json> fixed;  // its fixed_view(): the rest of the board
     std::uint64_t board_generation = 0;  // state_generation_ when the board was built
+    nlohmann::json complete_board() const { return rules::State::complete_view(*board, fixed.get()); }
   };
   std::vector<Seen> current_views() const;
   std::vector<protocol::SeatInfo> seat_infos() const;

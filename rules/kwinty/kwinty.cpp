@@ -92,7 +92,7 @@ class KwintyState final : public TurnState<KwintyState> {
   }
 
   bool view_depends_on_viewer() const override { return false; }
-  json view(std::optional<Seat>) const override {
+  json changing_view(std::optional<Seat>) const override {
     // Nothing in Kwinty is hidden: every viewer sees the same wall.
     json blocks = json::array();
     for (const Block& b : blocks_)

@@ -243,7 +243,7 @@ class LTilesState final : public TurnState<LTilesState> {
 
   // Only an ordered pile's owner sees its order; every other variant shows all viewers the same.
   bool view_depends_on_viewer() const override { return variant_ == Variant::ordered; }
-  json view(std::optional<Seat> viewer) const override {
+  json changing_view(std::optional<Seat> viewer) const override {
     json squares = json::object();
     int min_x = 0, min_y = 0, max_x = 0, max_y = 0;
     for (const auto& [pos, column] : board_) {

@@ -50,7 +50,7 @@ struct Board {
   std::map<std::string, int, std::less<>> by_name;
   std::vector<int> red_start, alternative_start;
   int track_spaces = 0;
-  json geometry;  // the static part of every view
+  std::shared_ptr<const json> fixed;  // {"geometry": ...}: the part of every view no move changes
 };
 
 json point_json(Point p) { return json::array({p.x, p.y}); }
@@ -146,10 +146,10 @@ Board load_board() {
     intersections.push_back(json{
         {"x", v.at.x}, {"y", v.at.y}, {"golden", v.golden}, {"cells", std::move(around)}});
   }
-  b.geometry = json{{"cells", std::move(cells)},
-                    {"intersections", std::move(intersections)},
-                    {"golden_edges", std::move(golden_edges)},
-                    {"track_spaces", b.track_spaces}};
+  b.fixed = std::make_shared<const json>(json{{"geometry", json{{"cells", std::move(cells)},
+                                                                  {"intersections", std::move(intersections)},
+                                                                  {"golden_edges", std::move(golden_edges)},
+                                                                  {"track_spaces", b.track_spaces}}}});
   return b;
 }
 
@@ -248,7 +248,8 @@ class OnTopState final : public TurnState<OnTopState> {
   }
 
   bool view_depends_on_viewer() const override { return false; }
-  json view(std::optional<Seat>) const override {
+  std::shared_ptr<const json> fixed_view() const override { return board().fixed; }
+  json changing_view(std::optional<Seat>) const override {
     // Nothing here is private: every viewer, spectators included, sees the same table. The pile
     // shows only its size; which tile comes next is not even decided until it is drawn.
     json colours = json::array();
@@ -295,8 +296,7 @@ class OnTopState final : public TurnState<OnTopState> {
       for (int c : tiles_[*drawn_]) sixths.push_back(kColourNames[c]);
       drawn = json{{"tile", *drawn_}, {"sixths", std::move(sixths)}};
     }
-    return json{{"geometry", board().geometry},
-                {"start_cells", start_cells_},
+    return json{{"start_cells", start_cells_},
                 {"colours", std::move(colours)},
                 {"seats", std::move(seats)},
                 {"cells", std::move(cells)},

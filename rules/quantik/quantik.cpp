@@ -51,7 +51,7 @@ class QuantikState final : public TurnState<QuantikState> {
   }
 
   bool view_depends_on_viewer() const override { return false; }
-  json view(std::optional<Seat>) const override {
+  json changing_view(std::optional<Seat>) const override {
     json cells = json::array();
     for (int r = 0; r < kSize; ++r) {
       json row = json::array();

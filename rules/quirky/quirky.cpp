@@ -222,7 +222,7 @@ class QuirkyState final : public TurnState<QuirkyState> {
   }
 
   bool view_depends_on_viewer() const override { return false; }
-  json view(std::optional<Seat>) const override {
+  json changing_view(std::optional<Seat>) const override {
     // Nothing in Quirky is private to a seat, so every viewer sees the same thing; what must stay
     // hidden (the Rng, hence the order of the coming draws) is simply never written here.
     json points = json::array();

@@ -249,7 +249,7 @@ class TurrisState final : public TurnState<TurrisState> {
   }
 
   bool view_depends_on_viewer() const override { return false; }
-  json view(std::optional<Seat>) const override {
+  json changing_view(std::optional<Seat>) const override {
     // Nothing in Turris is hidden: every viewer sees the same board.
     json levels = json::array();
     const int height = tower_height(cells_);

@@ -241,3 +241,38 @@ TEST_P(Conformance, AViewSharedByAllViewersIsTheSameForEach) {
 }
 
 }  // namespace plateau::rules::testing
+
+namespace plateau::rules::testing {
+
+// A room sends a game's fixed_view() with full states only and never diffs it while it stays the
+// same object, so it must not change with a move, must be the same for every viewer (it is one
+// object) and must not hide a key of the changing part (a client would get a stale value).
+TEST_P(Conformance, TheFixedPartOfABoardNeverChangesInAGame) {
+  const auto& c = GetParam();
+  for (std::uint64_t seed : {5u, 31u}) {
+    auto s = make(c, seed);
+    ASSERT_TRUE(s);
+    const auto first = s->fixed_view();
+    const json first_value = first ? *first : json(nullptr);
+    if (first) {
+      ASSERT_TRUE(first->is_object()) << "a fixed view is an object";
+    }
+    auto check = [&](const State& st) {
+      const auto fixed = st.fixed_view();
+      ASSERT_EQ(fixed != nullptr, first != nullptr);
+      if (!fixed) return;
+      ASSERT_EQ(*fixed, first_value) << "a move changed the fixed part of the board";
+      for (const auto& v : all_viewers(st)) {
+        const json changing = st.changing_view(v);
+        for (const auto& [key, value] : fixed->items())
+          ASSERT_FALSE(changing.contains(key)) << "both parts of the board have " << key;
+        const json whole = st.view(v);
+        ASSERT_EQ(whole.size(), changing.size() + fixed->size());
+      }
+    };
+    random_playout(*s, seed, check);
+    check(*s);
+  }
+}
+
+}  // namespace plateau::rules::testing
