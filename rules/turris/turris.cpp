@@ -131,9 +131,12 @@ std::vector<Shape> candidate_shapes(const Cells& cells) {
         if (z == 0 || z != height[ny * kSide + nx] || z >= kMaxLevels) continue;
         out.push_back({false, {cell_index(x, y, z), cell_index(nx, ny, z)}});
       }
-  std::sort(out.begin(), out.end(), [](const Shape& a, const Shape& b) {
-    return std::pair{!a.vertical, shape_name(a)} < std::pair{!b.vertical, shape_name(b)};
-  });
+  // Sorted by name, each name made once (not once per comparison).
+  std::vector<std::pair<std::pair<bool, std::string>, Shape>> keyed;
+  keyed.reserve(out.size());
+  for (const Shape& s : out) keyed.push_back({{!s.vertical, shape_name(s)}, s});
+  std::ranges::sort(keyed, {}, [](const auto& k) -> const auto& { return k.first; });
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = keyed[i].second;
   return out;
 }
 
