@@ -147,16 +147,17 @@ void diff_into(const json& a, const json& b, std::string& path, std::string& out
     return;
   }
   const std::size_t common = std::min(a.size(), b.size());
-  std::size_t differing = 0;
+  // Which elements differ, compared once: comparing them again below cost a second deep walk
+  // at every level of nested lists.
+  std::vector<std::size_t> differing;
   for (std::size_t i = 0; i < common; ++i)
-    if (a[i] != b[i]) ++differing;
+    if (a[i] != b[i]) differing.push_back(i);
   // Rewriting most of a list element by element costs more than sending it again.
-  if (differing * 2 > common + 1 && b.size() > 0) {
+  if (differing.size() * 2 > common + 1 && b.size() > 0) {
     op(out, "replace", path, &b);
     return;
   }
-  for (std::size_t i = 0; i < common; ++i) {
-    if (a[i] == b[i]) continue;
+  for (const std::size_t i : differing) {
     path += '/';
     path += std::to_string(i);
     diff_into(a[i], b[i], path, out);
