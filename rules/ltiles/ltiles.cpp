@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -102,8 +103,23 @@ struct Placement {
   int rot = 0;
 };
 
+void append_int(std::string& out, int n) {
+  std::array<char, 12> buf;  // "-2147483648" fits
+  out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), n).ptr);
+}
+
 std::string placement_text(const std::string& kind, Pos at, int rot) {
-  return kind + "@" + std::to_string(at.x) + "," + std::to_string(at.y) + "," + std::to_string(rot);
+  // Written in place: the legal moves are hundreds of these at every move.
+  std::string text;
+  text.reserve(kind.size() + 16);
+  text += kind;
+  text += '@';
+  append_int(text, at.x);
+  text += ',';
+  append_int(text, at.y);
+  text += ',';
+  append_int(text, rot);
+  return text;
 }
 
 // A plain decimal integer as the notation writes it: no "+", no leading zero, no "-0".
@@ -230,12 +246,15 @@ class LTilesState final : public TurnState<LTilesState> {
         if (count > 0) moves.push_back(Move{"pile " + kind});
       return moves;
     }
-    const std::set<std::pair<Pos, int>> spread = spread_spots();
+    const ColumnGrid grid = column_grid(2);
+    const std::vector<std::pair<Pos, int>> spread = spread_spots(grid);
     for (const std::string& kind : playable_kinds(to_move_)) {
-      std::set<std::pair<Pos, int>> spots = spread;
+      // A spread covers empty cells and a stack placed ones: the two lists never share a spot.
+      std::vector<std::pair<Pos, int>> spots = spread;
       for (const auto& [pos, column] : board_)
         for (int rot = 0; rot < 4; ++rot)
-          if (can_stack(kind, pos, rot)) spots.emplace(pos, rot);
+          if (stacks(kind, pos, rot, grid)) spots.emplace_back(pos, rot);
+      std::ranges::sort(spots);
       for (const auto& [pos, rot] : spots) moves.push_back(Move{placement_text(kind, pos, rot)});
     }
     return moves;
@@ -372,17 +391,21 @@ class LTilesState final : public TurnState<LTilesState> {
     return spreads(at, rot, [this](Pos p) { return height(p); });
   }
 
-  // The table's heights on a dense window around it, `margin` cells wider on every side; 0
+  // The table's columns on a dense window around it, `margin` cells wider on every side; none
   // outside. Listing the spots asks for thousands of cells a move: too many for the map.
-  struct HeightGrid {
+  struct ColumnGrid {
     int x0 = 0, y0 = 0, w = 0, h = 0;
-    std::vector<int> cells;
+    std::vector<const std::vector<Square>*> cells;
     bool inside(Pos p) const { return p.x >= x0 && p.y >= y0 && p.x < x0 + w && p.y < y0 + h; }
     std::size_t index(Pos p) const { return static_cast<std::size_t>((p.y - y0) * w + (p.x - x0)); }
-    int operator()(Pos p) const { return inside(p) ? cells[index(p)] : 0; }
+    const std::vector<Square>* column(Pos p) const { return inside(p) ? cells[index(p)] : nullptr; }
+    int operator()(Pos p) const {  // the height, as height() gives it
+      const auto* c = column(p);
+      return c ? static_cast<int>(c->size()) : 0;
+    }
   };
-  HeightGrid height_grid(int margin) const {
-    HeightGrid g;
+  ColumnGrid column_grid(int margin) const {
+    ColumnGrid g;
     if (board_.empty()) return g;
     int x1 = board_.begin()->first.x, y1 = board_.begin()->first.y;
     g.x0 = x1, g.y0 = y1;
@@ -392,22 +415,24 @@ class LTilesState final : public TurnState<LTilesState> {
     }
     g.x0 -= margin, g.y0 -= margin;
     g.w = x1 + margin - g.x0 + 1, g.h = y1 + margin - g.y0 + 1;
-    g.cells.assign(static_cast<std::size_t>(g.w) * static_cast<std::size_t>(g.h), 0);
-    for (const auto& [pos, column] : board_) g.cells[g.index(pos)] = static_cast<int>(column.size());
+    g.cells.assign(static_cast<std::size_t>(g.w) * static_cast<std::size_t>(g.h), nullptr);
+    for (const auto& [pos, column] : board_) g.cells[g.index(pos)] = &column;
     return g;
   }
 
-  // Empiler: three tops at one level, from at least two tiles, never red on green or green on red.
-  bool can_stack(const std::string& kind, Pos at, int rot) const {
+  // Empiler: three tops at one level, from at least two tiles, never red on green or green on
+  // red. `column_of` gives a cell's squares (nullptr when none): the map's or a ColumnGrid's.
+  template <class ColumnOf>
+  static bool stacks(const std::string& kind, Pos at, int rot, const ColumnOf& column_of) {
     const auto cells = footprint(at, rot);
     std::array<const Square*, 3> under{};
     std::size_t level = 0;
     for (int i = 0; i < 3; ++i) {
-      const auto it = board_.find(cells[i]);
-      if (it == board_.end()) return false;  // a gap: nothing under this square
-      if (i == 0) level = it->second.size();
-      if (it->second.size() != level) return false;  // resting on squares at two levels
-      under[i] = &it->second.back();
+      const std::vector<Square>* column = column_of.column(cells[i]);
+      if (!column) return false;  // a gap: nothing under this square
+      if (i == 0) level = column->size();
+      if (column->size() != level) return false;  // resting on squares at two levels
+      under[i] = &column->back();
     }
     if (under[0]->tile == under[1]->tile && under[1]->tile == under[2]->tile) return false;
     for (int i = 0; i < 3; ++i) {
@@ -416,13 +441,18 @@ class LTilesState final : public TurnState<LTilesState> {
     }
     return true;
   }
+  const std::vector<Square>* column(Pos p) const {
+    const auto it = board_.find(p);
+    return it == board_.end() ? nullptr : &it->second;
+  }
+  bool can_stack(const std::string& kind, Pos at, int rot) const { return stacks(kind, at, rot, *this); }
 
-  // Every élargir spot (corner, rotation); the same for every kind. A spot touching the table
-  // has a square on an empty cell next to a placed one, so its corner is within 2 of that cell.
-  std::set<std::pair<Pos, int>> spread_spots() const {
-    const HeightGrid grid = height_grid(2);  // every corner looked at is inside
+  // Every élargir spot (corner, rotation), in order; the same for every kind. A spot touching the
+  // table has a square on an empty cell next to a placed one, so its corner is within 2 of that
+  // cell: inside `grid`, whose margin must be 2 or more.
+  std::vector<std::pair<Pos, int>> spread_spots(const ColumnGrid& grid) const {
     std::vector<bool> looked(grid.cells.size(), false);
-    std::set<std::pair<Pos, int>> spots;
+    std::vector<std::pair<Pos, int>> spots;
     for (const auto& [pos, column] : board_)
       for (int dx = -2; dx <= 2; ++dx)
         for (int dy = -2; dy <= 2; ++dy) {
@@ -430,7 +460,7 @@ class LTilesState final : public TurnState<LTilesState> {
           if (looked[grid.index(c)] || grid(c) > 0) continue;
           looked[grid.index(c)] = true;
           for (int rot = 0; rot < 4; ++rot)
-            if (spreads(c, rot, grid)) spots.emplace(c, rot);
+            if (spreads(c, rot, grid)) spots.emplace_back(c, rot);
         }
     return spots;
   }
