@@ -32,6 +32,11 @@ std::unique_ptr<State> make(const ConformanceCase& c, std::uint64_t seed) {
   return created ? std::move(*created) : nullptr;
 }
 
+// Plays a random game from each seed and calls check(state, start) at every position, the
+// last included; `start` is the game's first position.
+template <class Check>
+void check_random_games(const ConformanceCase& c, std::initializer_list<std::uint64_t> seeds, Check check);
+
 }  // namespace
 
 std::vector<Move> random_playout(State& state, std::uint64_t seed,
@@ -59,6 +64,21 @@ std::vector<Move> random_playout(State& state, std::uint64_t seed,
   }
   return played;
 }
+
+namespace {
+
+template <class Check>
+void check_random_games(const ConformanceCase& c, std::initializer_list<std::uint64_t> seeds, Check check) {
+  for (const std::uint64_t seed : seeds) {
+    auto s = make(c, seed);
+    ASSERT_TRUE(s);
+    const auto start = s->clone();
+    random_playout(*s, seed, [&](const State& st) { check(st, *start); });
+    check(*s, *start);
+  }
+}
+
+}  // namespace
 
 std::vector<ConformanceCase> registered_cases() {
   std::vector<ConformanceCase> cases;
@@ -222,22 +242,15 @@ namespace plateau::rules::testing {
 // A game that says every viewer sees the same board must mean it: the server then builds one
 // board for all of them, so a seat-only secret would reach the spectators.
 TEST_P(Conformance, AViewSharedByAllViewersIsTheSameForEach) {
-  const auto& c = GetParam();
-  for (std::uint64_t seed : {3u, 29u}) {
-    auto s = make(c, seed);
-    ASSERT_TRUE(s);
-    int checked = 0;
-    auto check = [&](const State& st) {
-      if (st.view_depends_on_viewer()) return;
-      ++checked;
-      const auto views = all_views(st);
-      for (std::size_t i = 1; i < views.size(); ++i)
-        ASSERT_EQ(views[i], views[0]) << "seat " << i - 1 << " sees another board than a spectator";
-    };
-    random_playout(*s, seed, check);
-    check(*s);
-    RecordProperty("shared_views_checked", checked);
-  }
+  int checked = 0;
+  check_random_games(GetParam(), {3u, 29u}, [&](const State& st, const State&) {
+    if (st.view_depends_on_viewer()) return;
+    ++checked;
+    const auto views = all_views(st);
+    for (std::size_t i = 1; i < views.size(); ++i)
+      ASSERT_EQ(views[i], views[0]) << "seat " << i - 1 << " sees another board than a spectator";
+  });
+  RecordProperty("shared_views_checked", checked);
 }
 
 }  // namespace plateau::rules::testing
@@ -248,31 +261,19 @@ namespace plateau::rules::testing {
 // same object, so it must not change with a move, must be the same for every viewer (it is one
 // object) and must not hide a key of the changing part (a client would get a stale value).
 TEST_P(Conformance, TheFixedPartOfABoardNeverChangesInAGame) {
-  const auto& c = GetParam();
-  for (std::uint64_t seed : {5u, 31u}) {
-    auto s = make(c, seed);
-    ASSERT_TRUE(s);
-    const auto first = s->fixed_view();
-    const json first_value = first ? *first : json(nullptr);
-    if (first) {
-      ASSERT_TRUE(first->is_object()) << "a fixed view is an object";
+  check_random_games(GetParam(), {5u, 31u}, [](const State& st, const State& start) {
+    const auto fixed = st.fixed_view(), first = start.fixed_view();
+    ASSERT_EQ(fixed != nullptr, first != nullptr);
+    if (!fixed) return;
+    ASSERT_TRUE(fixed->is_object()) << "a fixed view is an object";
+    ASSERT_EQ(*fixed, *first) << "a move changed the fixed part of the board";
+    for (const auto& v : all_viewers(st)) {
+      const json changing = st.changing_view(v);
+      for (const auto& [key, value] : fixed->items())
+        ASSERT_FALSE(changing.contains(key)) << "both parts of the board have " << key;
+      ASSERT_EQ(st.view(v).size(), changing.size() + fixed->size());
     }
-    auto check = [&](const State& st) {
-      const auto fixed = st.fixed_view();
-      ASSERT_EQ(fixed != nullptr, first != nullptr);
-      if (!fixed) return;
-      ASSERT_EQ(*fixed, first_value) << "a move changed the fixed part of the board";
-      for (const auto& v : all_viewers(st)) {
-        const json changing = st.changing_view(v);
-        for (const auto& [key, value] : fixed->items())
-          ASSERT_FALSE(changing.contains(key)) << "both parts of the board have " << key;
-        const json whole = st.view(v);
-        ASSERT_EQ(whole.size(), changing.size() + fixed->size());
-      }
-    };
-    random_playout(*s, seed, check);
-    check(*s);
-  }
+  });
 }
 
 }  // namespace plateau::rules::testing
