@@ -1,14 +1,35 @@
 // The sessions for plain TCP connections (http:// and ws://).
 #include "sessions.hpp"
 
+#include <unistd.h>
+
 namespace plateau::server {
 
 namespace sessions {
 
 // Over plain TCP the WebSocket keeps just the socket: it runs its own timeouts, and a
-// tcp_stream's timers would cost every idle connection another half kilobyte.
+// tcp_stream's timers would cost every idle connection another half kilobyte. The socket names
+// its io_context's executor rather than the polymorphic any_io_executor: that makes Beast's
+// per-connection state (the socket, its timer and buffers, one block) 2,568 bytes smaller by
+// enough to fit jemalloc's 2,560-byte size class instead of the 3,072 one, half a kilobyte per
+// idle connection.
+using WsSocket = asio::basic_stream_socket<tcp, asio::io_context::executor_type>;
+
 void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req) {
-  std::make_shared<BasicWsSession<tcp::socket>>(stream.release_socket(), server)->run(std::move(req));
+  tcp::socket accepted = stream.release_socket();
+  auto& ioc = static_cast<asio::io_context&>(asio::query(accepted.get_executor(), asio::execution::context));
+  WsSocket socket(ioc.get_executor());
+  beast::error_code ec;
+  const auto local = accepted.local_endpoint(ec);
+  if (ec) return;  // the peer is already gone; `accepted` closes the socket
+  const auto fd = accepted.release(ec);
+  if (ec) return;
+  socket.assign(local.protocol(), fd, ec);
+  if (ec) {
+    ::close(fd);
+    return;
+  }
+  std::make_shared<BasicWsSession<WsSocket>>(std::move(socket), server)->run(std::move(req));
 }
 
 }  // namespace sessions
