@@ -376,7 +376,7 @@ class LTilesState final : public TurnState<LTilesState> {
   }
 
   // Élargir: three empty cells, one of them edge-adjacent to a placed square. `height_of` is
-  // height() or a HeightGrid: the same answer, the grid's much faster for many cells.
+  // height() or a ColumnGrid: the same answer, the grid's much faster for many cells.
   template <class HeightOf>
   static bool spreads(Pos at, int rot, const HeightOf& height_of) {
     const auto cells = footprint(at, rot);
