@@ -198,6 +198,23 @@ void append_diff(std::string& ops, const json& from, const json& to, std::string
   diff_into(from, to, prefix, ops);
 }
 
+void append_view_update(std::string& ops, json& board, rules::State::ViewUpdate&& update, const std::string& prefix) {
+  std::string path;
+  for (const auto& e : update.edits) {
+    path = prefix;
+    path += e.pointer;
+    op(ops, e.added ? "add" : "replace", path, &board.at(json::json_pointer(e.pointer)));
+  }
+  for (auto& [key, value] : update.rest.items()) {
+    path = prefix;
+    append_token(path, key);
+    const auto it = board.find(key);
+    if (it == board.end()) op(ops, "add", path, &value);
+    else diff_into(*it, value, path, ops);
+    board[key] = std::move(value);
+  }
+}
+
 void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b) {
   // The fields a room can change; `game` and `you` are fixed for an audience.
   if (a.game != b.game) replace_with(ops, "/game", [&](std::string& o) { append_json_string(o, b.game); });

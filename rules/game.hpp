@@ -78,6 +78,27 @@ class State {
   // default is the safe answer; the conformance suite checks every game that says false.
   virtual bool view_depends_on_viewer() const { return true; }
 
+  // What update_view did to a board: the members it added or replaced in place, and the
+  // top-level keys it built afresh instead.
+  struct ViewUpdate {
+    struct Edit {
+      bool added = false;   // a new object member or a new last array element; else replaced
+      std::string pointer;  // JSON pointer from the board's root, e.g. "/tiles/12"
+    };
+    std::vector<Edit> edits;  // in order; none removes anything
+    nlohmann::json rest = nlohmann::json::object();  // key -> its value now; each an existing key
+  };
+  // Brings `board`, changing_view(viewer) of an earlier position of this same game, up to this
+  // position in place, so that a long board is not built, compared and freed whole at every
+  // move: afterwards `board` with `rest`'s keys set is exactly changing_view(viewer). A game
+  // checks on `board` itself that it can (the earlier position may be any number of moves
+  // back); when it cannot it returns false and leaves `board` untouched, and the room builds
+  // the board afresh. The default always declines. The conformance suite checks every game.
+  virtual bool update_view(nlohmann::json& board, std::optional<Seat> viewer, ViewUpdate& update) const {
+    (void)board, (void)viewer, (void)update;
+    return false;
+  }
+
   // Checks that the game is not over, that `seat` is to move and that the move is legal, then
   // plays it. Never throws; on error the state is unchanged.
   Result<> apply(Seat seat, const Move& move);

@@ -54,7 +54,7 @@ void Room::ensure_views() {
   // Built on first use, not when a room is made or rebuilt: a restart rebuilds every unfinished
   // room, and most wait for their players long after.
   if (!seen_.empty()) return;
-  seen_ = current_views();
+  seen_ = current_views(/*in_place=*/false);
 }
 
 std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game& game,
@@ -177,12 +177,27 @@ void Room::advance_spectator_state() {
   }
 }
 
-std::vector<Room::Seen> Room::current_views() const {
+bool Room::board_is_private(int a, bool delayed, bool shared) const {
+  const auto& previous = seen_[static_cast<std::size_t>(a)];
+  if (previous.round != round_ || previous.delayed != delayed || !previous.board) return false;
+  long holders = 0;
+  for (int b = 0; b < audiences(); ++b) {
+    const bool holds = seen_[static_cast<std::size_t>(b)].board == previous.board;
+    // Audience b will see this board (a's own, or its state's shared one): it must hold it,
+    // and no other audience may, since they would see it change under them.
+    const bool will_see = b == a || (shared && (b == spectator_audience() && spectator_state_) == delayed);
+    if (holds != will_see) return false;
+    holders += holds;
+  }
+  return previous.board.use_count() == holders;  // nothing but seen_ holds it
+}
+
+std::vector<Room::Seen> Room::current_views(bool in_place) {
   const auto infos = seat_infos();
   std::vector<Seen> views(static_cast<std::size_t>(audiences()));
   // At most two states are shown (the game, and the spectators' delayed copy); each builds one
   // board for all its viewers unless its game shows viewers different boards.
-  std::shared_ptr<const json> shared[2];
+  std::optional<int> shared[2];  // the audience whose board the others of its state share
   for (int a = 0; a < audiences(); ++a) {
     const bool delayed = a == spectator_audience() && spectator_state_;
     const rules::State& st = delayed ? *spectator_state_ : *state_;
@@ -197,19 +212,38 @@ std::vector<Room::Seen> Room::current_views() const {
     v.envelope = protocol::make_envelope(facts, st, viewer_of(a));
     v.board_generation = state_generation_;
     const auto previous = static_cast<std::size_t>(a) < seen_.size() ? &seen_[static_cast<std::size_t>(a)] : nullptr;
+    // Takes the board of `from`, but not its operations: they led to a version already sent.
+    const auto take_board = [&v](const Seen& from, bool with_ops) {
+      v.board = from.board;
+      v.fixed = from.fixed;
+      v.round = from.round;
+      v.delayed = from.delayed;
+      if (with_ops) v.board_ops = from.board_ops;
+    };
     if (previous && previous->board_generation == state_generation_) {
-      v.board = previous->board;  // nothing that shows on a board changed
-      v.fixed = previous->fixed;
+      take_board(*previous, false);  // nothing that shows on a board changed
+      continue;
+    }
+    const bool per_viewer = st.view_depends_on_viewer();
+    if (!per_viewer && shared[delayed]) {
+      take_board(views[static_cast<std::size_t>(*shared[delayed])], true);
       continue;
     }
     v.fixed = st.fixed_view();
-    if (st.view_depends_on_viewer()) {
-      v.board = std::make_shared<const json>(st.changing_view(viewer_of(a)));
-    } else {
-      auto& board = shared[delayed ? 1 : 0];
-      if (!board) board = std::make_shared<const json>(st.changing_view(std::nullopt));
-      v.board = board;
+    v.round = round_;
+    v.delayed = delayed;
+    const auto viewer = per_viewer ? viewer_of(a) : std::nullopt;
+    if (in_place && previous && previous->fixed == v.fixed && board_is_private(a, delayed, !per_viewer)) {
+      rules::State::ViewUpdate update;
+      if (st.update_view(*previous->board, viewer, update)) {
+        std::string ops;
+        protocol::append_view_update(ops, *previous->board, std::move(update), "/board");
+        v.board = previous->board;
+        v.board_ops = std::make_shared<const std::string>(std::move(ops));
+      }
     }
+    if (!v.board) v.board = std::make_shared<json>(st.changing_view(viewer));
+    if (!per_viewer) shared[delayed] = a;
   }
   return views;
 }
@@ -218,7 +252,7 @@ std::uint64_t Room::publish(bool durable) {
   ++version_;
   last_activity_ = now_;
   Outgoing out{version_, !durable, {}, {}};
-  auto next = current_views();
+  auto next = current_views(/*in_place=*/true);
   // Board diffs computed so far: audiences that saw the same board and now see the same board
   // get the same operations.
   struct BoardDiff {
@@ -232,7 +266,12 @@ std::uint64_t Room::publish(bool durable) {
     const auto& after = next[static_cast<std::size_t>(a)];
     std::string ops = "[";
     protocol::append_envelope_diff(ops, before.envelope, after.envelope);
-    if (before.board != after.board) {
+    if (after.board_ops) {  // brought up to date in place: the operations are already written
+      if (!after.board_ops->empty()) {
+        if (ops.size() > 1) ops += ',';
+        ops += *after.board_ops;
+      }
+    } else if (before.board != after.board) {
       auto it = std::ranges::find_if(board_diffs, [&](const BoardDiff& d) {
         return d.from == before.board.get() && d.to == after.board.get();
       });

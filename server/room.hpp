@@ -107,12 +107,23 @@ class Room : public std::enable_shared_from_this<Room> {
   // one share, so it is built and diffed once per change rather than once per audience.
   struct Seen {
     protocol::Envelope envelope;
-    std::shared_ptr<const nlohmann::json> board;  // the state's changing_view()
+    std::shared_ptr<nlohmann::json> board;        // the state's changing_view()
     std::shared_ptr<const nlohmann::json> fixed;  // its fixed_view(): the rest of the board
     std::uint64_t board_generation = 0;  // state_generation_ when the board was built
+    int round = 0;                       // of the state it was built from, which was
+    bool delayed = false;                // the spectators' delayed copy, or the game itself
+    // Set when the board was brought up to date in place (State::update_view): the operations
+    // from the board as it was before, which no longer exists.
+    std::shared_ptr<const std::string> board_ops;
     nlohmann::json complete_board() const { return rules::State::complete_view(*board, fixed.get()); }
   };
-  std::vector<Seen> current_views() const;
+  // `in_place`: the caller sends what changed (publish), so boards may be brought up to date
+  // where they are; otherwise they are built anew and the previous ones stay as they were.
+  std::vector<Seen> current_views(bool in_place);
+  // Whether audience `a`'s previous board may be updated in place for a board that `users`
+  // audiences (those of `delayed`'s state, or `a` alone) will share: no other audience and
+  // nothing else holds it, and it shows the same game.
+  bool board_is_private(int a, bool delayed, bool shared) const;
   std::vector<protocol::SeatInfo> seat_infos() const;
   void advance_spectator_state();
 

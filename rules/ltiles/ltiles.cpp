@@ -263,29 +263,68 @@ class LTilesState final : public TurnState<LTilesState> {
   // Only an ordered pile's owner sees its order; every other variant shows all viewers the same.
   bool view_depends_on_viewer() const override { return variant_ == Variant::ordered; }
   json changing_view(std::optional<Seat> viewer) const override {
+    json view = rest_of_view(viewer);
     json squares = json::object();
+    for (const auto& [pos, column] : board_) squares[key_of(pos)] = square_json(column);
+    json tiles = json::array();
+    for (const PlacedTile& t : tiles_) tiles.push_back(tile_json(t));
+    view["squares"] = std::move(squares);
+    view["tiles"] = std::move(tiles);
+    return view;
+  }
+
+  // Tiles are only ever added, and a tile changes only the squares it covers: a board some
+  // tiles back gets those tiles and squares in place, and the small rest anew.
+  bool update_view(json& board, std::optional<Seat> viewer, ViewUpdate& update) const override {
+    const auto placed = board.find("placed"), tiles = board.find("tiles"), squares = board.find("squares");
+    if (placed == board.end() || tiles == board.end() || squares == board.end() || !tiles->is_array() ||
+        !squares->is_object() || !placed->is_number_integer())
+      return false;
+    const std::size_t shown = tiles->size();  // the start domino included
+    if (shown == 0 || shown > tiles_.size() || placed->get<std::size_t>() != shown - 1) return false;
+    std::vector<Pos> covered;
+    for (std::size_t i = shown; i < tiles_.size(); ++i) {
+      tiles->push_back(tile_json(tiles_[i]));
+      update.edits.push_back({true, "/tiles/" + std::to_string(i)});
+      for (const Pos& p : tiles_[i].cells)
+        if (std::ranges::find(covered, p) == covered.end()) covered.push_back(p);
+    }
+    for (const Pos& p : covered) {
+      const std::string key = key_of(p);
+      const bool added = !squares->contains(key);
+      (*squares)[key] = square_json(board_.at(p));
+      update.edits.push_back({added, "/squares/" + key});
+    }
+    update.rest = rest_of_view(viewer);
+    return true;
+  }
+
+ private:
+  static json square_json(const std::vector<Square>& column) {
+    const Square& top = column.back();
+    return json{{"level", static_cast<int>(column.size())}, {"colour", std::string(1, top.colour)}, {"tile", top.tile}};
+  }
+
+  static json tile_json(const PlacedTile& t) {
+    json cells = json::array();
+    for (std::size_t i = 0; i < t.cells.size(); ++i)
+      cells.push_back(json::array({t.cells[i].x, t.cells[i].y, std::string(1, t.kind[i])}));
+    return json{{"seat", t.seat < 0 ? json(nullptr) : json(t.seat)},
+                {"kind", t.kind},
+                {"at", json::array({t.at.x, t.at.y})},
+                {"rot", t.rot},
+                {"level", t.level},
+                {"cells", std::move(cells)}};
+  }
+
+  // Everything on the board but its squares and tiles.
+  json rest_of_view(std::optional<Seat> viewer) const {
     int min_x = 0, min_y = 0, max_x = 0, max_y = 0;
     for (const auto& [pos, column] : board_) {
-      const Square& top = column.back();
-      squares[key_of(pos)] = json{{"level", static_cast<int>(column.size())},
-                                  {"colour", std::string(1, top.colour)},
-                                  {"tile", top.tile}};
       min_x = std::min(min_x, pos.x);
       min_y = std::min(min_y, pos.y);
       max_x = std::max(max_x, pos.x);
       max_y = std::max(max_y, pos.y);
-    }
-    json tiles = json::array();
-    for (const PlacedTile& t : tiles_) {
-      json cells = json::array();
-      for (std::size_t i = 0; i < t.cells.size(); ++i)
-        cells.push_back(json::array({t.cells[i].x, t.cells[i].y, std::string(1, t.kind[i])}));
-      tiles.push_back(json{{"seat", t.seat < 0 ? json(nullptr) : json(t.seat)},
-                           {"kind", t.kind},
-                           {"at", json::array({t.at.x, t.at.y})},
-                           {"rot", t.rot},
-                           {"level", t.level},
-                           {"cells", std::move(cells)}});
     }
     json piles = json::array();
     for (int seat = 0; seat < kSeats; ++seat) piles.push_back(pile_view(seat, viewer));
@@ -317,9 +356,7 @@ class LTilesState final : public TurnState<LTilesState> {
                 {"phase", outcome_ ? "over" : (phase_ == Phase::setup ? "setup" : "play")},
                 {"placed", static_cast<int>(tiles_.size()) - 1},
                 {"total", total_},
-                {"squares", std::move(squares)},
                 {"extent", json::array({min_x, min_y, max_x, max_y})},
-                {"tiles", std::move(tiles)},
                 {"piles", std::move(piles)},
                 {"scores", std::move(scores)},
                 {"leader", verdict.winner ? json(*verdict.winner) : json(nullptr)},

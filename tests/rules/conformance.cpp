@@ -277,3 +277,49 @@ TEST_P(Conformance, TheFixedPartOfABoardNeverChangesInAGame) {
 }
 
 }  // namespace plateau::rules::testing
+
+namespace plateau::rules::testing {
+
+// A room brings a board up to date in place when a game can (State::update_view) and sends the
+// edits it lists: the board must come out exactly as changing_view() builds it, every edit must
+// say truly whether it adds or replaces, and a board the game declines must stay untouched.
+// Boards one and three moves back are updated, as a room's are (its spectators' copy lags).
+TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
+  int updated = 0;
+  std::vector<std::vector<json>> history;  // per position of the current game: a board per viewer
+  const State* game = nullptr;
+  check_random_games(GetParam(), {7u, 37u}, [&](const State& st, const State& start) {
+    if (game != &start) history.clear(), game = &start;
+    const auto viewers = all_viewers(st);
+    std::vector<json> now;
+    for (const auto& v : viewers) now.push_back(st.changing_view(v));
+    for (const std::size_t back : {1u, 3u}) {
+      if (history.size() < back) continue;
+      const auto& earlier = history[history.size() - back];
+      for (std::size_t i = 0; i < viewers.size(); ++i) {
+        json board = earlier[i];
+        State::ViewUpdate update;
+        if (!st.update_view(board, viewers[i], update)) {
+          ASSERT_EQ(board, earlier[i]) << "a declined update changed the board";
+          continue;
+        }
+        ++updated;
+        for (const auto& e : update.edits) {
+          const json::json_pointer ptr(e.pointer);
+          ASSERT_TRUE(board.contains(ptr)) << e.pointer << " is not on the updated board";
+          ASSERT_EQ(earlier[i].contains(ptr), !e.added) << e.pointer << (e.added ? " said added" : " said replaced");
+        }
+        ASSERT_TRUE(update.rest.is_object());
+        for (const auto& [key, value] : update.rest.items()) {
+          ASSERT_TRUE(board.contains(key)) << "rest has " << key << ", which the board lacks";
+          board[key] = value;
+        }
+        ASSERT_EQ(board, now[i]) << "updated " << back << " moves on, for viewer " << i;
+      }
+    }
+    history.push_back(std::move(now));
+  });
+  RecordProperty("boards_updated_in_place", updated);
+}
+
+}  // namespace plateau::rules::testing

@@ -427,6 +427,20 @@ TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
       ASSERT_EQ(everyone[i]->states[room], synced(everyone[i], room)) << when << ", client " << i;
   };
   check_all("at the start");
+  // Each board is also what the game itself shows: the room may bring boards up to date in
+  // place, and a patched copy agreeing with a sync of the same wrong board would prove nothing.
+  // The spectators' board lags by the delay until the game ends.
+  std::vector<json> positions;  // this round's spectator boards, from its first position
+  auto check_boards = [&](const char* when) {
+    const auto& st = lobby.find(room)->state();
+    positions.push_back(st.view(std::nullopt));
+    for (int s = 0; s < seats; ++s)
+      ASSERT_EQ(players[static_cast<std::size_t>(s)]->states[room]["board"], st.view(s)) << when << ", seat " << s;
+    const auto lag = std::min(positions.size() - 1, static_cast<std::size_t>(param.delay));
+    ASSERT_EQ(eve->states[room]["board"], st.is_over() ? positions.back() : positions[positions.size() - 1 - lag])
+        << when << ", the spectator";
+  };
+  check_boards("at the start");
   rules::Rng pick(11);
   int moves = 0;
   for (int round = 1; round <= 2; ++round) {
@@ -439,6 +453,7 @@ TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
       ASSERT_TRUE(error_code(c).empty());
       ++moves;
       check_all("after a move");
+      check_boards("after a move");
     }
     if (round == 2 || players[0]->states[room]["status"] != "over") break;
     for (auto& p : players) {
@@ -446,6 +461,8 @@ TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
       check_all("after a rematch request");
     }
     ASSERT_EQ(players[0]->states[room]["round"], 2);
+    positions.clear();
+    check_boards("in a new round");
   }
   // A seat that drops and comes back shows it to everyone.
   lobby.closed(players[1].get());
