@@ -254,70 +254,161 @@ class TurrisState final : public TurnState<TurrisState> {
   bool view_depends_on_viewer() const override { return false; }
   json changing_view(std::optional<Seat>) const override {
     // Nothing in Turris is hidden: every viewer sees the same board.
+    const auto all = faces_of(cells_, blocks_);
+    json view = rest_of_view(all);
+    json blocks = json::array();
+    for (const Block& b : blocks_) blocks.push_back(block_json(b));
+    json faces = json::object();
+    for (const Face& face : all) faces[std::string(face.name)] = face_json(face);
+    view["levels"] = levels_json();
+    view["blocks"] = std::move(blocks);
+    view["faces"] = std::move(faces);
+    return view;
+  }
+
+  // The tower's cells, its blocks and its faces' squares are compared where they are on the
+  // board and only those that differ are replaced: most stay as they were from move to move.
+  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+    const auto levels = board.find("levels"), blocks = board.find("blocks"), faces = board.find("faces");
+    if (levels == board.end() || blocks == board.end() || faces == board.end() || !levels->is_array() ||
+        !blocks->is_array() || !faces->is_object() || blocks->size() > blocks_.size())
+      return false;
+    const auto all = faces_of(cells_, blocks_);
+    update.rest = rest_of_view(all);
+    const int height = tower_height(cells_);
+    if (levels->size() != static_cast<std::size_t>(height)) {
+      update.rest["levels"] = levels_json();  // a level came or went: the room diffs them
+    } else {
+      for (int z = 0; z < height; ++z)
+        for (int y = 0; y < kSide; ++y)
+          for (int x = 0; x < kSide; ++x) {
+            json& node = (*levels)[z][y][x];
+            const json now = id_or_null(cells_[cell_index(x, y, z)]);
+            if (node == now) continue;
+            node = now;
+            update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) + "/" + std::to_string(x)});
+          }
+    }
+    for (std::size_t i = 0; i < blocks_.size(); ++i) {
+      const std::string pointer = "/blocks/" + std::to_string(i);
+      if (i == blocks->size()) {
+        blocks->push_back(block_json(blocks_[i]));
+        update.edits.push_back({true, pointer});
+      } else if (json& node = (*blocks)[i]; !shows_block(node, blocks_[i])) {
+        node = block_json(blocks_[i]);
+        update.edits.push_back({false, pointer});
+      }
+    }
+    bool faces_fit = faces->size() == all.size();
+    for (const Face& face : all) {
+      const auto it = faces->find(std::string(face.name));
+      faces_fit = faces_fit && it != faces->end() && it->is_object() && it->contains("grid") &&
+                  (*it)["grid"].size() == face.grid.size();
+    }
+    if (!faces_fit) {  // a face grew or shrank: rebuilt whole, diffed by the room
+      json all_faces = json::object();
+      for (const Face& face : all) all_faces[std::string(face.name)] = face_json(face);
+      update.rest["faces"] = std::move(all_faces);
+      return true;
+    }
+    for (const Face& face : all) {
+      json& node = (*faces)[std::string(face.name)];
+      const std::string at = "/faces/" + std::string(face.name);
+      for (const char* key : {"from", "columns", "score"}) {
+        json now = key[0] == 'f' ? json(face.from) : key[0] == 'c' ? json(face.columns) : json(face.score);
+        if (node[key] == now) continue;
+        node[key] = std::move(now);
+        update.edits.push_back({false, at + "/" + key});
+      }
+      json& grid = node["grid"];
+      for (std::size_t r = 0; r < face.grid.size(); ++r)
+        for (int c = 0; c < kSide; ++c) {
+          json& square = grid[r][static_cast<std::size_t>(c)];
+          if (shows_square(square, face, r, c)) continue;
+          square = square_json(face, r, c);
+          update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
+        }
+    }
+    return true;
+  }
+
+ private:
+  static json id_or_null(int id) { return id == kEmpty ? json(nullptr) : json(id); }
+
+  json levels_json() const {
     json levels = json::array();
     const int height = tower_height(cells_);
     for (int z = 0; z < height; ++z) {
       json level = json::array();
       for (int y = 0; y < kSide; ++y) {
         json row = json::array();
-        for (int x = 0; x < kSide; ++x) {
-          const int id = cells_[cell_index(x, y, z)];
-          row.push_back(id == kEmpty ? json(nullptr) : json(id));
-        }
+        for (int x = 0; x < kSide; ++x) row.push_back(id_or_null(cells_[cell_index(x, y, z)]));
         level.push_back(std::move(row));
       }
       levels.push_back(std::move(level));
     }
-    json blocks = json::array();
-    for (const Block& b : blocks_) {
-      if (!b.alive) {
-        blocks.push_back(nullptr);
-        continue;
-      }
-      blocks.push_back(json{{"seat", b.seat},
-                            {"name", shape_name(b.shape)},
-                            {"cells", json::array({cell_name(b.shape.cells[0]), cell_name(b.shape.cells[1])})}});
+    return levels;
+  }
+
+  static json block_json(const Block& b) {
+    if (!b.alive) return nullptr;
+    return json{{"seat", b.seat},
+                {"name", shape_name(b.shape)},
+                {"cells", json::array({cell_name(b.shape.cells[0]), cell_name(b.shape.cells[1])})}};
+  }
+  // Whether `node` is block_json(b), without building it: a block's seat and shape never change.
+  static bool shows_block(const json& node, const Block& b) {
+    if (!b.alive) return node.is_null();
+    if (!node.is_object()) return false;
+    const auto seat = node.find("seat"), name = node.find("name");
+    return seat != node.end() && name != node.end() && *seat == b.seat && name->is_string() &&
+           name->get_ref<const std::string&>() == shape_name(b.shape);
+  }
+
+  static const char* depth_key(const Face& face) { return face.name == "roof" ? "level" : "depth"; }
+  static json square_json(const Face& face, std::size_t r, int c) {
+    const Square& sq = face.grid[r][static_cast<std::size_t>(c)];
+    if (sq.block == kEmpty) return nullptr;
+    return json{{"seat", sq.seat}, {"block", sq.block}, {depth_key(face), sq.depth}, {"best", face.best[r][static_cast<std::size_t>(c)]}};
+  }
+  // Whether `node` is square_json(face, r, c), without building it.
+  static bool shows_square(const json& node, const Face& face, std::size_t r, int c) {
+    const Square& sq = face.grid[r][static_cast<std::size_t>(c)];
+    if (sq.block == kEmpty) return node.is_null();
+    if (!node.is_object() || node.size() != 4) return false;
+    const auto seat = node.find("seat"), block = node.find("block"), depth = node.find(depth_key(face)),
+               best = node.find("best");
+    return seat != node.end() && block != node.end() && depth != node.end() && best != node.end() &&
+           *seat == sq.seat && *block == sq.block && *depth == sq.depth && *best == face.best[r][static_cast<std::size_t>(c)];
+  }
+  static json face_json(const Face& face) {
+    json grid = json::array();
+    for (std::size_t r = 0; r < face.grid.size(); ++r) {
+      json row = json::array();
+      for (int c = 0; c < kSide; ++c) row.push_back(square_json(face, r, c));
+      grid.push_back(std::move(row));
     }
-    json faces = json::object();
+    return json{{"from", face.from}, {"columns", face.columns}, {"grid", std::move(grid)}, {"score", face.score}};
+  }
+
+  // Everything on the board but its levels, blocks and faces.
+  json rest_of_view(const std::array<Face, 5>& faces) const {
     std::array<int, 2> total{};
-    for (const Face& face : faces_of(cells_, blocks_)) {
-      const bool roof = face.name == "roof";
-      json grid = json::array();
-      for (std::size_t r = 0; r < face.grid.size(); ++r) {
-        json row = json::array();
-        for (int c = 0; c < kSide; ++c) {
-          const Square& sq = face.grid[r][c];
-          if (sq.block == kEmpty) {
-            row.push_back(nullptr);
-            continue;
-          }
-          row.push_back(json{{"seat", sq.seat},
-                             {"block", sq.block},
-                             {roof ? "level" : "depth", sq.depth},
-                             {"best", face.best[r][c]}});
-        }
-        grid.push_back(std::move(row));
-      }
-      faces[std::string(face.name)] = json{
-          {"from", face.from}, {"columns", face.columns}, {"grid", std::move(grid)}, {"score", face.score}};
+    for (const Face& face : faces) {
       total[0] += face.score[0];
       total[1] += face.score[1];
     }
-    auto id_or_null = [](int id) { return id == kEmpty ? json(nullptr) : json(id); };
     return json{
         {"colors", kColors},
         {"supply", supply_},
         {"phase", outcome_ ? "over" : phase_ == Phase::bonus ? "bonus" : "place"},
-        {"height", height},
+        {"height", tower_height(cells_)},
         {"complete", complete_levels(cells_)},
-        {"levels", std::move(levels)},
-        {"blocks", std::move(blocks)},
         {"protected", json::array({id_or_null(last_placed_[0]), id_or_null(last_placed_[1])})},
         {"barred", bar_ ? json{{"seat", bar_->seat},
                                {"cells", json::array({cell_name(bar_->cells[0]), cell_name(bar_->cells[1])})}}
                         : json(nullptr)},
         {"last", last_seat_ < 0 ? json(nullptr) : json{{"seat", last_seat_}, {"moves", last_moves_}}},
-        {"faces", std::move(faces)},
         {"score", total},
     };
   }
