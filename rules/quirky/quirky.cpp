@@ -227,12 +227,60 @@ class QuirkyState final : public TurnState<QuirkyState> {
     // hidden (the Rng, hence the order of the coming draws) is simply never written here.
     json points = json::array();
     for (std::size_t p = 0; p < stacks_.size(); ++p) {
-      json stack = json::array();
-      for (int h = 0; h < stacks_[p].height; ++h)
-        stack.push_back(kPieceNames[stacks_[p].pieces[h]]);
       const Point& point = board_->points[p];
-      points.push_back(json{{"id", point.id}, {"x", point.x}, {"y", point.y}, {"stack", stack}});
+      points.push_back(json{{"id", point.id}, {"x", point.x}, {"y", point.y}, {"stack", stack_json(p)}});
     }
+    json log = json::array();
+    for (const auto& e : log_) log.push_back(log_json(e));
+    json view = rest_of_view();
+    view["points"] = std::move(points);
+    view["log"] = std::move(log);
+    return view;
+  }
+
+  // A move changes a stack or two and adds to the log, which is never rewritten: the stacks
+  // are compared where they are on the board and the new log entries appended.
+  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+    const auto points = board.find("points"), log = board.find("log");
+    if (points == board.end() || log == board.end() || !points->is_array() || !log->is_array() ||
+        points->size() != stacks_.size() || log->size() > log_.size())
+      return false;
+    for (std::size_t p = 0; p < stacks_.size(); ++p) {
+      json& point = (*points)[p];
+      if (!point.is_object() || !point.contains("stack")) return false;  // checked before any change below
+    }
+    for (std::size_t p = 0; p < stacks_.size(); ++p) {
+      json& stack = (*points)[p]["stack"];
+      if (shows_stack(stack, p)) continue;
+      stack = stack_json(p);
+      update.edits.push_back({false, "/points/" + std::to_string(p) + "/stack"});
+    }
+    for (std::size_t i = log->size(); i < log_.size(); ++i) {
+      log->push_back(log_json(log_[i]));
+      update.edits.push_back({true, "/log/" + std::to_string(i)});
+    }
+    update.rest = rest_of_view();
+    return true;
+  }
+
+ private:
+  json stack_json(std::size_t p) const {
+    json stack = json::array();
+    for (int h = 0; h < stacks_[p].height; ++h) stack.push_back(kPieceNames[stacks_[p].pieces[h]]);
+    return stack;
+  }
+  // Whether `node` is stack_json(p), without building it.
+  bool shows_stack(const json& node, std::size_t p) const {
+    if (!node.is_array() || node.size() != static_cast<std::size_t>(stacks_[p].height)) return false;
+    for (int h = 0; h < stacks_[p].height; ++h) {
+      const json& piece = node[static_cast<std::size_t>(h)];
+      if (!piece.is_string() || piece.get_ref<const std::string&>() != kPieceNames[stacks_[p].pieces[h]]) return false;
+    }
+    return true;
+  }
+
+  // Everything on the board but its points and its log.
+  json rest_of_view() const {
     json seats = json::array();
     for (Seat s = 0; s < seats_; ++s)
       seats.push_back(json{{"colour", kPieceNames[colour_of_[s]]}, {"score", score_[s]}});
@@ -240,18 +288,14 @@ class QuirkyState final : public TurnState<QuirkyState> {
     for (int k = 0; k < kKinds; ++k) bag[std::string(kPieceNames[k])] = bag_[k];
     json set_aside = json::object();
     for (int c = 0; c < kColours; ++c) set_aside[std::string(kPieceNames[c])] = set_aside_[c];
-    json log = json::array();
-    for (const auto& e : log_) log.push_back(log_json(e));
     const int neutral = holder_free_colour();
-    return json{{"points", std::move(points)},
-                {"seats", std::move(seats)},
+    return json{{"seats", std::move(seats)},
                 {"neutral", neutral == kNoColour ? json(nullptr) : json(kPieceNames[neutral])},
                 {"drawn", drawn_json()},
                 {"bag", std::move(bag)},
                 {"set_aside", std::move(set_aside)},
                 {"triangles", aligned_only_ ? "aligned" : "any"},
-                {"last", last_json()},
-                {"log", std::move(log)}};
+                {"last", last_json()}};
   }
 
  protected:
