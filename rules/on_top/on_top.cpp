@@ -252,6 +252,87 @@ class OnTopState final : public TurnState<OnTopState> {
   json changing_view(std::optional<Seat>) const override {
     // Nothing here is private: every viewer, spectators included, sees the same table. The pile
     // shows only its size; which tile comes next is not even decided until it is drawn.
+    json cells = json::array();
+    for (std::size_t i = 0; i < cells_.size(); ++i) cells.push_back(cell_json(i));
+    json towers = json::array();
+    for (std::size_t v = 0; v < towers_.size(); ++v) towers.push_back(tower_json(v));
+    json view = rest_of_view();
+    view["cells"] = std::move(cells);
+    view["towers"] = std::move(towers);
+    return view;
+  }
+
+  // A move fills a cell and may close towers: cells and towers are compared where they are on
+  // the board and only those that differ are replaced.
+  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+    const auto cells = board.find("cells"), towers = board.find("towers");
+    if (cells == board.end() || towers == board.end() || !cells->is_array() || !towers->is_array() ||
+        cells->size() != cells_.size() || towers->size() != towers_.size())
+      return false;
+    for (std::size_t i = 0; i < cells_.size(); ++i) {
+      json& node = (*cells)[i];
+      if (shows_cell(node, i)) continue;
+      node = cell_json(i);
+      update.edits.push_back({false, "/cells/" + std::to_string(i)});
+    }
+    for (std::size_t v = 0; v < towers_.size(); ++v) {
+      json& node = (*towers)[v];
+      if (closed_[v] ? node.is_array() && node.size() == towers_[v].size() : node.is_null()) {
+        bool same = true;
+        for (std::size_t k = 0; same && closed_[v] && k < towers_[v].size(); ++k)
+          same = node[k].is_string() && node[k].get_ref<const std::string&>() == kColourNames[towers_[v][k]];
+        if (same) continue;
+      }
+      node = tower_json(v);
+      update.edits.push_back({false, "/towers/" + std::to_string(v)});
+    }
+    update.rest = rest_of_view();
+    return true;
+  }
+
+ private:
+  json cell_json(std::size_t i) const {
+    const auto& cell = cells_[i];
+    if (cell.kind == Kind::empty) return nullptr;
+    json j{{"kind", kind_name(cell.kind)}};
+    if (cell.kind == Kind::tile) {
+      json corners = json::array();
+      for (int c : cell.corners) corners.push_back(kColourNames[c]);
+      j["tile"] = cell.tile;
+      j["turn"] = cell.turn;
+      j["pair"] = cell.pair;
+      j["corners"] = std::move(corners);
+    }
+    return j;
+  }
+  // Whether `node` is cell_json(i), without building it.
+  bool shows_cell(const json& node, std::size_t i) const {
+    const auto& cell = cells_[i];
+    if (cell.kind == Kind::empty) return node.is_null();
+    if (!node.is_object() || node.size() != (cell.kind == Kind::tile ? 5u : 1u)) return false;
+    const auto kind = node.find("kind");
+    if (kind == node.end() || !kind->is_string() || kind->get_ref<const std::string&>() != kind_name(cell.kind)) return false;
+    if (cell.kind != Kind::tile) return true;
+    const auto tile = node.find("tile"), turn = node.find("turn"), pair = node.find("pair"), corners = node.find("corners");
+    if (tile == node.end() || turn == node.end() || pair == node.end() || corners == node.end() ||
+        *tile != cell.tile || *turn != cell.turn || *pair != cell.pair || !corners->is_array() ||
+        corners->size() != cell.corners.size())
+      return false;
+    for (std::size_t k = 0; k < cell.corners.size(); ++k) {
+      const json& c = (*corners)[k];
+      if (!c.is_string() || c.get_ref<const std::string&>() != kColourNames[cell.corners[k]]) return false;
+    }
+    return true;
+  }
+  json tower_json(std::size_t v) const {
+    if (!closed_[v]) return nullptr;
+    json tower = json::array();
+    for (int c : towers_[v]) tower.push_back(kColourNames[c]);
+    return tower;
+  }
+
+  // Everything on the board but its cells and towers.
+  json rest_of_view() const {
     json colours = json::array();
     for (int c = 0; c < kColours; ++c)
       colours.push_back(json{{"colour", kColourNames[c]},
@@ -263,33 +344,6 @@ class OnTopState final : public TurnState<OnTopState> {
                            {"team", teams_ ? json(s % 2) : json(nullptr)},
                            {"score", score_[s]},
                            {"penalty", penalty_[s]}});
-    json cells = json::array();
-    for (const auto& cell : cells_) {
-      if (cell.kind == Kind::empty) {
-        cells.push_back(nullptr);
-        continue;
-      }
-      json j{{"kind", kind_name(cell.kind)}};
-      if (cell.kind == Kind::tile) {
-        json corners = json::array();
-        for (int c : cell.corners) corners.push_back(kColourNames[c]);
-        j["tile"] = cell.tile;
-        j["turn"] = cell.turn;
-        j["pair"] = cell.pair;
-        j["corners"] = std::move(corners);
-      }
-      cells.push_back(std::move(j));
-    }
-    json towers = json::array();
-    for (std::size_t v = 0; v < towers_.size(); ++v) {
-      if (!closed_[v]) {
-        towers.push_back(nullptr);
-        continue;
-      }
-      json tower = json::array();
-      for (int c : towers_[v]) tower.push_back(kColourNames[c]);
-      towers.push_back(std::move(tower));
-    }
     json drawn = nullptr;
     if (drawn_) {
       json sixths = json::array();
@@ -299,8 +353,6 @@ class OnTopState final : public TurnState<OnTopState> {
     return json{{"start_cells", start_cells_},
                 {"colours", std::move(colours)},
                 {"seats", std::move(seats)},
-                {"cells", std::move(cells)},
-                {"towers", std::move(towers)},
                 {"drawn", std::move(drawn)},
                 {"tiles_left", pile_.size()},
                 {"black_left", spare_blacks_},
