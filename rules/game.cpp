@@ -36,6 +36,11 @@ json State::complete_view(json changing, const json* fixed) {
   return changing;
 }
 
+json* member_of(json& board, std::string_view key, json::value_t type) {
+  const auto it = board.find(key);
+  return it != board.end() && it->type() == type ? &*it : nullptr;
+}
+
 bool State::is_legal(const Move& move) const {
   const auto moves = legal_moves();
   return std::find(moves.begin(), moves.end(), move) != moves.end();

@@ -113,6 +113,17 @@ class State {
   virtual void do_apply(const Move& move) = 0;
 };
 
+// Helpers for building a board and bringing it up to date (State::update_view).
+// `board`'s member `key` when it has type `type`; nullptr when it is missing or of another type.
+nlohmann::json* member_of(nlohmann::json& board, std::string_view key, nlohmann::json::value_t type);
+// The JSON array [element(0), ..., element(n - 1)].
+template <class Element>
+nlohmann::json array_of(std::size_t n, Element element) {
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t i = 0; i < n; ++i) list.push_back(element(i));
+  return list;
+}
+
 // What every game here has in common: one seat to move until the game ends, and an outcome once
 // it has. Derived is the game's own state class (clone copies it whole).
 template <class Derived>

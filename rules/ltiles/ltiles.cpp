@@ -266,20 +266,18 @@ class LTilesState final : public TurnState<LTilesState> {
     json view = rest_of_view(viewer);
     json squares = json::object();
     for (const auto& [pos, column] : board_) squares[key_of(pos)] = square_json(column);
-    json tiles = json::array();
-    for (const PlacedTile& t : tiles_) tiles.push_back(tile_json(t));
     view["squares"] = std::move(squares);
-    view["tiles"] = std::move(tiles);
+    view["tiles"] = array_of(tiles_.size(), [this](std::size_t i) { return tile_json(tiles_[i]); });
     return view;
   }
 
   // Tiles are only ever added, and a tile changes only the squares it covers: a board some
   // tiles back gets those tiles and squares in place, and the small rest anew.
   bool update_view(json& board, std::optional<Seat> viewer, ViewUpdate& update) const override {
-    const auto placed = board.find("placed"), tiles = board.find("tiles"), squares = board.find("squares");
-    if (placed == board.end() || tiles == board.end() || squares == board.end() || !tiles->is_array() ||
-        !squares->is_object() || !placed->is_number_integer())
-      return false;
+    const json* placed = member_of(board, "placed", json::value_t::number_integer);
+    json* tiles = member_of(board, "tiles", json::value_t::array);
+    json* squares = member_of(board, "squares", json::value_t::object);
+    if (!placed || !tiles || !squares) return false;
     const std::size_t shown = tiles->size();  // the start domino included
     if (shown == 0 || shown > tiles_.size() || placed->get<std::size_t>() != shown - 1) return false;
     std::vector<Pos> covered;

@@ -252,23 +252,18 @@ class OnTopState final : public TurnState<OnTopState> {
   json changing_view(std::optional<Seat>) const override {
     // Nothing here is private: every viewer, spectators included, sees the same table. The pile
     // shows only its size; which tile comes next is not even decided until it is drawn.
-    json cells = json::array();
-    for (std::size_t i = 0; i < cells_.size(); ++i) cells.push_back(cell_json(i));
-    json towers = json::array();
-    for (std::size_t v = 0; v < towers_.size(); ++v) towers.push_back(tower_json(v));
     json view = rest_of_view();
-    view["cells"] = std::move(cells);
-    view["towers"] = std::move(towers);
+    view["cells"] = array_of(cells_.size(), [this](std::size_t i) { return cell_json(i); });
+    view["towers"] = array_of(towers_.size(), [this](std::size_t v) { return tower_json(v); });
     return view;
   }
 
   // A move fills a cell and may close towers: cells and towers are compared where they are on
   // the board and only those that differ are replaced.
   bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
-    const auto cells = board.find("cells"), towers = board.find("towers");
-    if (cells == board.end() || towers == board.end() || !cells->is_array() || !towers->is_array() ||
-        cells->size() != cells_.size() || towers->size() != towers_.size())
-      return false;
+    json* cells = member_of(board, "cells", json::value_t::array);
+    json* towers = member_of(board, "towers", json::value_t::array);
+    if (!cells || !towers || cells->size() != cells_.size() || towers->size() != towers_.size()) return false;
     for (std::size_t i = 0; i < cells_.size(); ++i) {
       json& node = (*cells)[i];
       if (shows_cell(node, i)) continue;

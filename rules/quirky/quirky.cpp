@@ -225,26 +225,21 @@ class QuirkyState final : public TurnState<QuirkyState> {
   json changing_view(std::optional<Seat>) const override {
     // Nothing in Quirky is private to a seat, so every viewer sees the same thing; what must stay
     // hidden (the Rng, hence the order of the coming draws) is simply never written here.
-    json points = json::array();
-    for (std::size_t p = 0; p < stacks_.size(); ++p) {
-      const Point& point = board_->points[p];
-      points.push_back(json{{"id", point.id}, {"x", point.x}, {"y", point.y}, {"stack", stack_json(p)}});
-    }
-    json log = json::array();
-    for (const auto& e : log_) log.push_back(log_json(e));
     json view = rest_of_view();
-    view["points"] = std::move(points);
-    view["log"] = std::move(log);
+    view["points"] = array_of(stacks_.size(), [this](std::size_t p) {
+      const Point& point = board_->points[p];
+      return json{{"id", point.id}, {"x", point.x}, {"y", point.y}, {"stack", stack_json(p)}};
+    });
+    view["log"] = array_of(log_.size(), [this](std::size_t i) { return log_json(log_[i]); });
     return view;
   }
 
   // A move changes a stack or two and adds to the log, which is never rewritten: the stacks
   // are compared where they are on the board and the new log entries appended.
   bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
-    const auto points = board.find("points"), log = board.find("log");
-    if (points == board.end() || log == board.end() || !points->is_array() || !log->is_array() ||
-        points->size() != stacks_.size() || log->size() > log_.size())
-      return false;
+    json* points = member_of(board, "points", json::value_t::array);
+    json* log = member_of(board, "log", json::value_t::array);
+    if (!points || !log || points->size() != stacks_.size() || log->size() > log_.size()) return false;
     for (std::size_t p = 0; p < stacks_.size(); ++p) {
       json& point = (*points)[p];
       if (!point.is_object() || !point.contains("stack")) return false;  // checked before any change below

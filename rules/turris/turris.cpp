@@ -256,23 +256,19 @@ class TurrisState final : public TurnState<TurrisState> {
     // Nothing in Turris is hidden: every viewer sees the same board.
     const auto all = faces_of(cells_, blocks_);
     json view = rest_of_view(all);
-    json blocks = json::array();
-    for (const Block& b : blocks_) blocks.push_back(block_json(b));
-    json faces = json::object();
-    for (const Face& face : all) faces[std::string(face.name)] = face_json(face);
     view["levels"] = levels_json();
-    view["blocks"] = std::move(blocks);
-    view["faces"] = std::move(faces);
+    view["blocks"] = array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
+    view["faces"] = faces_json(all);
     return view;
   }
 
   // The tower's cells, its blocks and its faces' squares are compared where they are on the
   // board and only those that differ are replaced: most stay as they were from move to move.
   bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
-    const auto levels = board.find("levels"), blocks = board.find("blocks"), faces = board.find("faces");
-    if (levels == board.end() || blocks == board.end() || faces == board.end() || !levels->is_array() ||
-        !blocks->is_array() || !faces->is_object() || blocks->size() > blocks_.size())
-      return false;
+    json* levels = member_of(board, "levels", json::value_t::array);
+    json* blocks = member_of(board, "blocks", json::value_t::array);
+    json* faces = member_of(board, "faces", json::value_t::object);
+    if (!levels || !blocks || !faces || blocks->size() > blocks_.size()) return false;
     const auto all = faces_of(cells_, blocks_);
     update.rest = rest_of_view(all);
     const int height = tower_height(cells_);
@@ -306,9 +302,7 @@ class TurrisState final : public TurnState<TurrisState> {
                   (*it)["grid"].size() == face.grid.size();
     }
     if (!faces_fit) {  // a face grew or shrank: rebuilt whole, diffed by the room
-      json all_faces = json::object();
-      for (const Face& face : all) all_faces[std::string(face.name)] = face_json(face);
-      update.rest["faces"] = std::move(all_faces);
+      update.rest["faces"] = faces_json(all);
       return true;
     }
     for (const Face& face : all) {
@@ -336,18 +330,18 @@ class TurrisState final : public TurnState<TurrisState> {
   static json id_or_null(int id) { return id == kEmpty ? json(nullptr) : json(id); }
 
   json levels_json() const {
-    json levels = json::array();
-    const int height = tower_height(cells_);
-    for (int z = 0; z < height; ++z) {
-      json level = json::array();
-      for (int y = 0; y < kSide; ++y) {
-        json row = json::array();
-        for (int x = 0; x < kSide; ++x) row.push_back(id_or_null(cells_[cell_index(x, y, z)]));
-        level.push_back(std::move(row));
-      }
-      levels.push_back(std::move(level));
-    }
-    return levels;
+    return array_of(static_cast<std::size_t>(tower_height(cells_)), [this](std::size_t z) {
+      return array_of(kSide, [&](std::size_t y) {
+        return array_of(kSide, [&](std::size_t x) {
+          return id_or_null(cells_[cell_index(static_cast<int>(x), static_cast<int>(y), static_cast<int>(z))]);
+        });
+      });
+    });
+  }
+  static json faces_json(const std::array<Face, 5>& all) {
+    json faces = json::object();
+    for (const Face& face : all) faces[std::string(face.name)] = face_json(face);
+    return faces;
   }
 
   static json block_json(const Block& b) {
@@ -382,12 +376,9 @@ class TurrisState final : public TurnState<TurrisState> {
            *seat == sq.seat && *block == sq.block && *depth == sq.depth && *best == face.best[r][static_cast<std::size_t>(c)];
   }
   static json face_json(const Face& face) {
-    json grid = json::array();
-    for (std::size_t r = 0; r < face.grid.size(); ++r) {
-      json row = json::array();
-      for (int c = 0; c < kSide; ++c) row.push_back(square_json(face, r, c));
-      grid.push_back(std::move(row));
-    }
+    json grid = array_of(face.grid.size(), [&](std::size_t r) {
+      return array_of(kSide, [&](std::size_t c) { return square_json(face, r, static_cast<int>(c)); });
+    });
     return json{{"from", face.from}, {"columns", face.columns}, {"grid", std::move(grid)}, {"score", face.score}};
   }
 
