@@ -54,7 +54,7 @@ void Room::ensure_views() {
   // Built on first use, not when a room is made or rebuilt: a restart rebuilds every unfinished
   // room, and most wait for their players long after.
   if (!seen_.empty()) return;
-  seen_ = current_views(/*in_place=*/false);
+  seen_ = current_views();
 }
 
 std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game& game,
@@ -192,7 +192,7 @@ bool Room::board_is_private(int a, bool delayed, bool shared) const {
   return previous.board.use_count() == holders;  // nothing but seen_ holds it
 }
 
-std::vector<Room::Seen> Room::current_views(bool in_place) {
+std::vector<Room::Seen> Room::current_views() {
   const auto infos = seat_infos();
   std::vector<Seen> views(static_cast<std::size_t>(audiences()));
   // At most two states are shown (the game, and the spectators' delayed copy); each builds one
@@ -233,7 +233,7 @@ std::vector<Room::Seen> Room::current_views(bool in_place) {
     v.round = round_;
     v.delayed = delayed;
     const auto viewer = per_viewer ? viewer_of(a) : std::nullopt;
-    if (in_place && previous && previous->fixed == v.fixed && board_is_private(a, delayed, !per_viewer)) {
+    if (previous && previous->fixed == v.fixed && board_is_private(a, delayed, !per_viewer)) {
       rules::State::ViewUpdate update;
       if (st.update_view(*previous->board, viewer, update)) {
         std::string ops;
@@ -252,7 +252,7 @@ std::uint64_t Room::publish(bool durable) {
   ++version_;
   last_activity_ = now_;
   Outgoing out{version_, !durable, {}, {}};
-  auto next = current_views(/*in_place=*/true);
+  auto next = current_views();
   // Board diffs computed so far: audiences that saw the same board and now see the same board
   // get the same operations.
   struct BoardDiff {

@@ -117,12 +117,13 @@ class Room : public std::enable_shared_from_this<Room> {
     std::shared_ptr<const std::string> board_ops;
     nlohmann::json complete_board() const { return rules::State::complete_view(*board, fixed.get()); }
   };
-  // `in_place`: the caller sends what changed (publish), so boards may be brought up to date
-  // where they are; otherwise they are built anew and the previous ones stay as they were.
-  std::vector<Seen> current_views(bool in_place);
-  // Whether audience `a`'s previous board may be updated in place for a board that `users`
-  // audiences (those of `delayed`'s state, or `a` alone) will share: no other audience and
-  // nothing else holds it, and it shows the same game.
+  // Each audience's view now. A board may be brought up to date in place (its operations in
+  // board_ops), so the caller must send what changed: publish is the one caller with a board to
+  // update (ensure_views has none yet).
+  std::vector<Seen> current_views();
+  // Whether audience `a`'s previous board may be updated in place for the audiences that will
+  // see it (all those of `delayed`'s state when `shared`, else `a` alone): no other audience
+  // and nothing else holds it, and it shows the same round of the same state.
   bool board_is_private(int a, bool delayed, bool shared) const;
   std::vector<protocol::SeatInfo> seat_infos() const;
   void advance_spectator_state();

@@ -286,14 +286,11 @@ class TurrisState final : public TurnState<TurrisState> {
           }
     }
     for (std::size_t i = 0; i < blocks_.size(); ++i) {
-      const std::string pointer = "/blocks/" + std::to_string(i);
-      if (i == blocks->size()) {
-        blocks->push_back(block_json(blocks_[i]));
-        update.edits.push_back({true, pointer});
-      } else if (json& node = (*blocks)[i]; !shows_block(node, blocks_[i])) {
-        node = block_json(blocks_[i]);
-        update.edits.push_back({false, pointer});
-      }
+      const bool added = i == blocks->size();
+      if (added) blocks->push_back(block_json(blocks_[i]));
+      else if (json& node = (*blocks)[i]; !shows_block(node, blocks_[i])) node = block_json(blocks_[i]);
+      else continue;
+      update.edits.push_back({added, "/blocks/" + std::to_string(i)});
     }
     bool faces_fit = faces->size() == all.size();
     for (const Face& face : all) {
