@@ -197,6 +197,8 @@ std::string Server::metrics_text() const {
     s.queued.write(out, "plateau_store_queue_seconds",
                    "From a write's arrival at the store to the start of the commit that holds it.");
     s.commit.write(out, "plateau_store_commit_seconds", "Store commit latency (one commit holds many writes).");
+    s.returned.write(out, "plateau_store_return_seconds",
+                     "From a commit's end to its moves' broadcast starting on the rooms' thread.");
     out << "# HELP plateau_store_writes_total Writes committed.\n# TYPE plateau_store_writes_total counter\n"
         << "plateau_store_writes_total " << s.writes << "\n";
   }

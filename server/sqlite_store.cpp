@@ -487,9 +487,11 @@ void SqliteStore::writer_loop() {
       exec(db_, "ROLLBACK");
       for (auto& r : results) r.second = false;
     }
-    commit_timer.finish(started);
+    const auto ended = commit_timer.start();
+    commit_timer.record(started, ended);
     stats_.writes += results.size();
-    post_([results = std::move(results)]() mutable {
+    post_([results = std::move(results), ended, this]() mutable {
+      return_timer_.finish(ended);
       for (auto& [done, ok] : results)
         if (done) done(ok);
     });

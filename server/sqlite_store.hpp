@@ -45,6 +45,9 @@ struct CommitStats {
   // a move's path to its broadcast into the store's part and the event loop's.
   LatencyHistogram queued;
   LatencyHistogram commit;
+  // From a commit's end to its completions running on the rooms' thread: the wait behind
+  // whatever that thread was doing when the commit ended.
+  LatencyHistogram returned;
   std::atomic<std::uint64_t> writes{0};
 };
 
@@ -129,6 +132,7 @@ class SqliteStore final : public Store {
   std::int64_t logged_since_prune_ = 0;
   CommitStats stats_;
   const SpanTimer queue_timer_{stats_.queued};
+  const SpanTimer return_timer_{stats_.returned};
   // Checkpoints run on their own connection and thread, so that copying the WAL into the
   // database (and its fsync) never sits in a commit's path: the writer only asks for one.
   sqlite3* checkpointer_;

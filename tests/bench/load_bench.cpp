@@ -610,6 +610,7 @@ PhaseResult run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid
               "buckets");
   server_line("  store queue", "plateau_store_queue_seconds", "a write's wait for its commit to start");
   server_line("  store commit", "plateau_store_commit_seconds", "one commit, of many writes");
+  server_line("  store return", "plateau_store_return_seconds", "a commit's end to its completions on the rooms' thread");
   std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu, result.server_ms_per_move);
   std::printf("  server threads  ");
   for (auto& [name, seconds] : threads)

@@ -176,6 +176,7 @@ TEST_F(Sockets, MetricsCountConnectionsRoomsMovesAndRefusals) {
   for (const char* line : {"plateau_connections 2", "plateau_rooms{game=\"quantik\",status=\"playing\"} 1",
                            "plateau_moves_accepted_total 1", "plateau_refused_total{code=\"move/stale_version\"} 1",
                            "plateau_store_commit_seconds_count", "plateau_store_queue_seconds_count",
+                           "plateau_store_return_seconds_count",
                            "plateau_recovery_seconds", "plateau_broadcast_bytes_total"})
     EXPECT_NE(m.body.find(line), std::string::npos) << line << "\n" << m.body;
   const auto h = http_get(port_, "/healthz");
