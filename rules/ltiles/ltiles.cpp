@@ -4,8 +4,8 @@
 #include <array>
 #include <charconv>
 #include <cstdlib>
+#include <iterator>
 #include <map>
-#include <set>
 #include <tuple>
 #include <vector>
 
@@ -248,13 +248,16 @@ class LTilesState final : public TurnState<LTilesState> {
     }
     const ColumnGrid grid = column_grid(2);
     const std::vector<std::pair<Pos, int>> spread = spread_spots(grid);
+    std::vector<std::pair<Pos, int>> stack, spots;
     for (const std::string& kind : playable_kinds(to_move_)) {
-      // A spread covers empty cells and a stack placed ones: the two lists never share a spot.
-      std::vector<std::pair<Pos, int>> spots = spread;
+      // Both lists are in (corner, rotation) order, and a spread covers empty cells where a
+      // stack covers placed ones: merged, they are the kind's spots in order, each once.
+      stack.clear();
       for (const auto& [pos, column] : board_)
         for (int rot = 0; rot < 4; ++rot)
-          if (stacks(kind, pos, rot, grid)) spots.emplace_back(pos, rot);
-      std::ranges::sort(spots);
+          if (stacks(kind, pos, rot, grid)) stack.emplace_back(pos, rot);
+      spots.clear();
+      std::ranges::merge(spread, stack, std::back_inserter(spots));
       for (const auto& [pos, rot] : spots) moves.push_back(Move{placement_text(kind, pos, rot)});
     }
     return moves;
@@ -410,20 +413,16 @@ class LTilesState final : public TurnState<LTilesState> {
     return it == board_.end() ? 0 : static_cast<int>(it->second.size());
   }
 
-  // Élargir: three empty cells, one of them edge-adjacent to a placed square. `height_of` is
-  // height() or a ColumnGrid: the same answer, the grid's much faster for many cells.
-  template <class HeightOf>
-  static bool spreads(Pos at, int rot, const HeightOf& height_of) {
+  // Élargir: three empty cells, one of them edge-adjacent to a placed square. (Listing the spots
+  // answers the same question for every cell at once: spread_spots.)
+  bool can_spread(Pos at, int rot) const {
     const auto cells = footprint(at, rot);
     for (const Pos& c : cells)
-      if (height_of(c) > 0) return false;
+      if (height(c) > 0) return false;
     for (const Pos& c : cells)
       for (const Pos& d : kDirs)
-        if (height_of(add(c, d)) > 0) return true;
+        if (height(add(c, d)) > 0) return true;
     return false;
-  }
-  bool can_spread(Pos at, int rot) const {
-    return spreads(at, rot, [this](Pos p) { return height(p); });
   }
 
   // The table's columns on a dense window around it, `margin` cells wider on every side; none
@@ -482,20 +481,27 @@ class LTilesState final : public TurnState<LTilesState> {
   }
   bool can_stack(const std::string& kind, Pos at, int rot) const { return stacks(kind, at, rot, *this); }
 
-  // Every élargir spot (corner, rotation), in order; the same for every kind. A spot touching the
-  // table has a square on an empty cell next to a placed one, so its corner is within 2 of that
-  // cell: inside `grid`, whose margin must be 2 or more.
+  // Every élargir spot (corner, rotation), in (corner, rotation) order; the same for every kind.
+  // A spot has a square on an empty cell beside a placed one, so its corner is within 2 of a
+  // placed cell: inside `grid`, whose margin must be 2 or more. A cell outside the grid is empty
+  // and beside nothing.
   std::vector<std::pair<Pos, int>> spread_spots(const ColumnGrid& grid) const {
-    std::vector<bool> looked(grid.cells.size(), false);
+    enum Near : unsigned char { apart, beside, placed };
+    std::vector<Near> cell(grid.cells.size(), apart);
+    for (const auto& [pos, column] : board_) {
+      cell[grid.index(pos)] = placed;
+      for (const Pos& d : kDirs)
+        if (auto& c = cell[grid.index(add(pos, d))]; c == apart) c = beside;  // margin >= 1
+    }
+    const auto at = [&](Pos p) -> Near { return grid.inside(p) ? cell[grid.index(p)] : apart; };
     std::vector<std::pair<Pos, int>> spots;
-    for (const auto& [pos, column] : board_)
-      for (int dx = -2; dx <= 2; ++dx)
-        for (int dy = -2; dy <= 2; ++dy) {
-          const Pos c{pos.x + dx, pos.y + dy};
-          if (looked[grid.index(c)] || grid(c) > 0) continue;
-          looked[grid.index(c)] = true;
-          for (int rot = 0; rot < 4; ++rot)
-            if (spreads(c, rot, grid)) spots.emplace_back(c, rot);
+    for (int x = grid.x0; x < grid.x0 + grid.w; ++x)
+      for (int y = grid.y0; y < grid.y0 + grid.h; ++y)
+        for (int rot = 0; rot < 4; ++rot) {
+          const auto cells = footprint(Pos{x, y}, rot);
+          const auto a = at(cells[0]), b = at(cells[1]), c = at(cells[2]);
+          if (a != placed && b != placed && c != placed && (a == beside || b == beside || c == beside))
+            spots.emplace_back(Pos{x, y}, rot);
         }
     return spots;
   }
@@ -579,25 +585,28 @@ class LTilesState final : public TurnState<LTilesState> {
   // sorted best first (score, then area, then the position of their first square).
   std::array<std::vector<Zone>, kSeats> all_zones() const {
     std::array<std::vector<Zone>, kSeats> zones;
-    std::set<Pos> seen;
+    const ColumnGrid grid = column_grid(1);  // a cell beside the table is inside, and empty
+    std::vector<bool> seen(grid.cells.size(), false);
+    const auto colour_of = [&grid](Pos p) {
+      const auto* column = grid.column(p);
+      return column ? column->back().colour : 'N';
+    };
     for (const auto& [start, start_column] : board_) {
       const char colour = start_column.back().colour;
-      if (colour == 'N' || seen.contains(start)) continue;
+      if (colour == 'N' || seen[grid.index(start)]) continue;
       const int seat = colour == kSeatLetter[0] ? 0 : 1;
       Zone zone;
       std::vector<Pos> todo{start};
-      seen.insert(start);
+      seen[grid.index(start)] = true;
       while (!todo.empty()) {
         const Pos p = todo.back();
         todo.pop_back();
         zone.cells.push_back(p);
-        zone.height = std::max(zone.height, height(p));
+        zone.height = std::max(zone.height, grid(p));
         for (const Pos& d : kDirs) {
           const Pos q = add(p, d);
-          const auto it = board_.find(q);
-          if (it == board_.end() || it->second.back().colour != colour || seen.contains(q))
-            continue;
-          seen.insert(q);
+          if (colour_of(q) != colour || seen[grid.index(q)]) continue;
+          seen[grid.index(q)] = true;
           todo.push_back(q);
         }
       }

@@ -12,9 +12,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "conformance.hpp"
 #include "scenario.hpp"
@@ -821,6 +823,13 @@ TEST(LTiles, TheListedPlacementsAreExactlyThoseApplyTakes) {
       std::ranges::set_difference(listed_of_kind, taken, std::back_inserter(only_listed));
       ASSERT_EQ(only_taken, std::vector<std::string>{}) << "taken, not listed; seed " << seed << ", turn " << turn;
       ASSERT_EQ(only_listed, std::vector<std::string>{}) << "listed, not taken; seed " << seed << ", turn " << turn;
+      // Listed in (corner, rotation) order, each once: the order clients and seeded picks see.
+      std::vector<std::tuple<int, int, int>> order;
+      for (const auto& m : moves) {
+        const auto at = m.text.find('@'), c1 = m.text.find(',', at), c2 = m.text.find(',', c1 + 1);
+        order.emplace_back(std::stoi(m.text.substr(at + 1)), std::stoi(m.text.substr(c1 + 1)), std::stoi(m.text.substr(c2 + 1)));
+      }
+      EXPECT_TRUE(std::ranges::adjacent_find(order, std::greater_equal<>()) == order.end()) << "seed " << seed << ", turn " << turn;
       play(*s, {moves[pick.below(moves.size())].text});
     }
   }
