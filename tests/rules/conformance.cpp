@@ -282,7 +282,8 @@ namespace plateau::rules::testing {
 
 // A room brings a board up to date in place when a game can (State::update_view) and sends the
 // edits it lists: the board must come out exactly as changing_view() builds it, every edit must
-// say truly whether it adds or replaces, and a board the game declines must stay untouched.
+// say truly whether it adds or replaces, the edits must list every change, and a board the game
+// declines must stay untouched.
 // Boards one and three moves back are updated, as a room's are (its spectators' copy lags).
 TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
   int updated = 0;
@@ -310,11 +311,19 @@ TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
           ASSERT_EQ(earlier[i].contains(ptr), !e.added) << e.pointer << (e.added ? " said added" : " said replaced");
         }
         ASSERT_TRUE(update.rest.is_object());
+        // The edits must also be complete: the earlier board patched with them alone, as a
+        // client's copy is, must come out as the board.
+        json patch = json::array();
+        for (const auto& e : update.edits)
+          patch.push_back({{"op", e.added ? "add" : "replace"}, {"path", e.pointer}, {"value", board[json::json_pointer(e.pointer)]}});
+        json patched = earlier[i].patch(patch);
         for (const auto& [key, value] : update.rest.items()) {
           ASSERT_TRUE(board.contains(key)) << "rest has " << key << ", which the board lacks";
           board[key] = value;
+          patched[key] = value;
         }
         ASSERT_EQ(board, now[i]) << "updated " << back << " moves on, for viewer " << i;
+        ASSERT_EQ(patched, now[i]) << "the edits miss a change, " << back << " moves on, for viewer " << i;
       }
     }
     history.push_back(std::move(now));

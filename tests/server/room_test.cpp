@@ -45,9 +45,9 @@ class Table : public ::testing::Test {
     return errors.empty() ? "" : errors.back()["code"].get<std::string>();
   }
   // A fresh sync's state, to compare with a client's patched copy.
+  // A fresh full state of `room` for `c`. It replaces the client's patched copy as it arrives, so
+  // a caller comparing the two must take its copy first.
   json synced(const std::shared_ptr<FakeClient>& c, const std::string& room) {
-    auto probe = std::make_shared<FakeClient>();
-    (void)probe;
     send(c, {{"type", "sync"}, {"room", room}, {"id", "s"}});
     const auto fulls = c->take("full");
     EXPECT_FALSE(fulls.empty());
@@ -83,7 +83,8 @@ TEST_F(Table, TwoPlayersAndASpectatorPlayToTheEndWithExactCopies) {
     ++moves;
     for (auto& viewer : {ada, bob, eve}) {
       ASSERT_EQ(viewer->versions[room], ada->versions[room]) << "everyone is at the same version";
-      ASSERT_EQ(viewer->states[room], synced(viewer, room)) << "patched copy == fresh sync";
+      const json copy = viewer->states[room];  // a copy: the sync replaces the client's
+      ASSERT_EQ(copy, synced(viewer, room)) << "patched copy == fresh sync";
     }
     ASSERT_TRUE(error_code(c).empty());
   }
@@ -423,8 +424,10 @@ TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
   auto everyone = players;
   everyone.push_back(eve);
   auto check_all = [&](const char* when) {
-    for (std::size_t i = 0; i < everyone.size(); ++i)
-      ASSERT_EQ(everyone[i]->states[room], synced(everyone[i], room)) << when << ", client " << i;
+    for (std::size_t i = 0; i < everyone.size(); ++i) {
+      const json copy = everyone[i]->states[room];  // a copy: the sync replaces the client's
+      ASSERT_EQ(copy, synced(everyone[i], room)) << when << ", client " << i;
+    }
   };
   check_all("at the start");
   // Each board is also what the game itself shows: the room may bring boards up to date in
