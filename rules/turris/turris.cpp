@@ -271,19 +271,25 @@ class TurrisState final : public TurnState<TurrisState> {
     if (!levels || !blocks || !faces || blocks->size() > blocks_.size()) return false;
     const auto all = faces_of(cells_, blocks_);
     update.rest = rest_of_view(all);
-    const int height = tower_height(cells_);
-    if (levels->size() != static_cast<std::size_t>(height)) {
-      update.rest["levels"] = levels_json();  // a level came or went: the room diffs them
+    const auto height = static_cast<std::size_t>(tower_height(cells_));
+    if (levels->size() > height) {
+      update.rest["levels"] = levels_json();  // a level went: the room diffs them
     } else {
-      for (int z = 0; z < height; ++z)
+      for (std::size_t z = 0; z < height; ++z) {
+        if (z == levels->size()) {  // a new level: added whole
+          levels->push_back(level_json(z));
+          update.edits.push_back({true, "/levels/" + std::to_string(z)});
+          continue;
+        }
         for (int y = 0; y < kSide; ++y)
           for (int x = 0; x < kSide; ++x) {
-            json& node = (*levels)[z][y][x];
-            const json now = id_or_null(cells_[cell_index(x, y, z)]);
+            json& node = (*levels)[z][static_cast<std::size_t>(y)][static_cast<std::size_t>(x)];
+            const json now = id_or_null(cells_[cell_index(x, y, static_cast<int>(z))]);
             if (node == now) continue;
             node = now;
             update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) + "/" + std::to_string(x)});
           }
+      }
     }
     for (std::size_t i = 0; i < blocks_.size(); ++i) {
       const bool added = i == blocks->size();
@@ -292,33 +298,39 @@ class TurrisState final : public TurnState<TurrisState> {
       else continue;
       update.edits.push_back({added, "/blocks/" + std::to_string(i)});
     }
+    // Each face's name, side and column names never change; its grid only grows or shrinks by
+    // whole rows, at its top.
     bool faces_fit = faces->size() == all.size();
     for (const Face& face : all) {
       const auto it = faces->find(std::string(face.name));
       faces_fit = faces_fit && it != faces->end() && it->is_object() && it->contains("grid") &&
-                  (*it)["grid"].size() == face.grid.size();
+                  (*it)["grid"].is_array() && (*it)["grid"].size() <= face.grid.size();
     }
-    if (!faces_fit) {  // a face grew or shrank: rebuilt whole, diffed by the room
+    if (!faces_fit) {  // a face shrank: rebuilt whole, diffed by the room
       update.rest["faces"] = faces_json(all);
       return true;
     }
     for (const Face& face : all) {
       json& node = (*faces)[std::string(face.name)];
       const std::string at = "/faces/" + std::string(face.name);
-      for (const char* key : {"from", "columns", "score"}) {
-        json now = key[0] == 'f' ? json(face.from) : key[0] == 'c' ? json(face.columns) : json(face.score);
-        if (node[key] == now) continue;
-        node[key] = std::move(now);
-        update.edits.push_back({false, at + "/" + key});
+      if (json now = face.score; node["score"] != now) {
+        node["score"] = std::move(now);
+        update.edits.push_back({false, at + "/score"});
       }
       json& grid = node["grid"];
-      for (std::size_t r = 0; r < face.grid.size(); ++r)
+      for (std::size_t r = 0; r < face.grid.size(); ++r) {
+        if (r == grid.size()) {  // a new row: added whole
+          grid.push_back(row_json(face, r));
+          update.edits.push_back({true, at + "/grid/" + std::to_string(r)});
+          continue;
+        }
         for (int c = 0; c < kSide; ++c) {
           json& square = grid[r][static_cast<std::size_t>(c)];
           if (shows_square(square, face, r, c)) continue;
           square = square_json(face, r, c);
           update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
         }
+      }
     }
     return true;
   }
@@ -326,14 +338,15 @@ class TurrisState final : public TurnState<TurrisState> {
  private:
   static json id_or_null(int id) { return id == kEmpty ? json(nullptr) : json(id); }
 
-  json levels_json() const {
-    return array_of(static_cast<std::size_t>(tower_height(cells_)), [this](std::size_t z) {
-      return array_of(kSide, [&](std::size_t y) {
-        return array_of(kSide, [&](std::size_t x) {
-          return id_or_null(cells_[cell_index(static_cast<int>(x), static_cast<int>(y), static_cast<int>(z))]);
-        });
+  json level_json(std::size_t z) const {
+    return array_of(kSide, [&](std::size_t y) {
+      return array_of(kSide, [&](std::size_t x) {
+        return id_or_null(cells_[cell_index(static_cast<int>(x), static_cast<int>(y), static_cast<int>(z))]);
       });
     });
+  }
+  json levels_json() const {
+    return array_of(static_cast<std::size_t>(tower_height(cells_)), [this](std::size_t z) { return level_json(z); });
   }
   static json faces_json(const std::array<Face, 5>& all) {
     json faces = json::object();
@@ -372,10 +385,11 @@ class TurrisState final : public TurnState<TurrisState> {
     return seat != node.end() && block != node.end() && depth != node.end() && best != node.end() &&
            *seat == sq.seat && *block == sq.block && *depth == sq.depth && *best == face.best[r][static_cast<std::size_t>(c)];
   }
+  static json row_json(const Face& face, std::size_t r) {
+    return array_of(kSide, [&](std::size_t c) { return square_json(face, r, static_cast<int>(c)); });
+  }
   static json face_json(const Face& face) {
-    json grid = array_of(face.grid.size(), [&](std::size_t r) {
-      return array_of(kSide, [&](std::size_t c) { return square_json(face, r, static_cast<int>(c)); });
-    });
+    json grid = array_of(face.grid.size(), [&](std::size_t r) { return row_json(face, r); });
     return json{{"from", face.from}, {"columns", face.columns}, {"grid", std::move(grid)}, {"score", face.score}};
   }
 
