@@ -52,16 +52,43 @@ class QuantikState final : public TurnState<QuantikState> {
 
   bool view_depends_on_viewer() const override { return false; }
   json changing_view(std::optional<Seat>) const override {
-    json cells = json::array();
-    for (int r = 0; r < kSize; ++r) {
-      json row = json::array();
-      for (int c = 0; c < kSize; ++c) {
-        const Cell& cell = board_[r * 4 + c];
-        row.push_back(cell.seat < 0 ? json(nullptr)
-                                    : json{{"shape", kShapeNames[cell.shape]}, {"seat", cell.seat}});
+    json cells = array_of(kSize, [this](std::size_t r) {
+      return array_of(kSize, [&](std::size_t c) { return cell_json(static_cast<int>(r) * kSize + static_cast<int>(c)); });
+    });
+    json view = rest_of_view();
+    view["cells"] = std::move(cells);
+    return view;
+  }
+
+  // A piece once placed stays where it is for the rest of the game: a board some moves back
+  // gets the cells filled since, and the small rest anew.
+  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+    json* cells = member_of(board, "cells", json::value_t::array);
+    if (!cells || cells->size() != kSize) return false;
+    for (const json& row : *cells)
+      if (!row.is_array() || row.size() != kSize) return false;
+    for (int i = 0; i < kSize * kSize; ++i) {
+      json& node = (*cells)[static_cast<std::size_t>(i / kSize)][static_cast<std::size_t>(i % kSize)];
+      if (board_[i].seat < 0) {
+        if (!node.is_null()) return false;  // not a board of this game: nothing is ever taken back
+        continue;
       }
-      cells.push_back(std::move(row));
+      if (!node.is_null()) continue;
+      node = cell_json(i);
+      update.edits.push_back({false, "/cells/" + std::to_string(i / kSize) + "/" + std::to_string(i % kSize)});
     }
+    update.rest = rest_of_view();
+    return true;
+  }
+
+ private:
+  json cell_json(int i) const {
+    const Cell& cell = board_[i];
+    return cell.seat < 0 ? json(nullptr) : json{{"shape", kShapeNames[cell.shape]}, {"seat", cell.seat}};
+  }
+
+  // Everything on the board but its cells.
+  json rest_of_view() const {
     json pieces = json::array();
     for (const auto& p : pieces_) {
       json left = json::object();
@@ -70,10 +97,7 @@ class QuantikState final : public TurnState<QuantikState> {
     }
     json line = nullptr;
     if (!win_line_.empty()) line = win_line_;
-    return json{{"cells", std::move(cells)},
-                {"pieces", std::move(pieces)},
-                {"last", last_.empty() ? json(nullptr) : json(last_)},
-                {"win_line", std::move(line)}};
+    return json{{"pieces", std::move(pieces)}, {"last", last_.empty() ? json(nullptr) : json(last_)}, {"win_line", std::move(line)}};
   }
 
  protected:
