@@ -94,14 +94,36 @@ class KwintyState final : public TurnState<KwintyState> {
   bool view_depends_on_viewer() const override { return false; }
   json changing_view(std::optional<Seat>) const override {
     // Nothing in Kwinty is hidden: every viewer sees the same wall.
-    json blocks = json::array();
-    for (const Block& b : blocks_)
-      blocks.push_back(json{{"seat", b.seat},
-                            {"move", placement_text({b.lying, b.x, b.y})},
-                            {"x", b.x},
-                            {"y", b.y},
-                            {"w", b.lying ? 2 : 1},
-                            {"h", b.lying ? 1 : 2}});
+    json view = rest_of_view();
+    view["blocks"] = array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
+    return view;
+  }
+
+  // Blocks are only ever added to the wall: a board some moves back gets the new ones appended,
+  // and the rest anew.
+  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+    json* blocks = member_of(board, "blocks", json::value_t::array);
+    if (!blocks || blocks->size() > blocks_.size()) return false;
+    for (std::size_t i = blocks->size(); i < blocks_.size(); ++i) {
+      blocks->push_back(block_json(blocks_[i]));
+      update.edits.push_back({true, "/blocks/" + std::to_string(i)});
+    }
+    update.rest = rest_of_view();
+    return true;
+  }
+
+ private:
+  static json block_json(const Block& b) {
+    return json{{"seat", b.seat},
+                {"move", placement_text({b.lying, b.x, b.y})},
+                {"x", b.x},
+                {"y", b.y},
+                {"w", b.lying ? 2 : 1},
+                {"h", b.lying ? 1 : 2}};
+  }
+
+  // Everything on the board but its blocks.
+  json rest_of_view() const {
     const auto fours = lines_of_four();
     json fours_json = json::array();
     for (const auto& lines : fours) {
@@ -122,7 +144,6 @@ class KwintyState final : public TurnState<KwintyState> {
         {"colours", kColours},
         {"strict", strict_},
         {"first", first_},
-        {"blocks", std::move(blocks)},
         {"blocks_left", left_},
         {"extent", blocks_.empty() ? json(nullptr) : json::array({min_x_, max_x_})},
         {"x_range", x_range},
