@@ -87,6 +87,16 @@ class State {
     };
     std::vector<Edit> edits;  // in order; none removes anything
     nlohmann::json rest = nlohmann::json::object();  // key -> its value now; each an existing key
+
+    // Grows `array`, at `pointer` on the board, to `count` items, each new one make(index), and
+    // lists each as added: the lists games only ever append to.
+    template <class Make>
+    void append(nlohmann::json& array, std::size_t count, const std::string& pointer, Make&& make) {
+      for (std::size_t i = array.size(); i < count; ++i) {
+        array.push_back(make(i));
+        edits.push_back({true, pointer + "/" + std::to_string(i)});
+      }
+    }
   };
   // Brings `board`, changing_view(viewer) of an earlier position of this same game, up to this
   // position in place, so that a long board is not built, compared and freed whole at every

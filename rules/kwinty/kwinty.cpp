@@ -104,10 +104,7 @@ class KwintyState final : public TurnState<KwintyState> {
   bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
     json* blocks = member_of(board, "blocks", json::value_t::array);
     if (!blocks || blocks->size() > blocks_.size()) return false;
-    for (std::size_t i = blocks->size(); i < blocks_.size(); ++i) {
-      blocks->push_back(block_json(blocks_[i]));
-      update.edits.push_back({true, "/blocks/" + std::to_string(i)});
-    }
+    update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
     update.rest = rest_of_view();
     return true;
   }

@@ -284,12 +284,10 @@ class LTilesState final : public TurnState<LTilesState> {
     const std::size_t shown = tiles->size();  // the start domino included
     if (shown == 0 || shown > tiles_.size() || placed->get<std::size_t>() != shown - 1) return false;
     std::vector<Pos> covered;
-    for (std::size_t i = shown; i < tiles_.size(); ++i) {
-      tiles->push_back(tile_json(tiles_[i]));
-      update.edits.push_back({true, "/tiles/" + std::to_string(i)});
+    for (std::size_t i = shown; i < tiles_.size(); ++i)
       for (const Pos& p : tiles_[i].cells)
         if (std::ranges::find(covered, p) == covered.end()) covered.push_back(p);
-    }
+    update.append(*tiles, tiles_.size(), "/tiles", [this](std::size_t i) { return tile_json(tiles_[i]); });
     for (const Pos& p : covered) {
       const std::string key = key_of(p);
       const bool added = !squares->contains(key);

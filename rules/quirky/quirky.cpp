@@ -250,10 +250,7 @@ class QuirkyState final : public TurnState<QuirkyState> {
       stack = stack_json(p);
       update.edits.push_back({false, "/points/" + std::to_string(p) + "/stack"});
     }
-    for (std::size_t i = log->size(); i < log_.size(); ++i) {
-      log->push_back(log_json(log_[i]));
-      update.edits.push_back({true, "/log/" + std::to_string(i)});
-    }
+    update.append(*log, log_.size(), "/log", [this](std::size_t i) { return log_json(log_[i]); });
     update.rest = rest_of_view();
     return true;
   }
