@@ -97,7 +97,9 @@ class QuantikState final : public TurnState<QuantikState> {
     }
     json line = nullptr;
     if (!win_line_.empty()) line = win_line_;
-    return json{{"pieces", std::move(pieces)}, {"last", last_.empty() ? json(nullptr) : json(last_)}, {"win_line", std::move(line)}};
+    return json{{"pieces", std::move(pieces)},
+                {"last", last_.empty() ? json(nullptr) : json(last_)},
+                {"win_line", std::move(line)}};
   }
 
  protected:

@@ -275,12 +275,7 @@ class TurrisState final : public TurnState<TurrisState> {
     if (levels->size() > height) {
       update.rest["levels"] = levels_json();  // a level went: the room diffs them
     } else {
-      for (std::size_t z = 0; z < height; ++z) {
-        if (z == levels->size()) {  // a new level: added whole
-          levels->push_back(level_json(z));
-          update.edits.push_back({true, "/levels/" + std::to_string(z)});
-          continue;
-        }
+      for (std::size_t z = 0; z < levels->size(); ++z)
         for (int y = 0; y < kSide; ++y)
           for (int x = 0; x < kSide; ++x) {
             json& node = (*levels)[z][static_cast<std::size_t>(y)][static_cast<std::size_t>(x)];
@@ -289,15 +284,15 @@ class TurrisState final : public TurnState<TurrisState> {
             node = now;
             update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) + "/" + std::to_string(x)});
           }
-      }
+      update.append(*levels, height, "/levels", [this](std::size_t z) { return level_json(z); });
     }
-    for (std::size_t i = 0; i < blocks_.size(); ++i) {
-      const bool added = i == blocks->size();
-      if (added) blocks->push_back(block_json(blocks_[i]));
-      else if (json& node = (*blocks)[i]; !shows_block(node, blocks_[i])) node = block_json(blocks_[i]);
-      else continue;
-      update.edits.push_back({added, "/blocks/" + std::to_string(i)});
+    for (std::size_t i = 0; i < blocks->size(); ++i) {
+      json& node = (*blocks)[i];
+      if (shows_block(node, blocks_[i])) continue;
+      node = block_json(blocks_[i]);
+      update.edits.push_back({false, "/blocks/" + std::to_string(i)});
     }
+    update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
     // Each face's name, side and column names never change; its grid only grows or shrinks by
     // whole rows, at its top.
     bool faces_fit = faces->size() == all.size();
@@ -318,19 +313,14 @@ class TurrisState final : public TurnState<TurrisState> {
         update.edits.push_back({false, at + "/score"});
       }
       json& grid = node["grid"];
-      for (std::size_t r = 0; r < face.grid.size(); ++r) {
-        if (r == grid.size()) {  // a new row: added whole
-          grid.push_back(row_json(face, r));
-          update.edits.push_back({true, at + "/grid/" + std::to_string(r)});
-          continue;
-        }
+      for (std::size_t r = 0; r < grid.size(); ++r)
         for (int c = 0; c < kSide; ++c) {
           json& square = grid[r][static_cast<std::size_t>(c)];
           if (shows_square(square, face, r, c)) continue;
           square = square_json(face, r, c);
           update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
         }
-      }
+      update.append(grid, face.grid.size(), at + "/grid", [&face](std::size_t r) { return row_json(face, r); });
     }
     return true;
   }
