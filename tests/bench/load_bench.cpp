@@ -20,8 +20,12 @@
 // mover p99 stayed within --p99-ms: the load a machine carries within its latency target, a
 // figure that a single run at one pace, above or below the machine's knee, does not give. It
 // stops at the first load the server could not keep up with (under 95% of it delivered).
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <cerrno>
 
@@ -39,18 +43,14 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <stdexcept>
+#include <utility>
 
-#include <utility>  // before Asio: Boost 1.74's awaitable.hpp forgets it
-
-#include <boost/asio.hpp>
-#include <boost/beast/core.hpp>
 #include <nlohmann/json.hpp>
 
 #include "../e2e/http_client.hpp"
 #include "../e2e/server_process.hpp"
 
-namespace asio = boost::asio;
-namespace beast = boost::beast;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
@@ -85,35 +85,101 @@ struct Stats {
 
 class Room;
 
-// One asynchronous WebSocket client, written for the bench's own cost rather than generality:
-// the clients share the server's 2 cores, so every microsecond they spend is one the server
-// loses (browsers run on other machines). It speaks RFC 6455 directly over a TCP socket: one
-// read per batch of frames, one write per batch of queued messages, and no copy of a frame
-// that arrives whole. Text and control frames only; the server sends nothing else.
-class Conn : public std::enable_shared_from_this<Conn> {
+// The clients' event loop: epoll, each socket registered once, edge-triggered, and timers on a
+// heap with epoll_pwait2's nanosecond timeout. Asio re-armed its epoll registration for every
+// read it waited for (an epoll_ctl per frame batch, 14% of the bench's CPU), and the clients
+// share the server's 2 cores, so what they spend is taken from the server being measured.
+class Loop {
  public:
-  Conn(asio::io_context& ioc) : sock_(ioc) {}
+  struct Handler {
+    virtual void on_events(std::uint32_t events) = 0;
+    virtual ~Handler() = default;
+  };
+  Loop() : fd_(::epoll_create1(EPOLL_CLOEXEC)) {
+    if (fd_ < 0) throw std::runtime_error("epoll_create1 failed");
+  }
+  ~Loop() { ::close(fd_); }
+  Loop(const Loop&) = delete;
+  Loop& operator=(const Loop&) = delete;
+
+  void add(int fd, Handler* h) {
+    epoll_event ev{};
+    ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+    ev.data.ptr = h;
+    ::epoll_ctl(fd_, EPOLL_CTL_ADD, fd, &ev);
+  }
+  // Runs `fn` at `due` (or at once, if that has passed, on the loop's next turn).
+  void at(Clock::time_point due, std::function<void()> fn) {
+    timers_.push_back({due, seq_++, std::move(fn)});
+    std::push_heap(timers_.begin(), timers_.end(), later);
+  }
+  void run_for(Clock::duration d) {
+    const auto deadline = Clock::now() + d;
+    std::array<epoll_event, 256> events;
+    for (;;) {
+      auto now = Clock::now();
+      while (!timers_.empty() && timers_.front().due <= now) {
+        std::pop_heap(timers_.begin(), timers_.end(), later);
+        auto fn = std::move(timers_.back().fn);
+        timers_.pop_back();
+        fn();
+      }
+      if (now >= deadline) return;
+      auto until = deadline;
+      if (!timers_.empty()) until = std::min(until, timers_.front().due);
+      const auto wait = std::chrono::duration_cast<std::chrono::nanoseconds>(until - now);
+      const timespec ts{static_cast<time_t>(wait.count() / 1'000'000'000), static_cast<long>(wait.count() % 1'000'000'000)};
+      const int n = ::epoll_pwait2(fd_, events.data(), static_cast<int>(events.size()), &ts, nullptr);
+      for (int k = 0; k < n; ++k) static_cast<Handler*>(events[static_cast<std::size_t>(k)].data.ptr)->on_events(events[static_cast<std::size_t>(k)].events);
+    }
+  }
+
+ private:
+  struct Timer {
+    Clock::time_point due;
+    std::uint64_t seq;  // among equal times, first set first run
+    std::function<void()> fn;
+  };
+  static bool later(const Timer& a, const Timer& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; }
+  int fd_;
+  std::vector<Timer> timers_;
+  std::uint64_t seq_ = 0;
+};
+
+// One WebSocket client, written for the bench's own cost rather than generality (browsers run
+// on other machines; these share the server's cores). It speaks RFC 6455 directly over a
+// non-blocking TCP socket: reads until the socket is drained, writes at once, and hands over
+// frames that arrive whole without copying them. Text and control frames only; the server
+// sends nothing else.
+class Conn : public Loop::Handler {
+ public:
+  explicit Conn(Loop& loop) : loop_(loop) {}
+  ~Conn() override { close(); }
+  Conn(const Conn&) = delete;
+  Conn& operator=(const Conn&) = delete;
   std::function<void(std::string_view)> on_message;  // the raw frame: parsing is the reader's choice
   // When the bytes of the frames being handed over reached the socket (the kernel's timestamp
   // of the last segment read with them; the system clock).
   std::chrono::system_clock::time_point arrived;
 
-  void start(const asio::ip::tcp::endpoint& ep, std::function<void()> ready) {
-    sock_.async_connect(ep, [self = shared_from_this(), ready](beast::error_code ec) {
-      if (ec) return;
-      beast::error_code ignored;
-      self->sock_.set_option(asio::ip::tcp::no_delay(true), ignored);
-      const int on = 1;
-      ::setsockopt(self->sock_.native_handle(), SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
-      static const std::string upgrade =
-          "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
-      asio::async_write(self->sock_, asio::buffer(upgrade), [self, ready](beast::error_code ec2, std::size_t) {
-        if (ec2) return;
-        self->on_open_ = std::move(ready);
-        self->read();
-      });
-    });
+  void start(unsigned short port, std::function<void()> ready) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd_ < 0) return;
+    const int on = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    ::setsockopt(fd_, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 && errno != EINPROGRESS)
+      return close();
+    on_open_ = std::move(ready);
+    out_ =
+        "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    blocked_ = true;  // until the connection is made: its first EPOLLOUT
+    loop_.add(fd_, this);
   }
   void send(std::string_view text) {
     // A client frame: FIN + text, the masked length, the mask, the masked payload.
@@ -130,45 +196,63 @@ class Conn : public std::enable_shared_from_this<Conn> {
     const auto at = out_.size();
     out_.resize(at + text.size());
     for (std::size_t i = 0; i < text.size(); ++i) out_[at + i] = static_cast<char>(text[i] ^ mask[i % 4]);
-    if (!writing_) write();
+    flush();
   }
   void close() {
-    beast::error_code ec;
-    sock_.close(ec);
+    if (fd_ >= 0) ::close(fd_);  // closing also takes it out of the epoll set
+    fd_ = -1;
   }
 
  private:
+  void on_events(std::uint32_t events) override {
+    if (fd_ < 0) return;
+    if (events & EPOLLOUT) {
+      blocked_ = false;
+      flush();
+    }
+    if (events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR)) read();
+  }
+  // Writes what is queued, as far as the socket takes it; the rest waits for EPOLLOUT.
+  void flush() {
+    while (fd_ >= 0 && !blocked_ && sent_ < out_.size()) {
+      const auto n = ::send(fd_, out_.data() + sent_, out_.size() - sent_, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) blocked_ = true;
+      else if (n < 0) return close();
+      else sent_ += static_cast<std::size_t>(n);
+    }
+    if (sent_ == out_.size()) {
+      out_.clear();
+      sent_ = 0;
+    }
+  }
   // Reads with recvmsg, for the kernel's receive timestamp (SO_TIMESTAMPNS): when the bytes
-  // reached this socket, before this client got round to them.
+  // reached this socket, before this client got round to them. Edge-triggered: reads until a
+  // read comes back short (the socket is drained: new bytes make a new edge).
   void read() {
-    sock_.async_wait(asio::ip::tcp::socket::wait_read, [self = shared_from_this()](beast::error_code ec) {
-      if (ec) return;
-      for (;;) {
-        if (self->in_.size() - self->used_ < 4096) self->in_.resize(std::max<std::size_t>(self->in_.size() * 2, 16384));
-        iovec iov{self->in_.data() + self->used_, self->in_.size() - self->used_};
-        alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
-        msghdr msg{};
-        msg.msg_iov = &iov;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control;
-        msg.msg_controllen = sizeof control;
-        const auto n = ::recvmsg(self->sock_.native_handle(), &msg, MSG_DONTWAIT);
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (n <= 0) return self->close();
-        self->arrived = std::chrono::system_clock::now();
-        for (auto* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-          if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
-            timespec ts;
-            std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
-            self->arrived = std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
-          }
-        self->used_ += static_cast<std::size_t>(n);
-        if (!self->frames()) return self->close();
-        if (static_cast<std::size_t>(n) < iov.iov_len) break;  // drained: no recvmsg just to hear EAGAIN
-      }
-      self->read();
-    });
+    while (fd_ >= 0) {
+      if (in_.size() - used_ < 4096) in_.resize(std::max<std::size_t>(in_.size() * 2, 16384));
+      iovec iov{in_.data() + used_, in_.size() - used_};
+      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(timespec))];
+      msghdr msg{};
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof control;
+      const auto n = ::recvmsg(fd_, &msg, MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+      if (n <= 0) return close();
+      arrived = std::chrono::system_clock::now();
+      for (auto* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+          timespec ts;
+          std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+          arrived = std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
+              std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
+        }
+      used_ += static_cast<std::size_t>(n);
+      if (!frames()) return close();
+      if (static_cast<std::size_t>(n) < iov.iov_len) return;  // drained: no recvmsg just to hear EAGAIN
+    }
   }
   // Hands over every whole frame in the buffer; false when the peer broke the protocol.
   bool frames() {
@@ -226,40 +310,31 @@ class Conn : public std::enable_shared_from_this<Conn> {
     out_.push_back(static_cast<char>(0x80 | payload.size()));
     out_.append(reinterpret_cast<const char*>(mask.data()), 4);
     out_.append(payload);
-    if (!writing_) write();
+    flush();
   }
-  void write() {
-    writing_ = true;
-    sending_.swap(out_);
-    out_.clear();
-    asio::async_write(sock_, asio::buffer(sending_), [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      self->writing_ = false;
-      if (ec) return;
-      if (!self->out_.empty()) self->write();
-    });
-  }
-  asio::ip::tcp::socket sock_;
+  Loop& loop_;
+  int fd_ = -1;
   std::function<void()> on_open_;  // until the server's 101 answer has been read
   std::string in_;                 // what was read, from 0 to used_
   std::size_t used_ = 0;
   std::string partial_;            // a fragmented message's pieces so far
-  std::string out_, sending_;      // frames waiting for the write in flight, and that write's bytes
-  bool writing_ = false;
+  std::string out_;                // frames not yet written, from sent_ on
+  std::size_t sent_ = 0;
+  bool blocked_ = false;           // the socket took no more: wait for EPOLLOUT
 };
 
 // A table: 2 players and S spectators.
 class Room {
  public:
-  Room(asio::io_context& ioc, const asio::ip::tcp::endpoint& ep, const Options& opt, Stats& stats, int index,
-       std::function<void()> ready)
-      : stats_(stats), rng_(static_cast<std::uint64_t>(index) * 7919 + 1), ready_(std::move(ready)), timer_(ioc) {
+  Room(Loop& loop, unsigned short port, const Options& opt, Stats& stats, int index, std::function<void()> ready)
+      : loop_(loop), stats_(stats), rng_(static_cast<std::uint64_t>(index) * 7919 + 1), ready_(std::move(ready)) {
     // Paced, each room moves once per interval: an open loop, so latency is measured at a
     // chosen load rather than at whatever load the latency itself allows.
     if (opt.pace > 0)
       interval_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.rooms / opt.pace));
     offset_ = std::chrono::duration_cast<Clock::duration>(interval_ * (index % 97) / 97.0);
     next_due_ = Clock::now() + offset_;
-    for (int i = 0; i < 2 + opt.spectators; ++i) conns_.push_back(std::make_shared<Conn>(ioc));
+    for (int i = 0; i < 2 + opt.spectators; ++i) conns_.push_back(std::make_unique<Conn>(loop));
     spectators_ = opt.spectators;
     views_.resize(conns_.size());
     versions_.assign(conns_.size(), 0);
@@ -295,7 +370,7 @@ class Room {
         }
         on_message(i, json::parse(text, nullptr, false));
       };
-      conns_[i]->start(ep, [this, i] {
+      conns_[i]->start(port, [this, i] {
         conns_[i]->send(json{{"type", "hello"}, {"name", "b" + std::to_string(i)}}.dump());
         if (++connected_ == static_cast<int>(conns_.size()))
           conns_[0]->send(json{{"type", "create"}, {"game", game_}}.dump());
@@ -419,11 +494,11 @@ class Room {
         next_due_ += interval_;
         send_move(i, std::move(move));
       } else {
-        timer_.expires_at(next_due_);
-        next_due_ += interval_;
-        timer_.async_wait([this, i, move = std::move(move)](beast::error_code ec) {
-          if (!ec) send_move(i, move);
+        // A newer wait replaces this one, as a timer set again would.
+        loop_.at(next_due_, [this, i, wait = ++wait_, move = std::move(move)] {
+          if (wait == wait_) send_move(i, move);
         });
+        next_due_ += interval_;
       }
     }
   }
@@ -442,6 +517,7 @@ class Room {
     conns_[i]->send(move_text_);
   }
 
+  Loop& loop_;
   Stats& stats_;
   std::mt19937_64 rng_;
   std::function<void()> ready_;
@@ -449,7 +525,7 @@ class Room {
   int connected_ = 0;
   int spectators_ = 0;
   std::string game_, room_, room_json_, move_text_;
-  std::vector<std::shared_ptr<Conn>> conns_;
+  std::vector<std::unique_ptr<Conn>> conns_;
   struct PlayerView {
     std::string status;
     std::vector<int> rematch;
@@ -465,7 +541,7 @@ class Room {
   std::map<std::int64_t, Sent> sent_;
   std::int64_t pending_ = -1;
   bool asked_[2] = {false, false};
-  asio::steady_timer timer_;
+  std::uint64_t wait_ = 0;  // the latest wait for a move's time: an older one does nothing
   Clock::duration interval_{};
   Clock::duration offset_{};  // where in each interval this room moves, so rooms do not move together
   Clock::time_point next_due_;
@@ -539,39 +615,44 @@ double histogram_percentile(const std::vector<std::pair<double, double>>& before
   return INFINITY;
 }
 
+// A counter's value on a /metrics page (0 when the page lacks it).
+double counter(const std::string& page, const std::string& name) {
+  const auto at = page.find("\n" + name + " ");
+  return at == std::string::npos ? 0 : std::stod(page.substr(at + name.size() + 2));
+}
+
 double percentile(std::vector<double> v, double p) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size())))];
 }
 
-PhaseResult run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid_t pid, const std::string& label,
+PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const std::string& label,
                       bool print = true) {
-  asio::io_context ioc;
+  Loop loop;
   Stats stats;
   std::vector<std::unique_ptr<Room>> rooms;
   int ready = 0;
   for (int r = 0; r < opt.rooms; ++r)
-    rooms.push_back(std::make_unique<Room>(ioc, ep, opt, stats, r, [&ready] { ++ready; }));
+    rooms.push_back(std::make_unique<Room>(loop, port, opt, stats, r, [&ready] { ++ready; }));
   const auto setup_deadline = Clock::now() + std::chrono::seconds(60);
-  while (ready < opt.rooms && Clock::now() < setup_deadline) ioc.run_for(std::chrono::milliseconds(50));
+  while (ready < opt.rooms && Clock::now() < setup_deadline) loop.run_for(std::chrono::milliseconds(50));
   for (auto& r : rooms) r->restart_schedule();
   // A second of the offered load before measuring: the setup's connections and joins are done
   // with and every room is on its schedule.
-  ioc.run_for(std::chrono::seconds(1));
+  loop.run_for(std::chrono::seconds(1));
   for (auto& r : rooms) r->running = true;
-  const auto page0 = plateau::testing::http_get(ep.port(), "/metrics").body;
+  const auto page0 = plateau::testing::http_get(port, "/metrics").body;
   const double cpu0 = cpu_seconds(pid);
   auto threads0 = thread_cpu(pid);
   const double self0 = cpu_seconds(getpid());
   const auto t0 = Clock::now();
-  ioc.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
+  loop.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = cpu_seconds(pid) - cpu0;
   auto threads = thread_cpu(pid);
   const double self_cpu = cpu_seconds(getpid()) - self0;
-  const auto page1 = plateau::testing::http_get(ep.port(), "/metrics").body;
-  ioc.stop();
+  const auto page1 = plateau::testing::http_get(port, "/metrics").body;
   const auto per_move = [&](double seconds) {
     return stats.moves ? seconds * 1000 / static_cast<double>(stats.moves) : 0.0;
   };
@@ -611,6 +692,12 @@ PhaseResult run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid
   server_line("  store queue", "plateau_store_queue_seconds", "a write's wait for its commit to start");
   server_line("  store commit", "plateau_store_commit_seconds", "one commit, of many writes");
   server_line("  store return", "plateau_store_return_seconds", "a commit's end to its completions on the rooms' thread");
+  if (stats.moves > 0) {
+    const double moves = static_cast<double>(stats.moves);
+    std::printf("  frames out       %.2f per move, %.0f bytes per move (every connection's)\n",
+                (counter(page1, "plateau_frames_out_total") - counter(page0, "plateau_frames_out_total")) / moves,
+                (counter(page1, "plateau_broadcast_bytes_total") - counter(page0, "plateau_broadcast_bytes_total")) / moves);
+  }
   std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu, result.server_ms_per_move);
   std::printf("  server threads  ");
   for (auto& [name, seconds] : threads)
@@ -624,7 +711,7 @@ PhaseResult run_phase(const Options& opt, const asio::ip::tcp::endpoint& ep, pid
 }
 
 // Paced phases at rising loads; prints one line each and the highest load within the target.
-void sweep_phases(Options opt, const asio::ip::tcp::endpoint& ep, pid_t pid) {
+void sweep_phases(Options opt, unsigned short port, pid_t pid) {
   std::printf("sweep: rooms=%d spectators=%d game=%s store=%s, %.0f s per load, target mover p99 <= %g ms\n",
               opt.rooms, opt.spectators, opt.game.c_str(), opt.data.c_str(), opt.seconds, opt.p99_ms);
   std::printf("  %9s %9s %9s %9s %13s %11s %11s %6s\n", "offered", "moves/s", "p50 ms", "p99 ms", "p99 socket ms",
@@ -632,7 +719,7 @@ void sweep_phases(Options opt, const asio::ip::tcp::endpoint& ep, pid_t pid) {
   double best = 0;
   for (double pace = opt.sweep_from; pace <= opt.sweep_to + 1e-9; pace += opt.sweep_step) {
     opt.pace = pace;
-    const auto r = run_phase(opt, ep, pid, "", false);
+    const auto r = run_phase(opt, port, pid, "", false);
     const bool kept_up = r.moves_per_s >= 0.95 * pace;
     std::printf("  %9.0f %9.0f %9.3f %9.3f %13.3f %11.4f %11.4f %6llu%s\n", pace, r.moves_per_s, r.mover_p50_ms,
                 r.mover_p99_ms, r.socket_p99_ms, r.server_ms_per_move, r.bench_ms_per_move,
@@ -648,31 +735,31 @@ void sweep_phases(Options opt, const asio::ip::tcp::endpoint& ep, pid_t pid) {
   std::fflush(stdout);
 }
 
-void idle_phase(int n, const asio::ip::tcp::endpoint& ep, pid_t pid) {
-  asio::io_context ioc;
-  std::vector<std::shared_ptr<Conn>> conns;
+void idle_phase(int n, unsigned short port, pid_t pid) {
+  Loop loop;
+  std::vector<std::unique_ptr<Conn>> conns;
   int welcomed = 0;
   // Settle, then measure the server's resident memory before and after.
   const long before = status_kb(pid, "VmRSS");
   for (int i = 0; i < n; ++i) {
-    auto c = std::make_shared<Conn>(ioc);
+    auto c = std::make_unique<Conn>(loop);
     c->on_message = [&welcomed](std::string_view text) {
       if (text.find(R"("type":"welcome")") != std::string::npos) ++welcomed;
     };
-    c->start(ep, [c, i] { c->send(json{{"type", "hello"}, {"name", "idle" + std::to_string(i)}}.dump()); });
-    conns.push_back(c);
-    if (i % 500 == 499) ioc.run_for(std::chrono::milliseconds(20));
+    c->start(port, [c = c.get(), i] { c->send(json{{"type", "hello"}, {"name", "idle" + std::to_string(i)}}.dump()); });
+    conns.push_back(std::move(c));
+    if (i % 500 == 499) loop.run_for(std::chrono::milliseconds(20));
   }
   const auto deadline = Clock::now() + std::chrono::seconds(60);
-  while (welcomed < n && Clock::now() < deadline) ioc.run_for(std::chrono::milliseconds(50));
-  ioc.run_for(std::chrono::milliseconds(500));
+  while (welcomed < n && Clock::now() < deadline) loop.run_for(std::chrono::milliseconds(50));
+  loop.run_for(std::chrono::milliseconds(500));
   const long after = status_kb(pid, "VmRSS");
   std::printf("idle: %d connections said hello and got a welcome (of %d)\n", welcomed, n);
   std::printf("  server RSS       %ld KB before, %ld KB after = %.2f KB per idle connection\n", before, after,
               welcomed ? static_cast<double>(after - before) / welcomed : 0.0);
   std::fflush(stdout);
   for (auto& c : conns) c->close();
-  ioc.run_for(std::chrono::milliseconds(200));
+  loop.run_for(std::chrono::milliseconds(200));
 }
 
 }  // namespace
@@ -721,14 +808,13 @@ int main(int argc, char** argv) {
     std::cerr << "server did not start:\n" << srv.log();
     return 1;
   }
-  const asio::ip::tcp::endpoint ep(asio::ip::make_address("127.0.0.1"), port);
   Options one = opt;
   one.rooms = 1;
   one.pace = 0;  // one room, one move at a time: latency with nothing else to do
-  run_phase(one, ep, srv.pid(), "R=1");
-  if (opt.sweep_from > 0) sweep_phases(opt, ep, srv.pid());
-  else run_phase(opt, ep, srv.pid(), "R=" + std::to_string(opt.rooms));
-  if (opt.idle > 0) idle_phase(opt.idle, ep, srv.pid());
+  run_phase(one, port, srv.pid(), "R=1");
+  if (opt.sweep_from > 0) sweep_phases(opt, port, srv.pid());
+  else run_phase(opt, port, srv.pid(), "R=" + std::to_string(opt.rooms));
+  if (opt.idle > 0) idle_phase(opt.idle, port, srv.pid());
   srv.stop();
   return 0;
 }
