@@ -543,8 +543,11 @@ std::optional<Code> Room::rematch(const std::shared_ptr<Participant>& p, const j
   if (!state_->is_over()) return error(p, Code::rematch_not_over, "the game is not over", id);
   if (rematch_[a]) return std::nullopt;
   rematch_[a] = true;
-  publish(false);
+  // The last request starts the next round at once, and the table goes straight to it in one
+  // patch: a version showing every flag set on the old board would be outdated as it left,
+  // and would cost every connection a frame.
   if (std::ranges::all_of(rematch_, [](bool b) { return b; })) start_next_round();
+  else publish(false);
   flush();
   return std::nullopt;
 }

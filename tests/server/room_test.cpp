@@ -335,8 +335,12 @@ TEST_F(Table, ARematchStartsWhenEveryPlayerAsksForIt) {
   send(ada, {{"type", "rematch"}, {"room", room}});
   EXPECT_EQ(bob->states[room]["rematch"], json({0}));
   EXPECT_EQ(bob->states[room]["status"], "over");
+  const auto before = ada->versions[room];
   send(bob, {{"type", "rematch"}, {"room", room}});
   for (auto& c : {ada, bob}) {
+    // Straight to the new round: no version shows every flag set on the finished board.
+    EXPECT_EQ(c->versions[room], before + 1);
+    EXPECT_EQ(c->states[room]["rematch"], json::array());
     EXPECT_EQ(c->states[room]["status"], "playing");
     EXPECT_EQ(c->states[room]["round"], 2);
     EXPECT_EQ(c->states[room]["board"]["last"], nullptr);
