@@ -108,6 +108,19 @@ class State {
     (void)board, (void)viewer, (void)update;
     return false;
   }
+  // Whether update_view_since reads the position a board shows: a room then keeps a copy of
+  // each position it shows (clone()), which a game says yes to when that copy costs less than
+  // walking its board.
+  virtual bool compares_shown_state() const { return false; }
+  // update_view, told which position `board` shows: `shown`, an earlier position of this same
+  // game (a clone of it), with board == shown.changing_view(viewer). A game that says so in
+  // compares_shown_state compares its own typed state with `shown` and touches the board only
+  // where they differ; the default forgets `shown`.
+  virtual bool update_view_since(const State& shown, nlohmann::json& board, std::optional<Seat> viewer,
+                                 ViewUpdate& update) const {
+    (void)shown;
+    return update_view(board, viewer, update);
+  }
 
   // Checks that the game is not over, that `seat` is to move and that the move is legal, then
   // plays it. Never throws; on error the state is unchanged.

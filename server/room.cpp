@@ -218,6 +218,7 @@ std::vector<Room::Seen> Room::current_views() {
       v.fixed = from.fixed;
       v.round = from.round;
       v.delayed = from.delayed;
+      v.shown = from.shown;
       if (with_ops) v.board_ops = from.board_ops;
     };
     if (previous && previous->board_generation == state_generation_) {
@@ -235,7 +236,9 @@ std::vector<Room::Seen> Room::current_views() {
     const auto viewer = per_viewer ? viewer_of(a) : std::nullopt;
     if (previous && previous->fixed == v.fixed && board_is_private(a, delayed, !per_viewer)) {
       rules::State::ViewUpdate update;
-      if (st.update_view(*previous->board, viewer, update)) {
+      const bool updated = previous->shown ? st.update_view_since(*previous->shown, *previous->board, viewer, update)
+                                           : st.update_view(*previous->board, viewer, update);
+      if (updated) {
         std::string ops;
         protocol::append_view_update(ops, *previous->board, std::move(update), "/board");
         v.board = previous->board;
@@ -243,6 +246,7 @@ std::vector<Room::Seen> Room::current_views() {
       }
     }
     if (!v.board) v.board = std::make_shared<json>(st.changing_view(viewer));
+    if (st.compares_shown_state()) v.shown = st.clone();
     if (!per_viewer) shared[delayed] = a;
   }
   return views;

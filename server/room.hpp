@@ -115,6 +115,8 @@ class Room : public std::enable_shared_from_this<Room> {
     // Set when the board was brought up to date in place (State::update_view): the operations
     // from the board as it was before, which no longer exists.
     std::shared_ptr<const std::string> board_ops;
+    // The position the board shows, for a game that compares it (State::compares_shown_state).
+    std::shared_ptr<const rules::State> shown;
     nlohmann::json complete_board() const { return rules::State::complete_view(*board, fixed.get()); }
   };
   // Each audience's view now. A board may be brought up to date in place (its operations in

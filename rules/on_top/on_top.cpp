@@ -199,6 +199,7 @@ struct CellState {
   int turn = 0;      // which placement (1, 2, ...) put it there
   int pair = kNone;  // the tile's other cell
   std::array<int, 3> corners{kNone, kNone, kNone};  // colour at each of the cell's points
+  friend bool operator==(const CellState&, const CellState&) = default;
 };
 
 struct Setup {
@@ -279,6 +280,31 @@ class OnTopState final : public TurnState<OnTopState> {
         if (same) continue;
       }
       node = tower_json(v);
+      update.edits.push_back({false, "/towers/" + std::to_string(v)});
+    }
+    update.rest = rest_of_view();
+    return true;
+  }
+
+  // The same from the position the board shows: cells and towers are compared as numbers, and
+  // only those that differ touch the board.
+  bool compares_shown_state() const override { return true; }
+  bool update_view_since(const State& shown_state, json& board, std::optional<Seat> viewer,
+                         ViewUpdate& update) const override {
+    const auto* shown = dynamic_cast<const OnTopState*>(&shown_state);
+    json* cells = member_of(board, "cells", json::value_t::array);
+    json* towers = member_of(board, "towers", json::value_t::array);
+    if (!shown || !cells || !towers || shown->cells_.size() != cells_.size() || cells->size() != cells_.size() ||
+        shown->towers_.size() != towers_.size() || towers->size() != towers_.size())
+      return update_view(board, viewer, update);
+    for (std::size_t i = 0; i < cells_.size(); ++i) {
+      if (cells_[i] == shown->cells_[i]) continue;
+      (*cells)[i] = cell_json(i);
+      update.edits.push_back({false, "/cells/" + std::to_string(i)});
+    }
+    for (std::size_t v = 0; v < towers_.size(); ++v) {
+      if (closed_[v] == shown->closed_[v] && (!closed_[v] || towers_[v] == shown->towers_[v])) continue;
+      (*towers)[v] = tower_json(v);
       update.edits.push_back({false, "/towers/" + std::to_string(v)});
     }
     update.rest = rest_of_view();

@@ -326,6 +326,74 @@ class TurrisState final : public TurnState<TurrisState> {
   }
 
  private:
+  // The same as update_view, from the position the board shows: the tower's cells, the blocks
+  // and the faces' squares are compared as numbers, and only those that differ touch the board,
+  // rather than every node of it being looked up and compared.
+  bool compares_shown_state() const override { return true; }
+  bool update_view_since(const State& shown_state, json& board, std::optional<Seat> viewer,
+                         ViewUpdate& update) const override {
+    const auto* shown = dynamic_cast<const TurrisState*>(&shown_state);
+    json* levels = member_of(board, "levels", json::value_t::array);
+    json* blocks = member_of(board, "blocks", json::value_t::array);
+    json* faces = member_of(board, "faces", json::value_t::object);
+    if (!shown || !levels || !blocks || !faces || shown->blocks_.size() > blocks_.size() ||
+        blocks->size() != shown->blocks_.size() ||
+        levels->size() != static_cast<std::size_t>(tower_height(shown->cells_)))
+      return update_view(board, viewer, update);
+    const auto all = faces_of(cells_, blocks_), before = faces_of(shown->cells_, shown->blocks_);
+    update.rest = rest_of_view(all);
+    const auto height = static_cast<std::size_t>(tower_height(cells_));
+    if (levels->size() > height) {
+      update.rest["levels"] = levels_json();
+    } else {
+      for (int i = 0; i < static_cast<int>(levels->size()) * kLevelCells; ++i) {
+        if (cells_[i] == shown->cells_[i]) continue;
+        const auto z = static_cast<std::size_t>(cell_z(i)), y = static_cast<std::size_t>(cell_y(i)),
+                   x = static_cast<std::size_t>(cell_x(i));
+        (*levels)[z][y][x] = id_or_null(cells_[i]);
+        update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) + "/" + std::to_string(x)});
+      }
+      update.append(*levels, height, "/levels", [this](std::size_t z) { return level_json(z); });
+    }
+    for (std::size_t i = 0; i < shown->blocks_.size(); ++i) {
+      if (blocks_[i].alive == shown->blocks_[i].alive) continue;  // its seat and shape never change
+      (*blocks)[i] = block_json(blocks_[i]);
+      update.edits.push_back({false, "/blocks/" + std::to_string(i)});
+    }
+    update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
+    for (std::size_t f = 0; f < all.size(); ++f)
+      if (all[f].grid.size() < before[f].grid.size()) {  // a face shrank: rebuilt whole, diffed by the room
+        update.rest["faces"] = faces_json(all);
+        return true;
+      }
+    for (std::size_t f = 0; f < all.size(); ++f) {
+      const Face &face = all[f], &was = before[f];
+      json* node = nullptr;  // looked up the first time something on this face changed
+      const std::string at = "/faces/" + std::string(face.name);
+      const auto face_node = [&]() -> json& {
+        if (!node) node = &(*faces)[std::string(face.name)];
+        return *node;
+      };
+      if (face.score != was.score) {
+        face_node()["score"] = face.score;
+        update.edits.push_back({false, at + "/score"});
+      }
+      for (std::size_t r = 0; r < was.grid.size(); ++r)
+        for (int c = 0; c < kSide; ++c) {
+          const auto k = static_cast<std::size_t>(c);
+          const Square &now = face.grid[r][k], &then = was.grid[r][k];
+          if (now.block == then.block && now.seat == then.seat && now.depth == then.depth &&
+              face.best[r][k] == was.best[r][k])
+            continue;
+          face_node()["grid"][r][k] = square_json(face, r, c);
+          update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
+        }
+      if (face.grid.size() > was.grid.size())
+        update.append(face_node()["grid"], face.grid.size(), at + "/grid", [&face](std::size_t r) { return row_json(face, r); });
+    }
+    return true;
+  }
+
   static json id_or_null(int id) { return id == kEmpty ? json(nullptr) : json(id); }
 
   json level_json(std::size_t z) const {

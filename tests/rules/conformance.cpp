@@ -283,11 +283,16 @@ namespace plateau::rules::testing {
 // A room brings a board up to date in place when a game can (State::update_view) and sends the
 // edits it lists: the board must come out exactly as changing_view() builds it, every edit must
 // say truly whether it adds or replaces, the edits must list every change, and a board the game
-// declines must stay untouched.
+// declines must stay untouched. A game that compares the position a board shows
+// (update_view_since) is held to the same, given that position.
 // Boards one and three moves back are updated, as a room's are (its spectators' copy lags).
 TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
-  int updated = 0;
-  std::vector<std::vector<json>> history;  // per position of the current game: a board per viewer
+  int updated = 0, updated_since = 0;
+  struct Position {
+    std::unique_ptr<State> state;
+    std::vector<json> boards;  // one per viewer
+  };
+  std::vector<Position> history;  // the current game's positions
   const State* game = nullptr;
   check_random_games(GetParam(), {7u, 37u}, [&](const State& st, const State& start) {
     if (game != &start) history.clear(), game = &start;
@@ -296,39 +301,46 @@ TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
     for (const auto& v : viewers) now.push_back(st.changing_view(v));
     for (const std::size_t back : {1u, 3u}) {
       if (history.size() < back) continue;
-      const auto& earlier = history[history.size() - back];
-      for (std::size_t i = 0; i < viewers.size(); ++i) {
-        json board = earlier[i];
-        State::ViewUpdate update;
-        if (!st.update_view(board, viewers[i], update)) {
-          ASSERT_EQ(board, earlier[i]) << "a declined update changed the board";
-          continue;
+      const Position& earlier = history[history.size() - back];
+      for (std::size_t i = 0; i < viewers.size(); ++i)
+        for (const bool since : {false, true}) {
+          if (since && !st.compares_shown_state()) continue;
+          json board = earlier.boards[i];
+          State::ViewUpdate update;
+          const bool ok = since ? st.update_view_since(*earlier.state, board, viewers[i], update)
+                                : st.update_view(board, viewers[i], update);
+          if (!ok) {
+            ASSERT_EQ(board, earlier.boards[i]) << "a declined update changed the board";
+            continue;
+          }
+          ++(since ? updated_since : updated);
+          const std::string how = std::string(since ? "update_view_since" : "update_view") + ", " +
+                                  std::to_string(back) + " moves on, for viewer " + std::to_string(i);
+          for (const auto& e : update.edits) {
+            const json::json_pointer ptr(e.pointer);
+            ASSERT_TRUE(board.contains(ptr)) << e.pointer << " is not on the updated board: " << how;
+            ASSERT_EQ(earlier.boards[i].contains(ptr), !e.added) << e.pointer << (e.added ? " said added: " : " said replaced: ") << how;
+          }
+          ASSERT_TRUE(update.rest.is_object());
+          // The edits must also be complete: the earlier board patched with them alone, as a
+          // client's copy is, must come out as the board.
+          json patch = json::array();
+          for (const auto& e : update.edits)
+            patch.push_back({{"op", e.added ? "add" : "replace"}, {"path", e.pointer}, {"value", board[json::json_pointer(e.pointer)]}});
+          json patched = earlier.boards[i].patch(patch);
+          for (const auto& [key, value] : update.rest.items()) {
+            ASSERT_TRUE(board.contains(key)) << "rest has " << key << ", which the board lacks";
+            board[key] = value;
+            patched[key] = value;
+          }
+          ASSERT_EQ(board, now[i]) << "updated: " << how;
+          ASSERT_EQ(patched, now[i]) << "the edits miss a change: " << how;
         }
-        ++updated;
-        for (const auto& e : update.edits) {
-          const json::json_pointer ptr(e.pointer);
-          ASSERT_TRUE(board.contains(ptr)) << e.pointer << " is not on the updated board";
-          ASSERT_EQ(earlier[i].contains(ptr), !e.added) << e.pointer << (e.added ? " said added" : " said replaced");
-        }
-        ASSERT_TRUE(update.rest.is_object());
-        // The edits must also be complete: the earlier board patched with them alone, as a
-        // client's copy is, must come out as the board.
-        json patch = json::array();
-        for (const auto& e : update.edits)
-          patch.push_back({{"op", e.added ? "add" : "replace"}, {"path", e.pointer}, {"value", board[json::json_pointer(e.pointer)]}});
-        json patched = earlier[i].patch(patch);
-        for (const auto& [key, value] : update.rest.items()) {
-          ASSERT_TRUE(board.contains(key)) << "rest has " << key << ", which the board lacks";
-          board[key] = value;
-          patched[key] = value;
-        }
-        ASSERT_EQ(board, now[i]) << "updated " << back << " moves on, for viewer " << i;
-        ASSERT_EQ(patched, now[i]) << "the edits miss a change, " << back << " moves on, for viewer " << i;
-      }
     }
-    history.push_back(std::move(now));
+    history.push_back({st.clone(), std::move(now)});
   });
   RecordProperty("boards_updated_in_place", updated);
+  RecordProperty("boards_updated_from_shown_state", updated_since);
 }
 
 }  // namespace plateau::rules::testing
