@@ -25,8 +25,11 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state, std::op
   const bool playing = room.status == Status::playing;
   const auto mover = state.to_move();
   if (playing) e.to_move = mover;
-  if (playing && viewer && mover == viewer)
-    for (auto& m : state.legal_moves()) e.legal_moves.push_back(std::move(m.text));
+  if (playing && viewer && mover == viewer) {
+    auto moves = state.legal_moves();
+    e.legal_moves.reserve(moves.size());
+    for (auto& m : moves) e.legal_moves.push_back(std::move(m.text));
+  }
   if (const auto outcome = state.outcome()) e.outcome = rules::to_json(*outcome);
   if (room.rematch)
     for (std::size_t i = 0; i < room.rematch->size(); ++i)

@@ -248,7 +248,9 @@ class LTilesState final : public TurnState<LTilesState> {
     const ColumnGrid grid = column_grid(2);
     const std::vector<std::pair<Pos, int>> spread = spread_spots(grid);
     std::vector<std::pair<Pos, int>> stack, spots;
-    for (const std::string& kind : playable_kinds(to_move_)) {
+    const auto kinds = playable_kinds(to_move_);
+    moves.reserve(kinds.size() * (spread.size() + 4 * board_.size() / 8));  // stacks are few
+    for (const std::string& kind : kinds) {
       // Both lists are in (corner, rotation) order, and a spread covers empty cells where a
       // stack covers placed ones: merged, they are the kind's spots in order, each once.
       stack.clear();
