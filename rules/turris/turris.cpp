@@ -325,7 +325,6 @@ class TurrisState final : public TurnState<TurrisState> {
     return true;
   }
 
- private:
   // The same as update_view, from the position the board shows: the tower's cells, the blocks
   // and the faces' squares are compared as numbers, and only those that differ touch the board,
   // rather than every node of it being looked up and compared.
@@ -394,6 +393,7 @@ class TurrisState final : public TurnState<TurrisState> {
     return true;
   }
 
+ private:
   static json id_or_null(int id) { return id == kEmpty ? json(nullptr) : json(id); }
 
   json level_json(std::size_t z) const {
