@@ -17,7 +17,8 @@
 # Ends with a line "N passed, M failed"; exits 1 if anything failed.
 #
 # Environment (all optional):
-#   CONTAINER_CHECK=../shared/tools/container-check.sh (relative to the repository root)
+#   CONTAINER_CHECK=../shared/tools/container-check.sh (relative to the repository root, or to the
+#                                        local checkout this clone was made from)
 #   IMAGE=localhost/plateau:check        tag to build (removed afterwards unless KEEP_IMAGE=1)
 #   MAX_MB=150                           the image must be smaller than this (MB = 10^6 bytes)
 #   WAIT_S=90                            seconds to wait for the server to answer
@@ -30,6 +31,11 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
 CONTAINER_CHECK=${CONTAINER_CHECK:-$root/../shared/tools/container-check.sh}
+# A clone made elsewhere (mktemp -d) from a local checkout: the tools sit beside that checkout.
+if [ ! -f "$CONTAINER_CHECK" ]; then
+  origin=$(git -C "$root" remote get-url origin 2>/dev/null || true)
+  [ -n "$origin" ] && [ -f "$origin/../shared/tools/container-check.sh" ] && CONTAINER_CHECK=$origin/../shared/tools/container-check.sh
+fi
 IMAGE=${IMAGE:-localhost/plateau:check}
 MAX_MB=${MAX_MB:-150}
 WAIT_S=${WAIT_S:-90}
