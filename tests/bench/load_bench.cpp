@@ -7,8 +7,9 @@
 //
 //   load_bench [--rooms 200] [--spectators 2] [--seconds 10] [--idle 10000] [--game quantik]
 //              [--data none|DIR] [--server PATH] [--pace MOVES_PER_SECOND]
-//              [--sweep FROM:STEP:TO] [--p99-ms 10]
+//              [--sweep FROM:STEP:TO] [--p99-ms 10] [--no-single]
 //
+// --no-single skips the one-room phase (A/B runs of the many-room phase only).
 // Unpaced, each player moves the moment it may (a closed loop: the figure is the most the
 // server sustains, and latency then is mostly queueing). With --pace, the rooms together offer
 // that many moves per second (an open loop), and latency is measured at that load. Each room
@@ -66,6 +67,7 @@ struct Options {
   double pace = 0;  // moves/s offered over all rooms; 0: every player moves as soon as it may
   double sweep_from = 0, sweep_step = 0, sweep_to = 0;  // --sweep; from 0: no sweep
   double p99_ms = 10;
+  bool single = true;  // --no-single skips the one-room phase
 };
 
 // What a phase measured, for the sweep's one-line summary.
@@ -767,8 +769,12 @@ void idle_phase(int n, unsigned short port, pid_t pid) {
 int main(int argc, char** argv) {
   Options opt;
   std::string server = PLATEAU_SERVER_BIN;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
+  for (int i = 1; i < argc; i += 2) {
+    const std::string k = argv[i], v = i + 1 < argc ? argv[i + 1] : "";
+    if (k != "--no-single" && i + 1 >= argc) {
+      std::cerr << k << " wants a value\n";
+      return 2;
+    }
     if (k == "--rooms") opt.rooms = std::stoi(v);
     else if (k == "--spectators") opt.spectators = std::stoi(v);
     else if (k == "--seconds") opt.seconds = std::stod(v);
@@ -777,6 +783,10 @@ int main(int argc, char** argv) {
     else if (k == "--data") opt.data = v;
     else if (k == "--server") server = v;
     else if (k == "--pace") opt.pace = std::stod(v);
+    else if (k == "--no-single") {
+      opt.single = false;
+      --i;  // a flag: it takes no value
+    }
     else if (k == "--p99-ms") opt.p99_ms = std::stod(v);
     else if (k == "--sweep") {
       char colon1 = 0, colon2 = 0;
@@ -811,7 +821,7 @@ int main(int argc, char** argv) {
   Options one = opt;
   one.rooms = 1;
   one.pace = 0;  // one room, one move at a time: latency with nothing else to do
-  run_phase(one, port, srv.pid(), "R=1");
+  if (opt.single) run_phase(one, port, srv.pid(), "R=1");
   if (opt.sweep_from > 0) sweep_phases(opt, port, srv.pid());
   else run_phase(opt, port, srv.pid(), "R=" + std::to_string(opt.rooms));
   if (opt.idle > 0) idle_phase(opt.idle, port, srv.pid());
