@@ -769,12 +769,17 @@ void idle_phase(int n, unsigned short port, pid_t pid) {
 int main(int argc, char** argv) {
   Options opt;
   std::string server = PLATEAU_SERVER_BIN;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string k = argv[i], v = i + 1 < argc ? argv[i + 1] : "";
-    if (k != "--no-single" && i + 1 >= argc) {
+  for (int i = 1; i < argc;) {
+    const std::string k = argv[i++];
+    if (k == "--no-single") {  // the one flag: every other key takes a value
+      opt.single = false;
+      continue;
+    }
+    if (i >= argc) {
       std::cerr << k << " wants a value\n";
       return 2;
     }
+    const std::string v = argv[i++];
     if (k == "--rooms") opt.rooms = std::stoi(v);
     else if (k == "--spectators") opt.spectators = std::stoi(v);
     else if (k == "--seconds") opt.seconds = std::stod(v);
@@ -783,10 +788,6 @@ int main(int argc, char** argv) {
     else if (k == "--data") opt.data = v;
     else if (k == "--server") server = v;
     else if (k == "--pace") opt.pace = std::stod(v);
-    else if (k == "--no-single") {
-      opt.single = false;
-      --i;  // a flag: it takes no value
-    }
     else if (k == "--p99-ms") opt.p99_ms = std::stod(v);
     else if (k == "--sweep") {
       char colon1 = 0, colon2 = 0;

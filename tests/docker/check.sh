@@ -30,11 +30,14 @@ set -uo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root" || exit 2
-CONTAINER_CHECK=${CONTAINER_CHECK:-$root/../shared/tools/container-check.sh}
-# A clone made elsewhere (mktemp -d) from a local checkout: the tools sit beside that checkout.
-if [ ! -f "$CONTAINER_CHECK" ]; then
+# Unless CONTAINER_CHECK names it: beside the repository, or, for a clone made elsewhere
+# (mktemp -d) from a local checkout, beside that checkout.
+if [ -z "${CONTAINER_CHECK:-}" ]; then
+  CONTAINER_CHECK=$root/../shared/tools/container-check.sh
   origin=$(git -C "$root" remote get-url origin 2>/dev/null || true)
-  [ -n "$origin" ] && [ -f "$origin/../shared/tools/container-check.sh" ] && CONTAINER_CHECK=$origin/../shared/tools/container-check.sh
+  if [ ! -f "$CONTAINER_CHECK" ] && [ -n "$origin" ] && [ -f "$origin/../shared/tools/container-check.sh" ]; then
+    CONTAINER_CHECK=$origin/../shared/tools/container-check.sh
+  fi
 fi
 IMAGE=${IMAGE:-localhost/plateau:check}
 MAX_MB=${MAX_MB:-150}
