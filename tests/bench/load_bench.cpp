@@ -2,8 +2,9 @@
 // rooms of a game over real WebSockets, each with 2 players playing random legal moves (a
 // rematch when a game ends) and S spectators, then opens N idle connections. Prints moves/s,
 // move→patch latency percentiles at the mover and at the last spectator, the server's own view of
-// that span (its /metrics histogram), the server's CPU time per move (from /proc), its peak
-// memory, and its memory per idle connection.
+// that span (its /metrics histogram), the server's CPU time per move (from /proc) and each of its
+// threads' wait for a free core, how busy the whole machine was, the server's peak memory, and
+// its memory per idle connection.
 //
 //   load_bench [--rooms 200] [--spectators 2] [--seconds 10] [--idle 10000] [--game quantik]
 //              [--data none|DIR] [--server PATH] [--pace MOVES_PER_SECOND]
@@ -45,6 +46,7 @@
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -76,6 +78,7 @@ struct PhaseResult {
   double mover_p50_ms = 0, mover_p99_ms = 0, socket_p99_ms = 0;
   double server_ms_per_move = 0, bench_ms_per_move = 0;
   std::uint64_t errors = 0;
+  double machine_busy = 0;  // the share of all cores' time spent running anything
 };
 
 struct Stats {
@@ -567,18 +570,69 @@ double cpu_seconds_of(const std::string& stat_path, std::string* name = nullptr)
 
 double cpu_seconds(pid_t pid) { return cpu_seconds_of("/proc/" + std::to_string(pid) + "/stat"); }
 
-// The server's CPU seconds by thread name (the server names its threads: the event loop keeps
-// the program's name; the store's are store-writer and checkpointer).
-std::map<std::string, double> thread_cpu(pid_t pid) {
-  std::map<std::string, double> out;
+// The whole machine's CPU time so far, from /proc/stat's first line, in clock ticks: what the
+// server and the clients leave over, and what the host takes from this guest (steal).
+struct MachineTicks {
+  double user = 0, system = 0, idle = 0, iowait = 0, steal = 0, total = 0;
+};
+
+MachineTicks machine_ticks() {
+  std::ifstream in("/proc/stat");
+  std::string cpu;
+  // cpu  user nice system idle iowait irq softirq steal (guest and guest_nice are in user)
+  double f[8] = {};
+  in >> cpu;
+  for (double& v : f) in >> v;
+  if (cpu != "cpu" || !in) return {};
+  const double user = f[0] + f[1], system = f[2] + f[5] + f[6];
+  return {user, system, f[3], f[4], f[7], user + system + f[3] + f[4] + f[7]};
+}
+
+unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+// How busy the machine was between two readings, out of every core's time.
+struct MachineLoad {
+  double busy = 0, user = 0, system = 0, iowait = 0, steal = 0;  // fractions of all cores' time
+};
+
+MachineLoad machine_load(const MachineTicks& a, const MachineTicks& b) {
+  const double total = b.total - a.total;
+  if (total <= 0) return {};
+  const double user = (b.user - a.user) / total, system = (b.system - a.system) / total;
+  return {user + system, user, system, (b.iowait - a.iowait) / total, (b.steal - a.steal) / total};
+}
+
+// A thread's CPU seconds, and the seconds it was ready to run but waited for a core (from its
+// schedstat; 0 on a kernel without one).
+struct ThreadTime {
+  double cpu = 0, waited = 0;
+};
+
+// The server's threads' times by thread name (the server names its threads: the event loop
+// keeps the program's name; the store's are store-writer and checkpointer).
+std::map<std::string, ThreadTime> thread_times(pid_t pid) {
+  std::map<std::string, ThreadTime> out;
   const std::string dir = "/proc/" + std::to_string(pid) + "/task";
   std::error_code ec;
   for (const auto& task : std::filesystem::directory_iterator(dir, ec)) {
     std::string name;
     const double s = cpu_seconds_of(task.path().string() + "/stat", &name);
-    out[name] += s;
+    // schedstat: time on a core, time waiting on the run queue, slices run (ns, ns, count)
+    std::ifstream sched(task.path().string() + "/schedstat");
+    double ran_ns = 0, waited_ns = 0;
+    sched >> ran_ns >> waited_ns;
+    auto& t = out[name];
+    t.cpu += s;
+    if (sched) t.waited += waited_ns / 1e9;
   }
   return out;
+}
+
+// A process's seconds ready to run with no core free, over all its threads.
+double waited_seconds(pid_t pid) {
+  double sum = 0;
+  for (const auto& [name, t] : thread_times(pid)) sum += t.waited;
+  return sum;
 }
 
 long status_kb(pid_t pid, const std::string& key) {
@@ -646,14 +700,18 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   for (auto& r : rooms) r->running = true;
   const auto page0 = plateau::testing::http_get(port, "/metrics").body;
   const double cpu0 = cpu_seconds(pid);
-  auto threads0 = thread_cpu(pid);
+  auto threads0 = thread_times(pid);
   const double self0 = cpu_seconds(getpid());
+  const double self_waited0 = waited_seconds(getpid());
+  const auto machine0 = machine_ticks();
   const auto t0 = Clock::now();
   loop.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = cpu_seconds(pid) - cpu0;
-  auto threads = thread_cpu(pid);
+  auto threads = thread_times(pid);
   const double self_cpu = cpu_seconds(getpid()) - self0;
+  const double self_waited = waited_seconds(getpid()) - self_waited0;
+  const auto machine = machine_load(machine0, machine_ticks());
   const auto page1 = plateau::testing::http_get(port, "/metrics").body;
   const auto per_move = [&](double seconds) {
     return stats.moves ? seconds * 1000 / static_cast<double>(stats.moves) : 0.0;
@@ -664,7 +722,8 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
                            percentile(stats.mover_socket_us, 99) / 1000,
                            per_move(cpu),
                            per_move(self_cpu),
-                           stats.errors};
+                           stats.errors,
+                           machine.busy};
   if (!print) return result;
   std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d pace=%s\n", label.c_str(), opt.rooms,
               opt.spectators, opt.game.c_str(), opt.data.c_str(), ready,
@@ -702,11 +761,22 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   }
   std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu, result.server_ms_per_move);
   std::printf("  server threads  ");
-  for (auto& [name, seconds] : threads)
-    std::printf(" %s %.2f", name.c_str(), (seconds - threads0[name]) / elapsed);
+  for (auto& [name, t] : threads)
+    std::printf(" %s %.2f", name.c_str(), (t.cpu - threads0[name].cpu) / elapsed);
   std::printf(" (cores)\n");
-  std::printf("  bench CPU        %.3f s = %.4f ms per move (the clients, on the same 2 cores)\n", self_cpu,
-              result.bench_ms_per_move);
+  // A thread's latency includes the time it was ready but every core was taken.
+  std::printf("    waiting       ");
+  for (auto& [name, t] : threads)
+    std::printf(" %s %.2f", name.c_str(), (t.waited - threads0[name].waited) / elapsed);
+  std::printf(" (seconds per second ready to run with no core free)\n");
+  std::printf("  bench CPU        %.3f s = %.4f ms per move (the clients, on the same %u cores; waiting %.2f s per s "
+              "for a core)\n",
+              self_cpu, result.bench_ms_per_move, cores(), self_waited / elapsed);
+  // Past about 90% busy, every thread waits for a core and latency is mostly that wait.
+  std::printf("  machine          %.2f of %u cores busy (%.0f%%): user %.0f%%, system %.0f%%, iowait %.0f%%, "
+              "steal %.0f%%\n",
+              machine.busy * cores(), cores(), machine.busy * 100, machine.user * 100, machine.system * 100,
+              machine.iowait * 100, machine.steal * 100);
   std::printf("  server memory    peak %ld KB, now %ld KB\n", status_kb(pid, "VmHWM"), status_kb(pid, "VmRSS"));
   std::fflush(stdout);
   return result;
@@ -716,16 +786,16 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
 void sweep_phases(Options opt, unsigned short port, pid_t pid) {
   std::printf("sweep: rooms=%d spectators=%d game=%s store=%s, %.0f s per load, target mover p99 <= %g ms\n",
               opt.rooms, opt.spectators, opt.game.c_str(), opt.data.c_str(), opt.seconds, opt.p99_ms);
-  std::printf("  %9s %9s %9s %9s %13s %11s %11s %6s\n", "offered", "moves/s", "p50 ms", "p99 ms", "p99 socket ms",
-              "server ms", "bench ms", "errors");
+  std::printf("  %9s %9s %9s %9s %13s %11s %11s %6s %6s\n", "offered", "moves/s", "p50 ms", "p99 ms", "p99 socket ms",
+              "server ms", "bench ms", "busy", "errors");
   double best = 0;
   for (double pace = opt.sweep_from; pace <= opt.sweep_to + 1e-9; pace += opt.sweep_step) {
     opt.pace = pace;
     const auto r = run_phase(opt, port, pid, "", false);
     const bool kept_up = r.moves_per_s >= 0.95 * pace;
-    std::printf("  %9.0f %9.0f %9.3f %9.3f %13.3f %11.4f %11.4f %6llu%s\n", pace, r.moves_per_s, r.mover_p50_ms,
-                r.mover_p99_ms, r.socket_p99_ms, r.server_ms_per_move, r.bench_ms_per_move,
-                static_cast<unsigned long long>(r.errors), kept_up ? "" : "  (saturated)");
+    std::printf("  %9.0f %9.0f %9.3f %9.3f %13.3f %11.4f %11.4f %5.0f%% %6llu%s\n", pace, r.moves_per_s,
+                r.mover_p50_ms, r.mover_p99_ms, r.socket_p99_ms, r.server_ms_per_move, r.bench_ms_per_move,
+                r.machine_busy * 100, static_cast<unsigned long long>(r.errors), kept_up ? "" : "  (saturated)");
     std::fflush(stdout);
     if (kept_up && r.errors == 0 && r.mover_p99_ms <= opt.p99_ms) best = r.moves_per_s;
     if (!kept_up) break;
