@@ -573,7 +573,7 @@ double cpu_seconds(pid_t pid) { return cpu_seconds_of("/proc/" + std::to_string(
 // The whole machine's CPU time so far, from /proc/stat's first line, in clock ticks: what the
 // server and the clients leave over, and what the host takes from this guest (steal).
 struct MachineTicks {
-  double user = 0, system = 0, idle = 0, iowait = 0, steal = 0, total = 0;
+  double user = 0, system = 0, iowait = 0, steal = 0, total = 0;  // total: idle included
 };
 
 MachineTicks machine_ticks() {
@@ -585,7 +585,7 @@ MachineTicks machine_ticks() {
   for (double& v : f) in >> v;
   if (cpu != "cpu" || !in) return {};
   const double user = f[0] + f[1], system = f[2] + f[5] + f[6];
-  return {user, system, f[3], f[4], f[7], user + system + f[3] + f[4] + f[7]};
+  return {user, system, f[4], f[7], user + system + f[3] + f[4] + f[7]};
 }
 
 unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -772,7 +772,6 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   std::printf("  bench CPU        %.3f s = %.4f ms per move (the clients, on the same %u cores; waiting %.2f s per s "
               "for a core)\n",
               self_cpu, result.bench_ms_per_move, cores(), self_waited / elapsed);
-  // Past about 90% busy, every thread waits for a core and latency is mostly that wait.
   std::printf("  machine          %.2f of %u cores busy (%.0f%%): user %.0f%%, system %.0f%%, iowait %.0f%%, "
               "steal %.0f%%\n",
               machine.busy * cores(), cores(), machine.busy * 100, machine.user * 100, machine.system * 100,
