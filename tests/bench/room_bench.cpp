@@ -2,7 +2,15 @@
 // per-audience views, diffs and encoding — with 2 players and S spectators per room, measured
 // as CPU time per move. Complements load_bench, which adds the network.
 //
-//   room_bench [--game quantik] [--spectators 2] [--moves 200000]
+//   room_bench [--game quantik|mixed] [--spectators 2] [--moves 200000] [--rooms 1]
+//
+// With --rooms N, N rooms are open at once and take their moves in turn, one each, as the
+// server's rooms do under load: each room's boards and views then fall out of the CPU's caches
+// between two of its moves, which one room played alone never shows. "mixed" gives the rooms
+// the six games in turn. A room whose game ends is closed and a new one opened in its place
+// (untimed).
+#include <algorithm>
+#include <array>
 #include <ctime>
 #include <cstdio>
 #include <random>
@@ -24,18 +32,26 @@ class Sink final : public Client {
   Frame last;
 };
 
+struct Table {
+  std::string room;
+  std::vector<std::shared_ptr<Sink>> players, watchers;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string game = "quantik";
   int spectators = 2;
   long target = 200000;
+  int rooms = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--game") game = v;
     else if (k == "--spectators") spectators = std::stoi(v);
     else if (k == "--moves") target = std::stol(v);
+    else if (k == "--rooms") rooms = std::max(1, std::stoi(v));
   }
+  static constexpr std::array<const char*, 6> kGames{"quantik", "kwinty", "turris", "quirky", "on_top", "ltiles"};
   NullStore store;
   std::uint64_t n = 1;
   Lobby lobby(store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; });
@@ -44,39 +60,57 @@ int main(int argc, char** argv) {
   long moves = 0, games = 0;
   std::size_t bytes = 0;
   double cpu = 0;
+
+  auto open = [&](int slot) {
+    Table t;
+    t.players = {std::make_shared<Sink>(), std::make_shared<Sink>()};
+    for (int s = 0; s < spectators; ++s) t.watchers.push_back(std::make_shared<Sink>());
+    for (auto& c : t.players) say(c, {{"type", "hello"}, {"name", "p"}});
+    for (auto& c : t.watchers) say(c, {{"type", "hello"}, {"name", "w"}});
+    const std::string g = game == "mixed" ? kGames[static_cast<std::size_t>(slot) % kGames.size()] : game;
+    say(t.players[0], {{"type", "create"}, {"game", g}});
+    t.room = json::parse(*t.players[0]->last)["room"];
+    for (auto& c : t.watchers) say(c, {{"type", "join"}, {"room", t.room}, {"as", "spectator"}});
+    for (auto& c : t.players) say(c, {{"type", "join"}, {"room", t.room}, {"as", "player"}});
+    return t;
+  };
+  auto close = [&](Table& t) {
+    for (auto& c : t.players) bytes += c->bytes, lobby.closed(c.get());
+    for (auto& c : t.watchers) bytes += c->bytes, lobby.closed(c.get());
+    lobby.close_room(t.room);
+    ++games;
+  };
+
+  std::vector<Table> tables;
+  for (int i = 0; i < rooms; ++i) tables.push_back(open(i));
   while (moves < target) {
-    std::vector<std::shared_ptr<Sink>> players{std::make_shared<Sink>(), std::make_shared<Sink>()};
-    std::vector<std::shared_ptr<Sink>> watchers;
-    for (int s = 0; s < spectators; ++s) watchers.push_back(std::make_shared<Sink>());
-    for (auto& c : players) say(c, {{"type", "hello"}, {"name", "p"}});
-    for (auto& c : watchers) say(c, {{"type", "hello"}, {"name", "w"}});
-    say(players[0], {{"type", "create"}, {"game", game}});
-    const std::string room = json::parse(*players[0]->last)["room"];
-    for (auto& c : watchers) say(c, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
-    for (auto& c : players) say(c, {{"type", "join"}, {"room", room}, {"as", "player"}});
-    auto r = lobby.find(room);
-    for (;;) {
+    for (int i = 0; i < rooms && moves < target; ++i) {
+      Table& t = tables[static_cast<std::size_t>(i)];
+      auto r = lobby.find(t.room);
       const auto& st = r->state();
-      if (st.is_over()) break;
       const auto legal = st.legal_moves();
       const int seat = *st.to_move();
       // The frame a client would send, built outside the timed part.
-      const std::string text =
-          json{{"type", "move"}, {"room", room}, {"version", r->version()}, {"move", legal[rng() % legal.size()].text}}.dump();
+      const std::string text = json{{"type", "move"}, {"room", t.room}, {"version", r->version()},
+                                    {"move", legal[rng() % legal.size()].text}}
+                                   .dump();
       const std::clock_t c0 = std::clock();
       auto req = plateau::protocol::decode(text);
-      lobby.handle(players[static_cast<std::size_t>(seat)], std::move(*req));
+      lobby.handle(t.players[static_cast<std::size_t>(seat)], std::move(*req));
       cpu += static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
       ++moves;
+      if (r->state().is_over()) {
+        close(t);
+        t = open(i);
+      }
     }
-    for (auto& c : players) bytes += c->bytes;
-    for (auto& c : watchers) bytes += c->bytes;
-    ++games;
-    for (auto& c : players) lobby.closed(c.get());
-    for (auto& c : watchers) lobby.closed(c.get());
-    lobby.close_room(room);
   }
-  std::printf("room_bench: game=%s spectators=%d games=%ld moves=%ld\n", game.c_str(), spectators, games, moves);
+  for (auto& t : tables) {
+    for (auto& c : t.players) bytes += c->bytes;
+    for (auto& c : t.watchers) bytes += c->bytes;
+  }
+  std::printf("room_bench: game=%s spectators=%d rooms=%d games=%ld moves=%ld\n", game.c_str(), spectators, rooms,
+              games, moves);
   std::printf("  CPU per move     %.2f us (decode + rules + views + diffs + encoding, no sockets)\n", cpu * 1e6 / static_cast<double>(moves));
   std::printf("  bytes per move   %.0f (all frames to all %d connections)\n", static_cast<double>(bytes) / static_cast<double>(moves), 2 + spectators);
   return 0;
