@@ -1,6 +1,8 @@
 #include "view.hpp"
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 
 namespace plateau::protocol {
 
@@ -67,23 +69,47 @@ json make_state(const RoomFacts& room, const rules::State& state, std::optional<
 
 namespace {
 
-// Appends `s` as a JSON string literal.
+// How many more characters than one each byte takes in a JSON string literal: a quote or a
+// backslash is escaped with one more, a control character written as \u00XX.
+constexpr std::array<unsigned char, 256> kEscapeExtra = [] {
+  std::array<unsigned char, 256> extra{};
+  for (int c = 0; c < 0x20; ++c) extra[static_cast<std::size_t>(c)] = 5;
+  extra['"'] = 1;
+  extra['\\'] = 1;
+  return extra;
+}();
+
+// Appends `s` as a JSON string literal. The legal moves alone are hundreds of short strings a
+// move: the string is measured in one branch-free pass, and one that needs no escape (nearly
+// all) is copied whole.
 void append_json_string(std::string& out, std::string_view s) {
   static constexpr char kHex[] = "0123456789abcdef";
-  out += '"';
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      out += "\\u00";
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
+  std::size_t extra = 0;
+  for (const char ch : s) extra += kEscapeExtra[static_cast<unsigned char>(ch)];
+  const std::size_t at = out.size(), size = s.size() + extra + 2;
+  out.resize_and_overwrite(at + size, [&](char* p, std::size_t) {
+    char* w = p + at;
+    *w++ = '"';
+    if (extra == 0) {
+      w = std::copy(s.begin(), s.end(), w);
     } else {
-      out += static_cast<char>(c);
+      for (const char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (kEscapeExtra[c] == 0) {
+          *w++ = ch;
+        } else if (kEscapeExtra[c] == 1) {
+          *w++ = '\\';
+          *w++ = ch;
+        } else {
+          w = std::copy_n("\\u00", 4, w);
+          *w++ = kHex[c >> 4];
+          *w++ = kHex[c & 15];
+        }
+      }
     }
-  }
-  out += '"';
+    *w = '"';
+    return at + size;
+  });
 }
 
 void append_token(std::string& path, std::string_view key) {
@@ -102,6 +128,60 @@ void separate(std::string& out) {
   if (!out.empty() && out.back() != '[') out += ',';
 }
 
+// Whether `s` is printable ASCII, which append_json_string writes exactly as dump does.
+bool is_plain(std::string_view s) {
+  return std::ranges::all_of(s, [](unsigned char c) { return c >= 0x20 && c < 0x7f; });
+}
+
+template <class Int>
+void append_integer(std::string& out, Int n) {
+  std::array<char, 24> buf;  // the longest 64-bit integer is 20 digits and a sign
+  out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), n).ptr);
+}
+
+// Appends `v` exactly as v.dump(-1, ' ', false, replace) writes it. A patch holds a dozen small
+// values a move, and dump builds a serializer and a string of its own for each one; here the
+// common kinds are written in place, and the rare rest (floats, strings with control or
+// non-ASCII characters) are handed to dump.
+void append_value(std::string& out, const json& v) {
+  switch (v.type()) {
+    case json::value_t::null: out += "null"; return;
+    case json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; return;
+    case json::value_t::number_integer: append_integer(out, v.get<std::int64_t>()); return;
+    case json::value_t::number_unsigned: append_integer(out, v.get<std::uint64_t>()); return;
+    case json::value_t::string:
+      if (const auto& s = v.get_ref<const std::string&>(); is_plain(s)) return append_json_string(out, s);
+      break;
+    case json::value_t::array: {
+      out += '[';
+      bool first = true;
+      for (const json& e : v.get_ref<const json::array_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        append_value(out, e);
+      }
+      out += ']';
+      return;
+    }
+    case json::value_t::object: {
+      out += '{';
+      bool first = true;
+      for (const auto& [key, e] : v.get_ref<const json::object_t&>()) {
+        if (!first) out += ',';
+        first = false;
+        if (is_plain(key)) append_json_string(out, key);
+        else out += json(key).dump(-1, ' ', false, json::error_handler_t::replace);
+        out += ':';
+        append_value(out, e);
+      }
+      out += '}';
+      return;
+    }
+    default: break;
+  }
+  out += v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 void op(std::string& out, const char* kind, const std::string& path, const json* value) {
   separate(out);
   out += R"({"op":")";
@@ -110,7 +190,7 @@ void op(std::string& out, const char* kind, const std::string& path, const json*
   append_json_string(out, path);
   if (value) {
     out += R"(,"value":)";
-    out += value->dump(-1, ' ', false, json::error_handler_t::replace);
+    append_value(out, *value);
   }
   out += '}';
 }
@@ -201,12 +281,55 @@ void append_diff(std::string& ops, const json& from, const json& to, std::string
   diff_into(from, to, prefix, ops);
 }
 
+namespace {
+
+// The node at JSON pointer `pointer` under `root`, or nullptr when it names none. Walked in
+// place: json_pointer splits the pointer into a vector of strings first, for every edit.
+const json* find_node(const json& root, std::string_view pointer) {
+  const json* node = &root;
+  std::string key;
+  while (!pointer.empty()) {
+    if (pointer[0] != '/') return nullptr;
+    pointer.remove_prefix(1);
+    const auto end = std::min(pointer.find('/'), pointer.size());
+    const std::string_view token = pointer.substr(0, end);
+    pointer.remove_prefix(end);
+    if (node->is_array()) {
+      std::size_t i = 0;
+      const auto [at, ec] = std::from_chars(token.data(), token.data() + token.size(), i);
+      if (ec != std::errc() || at != token.data() + token.size() || token.empty() || (token.size() > 1 && token[0] == '0') ||
+          i >= node->size())
+        return nullptr;
+      node = &(*node)[i];
+    } else if (node->is_object()) {
+      key.clear();
+      for (std::size_t k = 0; k < token.size(); ++k) {
+        if (token[k] != '~') {
+          key += token[k];
+          continue;
+        }
+        if (k + 1 == token.size() || (token[k + 1] != '0' && token[k + 1] != '1')) return nullptr;
+        key += token[++k] == '0' ? '~' : '/';
+      }
+      const auto it = node->find(key);
+      if (it == node->end()) return nullptr;
+      node = &*it;
+    } else {
+      return nullptr;
+    }
+  }
+  return node;
+}
+
+}  // namespace
+
 void append_view_update(std::string& ops, json& board, rules::State::ViewUpdate&& update, const std::string& prefix) {
   std::string path;
   for (const auto& e : update.edits) {
     path = prefix;
     path += e.pointer;
-    op(ops, e.added ? "add" : "replace", path, &board.at(json::json_pointer(e.pointer)));
+    const json* node = find_node(board, e.pointer);
+    op(ops, e.added ? "add" : "replace", path, node ? node : &board.at(json::json_pointer(e.pointer)));
   }
   for (auto& [key, value] : update.rest.items()) {
     path = prefix;

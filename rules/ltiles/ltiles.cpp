@@ -103,22 +103,28 @@ struct Placement {
   int rot = 0;
 };
 
-void append_int(std::string& out, int n) {
-  std::array<char, 12> buf;  // "-2147483648" fits
-  out.append(buf.data(), std::to_chars(buf.data(), buf.data() + buf.size(), n).ptr);
-}
-
 std::string placement_text(const std::string& kind, Pos at, int rot) {
-  // Written in place: the legal moves are hundreds of these at every move. Not reserved ahead:
-  // most ("RGN@-3,12,2") fit in the string itself, with no allocation at all.
-  std::string text = kind;
-  text += '@';
-  append_int(text, at.x);
-  text += ',';
-  append_int(text, at.y);
-  text += ',';
-  append_int(text, rot);
-  return text;
+  // Written into one buffer and made a string once: the legal moves are hundreds of these at
+  // every move, and most ("RGN@-3,12,2") fit in the string itself, with no allocation at all.
+  std::array<char, 64> buf;  // a kind of three letters, '@', two ints, two commas and a digit
+  char* out = buf.data();
+  char* const end = buf.data() + buf.size();
+  auto put = [&](std::string_view text) {
+    const auto n = std::min(text.size(), static_cast<std::size_t>(end - out));
+    out = std::copy_n(text.data(), n, out);
+  };
+  auto put_int = [&](int n) {
+    std::array<char, 12> digits;  // "-2147483648" fits
+    put({digits.data(), static_cast<std::size_t>(std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr - digits.data())});
+  };
+  put(kind);
+  put("@");
+  put_int(at.x);
+  put(",");
+  put_int(at.y);
+  put(",");
+  put_int(rot);
+  return std::string(buf.data(), out);
 }
 
 // A plain decimal integer as the notation writes it: no "+", no leading zero, no "-0".

@@ -2,6 +2,8 @@
 // encodings, and patch(diff(a, b)) == b.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "protocol/messages.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
@@ -189,6 +191,46 @@ TEST(Patch, DiffThenPatchOverEveryPositionOfRandomGames) {
       prev = next;
     }
   }
+}
+
+// The patches are written by hand, not by dumping JSON objects: each value comes out exactly as
+// dump writes it, whatever its kind, and strings are escaped as JSON wants.
+TEST(Patch, ValuesAreWrittenExactlyAsDumpWritesThem) {
+  const json target{
+      {"int", -42},
+      {"big", std::numeric_limits<std::uint64_t>::max()},
+      {"small", std::numeric_limits<std::int64_t>::min()},
+      {"float", 0.1},
+      {"bools", {true, false, nullptr}},
+      {"plain", "RGN@-3,12,2"},
+      {"quoted", "say \"hi\" \\ bye"},
+      {"control", "line\nbreak\ttab\x01\x1f"},
+      {"unicode", "Zoë 李雷"},
+      {"broken", std::string("bad \xff byte")},
+      {"nested", {{"k\"ey", {1, {{"in", "x"}}, json::array(), json::object()}}, {"z", "\x7f"}}},
+      {"sl/ash~", "path escapes"},
+  };
+  std::string expected = "[";
+  for (const auto& [key, value] : target.items()) {
+    if (expected.size() > 1) expected += ',';
+    std::string path = "/";
+    for (char c : key) path += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
+    expected += R"({"op":"add","path":)" + json(path).dump() + R"(,"value":)" +
+                value.dump(-1, ' ', false, json::error_handler_t::replace) + "}";
+  }
+  expected += "]";
+  EXPECT_EQ(diff_text(json::object(), target), expected);
+}
+
+TEST(Patch, LegalMovesAreEscapedAsJsonStrings) {
+  Envelope from, to;
+  to.legal_moves = {"a1", "q\"uote", "back\\slash", std::string("ctl\x01\x1f"), "tab\t", ""};
+  std::string ops = "[";
+  append_envelope_diff(ops, from, to);
+  ops += "]";
+  EXPECT_EQ(ops, R"([{"op":"replace","path":"/legal_moves","value":["a1","q\"uote","back\\slash","ctl\u0001\u001f","tab\u0009",""]}])");
+  const json parsed = json::parse(ops);
+  EXPECT_EQ(parsed[0]["value"].get<std::vector<std::string>>(), to.legal_moves);
 }
 
 TEST(State, CarriesTheFixedCoreFields) {
