@@ -113,8 +113,9 @@ bool touches_long_side(const Cells& cells, int lower) {
 }
 
 // Every block that could land on the tower as it stands, before the rules are checked: a block
-// always lands on top of its column(s), so the level is never a choice. Listed in notation order.
-std::vector<Shape> candidate_shapes(const Cells& cells) {
+// always lands on top of its column(s), so the level is never a choice. In no particular order:
+// candidate_shapes lists them in notation order.
+std::vector<Shape> landing_shapes(const Cells& cells) {
   std::array<int, kLevelCells> height{};
   for (int i = 0; i < kLevelCells; ++i) height[i] = column_height(cells, cell_x(i), cell_y(i));
   std::vector<Shape> out;
@@ -131,6 +132,12 @@ std::vector<Shape> candidate_shapes(const Cells& cells) {
         if (z == 0 || z != height[ny * kSide + nx] || z >= kMaxLevels) continue;
         out.push_back({false, {cell_index(x, y, z), cell_index(nx, ny, z)}});
       }
+  return out;
+}
+
+// landing_shapes in notation order, as the legal moves list them.
+std::vector<Shape> candidate_shapes(const Cells& cells) {
+  std::vector<Shape> out = landing_shapes(cells);
   // Sorted by name, each name made once (not once per comparison).
   std::vector<std::pair<std::pair<bool, std::string>, Shape>> keyed;
   keyed.reserve(out.size());
@@ -474,10 +481,11 @@ class TurrisState final : public TurnState<TurrisState> {
   }
 
  protected:
+  // The one action a move names, checked alone rather than found among every legal one.
+  bool is_legal(const Move& move) const override { return action_of(move.text).has_value(); }
+
   void do_apply(const Move& move) override {
-    auto all = actions();
-    const auto it = std::find_if(all.begin(), all.end(), [&](const Action& a) { return a.text == move.text; });
-    const Action action = *it;  // precondition: legal
+    const Action action = *action_of(move.text);  // precondition: legal
     if (fresh_turn_) {
       last_moves_.clear();
       last_seat_ = to_move_;
@@ -539,7 +547,36 @@ class TurrisState final : public TurnState<TurrisState> {
     return out;
   }
 
-  // Rules a–f and the bar, for a shape from candidate_shapes (so already supported).
+  // The action `text` names if it is one of actions(), found without listing them all.
+  std::optional<Action> action_of(std::string_view text) const {
+    if (outcome_) return std::nullopt;
+    if (text == "pass") {
+      if (phase_ != Phase::place || can_place_any(to_move_, true)) return std::nullopt;
+      return Action{"pass", Kind::pass, {}, kEmpty};
+    }
+    if (text == "bonus:none") {
+      if (phase_ != Phase::bonus) return std::nullopt;
+      return Action{"bonus:none", Kind::decline, {}, kEmpty};
+    }
+    if (text.starts_with("remove:")) {
+      if (phase_ != Phase::bonus) return std::nullopt;
+      const std::string_view name = text.substr(7);
+      for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
+        if (blocks_[id].alive && shape_name(blocks_[id].shape) == name) {
+          if (!can_remove(id, to_move_)) return std::nullopt;
+          return Action{std::string(text), Kind::remove, {}, id};
+        }
+      return std::nullopt;
+    }
+    for (const Shape& s : landing_shapes(cells_))
+      if (shape_name(s) == text) {
+        if (!can_place(s, to_move_, true)) return std::nullopt;
+        return Action{std::string(text), Kind::place, s, kEmpty};
+      }
+    return std::nullopt;
+  }
+
+  // Rules a–f and the bar, for a shape from landing_shapes (so already supported).
   bool can_place(const Shape& s, Seat seat, bool honour_bar) const {
     if (supply_[seat] == 0) return false;
     if (honour_bar && bar_ && bar_->seat == seat)
@@ -549,7 +586,7 @@ class TurrisState final : public TurnState<TurrisState> {
       // Rule a is implied by rule c; both spare the game's first block.
       if (alive_ > 0 && !touches_long_side(cells_, s.cells[0])) return false;
     } else {
-      // Rule d (candidate_shapes already keeps horizontals off the base and over filled cells).
+      // Rule d (landing_shapes already keeps horizontals off the base and over filled cells).
       const int under0 = cells_[s.cells[0] - kLevelCells], under1 = cells_[s.cells[1] - kLevelCells];
       if (under0 == kEmpty || under1 == kEmpty || under0 == under1) return false;
     }
@@ -562,7 +599,7 @@ class TurrisState final : public TurnState<TurrisState> {
 
   bool can_place_any(Seat seat, bool honour_bar) const {
     if (supply_[seat] == 0) return false;
-    for (const Shape& s : candidate_shapes(cells_))
+    for (const Shape& s : landing_shapes(cells_))
       if (can_place(s, seat, honour_bar)) return true;
     return false;
   }

@@ -146,6 +146,50 @@ TEST_P(Conformance, LegalMovesAreDistinctAndAllAccepted) {
   });
 }
 
+// A game may check a move without listing every legal one (State::is_legal): it must still
+// accept exactly the listed moves. Every move listed at any point of a playout is a plausible
+// text; at each sampled position each of them is accepted iff it is listed there, and a refused
+// one changes nothing.
+TEST_P(Conformance, AMoveIsAcceptedIffItIsListed) {
+  const auto& c = GetParam();
+  for (std::uint64_t seed : {41ULL, 42ULL}) {
+    auto s = make(c, seed);
+    ASSERT_TRUE(s);
+    std::vector<std::unique_ptr<State>> positions;
+    std::set<std::string> seen;
+    random_playout(*s, seed, [&](const State& st) {
+      positions.push_back(st.clone());
+      for (const auto& m : st.legal_moves()) seen.insert(m.text);
+    });
+    const std::vector<std::string> texts(seen.begin(), seen.end());
+    for (std::size_t p = 0; p < positions.size(); p += 1 + positions.size() / 12) {
+      const State& st = *positions[p];
+      const auto legal = st.legal_moves();
+      const std::set<std::string> listed = [&] {
+        std::set<std::string> out;
+        for (const auto& m : legal) out.insert(m.text);
+        return out;
+      }();
+      const auto before = all_views(st);
+      // Every listed move, and a spread of at most 300 of the others.
+      std::vector<std::string> tried(listed.begin(), listed.end());
+      for (std::size_t i = p % 7; i < texts.size(); i += 1 + texts.size() / 300)
+        if (!listed.contains(texts[i])) tried.push_back(texts[i]);
+      for (std::size_t i = 0; i < tried.size(); ++i) {
+        const std::string& text = tried[i];
+        auto copy = st.clone();
+        const auto r = copy->apply(*st.to_move(), Move{text});
+        ASSERT_EQ(r.has_value(), listed.contains(text)) << "move " << text << " at position " << p;
+        if (r) continue;
+        EXPECT_EQ(r.error(), RuleError::illegal_move) << text;
+        if (i % 16 == 0) {
+          EXPECT_EQ(all_views(*copy), before) << "a refused " << text << " changed a view";
+        }
+      }
+    }
+  }
+}
+
 TEST_P(Conformance, WrongSeatGarbageAndLateMovesChangeNothing) {
   const auto& c = GetParam();
   auto s = make(c, 21);
