@@ -492,22 +492,29 @@ class LTilesState final : public TurnState<LTilesState> {
   // and beside nothing.
   std::vector<std::pair<Pos, int>> spread_spots(const ColumnGrid& grid) const {
     enum Near : unsigned char { apart, beside, placed };
-    std::vector<Near> cell(grid.cells.size(), apart);
+    // The grid with one more cell on every side, so that each square of a spot whose corner is in
+    // the grid has a cell here: the loop below, thousands of spots a move, checks no bounds.
+    const int w = grid.w + 2, h = grid.h + 2;
+    std::vector<Near> cell(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), apart);
+    const auto index = [&](Pos p) { return static_cast<std::ptrdiff_t>(p.y - grid.y0 + 1) * w + (p.x - grid.x0 + 1); };
     for (const auto& [pos, column] : board_) {
-      cell[grid.index(pos)] = placed;
+      cell[static_cast<std::size_t>(index(pos))] = placed;
       for (const Pos& d : kDirs)
-        if (auto& c = cell[grid.index(add(pos, d))]; c == apart) c = beside;  // margin >= 1
+        if (auto& c = cell[static_cast<std::size_t>(index(add(pos, d)))]; c == apart) c = beside;  // margin >= 1
     }
-    const auto at = [&](Pos p) -> Near { return grid.inside(p) ? cell[grid.index(p)] : apart; };
+    const std::array<std::ptrdiff_t, 4> step{1, w, -1, -w};  // kDirs (E S W N) as steps in `cell`
+    const auto near = [&](std::ptrdiff_t i) { return cell[static_cast<std::size_t>(i)]; };
     std::vector<std::pair<Pos, int>> spots;
     for (int x = grid.x0; x < grid.x0 + grid.w; ++x)
-      for (int y = grid.y0; y < grid.y0 + grid.h; ++y)
-        for (int rot = 0; rot < 4; ++rot) {
-          const auto cells = footprint(Pos{x, y}, rot);
-          const auto a = at(cells[0]), b = at(cells[1]), c = at(cells[2]);
-          if (a != placed && b != placed && c != placed && (a == beside || b == beside || c == beside))
-            spots.emplace_back(Pos{x, y}, rot);
+      for (int y = grid.y0; y < grid.y0 + grid.h; ++y) {
+        const std::ptrdiff_t i = index(Pos{x, y});
+        const Near a = near(i);
+        if (a == placed) continue;  // the corner's own square would be on a placed one
+        for (int rot = 0; rot < 4; ++rot) {  // footprint(): the corner, then arms along kDirs[rot], kDirs[rot + 1]
+          const Near b = near(i + step[rot]), c = near(i + step[(rot + 1) % 4]);
+          if (b != placed && c != placed && (a == beside || b == beside || c == beside)) spots.emplace_back(Pos{x, y}, rot);
         }
+      }
     return spots;
   }
 
