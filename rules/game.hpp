@@ -139,6 +139,35 @@ class State {
 // Helpers for building a board and bringing it up to date (State::update_view).
 // `board`'s member `key` when it has type `type`; nullptr when it is missing or of another type.
 nlohmann::json* member_of(nlohmann::json& board, std::string_view key, nlohmann::json::value_t type);
+// [a, b, ...] and {"key": value, ...}, built in place. A braced list (json{{"k", v}} or
+// json::array({a, b})) wraps every element, checks whether the list could be an object and then
+// copies each element in; the boards are partly rebuilt at every move, and most of what they
+// rebuild is small lists and objects, so games build those with these instead.
+template <class... Items>
+nlohmann::json list_of(Items&&... items) {
+  nlohmann::json list(nlohmann::json::value_t::array);
+  auto& elements = list.get_ref<nlohmann::json::array_t&>();
+  elements.reserve(sizeof...(Items));
+  (elements.emplace_back(std::forward<Items>(items)), ...);
+  return list;
+}
+namespace detail {
+inline void put_members(nlohmann::json::object_t&) {}
+template <class Value, class... Rest>
+void put_members(nlohmann::json::object_t& object, std::string_view key, Value&& value, Rest&&... rest) {
+  object.insert_or_assign(std::string(key), nlohmann::json(std::forward<Value>(value)));
+  put_members(object, std::forward<Rest>(rest)...);
+}
+}  // namespace detail
+// object_of("seat", 1, "name", "x"): keys and values in turn.
+template <class... KeysAndValues>
+nlohmann::json object_of(KeysAndValues&&... keys_and_values) {
+  static_assert(sizeof...(KeysAndValues) % 2 == 0, "object_of takes keys and values in pairs");
+  nlohmann::json object(nlohmann::json::value_t::object);
+  detail::put_members(object.get_ref<nlohmann::json::object_t&>(), std::forward<KeysAndValues>(keys_and_values)...);
+  return object;
+}
+
 // The JSON array [element(0), ..., element(n - 1)].
 template <class Element>
 nlohmann::json array_of(std::size_t n, Element element) {

@@ -64,7 +64,7 @@ std::optional<Placement> parse_placement(std::string_view text) {
   return Placement{text[0] == 'L', col - 'a', row - '1'};
 }
 
-json cell_json(Cell c) { return json::array({c.x, c.y}); }
+json cell_json(Cell c) { return list_of(c.x, c.y); }
 
 json line_json(const Line& line) {
   json out = json::array();
@@ -111,12 +111,8 @@ class KwintyState final : public TurnState<KwintyState> {
 
  private:
   static json block_json(const Block& b) {
-    return json{{"seat", b.seat},
-                {"move", placement_text({b.lying, b.x, b.y})},
-                {"x", b.x},
-                {"y", b.y},
-                {"w", b.lying ? 2 : 1},
-                {"h", b.lying ? 1 : 2}};
+    return object_of("seat", b.seat, "move", placement_text({b.lying, b.x, b.y}), "x", b.x, "y", b.y, "w",
+                     b.lying ? 2 : 1, "h", b.lying ? 1 : 2);
   }
 
   // Everything on the board but its blocks.
@@ -132,22 +128,21 @@ class KwintyState final : public TurnState<KwintyState> {
     for (const Line& l : win_lines_) wins.push_back(line_json(l));
     // The columns a square of the next block may occupy so that the wall stays 9 columns wide.
     const json x_range = blocks_.empty()
-                             ? json::array({kFirstColumn, kFirstColumn + 1})
-                             : json::array({max_x_ - (kMaxExtent - 1), min_x_ + (kMaxExtent - 1)});
-    return json{
-        {"columns", kColumns},
-        {"rows", kRows},
-        {"max_extent", kMaxExtent},
-        {"colours", kColours},
-        {"strict", strict_},
-        {"first", first_},
-        {"blocks_left", left_},
-        {"extent", blocks_.empty() ? json(nullptr) : json::array({min_x_, max_x_})},
-        {"x_range", x_range},
-        {"fours", std::move(fours_json)},
-        {"fours_count", {fours[0].size(), fours[1].size()}},
-        {"win_lines", std::move(wins)},
-        {"last", last_.empty() ? json(nullptr) : json{{"seat", last_seat_}, {"move", last_}}}};
+                             ? list_of(kFirstColumn, kFirstColumn + 1)
+                             : list_of(max_x_ - (kMaxExtent - 1), min_x_ + (kMaxExtent - 1));
+    return object_of("columns", kColumns,
+                     "rows", kRows,
+                     "max_extent", kMaxExtent,
+                     "colours", kColours,
+                     "strict", strict_,
+                     "first", first_,
+                     "blocks_left", left_,
+                     "extent", blocks_.empty() ? json(nullptr) : list_of(min_x_, max_x_),
+                     "x_range", x_range,
+                     "fours", std::move(fours_json),
+                     "fours_count", list_of(fours[0].size(), fours[1].size()),
+                     "win_lines", std::move(wins),
+                     "last", last_.empty() ? json(nullptr) : object_of("seat", last_seat_, "move", last_));
   }
 
  protected:

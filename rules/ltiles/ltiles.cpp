@@ -308,19 +308,15 @@ class LTilesState final : public TurnState<LTilesState> {
  private:
   static json square_json(const std::vector<Square>& column) {
     const Square& top = column.back();
-    return json{{"level", static_cast<int>(column.size())}, {"colour", std::string(1, top.colour)}, {"tile", top.tile}};
+    return object_of("level", static_cast<int>(column.size()), "colour", std::string(1, top.colour), "tile", top.tile);
   }
 
   static json tile_json(const PlacedTile& t) {
     json cells = json::array();
     for (std::size_t i = 0; i < t.cells.size(); ++i)
-      cells.push_back(json::array({t.cells[i].x, t.cells[i].y, std::string(1, t.kind[i])}));
-    return json{{"seat", t.seat < 0 ? json(nullptr) : json(t.seat)},
-                {"kind", t.kind},
-                {"at", json::array({t.at.x, t.at.y})},
-                {"rot", t.rot},
-                {"level", t.level},
-                {"cells", std::move(cells)}};
+      cells.push_back(list_of(t.cells[i].x, t.cells[i].y, std::string(1, t.kind[i])));
+    return object_of("seat", t.seat < 0 ? json(nullptr) : json(t.seat), "kind", t.kind, "at", list_of(t.at.x, t.at.y),
+                     "rot", t.rot, "level", t.level, "cells", std::move(cells));
   }
 
   // Everything on the board but its squares and tiles.
@@ -339,34 +335,31 @@ class LTilesState final : public TurnState<LTilesState> {
     json scores = json::array();
     for (int seat = 0; seat < kSeats; ++seat) {
       json list = json::array();
-      for (const Zone& z : zones[seat]) list.push_back(json::array({z.score, z.area, z.height}));
+      for (const Zone& z : zones[seat]) list.push_back(list_of(z.score, z.area, z.height));
       json best_cells = json::array();
       if (!zones[seat].empty())
         for (const Pos& p : zones[seat].front().cells)
-          best_cells.push_back(json::array({p.x, p.y}));
-      scores.push_back(json{{"best", zones[seat].empty() ? 0 : zones[seat].front().score},
-                            {"zones", std::move(list)},
-                            {"best_cells", std::move(best_cells)}});
+          best_cells.push_back(list_of(p.x, p.y));
+      scores.push_back(object_of("best", zones[seat].empty() ? 0 : zones[seat].front().score, "zones", std::move(list),
+                                 "best_cells", std::move(best_cells)));
     }
     const Verdict verdict = compare(zones);
 
     json last = nullptr;
     if (last_tile_ > 0) {
       const PlacedTile& t = tiles_[last_tile_];
-      last = json{{"seat", t.seat},
-                  {"move", placement_text(t.kind, t.at, t.rot)},
-                  {"tile", last_tile_}};
+      last = object_of("seat", t.seat, "move", placement_text(t.kind, t.at, t.rot), "tile", last_tile_);
     }
-    return json{{"variant", kVariantNames[static_cast<int>(variant_)]},
-                {"colours", json::array({kSeatColour[0], kSeatColour[1]})},
-                {"phase", outcome_ ? "over" : (phase_ == Phase::setup ? "setup" : "play")},
-                {"placed", static_cast<int>(tiles_.size()) - 1},
-                {"total", total_},
-                {"extent", json::array({min_x, min_y, max_x, max_y})},
-                {"piles", std::move(piles)},
-                {"scores", std::move(scores)},
-                {"leader", verdict.winner ? json(*verdict.winner) : json(nullptr)},
-                {"last", std::move(last)}};
+    return object_of("variant", kVariantNames[static_cast<int>(variant_)],
+                     "colours", list_of(kSeatColour[0], kSeatColour[1]),
+                     "phase", outcome_ ? "over" : (phase_ == Phase::setup ? "setup" : "play"),
+                     "placed", static_cast<int>(tiles_.size()) - 1,
+                     "total", total_,
+                     "extent", list_of(min_x, min_y, max_x, max_y),
+                     "piles", std::move(piles),
+                     "scores", std::move(scores),
+                     "leader", verdict.winner ? json(*verdict.winner) : json(nullptr),
+                     "last", std::move(last));
   }
 
  protected:
@@ -710,9 +703,8 @@ class LTilesState final : public TurnState<LTilesState> {
         for (auto it = pile_[seat].rbegin(); it != pile_[seat].rend(); ++it) order.push_back(*it);
       }
     }
-    return json{{"colour", kSeatColour[seat]}, {"size", size},
-                {"top", std::move(top)},       {"hand", std::move(hand)},
-                {"left", std::move(left)},     {"order", std::move(order)}};
+    return object_of("colour", kSeatColour[seat], "size", size, "top", std::move(top), "hand", std::move(hand),
+                     "left", std::move(left), "order", std::move(order));
   }
 
   Variant variant_;

@@ -356,31 +356,28 @@ class OnTopState final : public TurnState<OnTopState> {
   json rest_of_view() const {
     json colours = json::array();
     for (int c = 0; c < kColours; ++c)
-      colours.push_back(json{{"colour", kColourNames[c]},
-                             {"seat", c < players_ ? json(c) : json(nullptr)},
-                             {"pawns_left", pawns_[c]}});
+      colours.push_back(
+          object_of("colour", kColourNames[c], "seat", c < players_ ? json(c) : json(nullptr), "pawns_left", pawns_[c]));
     json seats = json::array();
     for (Seat s = 0; s < players_; ++s)
-      seats.push_back(json{{"colour", kColourNames[s]},
-                           {"team", teams_ ? json(s % 2) : json(nullptr)},
-                           {"score", score_[s]},
-                           {"penalty", penalty_[s]}});
+      seats.push_back(object_of("colour", kColourNames[s], "team", teams_ ? json(s % 2) : json(nullptr), "score",
+                                score_[s], "penalty", penalty_[s]));
     json drawn = nullptr;
     if (drawn_) {
       json sixths = json::array();
       for (int c : tiles_[*drawn_]) sixths.push_back(kColourNames[c]);
-      drawn = json{{"tile", *drawn_}, {"sixths", std::move(sixths)}};
+      drawn = object_of("tile", *drawn_, "sixths", std::move(sixths));
     }
-    return json{{"start_cells", start_cells_},
-                {"colours", std::move(colours)},
-                {"seats", std::move(seats)},
-                {"drawn", std::move(drawn)},
-                {"tiles_left", pile_.size()},
-                {"black_left", spare_blacks_},
-                {"turn", placed_ + 1},
-                {"to_move", outcome_ ? json(nullptr) : json(to_move_)},
-                {"last", last_},
-                {"result", outcome_ ? to_json(*outcome_) : json(nullptr)}};
+    return object_of("start_cells", start_cells_,
+                     "colours", std::move(colours),
+                     "seats", std::move(seats),
+                     "drawn", std::move(drawn),
+                     "tiles_left", pile_.size(),
+                     "black_left", spare_blacks_,
+                     "turn", placed_ + 1,
+                     "to_move", outcome_ ? json(nullptr) : json(to_move_),
+                     "last", last_,
+                     "result", outcome_ ? to_json(*outcome_) : json(nullptr));
   }
 
  protected:
@@ -396,13 +393,8 @@ class OnTopState final : public TurnState<OnTopState> {
     drawn_.reset();
     ++placed_;
     place(a, b, tile);
-    last_ = json{{"seat", to_move_},
-                 {"colour", kColourNames[to_move_]},
-                 {"move", move.text},
-                 {"tile", tile},
-                 {"cells", json::array({a, b})},
-                 {"filled", fill_holes()},
-                 {"scored", json::array()}};
+    last_ = object_of("seat", to_move_, "colour", kColourNames[to_move_], "move", move.text, "tile", tile, "cells",
+                      list_of(a, b), "filled", fill_holes(), "scored", json::array());
     score_completed(last_["scored"]);
     if (outcome_) return;
     to_move_ = (to_move_ + 1) % players_;
@@ -498,7 +490,7 @@ class OnTopState final : public TurnState<OnTopState> {
       } else {
         cells_[i].kind = Kind::hole;
       }
-      filled_now.push_back(json{{"cell", i}, {"kind", kind_name(cells_[i].kind)}});
+      filled_now.push_back(object_of("cell", i, "kind", kind_name(cells_[i].kind)));
     }
     return filled_now;
   }
@@ -541,7 +533,7 @@ class OnTopState final : public TurnState<OnTopState> {
     --pawns_[top];
     const int height = static_cast<int>(towers_[v].size());
     const int points = height * (inter.golden ? 2 : 1);
-    record["placed"].push_back(json{{"colour", kColourNames[top]}, {"seat", seat_json(top)}});
+    record["placed"].push_back(object_of("colour", kColourNames[top], "seat", seat_json(top)));
     record["top"] = kColourNames[top];
     record["height"] = height;
     record["points"] = top < players_ ? points : 0;  // a neutral colour moves no marker
@@ -558,7 +550,7 @@ class OnTopState final : public TurnState<OnTopState> {
   void put_pawn(int v, int colour, json& record) {
     towers_[v].push_back(colour);
     --pawns_[colour];
-    record["placed"].push_back(json{{"colour", kColourNames[colour]}, {"seat", seat_json(colour)}});
+    record["placed"].push_back(object_of("colour", kColourNames[colour], "seat", seat_json(colour)));
     check_ran_out(colour);
   }
 

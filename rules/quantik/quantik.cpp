@@ -84,7 +84,7 @@ class QuantikState final : public TurnState<QuantikState> {
  private:
   json cell_json(int i) const {
     const Cell& cell = board_[i];
-    return cell.seat < 0 ? json(nullptr) : json{{"shape", kShapeNames[cell.shape]}, {"seat", cell.seat}};
+    return cell.seat < 0 ? json(nullptr) : object_of("shape", kShapeNames[cell.shape], "seat", cell.seat);
   }
 
   // Everything on the board but its cells.
@@ -97,9 +97,8 @@ class QuantikState final : public TurnState<QuantikState> {
     }
     json line = nullptr;
     if (!win_line_.empty()) line = win_line_;
-    return json{{"pieces", std::move(pieces)},
-                {"last", last_.empty() ? json(nullptr) : json(last_)},
-                {"win_line", std::move(line)}};
+    return object_of("pieces", std::move(pieces), "last", last_.empty() ? json(nullptr) : json(last_), "win_line",
+                     std::move(line));
   }
 
  protected:

@@ -228,7 +228,7 @@ class QuirkyState final : public TurnState<QuirkyState> {
     json view = rest_of_view();
     view["points"] = array_of(stacks_.size(), [this](std::size_t p) {
       const Point& point = board_->points[p];
-      return json{{"id", point.id}, {"x", point.x}, {"y", point.y}, {"stack", stack_json(p)}};
+      return object_of("id", point.id, "x", point.x, "y", point.y, "stack", stack_json(p));
     });
     view["log"] = array_of(log_.size(), [this](std::size_t i) { return log_json(log_[i]); });
     return view;
@@ -275,19 +275,19 @@ class QuirkyState final : public TurnState<QuirkyState> {
   json rest_of_view() const {
     json seats = json::array();
     for (Seat s = 0; s < seats_; ++s)
-      seats.push_back(json{{"colour", kPieceNames[colour_of_[s]]}, {"score", score_[s]}});
+      seats.push_back(object_of("colour", kPieceNames[colour_of_[s]], "score", score_[s]));
     json bag = json::object();
     for (int k = 0; k < kKinds; ++k) bag[std::string(kPieceNames[k])] = bag_[k];
     json set_aside = json::object();
     for (int c = 0; c < kColours; ++c) set_aside[std::string(kPieceNames[c])] = set_aside_[c];
     const int neutral = holder_free_colour();
-    return json{{"seats", std::move(seats)},
-                {"neutral", neutral == kNoColour ? json(nullptr) : json(kPieceNames[neutral])},
-                {"drawn", drawn_json()},
-                {"bag", std::move(bag)},
-                {"set_aside", std::move(set_aside)},
-                {"triangles", aligned_only_ ? "aligned" : "any"},
-                {"last", last_json()}};
+    return object_of("seats", std::move(seats),
+                     "neutral", neutral == kNoColour ? json(nullptr) : json(kPieceNames[neutral]),
+                     "drawn", drawn_json(),
+                     "bag", std::move(bag),
+                     "set_aside", std::move(set_aside),
+                     "triangles", aligned_only_ ? "aligned" : "any",
+                     "last", last_json());
   }
 
  protected:
@@ -492,10 +492,7 @@ class QuirkyState final : public TurnState<QuirkyState> {
         moves[from].push_back(board_->points[action.to].id);
       }
     }
-    return json{{"piece", kPieceNames[drawn_]},
-                {"seat", to_move_},
-                {"points", std::move(points)},
-                {"moves", std::move(moves)}};
+    return object_of("piece", kPieceNames[drawn_], "seat", to_move_, "points", std::move(points), "moves", std::move(moves));
   }
 
   json last_json() const {
@@ -504,25 +501,17 @@ class QuirkyState final : public TurnState<QuirkyState> {
     for (const auto& s : last_->scored) {
       json corners = json::array();
       for (int p : board_->triangles[s.triangle].corners) corners.push_back(board_->points[p].id);
-      scored.push_back(json{{"points", std::move(corners)},
-                            {"colour", kPieceNames[s.colour]},
-                            {"seat", s.seat == kNoSeat ? json(nullptr) : json(s.seat)},
-                            {"gain", s.gain}});
+      scored.push_back(object_of("points", std::move(corners), "colour", kPieceNames[s.colour], "seat",
+                                 s.seat == kNoSeat ? json(nullptr) : json(s.seat), "gain", s.gain));
     }
-    return json{{"seat", last_->seat},
-                {"piece", kPieceNames[last_->piece]},
-                {"move", last_->move},
-                {"scored", std::move(scored)}};
+    return object_of("seat", last_->seat, "piece", kPieceNames[last_->piece], "move", last_->move, "scored",
+                     std::move(scored));
   }
 
   static json log_json(const LogEntry& e) {
-    return json{
-        {"seat", e.seat},
-        {"piece", kPieceNames[e.piece]},
-        {"event", e.event},
-        {"move", e.move.empty() ? json(nullptr) : json(e.move)},
-        {"gain", e.gain},
-        {"returned", e.returned == kNoColour ? json(nullptr) : json(kPieceNames[e.returned])}};
+    return object_of("seat", e.seat, "piece", kPieceNames[e.piece], "event", e.event, "move",
+                     e.move.empty() ? json(nullptr) : json(e.move), "gain", e.gain, "returned",
+                     e.returned == kNoColour ? json(nullptr) : json(kPieceNames[e.returned]));
   }
 
   const Board* board_;

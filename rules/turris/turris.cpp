@@ -421,9 +421,8 @@ class TurrisState final : public TurnState<TurrisState> {
 
   static json block_json(const Block& b) {
     if (!b.alive) return nullptr;
-    return json{{"seat", b.seat},
-                {"name", shape_name(b.shape)},
-                {"cells", json::array({cell_name(b.shape.cells[0]), cell_name(b.shape.cells[1])})}};
+    return object_of("seat", b.seat, "name", shape_name(b.shape), "cells",
+                     list_of(cell_name(b.shape.cells[0]), cell_name(b.shape.cells[1])));
   }
   // Whether `node` is block_json(b), without building it: a block's seat and shape never change.
   static bool shows_block(const json& node, const Block& b) {
@@ -438,7 +437,8 @@ class TurrisState final : public TurnState<TurrisState> {
   static json square_json(const Face& face, std::size_t r, int c) {
     const Square& sq = face.grid[r][static_cast<std::size_t>(c)];
     if (sq.block == kEmpty) return nullptr;
-    return json{{"seat", sq.seat}, {"block", sq.block}, {depth_key(face), sq.depth}, {"best", face.best[r][static_cast<std::size_t>(c)]}};
+    return object_of("seat", sq.seat, "block", sq.block, depth_key(face), sq.depth, "best",
+                     face.best[r][static_cast<std::size_t>(c)]);
   }
   // Whether `node` is square_json(face, r, c), without building it.
   static bool shows_square(const json& node, const Face& face, std::size_t r, int c) {
@@ -455,7 +455,7 @@ class TurrisState final : public TurnState<TurrisState> {
   }
   static json face_json(const Face& face) {
     json grid = array_of(face.grid.size(), [&](std::size_t r) { return row_json(face, r); });
-    return json{{"from", face.from}, {"columns", face.columns}, {"grid", std::move(grid)}, {"score", face.score}};
+    return object_of("from", face.from, "columns", face.columns, "grid", std::move(grid), "score", face.score);
   }
 
   // Everything on the board but its levels, blocks and faces.
@@ -465,19 +465,17 @@ class TurrisState final : public TurnState<TurrisState> {
       total[0] += face.score[0];
       total[1] += face.score[1];
     }
-    return json{
-        {"colors", kColors},
-        {"supply", supply_},
-        {"phase", outcome_ ? "over" : phase_ == Phase::bonus ? "bonus" : "place"},
-        {"height", tower_height(cells_)},
-        {"complete", complete_levels(cells_)},
-        {"protected", json::array({id_or_null(last_placed_[0]), id_or_null(last_placed_[1])})},
-        {"barred", bar_ ? json{{"seat", bar_->seat},
-                               {"cells", json::array({cell_name(bar_->cells[0]), cell_name(bar_->cells[1])})}}
-                        : json(nullptr)},
-        {"last", last_seat_ < 0 ? json(nullptr) : json{{"seat", last_seat_}, {"moves", last_moves_}}},
-        {"score", total},
-    };
+    return object_of(
+        "colors", kColors,
+        "supply", supply_,
+        "phase", outcome_ ? "over" : phase_ == Phase::bonus ? "bonus" : "place",
+        "height", tower_height(cells_),
+        "complete", complete_levels(cells_),
+        "protected", list_of(id_or_null(last_placed_[0]), id_or_null(last_placed_[1])),
+        "barred", bar_ ? object_of("seat", bar_->seat, "cells", list_of(cell_name(bar_->cells[0]), cell_name(bar_->cells[1])))
+                       : json(nullptr),
+        "last", last_seat_ < 0 ? json(nullptr) : object_of("seat", last_seat_, "moves", last_moves_),
+        "score", total);
   }
 
  protected:
