@@ -283,11 +283,11 @@ void append_diff(std::string& ops, const json& from, const json& to, std::string
 
 namespace {
 
-// The node at JSON pointer `pointer` under `root`, or nullptr when it names none. Walked in
-// place: json_pointer splits the pointer into a vector of strings first, for every edit.
+// The node at JSON pointer `pointer` under `root`, walked in place (json_pointer first splits
+// the pointer into a vector of strings, at every edit); nullptr when the walk cannot say, such as
+// for a token with an escape, and the caller falls back to json_pointer.
 const json* find_node(const json& root, std::string_view pointer) {
   const json* node = &root;
-  std::string key;
   while (!pointer.empty()) {
     if (pointer[0] != '/') return nullptr;
     pointer.remove_prefix(1);
@@ -297,21 +297,12 @@ const json* find_node(const json& root, std::string_view pointer) {
     if (node->is_array()) {
       std::size_t i = 0;
       const auto [at, ec] = std::from_chars(token.data(), token.data() + token.size(), i);
-      if (ec != std::errc() || at != token.data() + token.size() || token.empty() || (token.size() > 1 && token[0] == '0') ||
+      if (ec != std::errc() || at != token.data() + token.size() || (token.size() > 1 && token[0] == '0') ||
           i >= node->size())
         return nullptr;
       node = &(*node)[i];
-    } else if (node->is_object()) {
-      key.clear();
-      for (std::size_t k = 0; k < token.size(); ++k) {
-        if (token[k] != '~') {
-          key += token[k];
-          continue;
-        }
-        if (k + 1 == token.size() || (token[k + 1] != '0' && token[k + 1] != '1')) return nullptr;
-        key += token[++k] == '0' ? '~' : '/';
-      }
-      const auto it = node->find(key);
+    } else if (node->is_object() && token.find('~') == std::string_view::npos) {
+      const auto it = node->find(token);
       if (it == node->end()) return nullptr;
       node = &*it;
     } else {
