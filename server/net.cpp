@@ -201,6 +201,9 @@ std::string Server::metrics_text() const {
                      "From a commit's end to its moves' broadcast starting on the rooms' thread.");
     out << "# HELP plateau_store_writes_total Writes committed.\n# TYPE plateau_store_writes_total counter\n"
         << "plateau_store_writes_total " << s.writes << "\n";
+    out << "# HELP plateau_store_checkpoints_total Checkpoint passes copying the WAL into the database.\n"
+           "# TYPE plateau_store_checkpoints_total counter\nplateau_store_checkpoints_total "
+        << s.checkpoints << "\n";
   }
   return out.str();
 }

@@ -257,7 +257,8 @@ SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Po
       db_,
       [](void* self, sqlite3*, const char*, int pages) {
         auto* store = static_cast<SqliteStore*>(self);
-        if (pages >= kCheckpointPages) {
+        if (pages >= kCheckpointPages && store->checkpoint_armed_) {
+          store->checkpoint_armed_ = false;
           std::lock_guard lock(store->checkpoint_mutex_);
           store->checkpoint_wanted_ = true;
           store->checkpoint_wake_.notify_one();
@@ -288,6 +289,8 @@ void SqliteStore::checkpoint_loop() {
     int log = 0, copied = 0;
     const int rc = sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
     if (rc == SQLITE_OK && log > 0 && copied == log) backfilled_ = true;
+    ++stats_.checkpoints;
+    pass_ended_ = true;
   }
 }
 
@@ -456,7 +459,12 @@ void SqliteStore::writer_loop() {
     // log that is wholly copied into the database. The checkpoint thread copied all but the few
     // frames committed while it ran: copy those here (a few pages), so that this transaction
     // restarts the log instead of growing it. Without this the WAL file grows without bound.
-    if (backfilled_.exchange(false)) sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    // Once that pass has ended, whether or not it copied all it saw (a reader's snapshot can
+    // hold it back), the next commit past the threshold may ask for another.
+    if (pass_ended_.exchange(false)) {
+      if (backfilled_.exchange(false)) sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      checkpoint_armed_ = true;
+    }
     std::vector<std::pair<Done, bool>> results;
     results.reserve(batch.size());
     bool committed = run("BEGIN IMMEDIATE");

@@ -49,6 +49,8 @@ struct CommitStats {
   // whatever that thread was doing when the commit ended.
   LatencyHistogram returned;
   std::atomic<std::uint64_t> writes{0};
+  // Checkpoint passes run by the checkpoint thread: about one per time the log starts over.
+  std::atomic<std::uint64_t> checkpoints{0};
 };
 
 class SqliteStore final : public Store {
@@ -141,6 +143,12 @@ class SqliteStore final : public Store {
   bool checkpoint_wanted_ = false;
   bool checkpoint_stop_ = false;
   std::atomic<bool> backfilled_{false};  // the checkpoint thread copied the whole log it saw
+  std::atomic<bool> pass_ended_{false};  // a checkpoint pass ended since the writer last looked
+  // Writer thread only (the WAL hook runs in its commits): a pass may be asked for. One pass
+  // per cycle of the log: asking again while one runs would only start passes that copy the
+  // few frames committed meanwhile, each with two fsyncs, and collide with the writer's own
+  // checkpoint before it starts the log over.
+  bool checkpoint_armed_ = true;
   std::thread checkpoint_thread_;
 };
 
