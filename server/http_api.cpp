@@ -11,10 +11,7 @@
 #include "history.hpp"
 #include "net.hpp"
 #include "sqlite_store.hpp"
-
-#ifndef PLATEAU_WEB_DIR
-#define PLATEAU_WEB_DIR "clients/web"
-#endif
+#include "web_dir.hpp"
 
 namespace plateau::server {
 
@@ -206,7 +203,7 @@ class Answerer {
     if (target.find("..") != std::string::npos || target.find('\\') != std::string::npos ||
         target.find('\0') != std::string::npos)
       return text_response(req, http::status::bad_request, "bad path\n");
-    const std::string root = server_.config().web_root.empty() ? PLATEAU_WEB_DIR : server_.config().web_root;
+    const std::string root = server_.config().web_root.empty() ? std::string(default_web_dir()) : server_.config().web_root;
     const std::filesystem::path path = std::filesystem::path(root) / target.substr(1);
     std::error_code fec;
     if (!std::filesystem::is_regular_file(path, fec))

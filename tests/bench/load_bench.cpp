@@ -837,7 +837,7 @@ void idle_phase(int n, unsigned short port, pid_t pid) {
 
 int main(int argc, char** argv) {
   Options opt;
-  std::string server = PLATEAU_SERVER_BIN;
+  std::string server = plateau::testing::server_binary();
   for (int i = 1; i < argc;) {
     const std::string k = argv[i++];
     if (k == "--no-single") {  // the one flag: every other key takes a value

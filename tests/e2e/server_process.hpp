@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "build_paths.hpp"
+
 extern char** environ;
 
 namespace plateau::testing {
@@ -44,7 +46,7 @@ class ServerProcess {
   }
 
   // The program started: the build's server unless a benchmark names another (a wrapper, say).
-  std::string binary = PLATEAU_SERVER_BIN;
+  std::string binary = server_binary();
 
   // Starts the server (port 0: the kernel picks) and waits until it listens. Returns the port,
   // or 0 when it did not come up (its log says why).

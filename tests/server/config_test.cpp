@@ -7,6 +7,7 @@
 #include <regex>
 #include <sstream>
 
+#include "build_paths.hpp"
 #include "server/config.hpp"
 
 namespace plateau::server {
@@ -31,7 +32,7 @@ std::vector<std::pair<std::string, std::string>> listed_flags() {
 TEST(Config, HelpListsEveryFlagWithItsVariableAndTheReadmeToo) {
   const auto flags = listed_flags();
   ASSERT_GE(flags.size(), 14u) << usage();
-  std::ifstream readme(std::string(PLATEAU_SOURCE_DIR) + "/README.md");
+  std::ifstream readme(std::string(plateau::testing::source_dir()) + "/README.md");
   ASSERT_TRUE(readme) << "README.md not found";
   std::string table;  // the README's table rows
   for (std::string l; std::getline(readme, l);)
