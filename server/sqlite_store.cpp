@@ -288,9 +288,8 @@ void SqliteStore::checkpoint_loop() {
     // PASSIVE: copies what it can without waiting for readers or the writer.
     int log = 0, copied = 0;
     const int rc = sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
-    if (rc == SQLITE_OK && log > 0 && copied == log) backfilled_ = true;
     ++stats_.checkpoints;
-    pass_ended_ = true;
+    pass_end_ = rc == SQLITE_OK && log > 0 && copied == log ? PassEnd::backfilled : PassEnd::partial;
   }
 }
 
@@ -461,8 +460,8 @@ void SqliteStore::writer_loop() {
     // restarts the log instead of growing it. Without this the WAL file grows without bound.
     // Once that pass has ended, whether or not it copied all it saw (a reader's snapshot can
     // hold it back), the next commit past the threshold may ask for another.
-    if (pass_ended_.exchange(false)) {
-      if (backfilled_.exchange(false)) sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    if (const PassEnd end = pass_end_.exchange(PassEnd::none); end != PassEnd::none) {
+      if (end == PassEnd::backfilled) sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
       checkpoint_armed_ = true;
     }
     std::vector<std::pair<Done, bool>> results;

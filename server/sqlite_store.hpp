@@ -142,8 +142,10 @@ class SqliteStore final : public Store {
   std::condition_variable checkpoint_wake_;
   bool checkpoint_wanted_ = false;
   bool checkpoint_stop_ = false;
-  std::atomic<bool> backfilled_{false};  // the checkpoint thread copied the whole log it saw
-  std::atomic<bool> pass_ended_{false};  // a checkpoint pass ended since the writer last looked
+  // How the checkpoint thread's last pass ended, until the writer takes it: `backfilled` when
+  // it copied the whole log it saw.
+  enum class PassEnd { none, partial, backfilled };
+  std::atomic<PassEnd> pass_end_{PassEnd::none};
   // Writer thread only (the WAL hook runs in its commits): a pass may be asked for. One pass
   // per cycle of the log: asking again while one runs would only start passes that copy the
   // few frames committed meanwhile, each with two fsyncs, and collide with the writer's own
