@@ -144,6 +144,7 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
   settings.grace_ms = limits_.grace_ms;
   auto room = std::make_shared<Room>(room_id, *game, *options, seed, settings, store_, now_);
   room->time_moves(&move_timer_);
+  room->free_with(&reaper_);
   rooms_[room_id] = room;
   // `created` goes out once the room is durable, so a link shared from it always works.
   store_.create_room(RoomRecord{room_id, std::string(game->id()), *options, seed, req.is_private,
@@ -238,6 +239,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
   auto room = Room::restore(r, *game, names, store_, now_, limits_.grace_ms, why);
   if (!room) return false;
   room->time_moves(&move_timer_);
+  room->free_with(&reaper_);
   rooms_[r.room.id] = std::move(room);
   return true;
 }

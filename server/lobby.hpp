@@ -60,6 +60,7 @@ class Lobby {
   std::size_t room_count() const { return rooms_.size(); }
   const std::map<std::string, std::shared_ptr<Room>>& rooms() const { return rooms_; }
   const Counters& counters() const { return counters_; }
+  Reaper& reaper() { return reaper_; }
   // Accepted moves, from their arrival to their patches going out (after the durable write).
   const LatencyHistogram& move_latency() const { return move_latency_; }
   // Sends a frame to every connection that said hello.
@@ -84,6 +85,7 @@ class Lobby {
   LobbyLimits limits_;
   Millis now_ = 0;
   std::string games_json_;  // the games list, serialized once for every welcome
+  Reaper reaper_;  // before rooms_: it outlives every room that hands it things
   std::map<std::string, std::shared_ptr<Room>> rooms_;
   // Keyed by the token's SHA-256 as 32 bytes, not as 64 hex characters: one map entry per
   // player ever seen, so the key's own heap block would count against every connection.

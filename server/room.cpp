@@ -1,6 +1,7 @@
 #include "room.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace plateau::server {
 
@@ -296,9 +297,23 @@ std::uint64_t Room::publish(bool durable) {
     ops += ']';
     out.audience_frames.emplace_back(a, make_frame(protocol::encode_patch_text(id_, version_, ops)));
   }
-  seen_ = std::move(next);
+  retire(std::exchange(seen_, std::move(next)));
   outbox_.push_back(std::move(out));
   return outbox_base_ + outbox_.size() - 1;
+}
+
+void Room::retire(std::vector<Seen>&& views) {
+  if (!reaper_) return;  // freed by the caller
+  // A board or position several audiences shared is handed over by the last of them to let go.
+  const auto let_go = [this](auto& held) {
+    if (held.use_count() == 1) reaper_->retire(std::move(held));
+    held.reset();
+  };
+  for (auto& v : views) {
+    let_go(v.board);
+    let_go(v.fixed);
+    let_go(v.shown);
+  }
 }
 
 void Room::send_direct(const std::shared_ptr<Participant>& p, Frame f) {
@@ -568,11 +583,15 @@ void Room::start_next_round() {
   ++round_;
   options_ = std::move(options);
   seed_ = seed;
+  if (reaper_) reaper_->retire(std::shared_ptr<const rules::State>(std::move(state_)));
   state_ = std::move(*created);
   ++state_generation_;
   moves_.clear();
   rematch_.assign(seats_.size(), false);
-  if (spectator_state_) spectator_state_ = state_->clone();
+  if (spectator_state_) {
+    if (reaper_) reaper_->retire(std::shared_ptr<const rules::State>(std::move(spectator_state_)));
+    spectator_state_ = state_->clone();
+  }
   const auto entry = publish(true);
   store_.start_round(id_, round_, options_, seed_, version_, durable_done(entry));
 }

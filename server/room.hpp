@@ -24,6 +24,7 @@
 #include "participant.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/view.hpp"
+#include "reaper.hpp"
 #include "rules/game.hpp"
 #include "store.hpp"
 
@@ -80,6 +81,9 @@ class Room : public std::enable_shared_from_this<Room> {
   void tick(Millis now);
   // Times each accepted move from its arrival to its broadcast (after its durable write).
   void time_moves(const SpanTimer* timer) { move_timer_ = timer; }
+  // Boards and positions the room is done with are freed on `reaper`'s thread; without one
+  // (tests that drive a room alone), here.
+  void free_with(Reaper* reaper) { reaper_ = reaper; }
 
   // One line of the lobby's list: room, game, seats, status, spectators, round.
   nlohmann::json summary() const;
@@ -144,6 +148,8 @@ class Room : public std::enable_shared_from_this<Room> {
   protocol::Code error(const std::shared_ptr<Participant>& p, protocol::Code code,
                        std::string message, const nlohmann::json& id);
   void start_next_round();
+  // Lets go of views no longer shown: what only they held goes to the reaper.
+  void retire(std::vector<Seen>&& views);
   void show_away(SeatSlot& slot);
 
   std::string id_;
@@ -170,6 +176,7 @@ class Room : public std::enable_shared_from_this<Room> {
   Millis now_;
   Millis last_activity_;
   const SpanTimer* move_timer_ = nullptr;
+  Reaper* reaper_ = nullptr;
 };
 
 }  // namespace plateau::server
