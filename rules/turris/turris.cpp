@@ -261,7 +261,7 @@ class TurrisState final : public TurnState<TurrisState> {
   bool view_depends_on_viewer() const override { return false; }
   json changing_view(std::optional<Seat>) const override {
     // Nothing in Turris is hidden: every viewer sees the same board.
-    const auto all = faces_of(cells_, blocks_);
+    const auto& all = tower_faces();
     json view = rest_of_view(all);
     view["levels"] = levels_json();
     view["blocks"] = array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
@@ -276,7 +276,7 @@ class TurrisState final : public TurnState<TurrisState> {
     json* blocks = member_of(board, "blocks", json::value_t::array);
     json* faces = member_of(board, "faces", json::value_t::object);
     if (!levels || !blocks || !faces || blocks->size() > blocks_.size()) return false;
-    const auto all = faces_of(cells_, blocks_);
+    const auto& all = tower_faces();
     update.rest = rest_of_view(all);
     const auto height = static_cast<std::size_t>(tower_height(cells_));
     if (levels->size() > height) {
@@ -346,7 +346,7 @@ class TurrisState final : public TurnState<TurrisState> {
         blocks->size() != shown->blocks_.size() ||
         levels->size() != static_cast<std::size_t>(tower_height(shown->cells_)))
       return update_view(board, viewer, update);
-    const auto all = faces_of(cells_, blocks_), before = faces_of(shown->cells_, shown->blocks_);
+    const auto &all = tower_faces(), &before = shown->tower_faces();
     update.rest = rest_of_view(all);
     const auto height = static_cast<std::size_t>(tower_height(cells_));
     if (levels->size() > height) {
@@ -484,6 +484,7 @@ class TurrisState final : public TurnState<TurrisState> {
 
   void do_apply(const Move& move) override {
     const Action action = *action_of(move.text);  // precondition: legal
+    faces_.reset();  // of the position before
     if (fresh_turn_) {
       last_moves_.clear();
       last_seat_ = to_move_;
@@ -662,7 +663,7 @@ class TurrisState final : public TurnState<TurrisState> {
 
   void finish(std::string why) {
     std::array<int, 2> total{};
-    for (const Face& face : faces_of(cells_, blocks_)) {
+    for (const Face& face : tower_faces()) {
       total[0] += face.score[0];
       total[1] += face.score[1];
     }
@@ -676,8 +677,17 @@ class TurrisState final : public TurnState<TurrisState> {
                        why + "; the four faces and the roof score " + tally + ": " + verdict};
   }
 
+  // The tower's five faces in this position, computed on first use. A copy shares them: the
+  // room keeps a copy of each position it shows and compares the next position with it, whose
+  // faces are then already there rather than computed a second time.
+  const std::array<Face, 5>& tower_faces() const {
+    if (!faces_) faces_ = std::make_shared<const std::array<Face, 5>>(faces_of(cells_, blocks_));
+    return *faces_;
+  }
+
   Cells cells_{};
   std::vector<Block> blocks_;  // every block ever placed, by id; a removed one stays, not alive
+  mutable std::shared_ptr<const std::array<Face, 5>> faces_;  // see tower_faces(); reset by do_apply
   std::array<int, 2> supply_{};
   bool chain_;
   Phase phase_ = Phase::place;
