@@ -203,20 +203,13 @@ class QuirkyState final : public TurnState<QuirkyState> {
 
   std::vector<Move> legal_moves() const override {
     std::vector<Move> moves;
-    if (outcome_) return moves;
     const auto& points = board_->points;
-    const int n = static_cast<int>(points.size());
-    if (is_colour(drawn_)) {
-      for (int p = 0; p < n; ++p)
-        if (can_place(p, drawn_)) moves.push_back(Move{points[p].id});
-    } else if (drawn_ == kBlue) {
-      for (int p = 0; p < n; ++p)
-        if (stacks_[p].height > 0)
-          for (int q : board_->neighbours[p])
-            if (stacks_[q].height == 0) moves.push_back(Move{points[p].id + "-" + points[q].id});
-    } else if (drawn_ == kBlack) {
-      for (int p = 0; p < n; ++p)
-        if (stacks_[p].height > 0) moves.push_back(Move{"x" + points[p].id});
+    for (const Action& a : actions()) {
+      switch (a.kind) {
+        case Action::Kind::place: moves.push_back(Move{points[a.to].id}); break;
+        case Action::Kind::slide: moves.push_back(Move{points[a.from].id + "-" + points[a.to].id}); break;
+        case Action::Kind::take: moves.push_back(Move{"x" + points[a.from].id}); break;
+      }
     }
     return moves;
   }
@@ -365,6 +358,26 @@ class QuirkyState final : public TurnState<QuirkyState> {
       if (colour_of_[s] == colour) return s;
     return kNoSeat;
   }
+  // The drawer's choices, in the order legal_moves lists them.
+  std::vector<Action> actions() const {
+    std::vector<Action> out;
+    if (outcome_) return out;
+    const int n = static_cast<int>(board_->points.size());
+    if (is_colour(drawn_)) {
+      for (int p = 0; p < n; ++p)
+        if (can_place(p, drawn_)) out.push_back(Action{Action::Kind::place, -1, p});
+    } else if (drawn_ == kBlue) {
+      for (int p = 0; p < n; ++p)
+        if (stacks_[p].height > 0)
+          for (int q : board_->neighbours[p])
+            if (stacks_[q].height == 0) out.push_back(Action{Action::Kind::slide, p, q});
+    } else if (drawn_ == kBlack) {
+      for (int p = 0; p < n; ++p)
+        if (stacks_[p].height > 0) out.push_back(Action{Action::Kind::take, p, -1});
+    }
+    return out;
+  }
+
   int holder_free_colour() const {
     for (int c = 0; c < kColours; ++c)
       if (holder(c) == kNoSeat) return c;
@@ -477,8 +490,7 @@ class QuirkyState final : public TurnState<QuirkyState> {
     // The choices open to the drawer, so a table can highlight them without knowing the rules.
     json points = json::array();
     json moves = json::object();
-    for (const Move& m : legal_moves()) {
-      const auto action = *parse(*board_, m.text);
+    for (const Action& action : actions()) {
       if (action.kind == Action::Kind::place) {
         points.push_back(board_->points[action.to].id);
       } else if (action.kind == Action::Kind::take) {
