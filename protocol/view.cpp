@@ -209,19 +209,32 @@ void diff_into(const json& a, const json& b, std::string& path, std::string& out
   }
   const std::size_t len = path.size();
   if (a.is_object()) {
-    auto ia = a.begin(), ib = b.begin();
-    while (ia != a.end() || ib != b.end()) {
-      if (ib == b.end() || (ia != a.end() && ia.key() < ib.key())) {
-        append_token(path, ia.key());
+    // Both are sorted maps, walked together. Most keys are in both and most values unchanged: a
+    // key is compared once for that, and a path is written only for an operation or to go down.
+    const auto& ma = a.get_ref<const json::object_t&>();
+    const auto& mb = b.get_ref<const json::object_t&>();
+    auto ia = ma.begin(), ib = mb.begin();
+    while (ia != ma.end() || ib != mb.end()) {
+      const int order = ia == ma.end() ? 1 : ib == mb.end() ? -1 : ia->first.compare(ib->first);
+      if (order < 0) {
+        append_token(path, ia->first);
         op(out, "remove", path, nullptr);
         ++ia;
-      } else if (ia == a.end() || ib.key() < ia.key()) {
-        append_token(path, ib.key());
-        op(out, "add", path, &*ib);
+      } else if (order > 0) {
+        append_token(path, ib->first);
+        op(out, "add", path, &ib->second);
         ++ib;
       } else {
-        append_token(path, ia.key());
-        diff_into(*ia, *ib, path, out);
+        const json &va = ia->second, &vb = ib->second;
+        if (va.type() != vb.type() || !is_container(va)) {
+          if (va != vb) {
+            append_token(path, ia->first);
+            op(out, "replace", path, &vb);
+          }
+        } else {
+          append_token(path, ia->first);
+          diff_into(va, vb, path, out);
+        }
         ++ia;
         ++ib;
       }
@@ -326,9 +339,13 @@ void append_view_update(std::string& ops, json& board, rules::State::ViewUpdate&
     path = prefix;
     append_token(path, key);
     const auto it = board.find(key);
-    if (it == board.end()) op(ops, "add", path, &value);
-    else diff_into(*it, value, path, ops);
-    board[key] = std::move(value);
+    if (it == board.end()) {
+      op(ops, "add", path, &value);
+      board[key] = std::move(value);
+    } else {
+      diff_into(*it, value, path, ops);
+      *it = std::move(value);
+    }
   }
 }
 
