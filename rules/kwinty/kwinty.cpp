@@ -259,9 +259,11 @@ class KwintyState final : public TurnState<KwintyState> {
   // For each seat, every maximal run of exactly four squares of its colour, in any direction.
   std::array<std::vector<Line>, 2> lines_of_four() const {
     std::array<std::vector<Line>, 2> out;
+    if (blocks_.empty()) return out;
+    // Only the wall's columns hold squares (at most 9 of the frame's 17).
     for (const Direction& d : kDirections)
       for (int y = 0; y < kRows; ++y)
-        for (int x = 0; x < kColumns; ++x) {
+        for (int x = min_x_; x <= max_x_; ++x) {
           const Seat seat = owner({x, y});
           // Count each run once, from its first square.
           if (seat < 0 || owner({x - d.dx, y - d.dy}) == seat) continue;
