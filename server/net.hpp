@@ -5,7 +5,8 @@
 // templates on the stream, so both kinds run the same code.
 //
 // Threading: one io_context thread runs every socket, the lobby and the rooms, so they need no
-// locks; the store's writer thread hands its completions back through asio::post.
+// locks; the store's writer thread hands its completions back through asio::post, and the
+// lobby's reaper thread frees the boards and positions rooms hand it (their last references).
 //
 // Writes stay on that thread too, though sendmsg is about 40% of its time. Handing them to a
 // send thread of their own was measured (issue 7, session 10): on a 2-core machine shared with
