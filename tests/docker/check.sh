@@ -112,6 +112,11 @@ if [ "$SKIP_BUILD" != 1 ]; then
   else
     fail "container-check.sh build+serve ($(( $(date +%s) - t )) s); last lines:"
     tail -40 "$WORK/build.log" | sed 's/^/      | /'
+    # A unit test that failed in the image's build: its own report, which the tail cuts off.
+    if grep -qE '^\[  FAILED  \]|Failure$' "$WORK/build.log"; then
+      echo "      failing tests' output:"
+      grep -B3 -A12 -E 'Failure$' "$WORK/build.log" | head -120 | sed 's/^/      | /'
+    fi
     summary; exit 1
   fi
 fi
