@@ -196,6 +196,8 @@ void op(std::string& out, const char* kind, const std::string& path, const json*
 }
 
 bool is_container(const json& j) { return j.is_object() || j.is_array(); }
+// Whether a and b are compared whole (a replace when they differ) rather than member by member.
+bool compared_whole(const json& a, const json& b) { return a.type() != b.type() || !is_container(a); }
 
 // Why not json::diff: it deep-compares at every level and rebuilds path strings, which made it
 // half of a move's cost, and it patches a list that changes length element by element. Here
@@ -203,7 +205,7 @@ bool is_container(const json& j) { return j.is_object() || j.is_array(); }
 // and an array that grew or shrank gets adds or removes at its end when its head is unchanged,
 // or is replaced whole when that is shorter.
 void diff_into(const json& a, const json& b, std::string& path, std::string& out) {
-  if (a.type() != b.type() || !is_container(a)) {
+  if (compared_whole(a, b)) {
     if (a != b) op(out, "replace", path, &b);
     return;
   }
@@ -226,7 +228,7 @@ void diff_into(const json& a, const json& b, std::string& path, std::string& out
         ++ib;
       } else {
         const json &va = ia->second, &vb = ib->second;
-        if (va.type() != vb.type() || !is_container(va)) {
+        if (compared_whole(va, vb)) {  // as diff_into would, without writing the path first
           if (va != vb) {
             append_token(path, ia->first);
             op(out, "replace", path, &vb);

@@ -22,7 +22,7 @@ void Reaper::retire(std::shared_ptr<const void> last) {
     std::lock_guard lock(mutex_);
     waiting_.push_back(std::move(last));
     ++handed_;
-    wake = waiting_.size() == kBatch;
+    wake = waiting_.size() == 1 || waiting_.size() == kBatch;  // the first wakes it; a full batch hurries it
   }
   if (wake) wake_.notify_one();
 }
@@ -45,7 +45,9 @@ void Reaper::run() {
   std::vector<std::shared_ptr<const void>> batch;
   std::unique_lock lock(mutex_);
   for (;;) {
-    // Woken by a full batch, by drain() or by stop; else every kLinger, to free what waits.
+    // Asleep while nothing waits (an idle server wakes it never); then a batch gathers for up
+    // to kLinger, cut short by a full batch, by drain() or by stop.
+    wake_.wait(lock, [&] { return stop_ || hurry_ || !waiting_.empty(); });
     wake_.wait_for(lock, kLinger, [&] { return stop_ || hurry_ || waiting_.size() >= kBatch; });
     hurry_ = false;
     batch.swap(waiting_);

@@ -316,6 +316,10 @@ void Room::retire(std::vector<Seen>&& views) {
   }
 }
 
+void Room::retire(std::unique_ptr<rules::State> state) {
+  if (reaper_ && state) reaper_->retire(std::shared_ptr<const rules::State>(std::move(state)));
+}
+
 void Room::send_direct(const std::shared_ptr<Participant>& p, Frame f) {
   if (outbox_.empty()) {
     p->send(f);  // nothing is waiting: no need to queue
@@ -583,15 +587,11 @@ void Room::start_next_round() {
   ++round_;
   options_ = std::move(options);
   seed_ = seed;
-  if (reaper_) reaper_->retire(std::shared_ptr<const rules::State>(std::move(state_)));
-  state_ = std::move(*created);
+  retire(std::exchange(state_, std::move(*created)));
   ++state_generation_;
   moves_.clear();
   rematch_.assign(seats_.size(), false);
-  if (spectator_state_) {
-    if (reaper_) reaper_->retire(std::shared_ptr<const rules::State>(std::move(spectator_state_)));
-    spectator_state_ = state_->clone();
-  }
+  if (spectator_state_) retire(std::exchange(spectator_state_, state_->clone()));
   const auto entry = publish(true);
   store_.start_round(id_, round_, options_, seed_, version_, durable_done(entry));
 }

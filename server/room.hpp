@@ -150,6 +150,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void start_next_round();
   // Lets go of views no longer shown: what only they held goes to the reaper.
   void retire(std::vector<Seen>&& views);
+  // A position the room no longer plays: to the reaper, or freed here without one.
+  void retire(std::unique_ptr<rules::State> state);
   void show_away(SeatSlot& slot);
 
   std::string id_;
