@@ -26,9 +26,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <vector>
+
+#include "percentile.hpp"
 
 namespace {
 
@@ -44,20 +45,15 @@ double now_ms() {
   return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
 }
 
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
-  return v[std::min(i, v.size() - 1)];
-}
-
-void report(const char* name, const std::vector<double>& flushes) {
+void report(const char* name, std::vector<double> flushes) {
   std::vector<double> pairs;
   for (std::size_t i = 1; i < flushes.size(); ++i) pairs.push_back(flushes[i - 1] + flushes[i]);
+  std::sort(flushes.begin(), flushes.end());
+  std::sort(pairs.begin(), pairs.end());
+  auto at = [](const std::vector<double>& sorted, double p) { return plateau::bench::percentile_of_sorted(sorted, p); };
   std::printf("  %-9s  %6zu flushes  p50 %6.3f  p90 %6.3f  p99 %6.3f  p99.9 %6.3f  max %7.3f ms\n", name,
-              flushes.size(), percentile(flushes, 0.5), percentile(flushes, 0.9), percentile(flushes, 0.99),
-              percentile(flushes, 0.999), flushes.empty() ? 0.0 : *std::max_element(flushes.begin(), flushes.end()));
-  std::printf("  %-9s  two in a row: p50 %6.3f  p99 %6.3f ms\n", "", percentile(pairs, 0.5), percentile(pairs, 0.99));
+              flushes.size(), at(flushes, 50), at(flushes, 90), at(flushes, 99), at(flushes, 99.9), at(flushes, 100));
+  std::printf("  %-9s  two in a row: p50 %6.3f  p99 %6.3f ms\n", "", at(pairs, 50), at(pairs, 99));
 }
 
 bool write_all(int fd, const char* data, std::size_t size, off_t at) {
@@ -75,7 +71,7 @@ bool write_all(int fd, const char* data, std::size_t size, off_t at) {
 // Writes a block at `next_offset(i)` then flushes it, --hz times a second, for `seconds`.
 template <class NextOffset>
 std::vector<double> run(int fd, const Options& opt, double seconds, NextOffset next_offset) {
-  static std::array<char, 4096> block;
+  std::array<char, 4096> block{};
   std::vector<double> flushes;
   const double start = now_ms(), end = start + seconds * 1e3;
   const double period = opt.hz > 0 ? 1e3 / opt.hz : 0;

@@ -53,8 +53,10 @@
 
 #include "../e2e/http_client.hpp"
 #include "../e2e/server_process.hpp"
+#include "percentile.hpp"
 
 using nlohmann::json;
+using plateau::bench::percentile;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -675,12 +677,6 @@ double histogram_percentile(const std::vector<std::pair<double, double>>& before
 double counter(const std::string& page, const std::string& name) {
   const auto at = page.find("\n" + name + " ");
   return at == std::string::npos ? 0 : std::stod(page.substr(at + name.size() + 2));
-}
-
-double percentile(std::vector<double> v, double p) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[std::min(v.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(v.size())))];
 }
 
 PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const std::string& label,
