@@ -204,6 +204,9 @@ std::string Server::metrics_text() const {
     out << "# HELP plateau_store_checkpoints_total Checkpoint passes copying the WAL into the database.\n"
            "# TYPE plateau_store_checkpoints_total counter\nplateau_store_checkpoints_total "
         << s.checkpoints << "\n";
+    out << "# HELP plateau_store_wal_restarts_total Times the WAL was wholly copied so that it starts over.\n"
+           "# TYPE plateau_store_wal_restarts_total counter\nplateau_store_wal_restarts_total "
+        << s.restarts << "\n";
   }
   return out.str();
 }

@@ -1,6 +1,8 @@
 #include "sqlite_store.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <sqlite3.h>
 
 #include <chrono>
@@ -182,7 +184,8 @@ bool exec(sqlite3* db, const char* sql, std::string* err = nullptr) {
 
 int SqliteStore::schema_version() { return static_cast<int>(kMigrations.size()); }
 
-std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const std::string& path, Post post) {
+std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const std::string& path, Post post,
+                                                                          CheckpointPolicy policy) {
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
@@ -242,23 +245,24 @@ std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const
     sqlite3_close(reader);
     return fail("cannot read through the checkpoint connection: " + err);
   }
-  return std::unique_ptr<SqliteStore>(new SqliteStore(db, reader, checkpointer, std::move(post)));
+  return std::unique_ptr<SqliteStore>(new SqliteStore(db, reader, checkpointer, std::move(post), policy));
 }
 
-namespace {
-constexpr int kCheckpointPages = 1000;  // SQLite's own automatic threshold
-}
-
-SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post)
-    : db_(db), reader_(reader), post_(std::move(post)), checkpointer_(checkpointer) {
+SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post, CheckpointPolicy policy)
+    : db_(db), reader_(reader), post_(std::move(post)), checkpointer_(checkpointer), policy_(policy) {
+  if (const char* file = sqlite3_db_filename(checkpointer_, "main"); file && *file)
+    database_fd_ = ::open(file, O_RDONLY | O_CLOEXEC);
   // Replaces the automatic checkpoint, which would run inside the commit that crosses the
   // threshold and hold every move in that batch behind it.
   sqlite3_wal_hook(
       db_,
       [](void* self, sqlite3*, const char*, int pages) {
         auto* store = static_cast<SqliteStore*>(self);
-        if (pages >= kCheckpointPages && store->checkpoint_armed_) {
+        store->log_pages_ = pages;
+        if (pages < store->pass_asked_at_) store->pass_asked_at_ = 0;  // the log started over
+        if (pages - store->pass_asked_at_ >= store->policy_.pass_every && store->checkpoint_armed_) {
           store->checkpoint_armed_ = false;
+          store->pass_asked_at_ = pages;
           std::lock_guard lock(store->checkpoint_mutex_);
           store->checkpoint_wanted_ = true;
           store->checkpoint_wake_.notify_one();
@@ -274,6 +278,7 @@ SqliteStore::~SqliteStore() {
   close();
   sqlite3_close(reader_);
   sqlite3_close(checkpointer_);
+  if (database_fd_ >= 0) ::close(database_fd_);
   sqlite3_close(db_);  // the last connection: it checkpoints what is left
 }
 
@@ -289,6 +294,10 @@ void SqliteStore::checkpoint_loop() {
     int log = 0, copied = 0;
     const int rc = sqlite3_wal_checkpoint_v2(checkpointer_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
     ++stats_.checkpoints;
+    // A pass that copied only part of the log left its pages unflushed in the database file.
+    // Flush them here, so that the writer's copy of the rest, before the log starts over, has
+    // only its own few pages to flush.
+    if (rc == SQLITE_OK && copied > 0 && copied < log && database_fd_ >= 0) ::fdatasync(database_fd_);
     pass_end_ = rc == SQLITE_OK && log > 0 && copied == log ? PassEnd::backfilled : PassEnd::partial;
   }
 }
@@ -456,12 +465,17 @@ void SqliteStore::writer_loop() {
     for (const auto& w : batch) queue_timer_.record(w.queued_at, started);
     // SQLite starts the WAL over from its beginning only when a write transaction begins on a
     // log that is wholly copied into the database. The checkpoint thread copied all but the few
-    // frames committed while it ran: copy those here (a few pages), so that this transaction
-    // restarts the log instead of growing it. Without this the WAL file grows without bound.
-    // Once that pass has ended, whether or not it copied all it saw (a reader's snapshot can
-    // hold it back), the next commit past the threshold may ask for another.
+    // frames committed while it ran: once the log is past `restart_at`, copy those here (a few
+    // pages), so that this transaction restarts the log instead of growing it. Without this the
+    // WAL file grows without bound. Once a pass has ended, whether or not it copied all it saw
+    // (a reader's snapshot can hold it back), the next commit may ask for another.
     if (const PassEnd end = pass_end_.exchange(PassEnd::none); end != PassEnd::none) {
-      if (end == PassEnd::backfilled) sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+      if (end == PassEnd::backfilled && log_pages_ >= policy_.restart_at) {
+        int log = 0, copied = 0;
+        if (sqlite3_wal_checkpoint_v2(db_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) == SQLITE_OK &&
+            copied == log)
+          ++stats_.restarts;
+      }
       checkpoint_armed_ = true;
     }
     std::vector<std::pair<Done, bool>> results;

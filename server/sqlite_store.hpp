@@ -49,8 +49,25 @@ struct CommitStats {
   // whatever that thread was doing when the commit ended.
   LatencyHistogram returned;
   std::atomic<std::uint64_t> writes{0};
-  // Checkpoint passes run by the checkpoint thread: about one per time the log starts over.
+  // Checkpoint passes run by the checkpoint thread: one per `pass_every` pages logged.
   std::atomic<std::uint64_t> checkpoints{0};
+  // Times the writer finished a copy of the whole log so that the next commit starts it over.
+  std::atomic<std::uint64_t> restarts{0};
+};
+
+// When the log is copied into the database, in pages of the log (4 KB each).
+//
+// Starting the log over costs the commit that does it four flushes instead of one: the log
+// before its last frames are copied, the database after, the new log header, then the commit
+// itself. At 1,000 pages a cycle, 10,000 moves/s started it over ten times a second, and those
+// commits (5 to 9 ms each, and every move queued behind them) were most of the slowest 1%.
+// So the log starts over only every `restart_at` pages, while the checkpoint thread copies it
+// every `pass_every` pages and flushes the database itself, off the writer's path, so that the
+// writer's final copy has only the last few frames to flush. The log file keeps its largest
+// size (16,000 pages: about 66 MB), and later cycles overwrite it in place.
+struct CheckpointPolicy {
+  int pass_every = 2000;
+  int restart_at = 16000;
 };
 
 class SqliteStore final : public Store {
@@ -59,7 +76,8 @@ class SqliteStore final : public Store {
 
   // Opens (creating if absent) the database at `path` and brings its schema up to date. A file
   // that is not a database, or fails its integrity check, is an error and is left untouched.
-  static std::expected<std::unique_ptr<SqliteStore>, std::string> open(const std::string& path, Post post);
+  static std::expected<std::unique_ptr<SqliteStore>, std::string> open(const std::string& path, Post post,
+                                                                        CheckpointPolicy policy = {});
   ~SqliteStore() override;
 
   // Everything recovery needs: every room in play, and those whose last round ended at or after
@@ -100,7 +118,7 @@ class SqliteStore final : public Store {
     Atomicity atomicity;
     std::int64_t queued_at;  // SpanTimer time
   };
-  SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post);
+  SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post, CheckpointPolicy policy);
   void enqueue(std::function<bool(StmtCache&)> run, Done done, Atomicity atomicity = Atomicity::savepoint);
   void writer_loop();
   // Deletes the log's rows older than its last kLogKept, copying those of rounds that never
@@ -146,11 +164,16 @@ class SqliteStore final : public Store {
   // it copied the whole log it saw.
   enum class PassEnd { none, partial, backfilled };
   std::atomic<PassEnd> pass_end_{PassEnd::none};
+  const CheckpointPolicy policy_;
+  // The database file, opened again for the checkpoint thread's own flush after a pass that
+  // copied part of the log (SQLite flushes it only after a pass that copied all of it).
+  int database_fd_ = -1;
   // Writer thread only (the WAL hook runs in its commits): a pass may be asked for. One pass
-  // per cycle of the log: asking again while one runs would only start passes that copy the
-  // few frames committed meanwhile, each with two fsyncs, and collide with the writer's own
-  // checkpoint before it starts the log over.
+  // at a time: asking again while one runs would only start passes that copy the few frames
+  // committed meanwhile, each with its fsyncs.
   bool checkpoint_armed_ = true;
+  int log_pages_ = 0;         // pages in the log after the last commit
+  int pass_asked_at_ = 0;     // log_pages_ when the last pass was asked for
   std::thread checkpoint_thread_;
 };
 
