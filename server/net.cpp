@@ -204,7 +204,7 @@ std::string Server::metrics_text() const {
     out << "# HELP plateau_store_checkpoints_total Checkpoint passes copying the WAL into the database.\n"
            "# TYPE plateau_store_checkpoints_total counter\nplateau_store_checkpoints_total "
         << s.checkpoints << "\n";
-    out << "# HELP plateau_store_wal_restarts_total Times the WAL was wholly copied so that it starts over.\n"
+    out << "# HELP plateau_store_wal_restarts_total Times the store copied all of a WAL past its threshold, to start it over.\n"
            "# TYPE plateau_store_wal_restarts_total counter\nplateau_store_wal_restarts_total "
         << s.restarts << "\n";
   }

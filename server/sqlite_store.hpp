@@ -51,7 +51,8 @@ struct CommitStats {
   std::atomic<std::uint64_t> writes{0};
   // Checkpoint passes run by the checkpoint thread: one per `pass_every` pages logged.
   std::atomic<std::uint64_t> checkpoints{0};
-  // Times the writer finished a copy of the whole log so that the next commit starts it over.
+  // Times the writer finished a copy of the whole log so that the next commit starts it over
+  // (the log also starts over, uncounted here, after a pass that copied all of it).
   std::atomic<std::uint64_t> restarts{0};
 };
 
@@ -61,10 +62,12 @@ struct CommitStats {
 // before its last frames are copied, the database after, the new log header, then the commit
 // itself. At 1,000 pages a cycle, 10,000 moves/s started it over ten times a second, and those
 // commits (5 to 9 ms each, and every move queued behind them) were most of the slowest 1%.
-// So the log starts over only every `restart_at` pages, while the checkpoint thread copies it
-// every `pass_every` pages and flushes the database itself, off the writer's path, so that the
-// writer's final copy has only the last few frames to flush. The log file keeps its largest
-// size (16,000 pages: about 66 MB), and later cycles overwrite it in place.
+// So the writer makes the log start over only past `restart_at` pages, while the checkpoint
+// thread copies it every `pass_every` pages and flushes the database itself, off the writer's
+// path, so that the writer's final copy has only the last few frames to flush. (Under a light
+// load a pass often copies the whole log between two commits; the next commit then starts it
+// over at the cost of one more flush, the new header's.) The log file keeps its largest size
+// (at most about 66 MB), and later cycles overwrite it in place.
 struct CheckpointPolicy {
   int pass_every = 2000;
   int restart_at = 16000;
