@@ -1,8 +1,6 @@
 #include "sqlite_store.hpp"
 
-#include <fcntl.h>
 #include <pthread.h>
-#include <unistd.h>
 #include <sqlite3.h>
 
 #include <chrono>
@@ -250,8 +248,6 @@ std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const
 
 SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post, CheckpointPolicy policy)
     : db_(db), reader_(reader), post_(std::move(post)), checkpointer_(checkpointer), policy_(policy) {
-  if (const char* file = sqlite3_db_filename(checkpointer_, "main"); file && *file)
-    database_fd_ = ::open(file, O_RDONLY | O_CLOEXEC);
   // Replaces the automatic checkpoint, which would run inside the commit that crosses the
   // threshold and hold every move in that batch behind it.
   sqlite3_wal_hook(
@@ -278,7 +274,6 @@ SqliteStore::~SqliteStore() {
   close();
   sqlite3_close(reader_);
   sqlite3_close(checkpointer_);
-  if (database_fd_ >= 0) ::close(database_fd_);
   sqlite3_close(db_);  // the last connection: it checkpoints what is left
 }
 
@@ -297,7 +292,12 @@ void SqliteStore::checkpoint_loop() {
     // A pass that copied only part of the log left its pages unflushed in the database file.
     // Flush them here, so that the writer's copy of the rest, before the log starts over, has
     // only its own few pages to flush.
-    if (rc == SQLITE_OK && copied > 0 && copied < log && database_fd_ >= 0) ::fdatasync(database_fd_);
+    // SQLite's own handle of the file, and its own sync (an fdatasync on Linux).
+    sqlite3_file* database = nullptr;
+    if (rc == SQLITE_OK && copied > 0 && copied < log &&
+        sqlite3_file_control(checkpointer_, "main", SQLITE_FCNTL_FILE_POINTER, &database) == SQLITE_OK && database &&
+        database->pMethods)
+      database->pMethods->xSync(database, SQLITE_SYNC_NORMAL);
     pass_end_ = rc == SQLITE_OK && log > 0 && copied == log ? PassEnd::backfilled : PassEnd::partial;
   }
 }

@@ -168,9 +168,6 @@ class SqliteStore final : public Store {
   enum class PassEnd { none, partial, backfilled };
   std::atomic<PassEnd> pass_end_{PassEnd::none};
   const CheckpointPolicy policy_;
-  // The database file, opened again for the checkpoint thread's own flush after a pass that
-  // copied part of the log (SQLite flushes it only after a pass that copied all of it).
-  int database_fd_ = -1;
   // Writer thread only (the WAL hook runs in its commits): a pass may be asked for. One pass
   // at a time: asking again while one runs would only start passes that copy the few frames
   // committed meanwhile, each with its fsyncs.

@@ -66,6 +66,7 @@ class StoreTest : public ::testing::Test {
     sqlite3_free(err);
     sqlite3_close(db);
   }
+  static constexpr int kCommits = 6000;  // commit_moves_one_by_one's
   void commit_moves_one_by_one(SqliteStore& store, std::uintmax_t& largest_log);
   std::int64_t count(const std::string& query) {
     sqlite3* db = nullptr;
@@ -249,7 +250,7 @@ TEST_F(StoreTest, AWriteIsTimedFromItsArrivalToTheStartOfItsCommit) {
 // Each write below is its own commit, and moves of 40 rooms land on different pages: the log
 // gains at least a page per commit, so 6,000 commits log 6,000 pages or more.
 void StoreTest::commit_moves_one_by_one(SqliteStore& store, std::uintmax_t& largest_log) {
-  constexpr int kRooms = 40, kCommits = 6000;
+  constexpr int kRooms = 40;
   for (int r = 0; r < kRooms; ++r)
     ASSERT_TRUE(wait([&](Done d) {
       store.create_room(RoomRecord{"room" + std::to_string(r), "quantik", nlohmann::json::object(), 1, false, 0, 1}, d);
@@ -290,7 +291,7 @@ TEST_F(StoreTest, TheWriteAheadLogStaysBoundedUnderManyCommits) {
   // commit past the threshold asked for one, 6,000 commits ran 2,856 to 3,781 passes, each
   // with its own fsyncs, and they kept colliding with the writer's own copy.
   EXPECT_GE(passes, 10u) << figures;
-  EXPECT_LE(passes, 2 * 6000 / 500 + 4) << figures;
+  EXPECT_LE(passes, 2 * kCommits / 500 + 4) << figures;
   // And what was copied out is in the database file itself.
   EXPECT_GT(fs::file_size(dir_ / "plateau.db"), 100u * 1024);
 }
@@ -313,7 +314,7 @@ TEST_F(StoreTest, TheWriterNeverForcesARestartOfTheLogBeforeItsThreshold) {
   store.reset();
   auto again = open(policy);
   ASSERT_TRUE(again);
-  EXPECT_EQ(count("SELECT count(*) FROM move_log"), 6000);
+  EXPECT_EQ(count("SELECT count(*) FROM move_log"), kCommits);
 }
 
 TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
