@@ -1,0 +1,223 @@
+// How long this machine stops running its threads while its disk is flushed (run by hand;
+// never a timed test).
+//
+// load_bench's p99 at 10,000 durable moves/s is many times its p99 with `--data none`. This
+// program looks for what a server cannot change: moments when no thread on any core runs at
+// all. It pins one thread to each core, and each thread does nothing but read the clock in a
+// loop; a gap between two readings is time that thread was not running. Time in which every
+// core's thread is in a gap at once is time in which the whole machine ran none of them: a
+// move in flight then waits, whatever the server does.
+//
+//   stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4]
+//
+// Three phases, each --seconds long:
+//   - quiet: the clock readers alone;
+//   - flushing: the same, while one more thread, pinned to the first core, writes --kb KB into
+//     DIR/stall_floor.tmp and calls fdatasync, --hz times a second (the store's writer commits
+//     800 to 1,000 times a second at 10,000 moves/s), so that every flush runs while every core
+//     is busy;
+//   - flushing, one core free: the same, with no clock reader on the first core, which the
+//     flushing thread is pinned to.
+// For each phase it prints each core's gaps and the whole machine's stalls: how many lasted at
+// least 1, 5 and 10 ms, their share of the phase, and the longest. It writes only
+// DIR/stall_floor.tmp (4 MB, rewritten in place) and removes it.
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Options {
+  std::string dir = ".";
+  double seconds = 5;
+  double hz = 1000;
+  std::size_t kb = 4;  // written before each flush
+};
+
+double now_ms() {
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+void pin_to(unsigned core) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(core, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+struct Gap {
+  double from, to;  // ms, CLOCK_MONOTONIC
+};
+
+// Reads the clock until `end`; returns every gap between two readings of at least `min_ms`.
+std::vector<Gap> read_clock(unsigned core, double end, double min_ms) {
+  pin_to(core);
+  std::vector<Gap> gaps;
+  gaps.reserve(1 << 16);
+  for (double last = now_ms(); last < end;) {
+    const double t = now_ms();
+    if (t - last >= min_ms) gaps.push_back({last, t});
+    last = t;
+  }
+  return gaps;
+}
+
+// The spans in which every core's reader was in a gap: the intersection of sorted lists.
+std::vector<Gap> all_at_once(const std::vector<std::vector<Gap>>& per_core) {
+  if (per_core.empty()) return {};
+  std::vector<Gap> common = per_core[0];
+  for (std::size_t c = 1; c < per_core.size(); ++c) {
+    std::vector<Gap> next;
+    std::size_t i = 0, j = 0;
+    const auto& other = per_core[c];
+    while (i < common.size() && j < other.size()) {
+      const double from = std::max(common[i].from, other[j].from), to = std::min(common[i].to, other[j].to);
+      if (from < to) next.push_back({from, to});
+      (common[i].to < other[j].to ? i : j)++;
+    }
+    common = std::move(next);
+  }
+  return common;
+}
+
+void print_gaps(const char* name, const std::vector<Gap>& gaps, double seconds) {
+  std::array<int, 3> count{};
+  double stalled = 0, longest = 0;
+  for (const auto& g : gaps) {
+    const double ms = g.to - g.from;
+    if (ms < 1) continue;
+    stalled += ms;
+    longest = std::max(longest, ms);
+    count[0]++;
+    if (ms >= 5) count[1]++;
+    if (ms >= 10) count[2]++;
+  }
+  std::printf("    %-16s %6d >= 1 ms  %5d >= 5 ms  %5d >= 10 ms   %5.2f%% of the time   longest %6.2f ms\n", name,
+              count[0], count[1], count[2], stalled / (seconds * 10), longest);
+}
+
+bool write_all(int fd, const char* data, std::size_t size, off_t at) {
+  while (size > 0) {
+    const ssize_t n = pwrite(fd, data, size, at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+    at += n;
+  }
+  return true;
+}
+
+constexpr off_t kCycle = 4 << 20;  // the flushed file: written and flushed once before, so no write allocates
+
+// Writes 4 KB then flushes, --hz times a second, until `end`. Returns the number of flushes,
+// or -1 on an error.
+long flush_until(int fd, const Options& opt, double end, unsigned core) {
+  pin_to(core);
+  std::vector<char> block(opt.kb * 1024);
+  const off_t size = static_cast<off_t>(block.size());
+  const double period = opt.hz > 0 ? 1e3 / opt.hz : 0;
+  long n = 0;
+  for (double due = now_ms(); now_ms() < end; ++n) {
+    if (period > 0) {
+      due += period;
+      if (const double wait = due - now_ms(); wait > 0) {
+        const timespec t{static_cast<time_t>(wait / 1e3), static_cast<long>(std::fmod(wait, 1e3) * 1e6)};
+        nanosleep(&t, nullptr);
+      }
+    }
+    block[static_cast<std::size_t>(n) % block.size()] = static_cast<char>(n);
+    if (!write_all(fd, block.data(), block.size(), static_cast<off_t>(n) * size % (kCycle - kCycle % size)) || fdatasync(fd) != 0) {
+      std::perror("stall_floor: flushing");
+      return -1;
+    }
+  }
+  return n;
+}
+
+// One phase: clock readers on the cores from `first_reader` on, and the flusher on core 0 when
+// `fd` >= 0.
+bool phase(const char* name, const Options& opt, unsigned first_reader, unsigned cores, int fd) {
+  const double end = now_ms() + opt.seconds * 1e3;
+  std::vector<std::vector<Gap>> gaps(cores - first_reader);
+  std::vector<std::thread> readers;
+  for (unsigned c = first_reader; c < cores; ++c)
+    readers.emplace_back([&, c] { gaps[c - first_reader] = read_clock(c, end, 0.05); });
+  long flushes = 0;
+  if (fd >= 0) flushes = flush_until(fd, opt, end, 0);
+  for (auto& t : readers) t.join();
+  if (flushes < 0) return false;
+  std::printf("  %s", name);
+  if (fd >= 0) std::printf(" (%ld flushes, %.0f a second)", flushes, static_cast<double>(flushes) / opt.seconds);
+  std::printf("\n");
+  for (unsigned c = first_reader; c < cores; ++c)
+    print_gaps(("core " + std::to_string(c)).c_str(), gaps[c - first_reader], opt.seconds);
+  print_gaps("every reader", all_at_once(gaps), opt.seconds);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string k = argv[i];
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "%s wants a value\n", k.c_str());
+      return 2;
+    }
+    const std::string v = argv[++i];
+    if (k == "--dir") opt.dir = v;
+    else if (k == "--seconds") opt.seconds = std::stod(v);
+    else if (k == "--hz") opt.hz = std::stod(v);
+    else if (k == "--kb") opt.kb = std::stoul(v);
+    else {
+      std::fprintf(stderr, "unknown option %s\nstall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4]\n", k.c_str());
+      return 2;
+    }
+  }
+  if (!(opt.seconds > 0 && opt.seconds <= 120) || opt.hz < 0 || opt.kb < 1 || opt.kb > 1024) {
+    std::fprintf(stderr, "--seconds wants 0 < S <= 120, --hz at least 0, --kb 1 to 1024\n");
+    return 2;
+  }
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (cores < 2) {
+    std::fprintf(stderr, "stall_floor wants at least 2 cores (one is left free in the last phase)\n");
+    return 2;
+  }
+  const std::string path = opt.dir + "/stall_floor.tmp";
+  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    std::perror(("stall_floor: " + path).c_str());
+    return 1;
+  }
+  std::vector<char> zeros(1 << 20, 0);
+  bool ok = true;
+  for (off_t at = 0; ok && at < kCycle; at += static_cast<off_t>(zeros.size()))
+    ok = write_all(fd, zeros.data(), zeros.size(), at);
+  ok = ok && fsync(fd) == 0;
+  if (!ok) std::perror("stall_floor: preparing the file");
+  const std::string pace = opt.hz > 0 ? std::to_string(static_cast<int>(opt.hz)) + " a second" : "back to back";
+  std::printf("stall_floor: %u cores, a clock reader pinned to each; gaps in its readings (%.0f s a phase)\n", cores,
+              opt.seconds);
+  std::printf("flushing: %zu KB then fdatasync into %s, %s\n", opt.kb, path.c_str(), pace.c_str());
+  ok = ok && phase("quiet", opt, 0, cores, -1) && phase("flushing", opt, 0, cores, fd) &&
+       phase("flushing, core 0 free for the flusher", opt, 1, cores, fd);
+  close(fd);
+  unlink(path.c_str());
+  return ok ? 0 : 1;
+}
