@@ -17,33 +17,19 @@
 // arrives just as a flush starts. Run it alone, then while load_bench runs (`--data none` loads
 // the cores as the server does without touching the disk). It writes only DIR/flush_floor.tmp
 // (4 MB at the most, plus what the append half adds) and removes it.
-#include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
-#include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "flushing.hpp"
 #include "percentile.hpp"
 
 namespace {
 
-struct Options {
-  std::string dir = ".";
-  double seconds = 10;
-  double hz = 1000;
-};
-
-double now_ms() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
+using plateau::bench::FlushOptions;
 
 void report(const char* name, std::vector<double> flushes) {
   std::vector<double> pairs;
@@ -56,96 +42,33 @@ void report(const char* name, std::vector<double> flushes) {
   std::printf("  %-9s  two in a row: p50 %6.3f  p99 %6.3f ms\n", "", at(pairs, 50), at(pairs, 99));
 }
 
-bool write_all(int fd, const char* data, std::size_t size, off_t at) {
-  while (size > 0) {
-    const ssize_t n = pwrite(fd, data, size, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-    at += n;
-  }
-  return true;
-}
-
 // Writes a block at `next_offset(i)` then flushes it, --hz times a second, for `seconds`.
 template <class NextOffset>
-std::vector<double> run(int fd, const Options& opt, double seconds, NextOffset next_offset) {
-  std::array<char, 4096> block{};
+std::vector<double> run(int fd, const FlushOptions& opt, double seconds, NextOffset next_offset) {
   std::vector<double> flushes;
-  const double start = now_ms(), end = start + seconds * 1e3;
-  const double period = opt.hz > 0 ? 1e3 / opt.hz : 0;
-  double due = start;
-  for (std::size_t i = 0; now_ms() < end; ++i) {
-    if (period > 0) {
-      due += period;
-      const double wait = due - now_ms();
-      if (wait > 0) {
-        const timespec t{static_cast<time_t>(wait / 1e3), static_cast<long>(std::fmod(wait, 1e3) * 1e6)};
-        nanosleep(&t, nullptr);
-      }
-    }
-    block[i % block.size()] = static_cast<char>(i);  // not the same page twice
-    if (!write_all(fd, block.data(), block.size(), next_offset(i))) {
-      std::perror("flush_floor: write");
-      break;
-    }
-    const double t = now_ms();
-    if (fdatasync(fd) != 0) {
-      std::perror("flush_floor: fdatasync");
-      break;
-    }
-    flushes.push_back(now_ms() - t);
-  }
+  const long n = plateau::bench::paced_flushes(fd, opt.hz, opt.kb, plateau::bench::now_ms() + seconds * 1e3, next_offset,
+                                               [&](double ms) { flushes.push_back(ms); });
+  if (n < 0) flushes.clear();
   return flushes;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "%s wants a value\n", k.c_str());
-      return 2;
-    }
-    const std::string v = argv[++i];
-    if (k == "--dir") opt.dir = v;
-    else if (k == "--seconds") opt.seconds = std::stod(v);
-    else if (k == "--hz") opt.hz = std::stod(v);
-    else {
-      std::fprintf(stderr, "unknown option %s\nflush_floor [--dir DIR] [--seconds 10] [--hz 1000]\n", k.c_str());
-      return 2;
-    }
-  }
-  if (!(opt.seconds > 0 && opt.seconds <= 600) || opt.hz < 0) {
-    std::fprintf(stderr, "--seconds wants 0 < S <= 600 and --hz at least 0\n");
+  FlushOptions opt;
+  if (!plateau::bench::parse_flush_options(argc, argv, opt, 600, false,
+                                           "flush_floor [--dir DIR] [--seconds 10] [--hz 1000]"))
     return 2;
-  }
-  const std::string path = opt.dir + "/flush_floor.tmp";
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    std::perror(("flush_floor: " + path).c_str());
-    return 1;
-  }
   // The overwrite half cycles through 4 MB (SQLite's log at its automatic checkpoint's 1000
   // pages), all of it written and flushed first so that no write allocates.
   constexpr off_t kCycle = 4 << 20;
-  std::vector<char> zeros(1 << 20, 0);
-  bool ok = true;
-  for (off_t at = 0; ok && at < kCycle; at += static_cast<off_t>(zeros.size()))
-    ok = write_all(fd, zeros.data(), zeros.size(), at);
-  if (!ok || fsync(fd) != 0) {
-    std::perror("flush_floor: preparing the file");
-    close(fd);
-    unlink(path.c_str());
-    return 1;
-  }
+  const std::string path = opt.dir + "/flush_floor.tmp";
+  const int fd = plateau::bench::open_written_file(path, kCycle, "flush_floor");
+  if (fd < 0) return 1;
   const std::string pace = opt.hz > 0 ? std::to_string(static_cast<int>(opt.hz)) + " a second" : "back to back";
   std::printf("flush_floor: %s, 4 KB then fdatasync, %s, %.1f s a half\n", path.c_str(), pace.c_str(), opt.seconds / 2);
-  const auto overwrite = run(fd, opt, opt.seconds / 2, [](std::size_t i) { return static_cast<off_t>(i * 4096) % kCycle; });
-  const auto append = run(fd, opt, opt.seconds / 2, [](std::size_t i) { return kCycle + static_cast<off_t>(i * 4096); });
+  const auto overwrite = run(fd, opt, opt.seconds / 2, [](long i) { return static_cast<off_t>(i) * 4096 % kCycle; });
+  const auto append = run(fd, opt, opt.seconds / 2, [](long i) { return kCycle + static_cast<off_t>(i) * 4096; });
   close(fd);
   unlink(path.c_str());
   report("overwrite", overwrite);

@@ -21,36 +21,24 @@
 // For each phase it prints each core's gaps and the whole machine's stalls: how many lasted at
 // least 1, 5 and 10 ms, their share of the phase, and the longest. It writes only
 // DIR/stall_floor.tmp (4 MB, rewritten in place) and removes it.
-#include <fcntl.h>
+// Run it on an otherwise idle machine: any other work shows up as gaps as well.
 #include <pthread.h>
 #include <sched.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
-#include <atomic>
-#include <cerrno>
-#include <cmath>
 #include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "flushing.hpp"
+
 namespace {
 
-struct Options {
-  std::string dir = ".";
-  double seconds = 5;
-  double hz = 1000;
-  std::size_t kb = 4;  // written before each flush
-};
-
-double now_ms() {
-  timespec t{};
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
+using plateau::bench::FlushOptions;
+using plateau::bench::now_ms;
 
 void pin_to(unsigned core) {
   cpu_set_t set;
@@ -110,48 +98,21 @@ void print_gaps(const char* name, const std::vector<Gap>& gaps, double seconds) 
               count[0], count[1], count[2], stalled / (seconds * 10), longest);
 }
 
-bool write_all(int fd, const char* data, std::size_t size, off_t at) {
-  while (size > 0) {
-    const ssize_t n = pwrite(fd, data, size, at);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-    at += n;
-  }
-  return true;
-}
-
 constexpr off_t kCycle = 4 << 20;  // the flushed file: written and flushed once before, so no write allocates
 
-// Writes 4 KB then flushes, --hz times a second, until `end`. Returns the number of flushes,
-// or -1 on an error.
-long flush_until(int fd, const Options& opt, double end, unsigned core) {
+// Pinned to `core`, writes --kb KB then flushes, --hz times a second, until `end`. Returns the
+// number of flushes, or -1 after an error.
+long flush_until(int fd, const FlushOptions& opt, double end, unsigned core) {
   pin_to(core);
-  std::vector<char> block(opt.kb * 1024);
-  const off_t size = static_cast<off_t>(block.size());
-  const double period = opt.hz > 0 ? 1e3 / opt.hz : 0;
-  long n = 0;
-  for (double due = now_ms(); now_ms() < end; ++n) {
-    if (period > 0) {
-      due += period;
-      if (const double wait = due - now_ms(); wait > 0) {
-        const timespec t{static_cast<time_t>(wait / 1e3), static_cast<long>(std::fmod(wait, 1e3) * 1e6)};
-        nanosleep(&t, nullptr);
-      }
-    }
-    block[static_cast<std::size_t>(n) % block.size()] = static_cast<char>(n);
-    if (!write_all(fd, block.data(), block.size(), static_cast<off_t>(n) * size % (kCycle - kCycle % size)) || fdatasync(fd) != 0) {
-      std::perror("stall_floor: flushing");
-      return -1;
-    }
-  }
-  return n;
+  const off_t size = static_cast<off_t>(opt.kb * 1024);
+  return plateau::bench::paced_flushes(
+      fd, opt.hz, opt.kb, end, [&](long i) { return static_cast<off_t>(i) * size % (kCycle - kCycle % size); },
+      [](double) {});
 }
 
 // One phase: clock readers on the cores from `first_reader` on, and the flusher on core 0 when
 // `fd` >= 0.
-bool phase(const char* name, const Options& opt, unsigned first_reader, unsigned cores, int fd) {
+bool phase(const char* name, const FlushOptions& opt, unsigned first_reader, unsigned cores, int fd) {
   const double end = now_ms() + opt.seconds * 1e3;
   std::vector<std::vector<Gap>> gaps(cores - first_reader);
   std::vector<std::thread> readers;
@@ -173,50 +134,25 @@ bool phase(const char* name, const Options& opt, unsigned first_reader, unsigned
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "%s wants a value\n", k.c_str());
-      return 2;
-    }
-    const std::string v = argv[++i];
-    if (k == "--dir") opt.dir = v;
-    else if (k == "--seconds") opt.seconds = std::stod(v);
-    else if (k == "--hz") opt.hz = std::stod(v);
-    else if (k == "--kb") opt.kb = std::stoul(v);
-    else {
-      std::fprintf(stderr, "unknown option %s\nstall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4]\n", k.c_str());
-      return 2;
-    }
-  }
-  if (!(opt.seconds > 0 && opt.seconds <= 120) || opt.hz < 0 || opt.kb < 1 || opt.kb > 1024) {
-    std::fprintf(stderr, "--seconds wants 0 < S <= 120, --hz at least 0, --kb 1 to 1024\n");
+  FlushOptions opt;
+  opt.seconds = 5;
+  if (!plateau::bench::parse_flush_options(argc, argv, opt, 120, true,
+                                           "stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4]"))
     return 2;
-  }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (cores < 2) {
     std::fprintf(stderr, "stall_floor wants at least 2 cores (one is left free in the last phase)\n");
     return 2;
   }
   const std::string path = opt.dir + "/stall_floor.tmp";
-  const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) {
-    std::perror(("stall_floor: " + path).c_str());
-    return 1;
-  }
-  std::vector<char> zeros(1 << 20, 0);
-  bool ok = true;
-  for (off_t at = 0; ok && at < kCycle; at += static_cast<off_t>(zeros.size()))
-    ok = write_all(fd, zeros.data(), zeros.size(), at);
-  ok = ok && fsync(fd) == 0;
-  if (!ok) std::perror("stall_floor: preparing the file");
+  const int fd = plateau::bench::open_written_file(path, kCycle, "stall_floor");
+  if (fd < 0) return 1;
   const std::string pace = opt.hz > 0 ? std::to_string(static_cast<int>(opt.hz)) + " a second" : "back to back";
   std::printf("stall_floor: %u cores, a clock reader pinned to each; gaps in its readings (%.0f s a phase)\n", cores,
               opt.seconds);
   std::printf("flushing: %zu KB then fdatasync into %s, %s\n", opt.kb, path.c_str(), pace.c_str());
-  ok = ok && phase("quiet", opt, 0, cores, -1) && phase("flushing", opt, 0, cores, fd) &&
-       phase("flushing, core 0 free for the flusher", opt, 1, cores, fd);
+  const bool ok = phase("quiet", opt, 0, cores, -1) && phase("flushing", opt, 0, cores, fd) &&
+                  phase("flushing, core 0 free for the flusher", opt, 1, cores, fd);
   close(fd);
   unlink(path.c_str());
   return ok ? 0 : 1;
