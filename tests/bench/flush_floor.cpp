@@ -66,7 +66,8 @@ int main(int argc, char** argv) {
   const int fd = plateau::bench::open_written_file(path, kCycle, "flush_floor");
   if (fd < 0) return 1;
   const std::string pace = opt.hz > 0 ? std::to_string(static_cast<int>(opt.hz)) + " a second" : "back to back";
-  std::printf("flush_floor: %s, 4 KB then fdatasync, %s, %.1f s a half\n", path.c_str(), pace.c_str(), opt.seconds / 2);
+  std::printf("flush_floor: %s, 4 KB then fdatasync, %s, %.1f s a half\n", path.c_str(), pace.c_str(),
+              opt.seconds / 2);
   const auto overwrite = run(fd, opt, opt.seconds / 2, [](long i) { return static_cast<off_t>(i) * 4096 % kCycle; });
   const auto append = run(fd, opt, opt.seconds / 2, [](long i) { return kCycle + static_cast<off_t>(i) * 4096; });
   close(fd);

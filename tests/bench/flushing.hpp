@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -24,11 +25,13 @@ struct FlushOptions {
   std::size_t kb = 4;  // written before each flush
 };
 
-// Reads `--dir`, `--seconds`, `--hz` and `--kb` (the last only when `with_kb`) into `opt`.
-// Prints what is wrong, with `usage`, and returns false for anything else, a missing value or
-// a value out of range (at most `max_seconds`).
+// Reads `--dir`, `--seconds`, `--hz` and `--kb` (the last only when `with_kb`) into `opt`, and
+// hands any other option to `more` (which returns false for one it does not know). Prints what
+// is wrong, with `usage`, and returns false for an unknown option, a missing value or a value
+// out of range (at most `max_seconds`).
 inline bool parse_flush_options(int argc, char** argv, FlushOptions& opt, double max_seconds, bool with_kb,
-                                const char* usage) {
+                                const char* usage,
+                                const std::function<bool(const std::string&, const std::string&)>& more = {}) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (i + 1 >= argc) {
@@ -41,7 +44,7 @@ inline bool parse_flush_options(int argc, char** argv, FlushOptions& opt, double
       else if (k == "--seconds") opt.seconds = std::stod(v);
       else if (k == "--hz") opt.hz = std::stod(v);
       else if (k == "--kb" && with_kb) opt.kb = std::stoul(v);
-      else {
+      else if (!more || !more(k, v)) {
         std::fprintf(stderr, "unknown option %s\n%s\n", k.c_str(), usage);
         return false;
       }

@@ -8,16 +8,15 @@
 // core's thread is in a gap at once is time in which the whole machine ran none of them: a
 // move in flight then waits, whatever the server does.
 //
-//   stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4]
+//   stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4] [--core 0]
 //
 // Three phases, each --seconds long:
 //   - quiet: the clock readers alone;
-//   - flushing: the same, while one more thread, pinned to the first core, writes --kb KB into
+//   - flushing: the same, while one more thread, pinned to core --core, writes --kb KB into
 //     DIR/stall_floor.tmp and calls fdatasync, --hz times a second (the store's writer commits
 //     800 to 1,000 times a second at 10,000 moves/s), so that every flush runs while every core
 //     is busy;
-//   - flushing, one core free: the same, with no clock reader on the first core, which the
-//     flushing thread is pinned to.
+//   - flushing, one core free: the same, with no clock reader on the flushing thread's core.
 // For each phase it prints each core's gaps and the whole machine's stalls: how many lasted at
 // least 1, 5 and 10 ms, their share of the phase, and the longest. It writes only
 // DIR/stall_floor.tmp (4 MB, rewritten in place) and removes it.
@@ -110,23 +109,24 @@ long flush_until(int fd, const FlushOptions& opt, double end, unsigned core) {
       [](double) {});
 }
 
-// One phase: clock readers on the cores from `first_reader` on, and the flusher on core 0 when
-// `fd` >= 0.
-bool phase(const char* name, const FlushOptions& opt, unsigned first_reader, unsigned cores, int fd) {
+// One phase: a clock reader on each of `readers`, and the flusher pinned to `flusher` (none
+// when `fd` < 0).
+bool phase(const std::string& name, const FlushOptions& opt, const std::vector<unsigned>& readers, unsigned flusher,
+           int fd) {
   const double end = now_ms() + opt.seconds * 1e3;
-  std::vector<std::vector<Gap>> gaps(cores - first_reader);
-  std::vector<std::thread> readers;
-  for (unsigned c = first_reader; c < cores; ++c)
-    readers.emplace_back([&, c] { gaps[c - first_reader] = read_clock(c, end, 0.05); });
+  std::vector<std::vector<Gap>> gaps(readers.size());
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < readers.size(); ++i)
+    threads.emplace_back([&, i] { gaps[i] = read_clock(readers[i], end, 0.05); });
   long flushes = 0;
-  if (fd >= 0) flushes = flush_until(fd, opt, end, 0);
-  for (auto& t : readers) t.join();
+  if (fd >= 0) flushes = flush_until(fd, opt, end, flusher);
+  for (auto& t : threads) t.join();
   if (flushes < 0) return false;
-  std::printf("  %s", name);
+  std::printf("  %s", name.c_str());
   if (fd >= 0) std::printf(" (%ld flushes, %.0f a second)", flushes, static_cast<double>(flushes) / opt.seconds);
   std::printf("\n");
-  for (unsigned c = first_reader; c < cores; ++c)
-    print_gaps(("core " + std::to_string(c)).c_str(), gaps[c - first_reader], opt.seconds);
+  for (std::size_t i = 0; i < readers.size(); ++i)
+    print_gaps(("core " + std::to_string(readers[i])).c_str(), gaps[i], opt.seconds);
   print_gaps("every reader", all_at_once(gaps), opt.seconds);
   return true;
 }
@@ -136,13 +136,27 @@ bool phase(const char* name, const FlushOptions& opt, unsigned first_reader, uns
 int main(int argc, char** argv) {
   FlushOptions opt;
   opt.seconds = 5;
+  long flusher = 0;
+  const auto core_option = [&](const std::string& k, const std::string& v) {
+    if (k != "--core") return false;
+    flusher = std::stol(v);
+    return true;
+  };
   if (!plateau::bench::parse_flush_options(argc, argv, opt, 120, true,
-                                           "stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4]"))
+                                           "stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4] [--core 0]",
+                                           core_option))
     return 2;
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  if (cores < 2) {
-    std::fprintf(stderr, "stall_floor wants at least 2 cores (one is left free in the last phase)\n");
+  if (cores < 2 || flusher < 0 || flusher >= static_cast<long>(cores)) {
+    std::fprintf(stderr, "stall_floor wants 2 cores or more (one is left free in the last phase), "
+                         "and --core one of them\n");
     return 2;
+  }
+  const auto core = static_cast<unsigned>(flusher);
+  std::vector<unsigned> every_core, the_others;
+  for (unsigned c = 0; c < cores; ++c) {
+    every_core.push_back(c);
+    if (c != core) the_others.push_back(c);
   }
   const std::string path = opt.dir + "/stall_floor.tmp";
   const int fd = plateau::bench::open_written_file(path, kCycle, "stall_floor");
@@ -151,8 +165,8 @@ int main(int argc, char** argv) {
   std::printf("stall_floor: %u cores, a clock reader pinned to each; gaps in its readings (%.0f s a phase)\n", cores,
               opt.seconds);
   std::printf("flushing: %zu KB then fdatasync into %s, %s\n", opt.kb, path.c_str(), pace.c_str());
-  const bool ok = phase("quiet", opt, 0, cores, -1) && phase("flushing", opt, 0, cores, fd) &&
-                  phase("flushing, core 0 free for the flusher", opt, 1, cores, fd);
+  const bool ok = phase("quiet", opt, every_core, core, -1) && phase("flushing", opt, every_core, core, fd) &&
+                  phase("flushing, core " + std::to_string(core) + " free for the flusher", opt, the_others, core, fd);
   close(fd);
   unlink(path.c_str());
   return ok ? 0 : 1;
