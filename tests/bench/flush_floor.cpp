@@ -46,7 +46,7 @@ void report(const char* name, std::vector<double> flushes) {
 template <class NextOffset>
 std::vector<double> run(int fd, const FlushOptions& opt, double seconds, NextOffset next_offset) {
   std::vector<double> flushes;
-  const long n = plateau::bench::paced_flushes(fd, opt.hz, opt.kb, plateau::bench::now_ms() + seconds * 1e3, next_offset,
+  const long n = plateau::bench::paced_flushes(fd, opt.hz, 4, plateau::bench::now_ms() + seconds * 1e3, next_offset,
                                                [&](double ms) { flushes.push_back(ms); });
   if (n < 0) flushes.clear();
   return flushes;
@@ -56,17 +56,15 @@ std::vector<double> run(int fd, const FlushOptions& opt, double seconds, NextOff
 
 int main(int argc, char** argv) {
   FlushOptions opt;
-  if (!plateau::bench::parse_flush_options(argc, argv, opt, 600, false,
+  if (!plateau::bench::parse_flush_options(argc, argv, opt, 600,
                                            "flush_floor [--dir DIR] [--seconds 10] [--hz 1000]"))
     return 2;
-  // The overwrite half cycles through 4 MB (SQLite's log at its automatic checkpoint's 1000
-  // pages), all of it written and flushed first so that no write allocates.
-  constexpr off_t kCycle = 4 << 20;
+  // The overwrite half cycles through the file written beforehand; the append half grows it.
+  constexpr off_t kCycle = plateau::bench::kFlushedFileBytes;
   const std::string path = opt.dir + "/flush_floor.tmp";
   const int fd = plateau::bench::open_written_file(path, kCycle, "flush_floor");
   if (fd < 0) return 1;
-  const std::string pace = opt.hz > 0 ? std::to_string(static_cast<int>(opt.hz)) + " a second" : "back to back";
-  std::printf("flush_floor: %s, 4 KB then fdatasync, %s, %.1f s a half\n", path.c_str(), pace.c_str(),
+  std::printf("flush_floor: %s, 4 KB then fdatasync, %s, %.1f s a half\n", path.c_str(), plateau::bench::describe_pace(opt.hz).c_str(),
               opt.seconds / 2);
   const auto overwrite = run(fd, opt, opt.seconds / 2, [](long i) { return static_cast<off_t>(i) * 4096 % kCycle; });
   const auto append = run(fd, opt, opt.seconds / 2, [](long i) { return kCycle + static_cast<off_t>(i) * 4096; });

@@ -22,15 +22,23 @@ struct FlushOptions {
   std::string dir = ".";
   double seconds = 10;
   double hz = 1000;  // flushes a second; 0: back to back
-  std::size_t kb = 4;  // written before each flush
 };
 
-// Reads `--dir`, `--seconds`, `--hz` and `--kb` (the last only when `with_kb`) into `opt`, and
-// hands any other option to `more` (which returns false for one it does not know). Prints what
-// is wrong, with `usage`, and returns false for an unknown option, a missing value or a value
-// out of range (at most `max_seconds`).
-inline bool parse_flush_options(int argc, char** argv, FlushOptions& opt, double max_seconds, bool with_kb,
-                                const char* usage,
+// The flushed file's size: written and flushed once before, so that no later write allocates
+// (4 MB: SQLite's log at its automatic checkpoint's 1,000 pages).
+constexpr off_t kFlushedFileBytes = 4 << 20;
+
+// "1000 a second", or "back to back".
+inline std::string describe_pace(double hz) {
+  return hz > 0 ? std::to_string(static_cast<int>(hz)) + " a second" : "back to back";
+}
+
+// Reads `--dir`, `--seconds` and `--hz` into `opt`, and hands any other option to `more`
+// (which returns false for one it does not know, and may throw std::invalid_argument or
+// std::out_of_range for a value that is not a number). Prints what is wrong, with `usage`, and
+// returns false for an unknown option, a missing value or a value out of range (at most
+// `max_seconds`).
+inline bool parse_flush_options(int argc, char** argv, FlushOptions& opt, double max_seconds, const char* usage,
                                 const std::function<bool(const std::string&, const std::string&)>& more = {}) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
@@ -43,7 +51,6 @@ inline bool parse_flush_options(int argc, char** argv, FlushOptions& opt, double
       if (k == "--dir") opt.dir = v;
       else if (k == "--seconds") opt.seconds = std::stod(v);
       else if (k == "--hz") opt.hz = std::stod(v);
-      else if (k == "--kb" && with_kb) opt.kb = std::stoul(v);
       else if (!more || !more(k, v)) {
         std::fprintf(stderr, "unknown option %s\n%s\n", k.c_str(), usage);
         return false;
@@ -53,8 +60,8 @@ inline bool parse_flush_options(int argc, char** argv, FlushOptions& opt, double
       return false;
     }
   }
-  if (!(opt.seconds > 0 && opt.seconds <= max_seconds) || !(opt.hz >= 0) || opt.kb < 1 || opt.kb > 1024) {
-    std::fprintf(stderr, "--seconds wants 0 < S <= %g, --hz at least 0, --kb 1 to 1024\n", max_seconds);
+  if (!(opt.seconds > 0 && opt.seconds <= max_seconds) || !(opt.hz >= 0)) {
+    std::fprintf(stderr, "--seconds wants 0 < S <= %g and --hz at least 0\n", max_seconds);
     return false;
   }
   return true;

@@ -97,29 +97,29 @@ void print_gaps(const char* name, const std::vector<Gap>& gaps, double seconds) 
               count[0], count[1], count[2], stalled / (seconds * 10), longest);
 }
 
-constexpr off_t kCycle = 4 << 20;  // the flushed file: written and flushed once before, so no write allocates
+constexpr off_t kCycle = plateau::bench::kFlushedFileBytes;
 
-// Pinned to `core`, writes --kb KB then flushes, --hz times a second, until `end`. Returns the
-// number of flushes, or -1 after an error.
-long flush_until(int fd, const FlushOptions& opt, double end, unsigned core) {
+// Pinned to `core`, writes `kb` KB then flushes, --hz times a second, until `end`, cycling
+// through the file. Returns the number of flushes, or -1 after an error.
+long flush_until(int fd, const FlushOptions& opt, std::size_t kb, double end, unsigned core) {
   pin_to(core);
-  const off_t size = static_cast<off_t>(opt.kb * 1024);
+  const off_t size = static_cast<off_t>(kb * 1024);
   return plateau::bench::paced_flushes(
-      fd, opt.hz, opt.kb, end, [&](long i) { return static_cast<off_t>(i) * size % (kCycle - kCycle % size); },
+      fd, opt.hz, kb, end, [&](long i) { return static_cast<off_t>(i) * size % (kCycle - kCycle % size); },
       [](double) {});
 }
 
 // One phase: a clock reader on each of `readers`, and the flusher pinned to `flusher` (none
 // when `fd` < 0).
-bool phase(const std::string& name, const FlushOptions& opt, const std::vector<unsigned>& readers, unsigned flusher,
-           int fd) {
+bool phase(const std::string& name, const FlushOptions& opt, std::size_t kb, const std::vector<unsigned>& readers,
+           unsigned flusher, int fd) {
   const double end = now_ms() + opt.seconds * 1e3;
   std::vector<std::vector<Gap>> gaps(readers.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < readers.size(); ++i)
     threads.emplace_back([&, i] { gaps[i] = read_clock(readers[i], end, 0.05); });
   long flushes = 0;
-  if (fd >= 0) flushes = flush_until(fd, opt, end, flusher);
+  if (fd >= 0) flushes = flush_until(fd, opt, kb, end, flusher);
   for (auto& t : threads) t.join();
   if (flushes < 0) return false;
   std::printf("  %s", name.c_str());
@@ -136,16 +136,20 @@ bool phase(const std::string& name, const FlushOptions& opt, const std::vector<u
 int main(int argc, char** argv) {
   FlushOptions opt;
   opt.seconds = 5;
-  long flusher = 0;
-  const auto core_option = [&](const std::string& k, const std::string& v) {
-    if (k != "--core") return false;
-    flusher = std::stol(v);
+  long kb = 4, flusher = 0;
+  const auto more = [&](const std::string& k, const std::string& v) {
+    if (k == "--kb") kb = std::stol(v);
+    else if (k == "--core") flusher = std::stol(v);
+    else return false;
     return true;
   };
-  if (!plateau::bench::parse_flush_options(argc, argv, opt, 120, true,
-                                           "stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4] [--core 0]",
-                                           core_option))
+  if (!plateau::bench::parse_flush_options(argc, argv, opt, 120,
+                                           "stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4] [--core 0]", more))
     return 2;
+  if (kb < 1 || kb > 1024) {
+    std::fprintf(stderr, "--kb wants 1 to 1024\n");
+    return 2;
+  }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   if (cores < 2 || flusher < 0 || flusher >= static_cast<long>(cores)) {
     std::fprintf(stderr, "stall_floor wants 2 cores or more (one is left free in the last phase), "
@@ -161,12 +165,14 @@ int main(int argc, char** argv) {
   const std::string path = opt.dir + "/stall_floor.tmp";
   const int fd = plateau::bench::open_written_file(path, kCycle, "stall_floor");
   if (fd < 0) return 1;
-  const std::string pace = opt.hz > 0 ? std::to_string(static_cast<int>(opt.hz)) + " a second" : "back to back";
   std::printf("stall_floor: %u cores, a clock reader pinned to each; gaps in its readings (%.0f s a phase)\n", cores,
               opt.seconds);
-  std::printf("flushing: %zu KB then fdatasync into %s, %s\n", opt.kb, path.c_str(), pace.c_str());
-  const bool ok = phase("quiet", opt, every_core, core, -1) && phase("flushing", opt, every_core, core, fd) &&
-                  phase("flushing, core " + std::to_string(core) + " free for the flusher", opt, the_others, core, fd);
+  std::printf("flushing: %ld KB then fdatasync into %s, %s\n", kb, path.c_str(),
+              plateau::bench::describe_pace(opt.hz).c_str());
+  const auto size = static_cast<std::size_t>(kb);
+  const bool ok = phase("quiet", opt, size, every_core, core, -1) && phase("flushing", opt, size, every_core, core, fd) &&
+                  phase("flushing, core " + std::to_string(core) + " free for the flusher", opt, size, the_others, core,
+                        fd);
   close(fd);
   unlink(path.c_str());
   return ok ? 0 : 1;
