@@ -1,7 +1,8 @@
 // Load benchmark (run by hand; never a timed test). Starts plateau-server on 127.0.0.1, drives R
 // rooms of a game over real WebSockets, each with 2 players playing random legal moves (a
 // rematch when a game ends) and S spectators, then opens N idle connections. Prints moves/s,
-// move→patch latency percentiles at the mover and at the last spectator, the server's own view of
+// move→patch latency percentiles at the mover and at the last spectator (and whether its slowest
+// moves keep the time of a CPU quota's 100 ms period: machine.hpp), the server's own view of
 // that span (its /metrics histogram), the server's CPU time per move (from /proc) and each of its
 // threads' wait for a free core, how busy the whole machine was, the server's peak memory, and
 // its memory per idle connection.
@@ -53,9 +54,13 @@
 
 #include "../e2e/http_client.hpp"
 #include "../e2e/server_process.hpp"
+#include "machine.hpp"
 #include "percentile.hpp"
 
 using nlohmann::json;
+using plateau::bench::cores;
+using plateau::bench::machine_load;
+using plateau::bench::machine_ticks;
 using plateau::bench::percentile;
 using Clock = std::chrono::steady_clock;
 
@@ -86,6 +91,7 @@ struct PhaseResult {
 struct Stats {
   std::vector<double> mover_us, spectator_us;  // read by the client
   std::vector<double> mover_socket_us;         // arrived at the client's socket
+  std::vector<double> mover_read_ms;           // when each of mover_us was read (monotonic clock)
   std::uint64_t moves = 0;
   std::uint64_t errors = 0;  // error frames: a bench that sends bad moves measures nothing
 };
@@ -412,6 +418,7 @@ class Room {
     const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.at).count();
     if (i == sent->second.mover && running) {
       stats_.mover_us.push_back(us);
+      stats_.mover_read_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count());
       stats_.mover_socket_us.push_back(
           std::chrono::duration<double, std::micro>(conns_[i]->arrived - sent->second.wall).count());
     }
@@ -572,38 +579,6 @@ double cpu_seconds_of(const std::string& stat_path, std::string* name = nullptr)
 
 double cpu_seconds(pid_t pid) { return cpu_seconds_of("/proc/" + std::to_string(pid) + "/stat"); }
 
-// The whole machine's CPU time so far, from /proc/stat's first line, in clock ticks: what the
-// server and the clients leave over, and what the host takes from this guest (steal).
-struct MachineTicks {
-  double user = 0, system = 0, iowait = 0, steal = 0, total = 0;  // total: idle included
-};
-
-MachineTicks machine_ticks() {
-  std::ifstream in("/proc/stat");
-  std::string cpu;
-  // cpu  user nice system idle iowait irq softirq steal (guest and guest_nice are in user)
-  double f[8] = {};
-  in >> cpu;
-  for (double& v : f) in >> v;
-  if (cpu != "cpu" || !in) return {};
-  const double user = f[0] + f[1], system = f[2] + f[5] + f[6];
-  return {user, system, f[4], f[7], user + system + f[3] + f[4] + f[7]};
-}
-
-unsigned cores() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-// How busy the machine was between two readings, out of every core's time.
-struct MachineLoad {
-  double busy = 0, user = 0, system = 0, iowait = 0, steal = 0;  // fractions of all cores' time
-};
-
-MachineLoad machine_load(const MachineTicks& a, const MachineTicks& b) {
-  const double total = b.total - a.total;
-  if (total <= 0) return {};
-  const double user = (b.user - a.user) / total, system = (b.system - a.system) / total;
-  return {user + system, user, system, (b.iowait - a.iowait) / total, (b.steal - a.steal) / total};
-}
-
 // A thread's CPU seconds, and the seconds it was ready to run but waited for a core (from its
 // schedstat; 0 on a kernel without one).
 struct ThreadTime {
@@ -679,6 +654,37 @@ double counter(const std::string& page, const std::string& name) {
   return at == std::string::npos ? 0 : std::stod(page.substr(at + name.size() + 2));
 }
 
+// Whether the slowest moves keep a CPU quota's time (see machine.hpp). Moves arrive evenly
+// through the period: a quota that stops the machine leaves a gap in the patches read, and the
+// moves held up by it all arrive just after. Prints how full the emptiest 2 ms of the period
+// was, and where in the period, in 10 ms steps from there, the slowest 1% of the moves arrived.
+void print_period_check(const std::vector<double>& latency_us, const std::vector<double>& read_ms) {
+  using plateau::bench::kQuotaPeriodMs;
+  constexpr int kBins = 50;  // 2 ms each
+  if (latency_us.size() < 1000 || latency_us.size() != read_ms.size()) return;
+  const auto bin_of = [](double ms) {
+    return std::min(kBins - 1, static_cast<int>(plateau::bench::phase_in_period(ms) / (kQuotaPeriodMs / kBins)));
+  };
+  std::array<std::size_t, kBins> count{};
+  for (const double ms : read_ms) ++count[static_cast<std::size_t>(bin_of(ms))];
+  const auto emptiest = static_cast<int>(std::ranges::min_element(count) - count.begin());
+  const double threshold = percentile(latency_us, 99);
+  std::array<std::size_t, 10> slow{};
+  std::size_t slow_total = 0;
+  for (std::size_t i = 0; i < latency_us.size(); ++i) {
+    if (latency_us[i] < threshold) continue;
+    const int from_gap = (bin_of(read_ms[i]) - emptiest + kBins) % kBins;
+    ++slow[static_cast<std::size_t>(from_gap / 5)];
+    ++slow_total;
+  }
+  const double even = static_cast<double>(latency_us.size()) / kBins;
+  std::printf("  100 ms period    its emptiest 2 ms got %.0f%% of an even share of the patches; the slowest 1%% by "
+              "10 ms from there:",
+              100.0 * static_cast<double>(count[static_cast<std::size_t>(emptiest)]) / even);
+  for (const auto n : slow) std::printf(" %.0f", 100.0 * static_cast<double>(n) / static_cast<double>(slow_total));
+  std::printf(" %% (10 each if no CPU quota's period stops the machine)\n");
+}
+
 PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const std::string& label,
                       bool print = true) {
   Loop loop;
@@ -733,6 +739,7 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
               "without the time this client took to get to the frame)\n",
               percentile(stats.mover_socket_us, 50) / 1000, percentile(stats.mover_socket_us, 95) / 1000,
               result.socket_p99_ms);
+  print_period_check(stats.mover_us, stats.mover_read_ms);
   std::printf("  latency spectator p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu, last spectator)\n",
               percentile(stats.spectator_us, 50) / 1000, percentile(stats.spectator_us, 95) / 1000,
               percentile(stats.spectator_us, 99) / 1000, stats.spectator_us.size());
