@@ -71,11 +71,15 @@ std::vector<Gap> read_clock(unsigned core, double end, double min_ms, long nap_u
       const timespec nap{0, nap_us * 1000};
       nanosleep(&nap, nullptr);
     }
-    double t = now_ms();
+    const double t = now_ms();
     if (t - last >= min_ms) gaps.push_back({last, t});
-    if (nap_us > 0)
-      for (const double until = t + 0.01; t < until;) t = now_ms();
     last = t;
+    if (nap_us > 0)  // the work, reading the clock as it goes: a stop may begin in it too
+      for (const double until = t + 0.01; last < until;) {
+        const double u = now_ms();
+        if (u - last >= min_ms) gaps.push_back({last, u});
+        last = u;
+      }
   }
   return gaps;
 }
