@@ -415,10 +415,11 @@ class Room {
   void note_arrival(int i, std::int64_t v) {
     const auto sent = sent_.find(v);
     if (sent == sent_.end()) return;
-    const double us = std::chrono::duration<double, std::micro>(Clock::now() - sent->second.at).count();
+    const auto now = Clock::now();
+    const double us = std::chrono::duration<double, std::micro>(now - sent->second.at).count();
     if (i == sent->second.mover && running) {
       stats_.mover_us.push_back(us);
-      stats_.mover_read_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now().time_since_epoch()).count());
+      stats_.mover_read_ms.push_back(std::chrono::duration<double, std::milli>(now.time_since_epoch()).count());
       stats_.mover_socket_us.push_back(
           std::chrono::duration<double, std::micro>(conns_[i]->arrived - sent->second.wall).count());
     }

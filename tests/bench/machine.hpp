@@ -60,7 +60,7 @@ inline double phase_distance(double a, double b) {
 }
 
 // The most of `phases` that lie within `within_ms` of one of them: all of them when the events
-// keep the period's time, about 2 × within_ms / period of them when they do not.
+// keep the period's time, a share of about 2 × within_ms / period when they do not.
 inline std::size_t most_in_step(const std::vector<double>& phases, double within_ms) {
   std::size_t best = 0;
   for (const double p : phases)

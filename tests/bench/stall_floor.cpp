@@ -66,20 +66,17 @@ std::vector<Gap> read_clock(unsigned core, double end, double min_ms, long nap_u
   prctl(PR_SET_TIMERSLACK, 1UL);  // a nap of nap_us, not the default 50 µs more
   std::vector<Gap> gaps;
   gaps.reserve(1 << 16);
-  for (double last = now_ms(); last < end;) {
-    if (nap_us > 0) {
-      const timespec nap{0, nap_us * 1000};
-      nanosleep(&nap, nullptr);
+  for (double last = now_ms(), work_until = last; last < end;) {
+    // Naps once its 10 µs of work are done; reads the clock as it works, as a stop may begin then.
+    const bool nap = nap_us > 0 && last >= work_until;
+    if (nap) {
+      const timespec length{0, nap_us * 1000};
+      nanosleep(&length, nullptr);
     }
     const double t = now_ms();
     if (t - last >= min_ms) gaps.push_back({last, t});
+    if (nap) work_until = t + 0.01;
     last = t;
-    if (nap_us > 0)  // the work, reading the clock as it goes: a stop may begin in it too
-      for (const double until = t + 0.01; last < until;) {
-        const double u = now_ms();
-        if (u - last >= min_ms) gaps.push_back({last, u});
-        last = u;
-      }
   }
   return gaps;
 }
