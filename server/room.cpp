@@ -116,6 +116,21 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     all = all && stored.seats[s].has_value();
   }
   room->started_ = all || room->round_ > 1 || !room->moves_.empty();
+  // The last round's rematch requests: only an ended round has any, and only from its seats.
+  if (const auto asked = stored.rounds.empty() ? 0u : stored.rounds.back().rematch; asked != 0) {
+    if (!room->state_->is_over()) {
+      why = "rematch requests stored for a round that is not over";
+      return nullptr;
+    }
+    for (std::size_t s = 0; s < 32; ++s) {
+      if (!(asked >> s & 1u)) continue;
+      if (s >= room->rematch_.size()) {
+        why = "a rematch request stored for seat " + std::to_string(s) + ", which the game does not have";
+        return nullptr;
+      }
+      room->rematch_[s] = true;
+    }
+  }
   if (room->settings_.spectator_delay > 0) {
     room->spectator_state_ = game.create(room->options_, room->seed_).value();
     const auto shown = room->state_->is_over()
@@ -253,10 +268,10 @@ std::vector<Room::Seen> Room::current_views() {
   return views;
 }
 
-std::uint64_t Room::publish(bool durable) {
+std::uint64_t Room::publish() {
   ++version_;
   last_activity_ = now_;
-  Outgoing out{version_, !durable, {}, {}};
+  Outgoing out{version_, false, {}, {}};
   auto next = current_views();
   // Board diffs computed so far: audiences that saw the same board and now see the same board
   // get the same operations.
@@ -427,7 +442,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     slot.name = player->name;
     if (!slot.shown_connected) {
       slot.shown_connected = true;
-      publish(false);
+      publish_table();
     }
     send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
     send_full(p, nullptr);
@@ -454,7 +469,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
   slot.conns = {p};
   slot.shown_connected = true;
   started_ = started_ || std::ranges::all_of(seats_, [](const SeatSlot& s) { return s.player_id.has_value(); });
-  const auto entry = publish(true);
+  const auto entry = publish();
   // The reply and the full queue behind the seat's write; the joiner is marked as holding this
   // version before the store can complete, so the patch to it is skipped, not sent twice.
   send_direct(p, make_frame(protocol::encode_joined(id, id_, seat)));
@@ -484,7 +499,7 @@ std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const prot
   moves_.emplace_back(a, req.move);
   ++state_generation_;
   advance_spectator_state();
-  const auto entry = publish(true);
+  const auto entry = publish();
   outbox_.back().move_started = started;
   const bool over = state_->is_over();
   store_.append_move(MoveRecord{id_, round_, static_cast<int>(moves_.size()) - 1, a, req.move, version_, now_},
@@ -518,7 +533,7 @@ std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const jso
     auto& slot = seats_[a];
     slot = SeatSlot{};
     full_version_.erase(p.get());
-    const auto entry = publish(true);
+    const auto entry = publish();
     store_.put_seat(id_, a, std::nullopt, version_, durable_done(entry));
   } else {
     disconnect(p.get());  // once it started, the seat stays its player's
@@ -570,9 +585,17 @@ std::optional<Code> Room::rematch(const std::shared_ptr<Participant>& p, const j
   // patch: a version showing every flag set on the old board would be outdated as it left,
   // and would cost every connection a frame.
   if (std::ranges::all_of(rematch_, [](bool b) { return b; })) start_next_round();
-  else publish(false);
+  else publish_table();
   flush();
   return std::nullopt;
+}
+
+void Room::publish_table() {
+  std::uint32_t asked = 0;
+  for (std::size_t s = 0; s < rematch_.size(); ++s)
+    if (rematch_[s]) asked |= 1u << s;
+  const auto entry = publish();
+  store_.put_table(id_, round_, asked, version_, durable_done(entry));
 }
 
 void Room::start_next_round() {
@@ -592,7 +615,7 @@ void Room::start_next_round() {
   moves_.clear();
   rematch_.assign(seats_.size(), false);
   if (spectator_state_) retire(std::exchange(spectator_state_, state_->clone()));
-  const auto entry = publish(true);
+  const auto entry = publish();
   store_.start_round(id_, round_, options_, seed_, version_, durable_done(entry));
 }
 
@@ -600,7 +623,7 @@ void Room::show_away(SeatSlot& slot) {
   ensure_views();
   if (!slot.shown_connected) return;
   slot.shown_connected = false;
-  publish(false);
+  publish_table();
   flush();
 }
 

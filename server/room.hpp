@@ -134,9 +134,14 @@ class Room : public std::enable_shared_from_this<Room> {
   std::vector<protocol::SeatInfo> seat_infos() const;
   void advance_spectator_state();
 
-  // A change happened: bump the version and queue the per-audience patches. Returns the index
-  // of the queued entry, for the store's completion to mark durable.
-  std::uint64_t publish(bool durable);
+  // A change happened: bump the version and queue the per-audience patches, held until the
+  // store's write of the change is done. Returns the index of the queued entry, for that write's
+  // completion (durable_done) to release. Every version is stored before it is shown, so a
+  // rebuilt room starts above every version it ever showed.
+  std::uint64_t publish();
+  // publish() a change that is neither a move nor a seat (who is connected, the rematch
+  // requests), with its write.
+  void publish_table();
   void ensure_views();
   void send_direct(const std::shared_ptr<Participant>& p, Frame f);
   void send_full(const std::shared_ptr<Participant>& p, const nlohmann::json& id);

@@ -74,6 +74,10 @@ const std::vector<const char*> kMigrations{
       version INTEGER NOT NULL,
       at_ms INTEGER NOT NULL);
     )sql",
+    // 4: a finished round's rematch requests (a bit per seat), kept across a restart.
+    R"sql(
+    ALTER TABLE rounds ADD COLUMN rematch INTEGER NOT NULL DEFAULT 0;
+    )sql",
 };
 
 std::int64_t to_db(std::uint64_t v) {
@@ -371,8 +375,9 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
     }
   }
   {
-    Stmt q(db_, "SELECT o.room, o.round, o.options, o.seed, o.outcome FROM rounds o JOIN restoring k ON k.id = o.room "
-                "ORDER BY o.room, o.round");
+    Stmt q(db_,
+           "SELECT o.room, o.round, o.options, o.seed, o.outcome, o.rematch FROM rounds o "
+           "JOIN restoring k ON k.id = o.room ORDER BY o.room, o.round");
     while (q.row()) {
       const auto it = index.find(q.text(0));
       if (it == index.end()) continue;
@@ -381,6 +386,7 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
       round.options = json::parse(q.text(2), nullptr, false);
       round.seed = from_db(q.i64(3));
       round.outcome = q.is_null(4) ? json(nullptr) : json::parse(q.text(4), nullptr, false);
+      round.rematch = static_cast<std::uint32_t>(q.i64(5));
       out.rooms[it->second].rounds.push_back(std::move(round));
     }
   }
@@ -655,6 +661,20 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
                                      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                                  m);
         return ok;
+      },
+      std::move(done));
+}
+
+void SqliteStore::put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
+                            Done done) {
+  enqueue(
+      [room, round, rematch, version](StmtCache& db) {
+        return Stmt(db, "UPDATE rounds SET rematch = ?3 WHERE room = ?1 AND round = ?2")
+                   .bind(1, room)
+                   .bind(2, round)
+                   .bind(3, static_cast<std::int64_t>(rematch))
+                   .run() &&
+               set_version(db, room, version);
       },
       std::move(done));
 }

@@ -111,6 +111,8 @@ class SqliteStore final : public Store {
                    std::uint64_t seed, std::int64_t version, Done done) override;
   void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                     std::int64_t at_ms, Done done) override;
+  void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
+                 Done done) override;
   void close_room(const std::string& room, Done done) override;
 
  private:

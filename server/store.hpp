@@ -41,13 +41,14 @@ struct RoundRecord {
   std::uint64_t seed = 0;
   std::vector<std::pair<int, std::string>> moves;  // (seat, move) in order
   nlohmann::json outcome;                          // null until finished
+  std::uint32_t rematch = 0;                       // once finished: seats asking for the next round, a bit each
 };
 
 struct StoredRoom {
   RoomRecord room;
   std::vector<std::optional<std::string>> seats;  // player id per seat
   std::vector<RoundRecord> rounds;
-  std::int64_t version = 0;  // the last durable version
+  std::int64_t version = 0;  // the last durable version: every version shown was stored first
 };
 
 struct StoredPlayer {
@@ -68,6 +69,11 @@ class Store {
                            std::uint64_t seed, std::int64_t version, Done done) = 0;
   virtual void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                             std::int64_t at_ms, Done done) = 0;
+  // A change to the table that is neither a move nor a seat (a player shown connected or away,
+  // a rematch asked for): the round's rematch requests, a bit per seat, and the room's version,
+  // so that a restarted room starts above every version it showed.
+  virtual void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
+                         Done done) = 0;
   // Closed by the host: kept for history, never rebuilt at start.
   virtual void close_room(const std::string& room, Done done) = 0;
 };
@@ -89,6 +95,7 @@ class NullStore final : public Store {
   void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done done) override {
     done(true);
   }
+  void put_table(const std::string&, int, std::uint32_t, std::int64_t, Done done) override { done(true); }
   void close_room(const std::string&, Done done) override { done(true); }
 };
 

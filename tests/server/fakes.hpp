@@ -62,6 +62,7 @@ class ManualStore final : public Store {
   std::deque<Done> pending;
   int writes = 0;
   std::vector<MoveRecord> moves;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> tables;  // put_table's (rematch, version)
 
   void complete(Done done) {
     ++writes;
@@ -88,6 +89,10 @@ class ManualStore final : public Store {
     complete(std::move(d));
   }
   void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done d) override {
+    complete(std::move(d));
+  }
+  void put_table(const std::string&, int, std::uint32_t rematch, std::int64_t version, Done d) override {
+    tables.emplace_back(rematch, version);
     complete(std::move(d));
   }
   void close_room(const std::string&, Done d) override { complete(std::move(d)); }

@@ -349,6 +349,66 @@ TEST_F(Table, ARematchStartsWhenEveryPlayerAsksForIt) {
   EXPECT_EQ(ada->states[room]["to_move"], 0) << "the host's choice of starter stands";
 }
 
+// A player shown away or back and a rematch asked for are versions like any other: stored before
+// they are shown, so that a rebuilt room starts above every version it showed, with the ended
+// round's rematch requests.
+TEST_F(Table, EveryVersionIsStoredBeforeItIsShownAndARebuiltRoomKeepsItsRematchRequests) {
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  join(bob, room);
+  join(eve, room, "spectator");
+  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"}) move(ada->states[room]["to_move"] == 0 ? ada : bob, room, m);
+  ASSERT_EQ(eve->states[room]["status"], "over");
+  store.automatic = false;
+  const auto v = eve->versions[room];
+  send(bob, {{"type", "rematch"}, {"room", room}});
+  lobby.closed(ada.get());  // no grace here: shown away at once
+  EXPECT_EQ(eve->versions[room], v) << "nothing shown before its write is done";
+  ASSERT_EQ(store.tables.size(), 2u);
+  EXPECT_EQ(store.tables[0], (std::pair<std::uint32_t, std::int64_t>{0b10, v + 1}));
+  EXPECT_EQ(store.tables[1], (std::pair<std::uint32_t, std::int64_t>{0b10, v + 2}));
+  store.release_all();
+  EXPECT_EQ(eve->versions[room], v + 2);
+  EXPECT_EQ(eve->states[room]["rematch"], json({1}));
+  EXPECT_EQ(eve->states[room]["seats"][0]["connected"], false);
+
+  // The room as the store gives it back after a restart.
+  StoredRoom stored;
+  stored.room = RoomRecord{room, "quantik", {{"first", "0"}}, 0, false, 0, 0};
+  stored.seats = {ada->last("welcome")["player"].get<std::string>(), bob->last("welcome")["player"].get<std::string>()};
+  stored.version = v + 2;
+  RoundRecord round;
+  round.options = {{"first", "0"}};
+  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"})
+    round.moves.emplace_back(static_cast<int>(round.moves.size() % 2), m);
+  round.outcome = eve->states[room]["outcome"];
+  round.rematch = 0b10;
+  stored.rounds = {round};
+  ManualStore store2;
+  std::uint64_t n = 1;
+  Lobby lobby2{store2, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }};
+  std::string why;
+  ASSERT_TRUE(lobby2.restore_room(stored, why)) << why;
+  auto eve2 = std::make_shared<FakeClient>();
+  lobby2.handle(eve2, *protocol::decode(R"({"type":"hello","name":"Eve"})"));
+  lobby2.handle(eve2, *protocol::decode(json{{"type", "join"}, {"room", room}, {"as", "spectator"}}.dump()));
+  EXPECT_GT(eve2->versions[room], v + 2) << "above every version shown before";
+  EXPECT_EQ(eve2->states[room]["rematch"], json({1}));
+  EXPECT_EQ(eve2->states[room]["board"], eve->states[room]["board"]);
+
+  // Requests stored for a round still in play, or for a seat the game lacks, are a broken log.
+  for (const auto& [moves, asked] : {std::pair{1, 0b01u}, std::pair{4, 0b100u}}) {
+    auto broken = stored;
+    broken.room.id = room + std::to_string(moves);
+    broken.rounds[0].moves.resize(static_cast<std::size_t>(moves));
+    if (moves < 4) broken.rounds[0].outcome = nullptr;
+    broken.rounds[0].rematch = asked;
+    EXPECT_FALSE(lobby2.restore_room(broken, why));
+    EXPECT_NE(why.find("rematch"), std::string::npos) << why;
+  }
+}
+
 TEST_F(Table, ASpectatorDelayHoldsBackTheLastMoves) {
   auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
   send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"spectator_delay", 1}});

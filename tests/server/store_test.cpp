@@ -129,6 +129,42 @@ TEST_F(StoreTest, ARoomWithoutMovesComesBackAtItsSeatVersion) {
   EXPECT_EQ(loaded->rooms[0].version, 4);
 }
 
+// A change that is neither a move nor a seat (a player shown away, a rematch asked for) stores
+// the room's version, so the room comes back above it, and the ended round's rematch requests.
+TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
+  const auto outcome = nlohmann::json{{"winners", {0}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, std::nullopt, 2, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 0, 0, "m0", 3, 0}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, 4, d); }));  // a player shown away
+    ASSERT_TRUE(wait([&](Done d) { store->finish_round("r1", 1, outcome, 5, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0b10, 6, d); }));  // seat 1 asks
+    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0b10, 7, d); }));  // seat 0 shown back
+    store->close();
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  const auto loaded = store->load(0);
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  ASSERT_EQ(loaded->rooms.size(), 1u);
+  EXPECT_EQ(loaded->rooms[0].version, 7) << "above the move's own version, 3";
+  ASSERT_EQ(loaded->rooms[0].rounds.size(), 1u);
+  EXPECT_EQ(loaded->rooms[0].rounds[0].rematch, 0b10u);
+  // The next round starts with nobody asking.
+  ASSERT_TRUE(wait([&](Done d) { store->start_round("r1", 2, nlohmann::json::object(), 8, 8, d); }));
+  store->close();
+  store = open();
+  ASSERT_TRUE(store);
+  const auto again = store->load(0);
+  ASSERT_TRUE(again.has_value());
+  ASSERT_EQ(again->rooms.at(0).rounds.size(), 2u);
+  EXPECT_EQ(again->rooms[0].rounds[1].rematch, 0u);
+  EXPECT_EQ(again->rooms[0].version, 8);
+}
+
 // Rooms in play always come back; one whose game ended comes back only if it ended since the
 // time given (its players may still ask for a rematch), and never once closed or if imported.
 TEST_F(StoreTest, ARoomWhoseGameEndedComesBackOnlyIfItEndedLately) {
@@ -324,9 +360,9 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
     ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
     store->close();
   }
-  // Make it the database a schema-2 server leaves: no log, and a round in play whose moves are
-  // in `moves`.
-  sql("DROP TABLE move_log; PRAGMA user_version = 2;"
+  // Make it the database a schema-2 server leaves: no log, no rematch column, and a round in
+  // play whose moves are in `moves`.
+  sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
       "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, 12);");
   auto store = open();
