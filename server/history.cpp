@@ -24,8 +24,11 @@ json record_to_json(const GameRecord& r) {
 }
 
 std::expected<GameRecord, std::string> record_from_json(const json& j) {
+  // Every field's type is checked before it is read: nlohmann's value() and get() throw on a
+  // type they cannot convert, and a record is anyone's upload.
   if (!j.is_object()) return std::unexpected("a record is a JSON object");
-  if (j.value("format", "") != "plateau-game/1") return std::unexpected("'format' must be \"plateau-game/1\"");
+  if (const auto f = j.find("format"); f == j.end() || !f->is_string() || *f != "plateau-game/1")
+    return std::unexpected("'format' must be \"plateau-game/1\"");
   GameRecord r;
   if (!j.contains("game") || !j["game"].is_string()) return std::unexpected("'game' must be a string");
   r.game = j["game"];
@@ -38,7 +41,7 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
     if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
       return std::unexpected("'seed' must be a decimal string");
     r.seed = std::stoull(s);
-  } else if (seed->is_number_unsigned() || seed->is_number_integer()) {
+  } else if (seed->is_number_unsigned() || (seed->is_number_integer() && seed->get<std::int64_t>() >= 0)) {
     r.seed = seed->get<std::uint64_t>();
   } else {
     return std::unexpected("'seed' must be a decimal string");
@@ -53,10 +56,14 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
   if (!j.contains("moves") || !j["moves"].is_array()) return std::unexpected("'moves' must be a list");
   if (j["moves"].size() > 100'000) return std::unexpected("too many moves");
   for (const auto& m : j["moves"]) {
-    if (!m.is_object() || !m.contains("seat") || !m["seat"].is_number_integer() || !m.contains("move") ||
-        !m["move"].is_string())
-      return std::unexpected("each move is {\"seat\": n, \"move\": \"...\"}");
-    r.moves.push_back({m["seat"].get<int>(), m["move"].get<std::string>(), m.value("at", std::int64_t{0})});
+    // A seat is a small number (not one that int would wrap to a real seat); "at", when there,
+    // a time in milliseconds.
+    const auto seat = m.find("seat"), move = m.find("move"), at = m.find("at");  // end() unless an object
+    if (!m.is_object() || seat == m.end() || !seat->is_number_integer() || seat->get<std::int64_t>() < 0 ||
+        seat->get<std::int64_t>() > 255 || move == m.end() || !move->is_string() ||
+        (at != m.end() && !at->is_number_integer()))
+      return std::unexpected("each move is {\"seat\": n, \"move\": \"...\"}, with an optional integer \"at\"");
+    r.moves.push_back({seat->get<int>(), move->get<std::string>(), at != m.end() ? at->get<std::int64_t>() : 0});
   }
   r.result = j.value("result", json(nullptr));
   r.round = 1;

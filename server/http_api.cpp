@@ -251,12 +251,20 @@ HttpResponse json_error(const HttpRequest& req, http::status status, std::string
 }
 
 void answer_http(Server& server, const HttpRequest& req, const HttpReply& reply) {
-  Answerer answerer(server);
-  if (req.method() == http::verb::post && req.target() == "/api/import") {
-    if (auto refused = answerer.import_record(req, reply)) reply(std::move(*refused));
-    return;
+  // Whatever one request does, the server goes on serving everyone else: an exception that
+  // escaped here would end the io_context's run, and the process with it.
+  try {
+    Answerer answerer(server);
+    if (req.method() == http::verb::post && req.target() == "/api/import") {
+      if (auto refused = answerer.import_record(req, reply)) reply(std::move(*refused));
+      return;
+    }
+    reply(answerer.handle(req));
+  } catch (const std::exception& e) {
+    spdlog::error("event=http_failed method={} target={} what={}", std::string(req.method_string()),
+                  std::string(req.target().substr(0, 200)), e.what());
+    reply(json_error(req, http::status::internal_server_error, "http/internal", "the server could not answer this request"));
   }
-  reply(answerer.handle(req));
 }
 
 }  // namespace plateau::server

@@ -79,6 +79,15 @@ TEST(History, BadRecordsAreRefusedWithAReason) {
   EXPECT_EQ(post("{nope"), Refusal(400, "import/bad_json"));
   EXPECT_EQ(post(std::string(40, '[') + std::string(40, ']')), Refusal(400, "import/bad_json"));
   EXPECT_EQ(post("[]"), Refusal(400, "import/bad_record"));
+  // Fields of the wrong type are refused, never read as something else (nor do they stop the
+  // server: a number for "format" once did).
+  const std::string head = R"({"game":"quantik","options":{"first":"0"},"players":["a","b"],)";
+  for (const std::string& bad : {head + R"("format":1,"seed":"1","moves":[]})",
+                                 head + R"("format":"plateau-game/1","seed":-1,"moves":[]})",
+                                 head + R"("format":"plateau-game/1","seed":"1","moves":[{"seat":4294967296,"move":"cube@a1"}]})",
+                                 head + R"("format":"plateau-game/1","seed":"1","moves":[{"seat":0,"move":"cube@a1","at":"noon"}]})",
+                                 head + R"("format":"plateau-game/1","seed":"1","moves":[7]})"})
+    EXPECT_EQ(post(bad), Refusal(400, "import/bad_record")) << bad;
   EXPECT_EQ(post(R"({"format":"plateau-game/1","game":"chess","seed":"1","players":["a","b"],"moves":[]})"),
             Refusal(422, "import/illegal"));
   EXPECT_EQ(post(R"({"format":"plateau-game/1","game":"quantik","options":{"first":"0"},"seed":"1","players":["a","b"],"moves":[{"seat":1,"move":"cube@a1"}]})"),
@@ -95,6 +104,7 @@ TEST(History, BadRecordsAreRefusedWithAReason) {
   EXPECT_EQ(refusal(http_request(port, verb::delete_, "/api/history")), Refusal(405, "api/method"));
   EXPECT_EQ(refusal(http_get(port, "/api/nothing")), Refusal(404, "api/no_such_call"));
   EXPECT_EQ(refusal(http_get(port, "/admin/rooms")), Refusal(404, "admin/off"));
+  EXPECT_EQ(http_get(port, "/healthz").status, 200) << "still serving";
 }
 
 // The page runs only its own scripts, talks only to its server and cannot be framed; no answer
