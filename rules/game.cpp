@@ -177,10 +177,4 @@ Result<Seat> pick_first_player(const json& options, int players, Rng& rng) {
   return static_cast<Seat>(rng.below(static_cast<std::uint64_t>(players)));
 }
 
-const Game* find_game(std::string_view id) {
-  for (const Game* g : all_games())
-    if (g->id() == id) return g;
-  return nullptr;
-}
-
 }  // namespace plateau::rules
