@@ -1,7 +1,8 @@
 // Seeded fuzzing of the real binary over real sockets: clients that send mutated and malformed
 // messages among two players who play every game. Whatever comes in, every frame out is JSON
 // with a type, every error carries a documented code, every patched copy equals a fresh sync,
-// and after kill -9 every room comes back exactly as it was shown, one version up.
+// and after kill -9 every room comes back exactly as it was shown, one version up. Mutated game
+// records posted to /api/import are refused with a code or replay, and never stop the server.
 // Bounded in messages and time; 127.0.0.1 only.
 #include <gtest/gtest.h>
 
@@ -298,6 +299,91 @@ TEST_P(Fuzz, BadInputNeverHurtsTheGamesAndEveryRoomSurvivesAKill) {
     EXPECT_EQ(after.at(room).second, shown.second) << room << ": the state after kill -9";
     EXPECT_EQ(after.at(room).first, shown.first + 1) << room << ": one version above the last one shown";
   }
+}
+
+// Records of the games that ended, mutated and posted to /api/import: each gets a JSON answer,
+// a refusal carries a code, nothing answers 5xx, and what is accepted replays.
+TEST_P(Fuzz, MutatedRecordsAreRefusedOrReplayAndTheServerGoesOn) {
+  Rng rng{std::mt19937_64(GetParam())};
+  ServerProcess server;
+  const auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  std::vector<json> records;
+  for (const char* game : kGames) {
+    WsClient a, b;
+    for (auto* c : {&a, &b}) {
+      ASSERT_EQ(c->connect("127.0.0.1", port), "");
+      c->send({{"type", "hello"}, {"name", c == &a ? "Ada" : "Bob"}});
+      ASSERT_TRUE(c->recv_type("welcome"));
+    }
+    a.send({{"type", "create"}, {"game", game}});
+    auto created = a.recv_type("created");
+    ASSERT_TRUE(created);
+    const std::string room = (*created)["room"];
+    Player pa, pb;  // only their copies: the clients are a and b
+    for (auto* c : {&a, &b}) c->send({{"type", "join"}, {"room", room}, {"as", "player"}});
+    for (int turn = 0; turn < 3000; ++turn) {
+      for (auto [c, p] : {std::pair{&a, &pa}, std::pair{&b, &pb}}) {
+        while (auto m = c->recv(1ms)) p->take(*m);
+        if (!p->copies.contains(room)) continue;
+        const auto& copy = p->copies[room];
+        const auto& legal = copy.state.value("legal_moves", json::array());
+        if (!legal.empty())
+          c->send({{"type", "move"}, {"room", room}, {"version", copy.version}, {"move", legal[rng.below(legal.size())]}});
+      }
+      if (pa.copies.contains(room) && pa.copies[room].state["status"] == "over") break;
+    }
+    ASSERT_EQ(pa.copies[room].state["status"], "over") << game;
+    const auto exported = http_get(port, "/api/export?room=" + room + "&round=1");
+    ASSERT_EQ(exported.status, 200) << exported.body;
+    records.push_back(json::parse(exported.body));
+  }
+  const std::vector<std::string> keys{"format", "game", "options", "seed", "players", "moves", "result", "zz"};
+  int accepted = 0;
+  std::map<std::string, int> codes;
+  for (int i = 0; i < 300; ++i) {
+    json r = rng.pick(records);
+    std::string body;
+    if (rng.chance(0.1)) {
+      body = r.dump().substr(0, rng.below(300));
+    } else {
+      for (std::size_t n = 1 + rng.below(3); n > 0; --n) {
+        const auto k = rng.below(100);
+        auto& moves = r["moves"];
+        if (k < 30) r[rng.pick(keys)] = weird(rng);
+        else if (k < 40) r.erase(rng.pick(keys));
+        else if (k < 75 && moves.is_array() && !moves.empty()) {
+          const auto at = rng.below(moves.size());
+          const auto q = rng.below(4);
+          if (q == 0) moves[at] = weird(rng);
+          else if (q == 1) moves.erase(at);
+          else if (q == 2) moves.insert(moves.begin() + static_cast<std::ptrdiff_t>(at), moves[rng.below(moves.size())]);
+          else if (moves[at].is_object()) moves[at][rng.pick(std::vector<std::string>{"seat", "move", "at", "zz"})] = weird(rng);
+        } else if (r["options"].is_object()) {
+          r["options"][rng.pick(std::vector<std::string>{"players", "first", "variant", "strict", "zz"})] = weird(rng);
+        }
+      }
+      body = r.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    const auto answer = http_request(port, boost::beast::http::verb::post, "/api/import", body);
+    const json j = json::parse(answer.body, nullptr, false);
+    ASSERT_TRUE(answer.status != 0 && answer.status < 500) << answer.status << " for " << body.substr(0, 300);
+    ASSERT_TRUE(j.is_object()) << answer.body;
+    if (answer.status == 201) {
+      ++accepted;
+      const auto replay = http_get(port, "/api/replay?room=" + j["room"].get<std::string>());
+      EXPECT_EQ(replay.status, 200) << "an accepted record replays: " << replay.body;
+    } else {
+      ASSERT_TRUE(j.contains("code") && j["code"].is_string()) << answer.body;
+      ++codes[j["code"].get<std::string>()];
+    }
+  }
+  std::string seen;
+  for (const auto& [code, n] : codes) seen += " " + code + "=" + std::to_string(n);
+  std::printf("seed %llu: 300 records posted, %d accepted;%s\n", static_cast<unsigned long long>(GetParam()), accepted,
+              seen.c_str());
+  EXPECT_GE(codes.size(), 3u) << seen;
+  EXPECT_EQ(http_get(port, "/healthz").status, 200);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, Fuzz, ::testing::Values(1, 2, 3));
