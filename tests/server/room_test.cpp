@@ -44,6 +44,25 @@ class Table : public ::testing::Test {
     const auto errors = c->take("error");
     return errors.empty() ? "" : errors.back()["code"].get<std::string>();
   }
+  // Ada and Bob seated at a quantik table Ada starts, Eve watching.
+  struct Seated {
+    std::shared_ptr<FakeClient> ada, bob, eve;
+    std::string room;
+  };
+  Seated seated_table() {
+    Seated t{client("Ada"), client("Bob"), client("Eve"), ""};
+    t.room = create(t.ada, {{"first", "0"}});
+    join(t.ada, t.room);
+    join(t.bob, t.room);
+    join(t.eve, t.room, "spectator");
+    return t;
+  }
+  // Four moves that end a game Ada started: Bob wins.
+  static constexpr std::array<const char*, 4> kEnding{"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"};
+  void play_to_the_end(const std::shared_ptr<FakeClient>& ada, const std::shared_ptr<FakeClient>& bob,
+                       const std::string& room) {
+    for (const char* m : kEnding) move(ada->states[room]["to_move"] == 0 ? ada : bob, room, m);
+  }
   // A fresh sync's state, to compare with a client's patched copy.
   // A fresh full state of `room` for `c`. It replaces the client's patched copy as it arrives, so
   // a caller comparing the two must take its copy first.
@@ -153,11 +172,7 @@ TEST_F(Table, SeatsAreGivenExactlyOrRefused) {
 }
 
 TEST_F(Table, NothingIsBroadcastBeforeItIsDurable) {
-  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
-  const auto room = create(ada, {{"first", "0"}});
-  join(ada, room);
-  join(bob, room);
-  join(eve, room, "spectator");
+  const auto [ada, bob, eve, room] = seated_table();
   store.automatic = false;
   const auto v = ada->versions[room];
   move(ada, room, "cone@b2");
@@ -329,7 +344,7 @@ TEST_F(Table, ARematchStartsWhenEveryPlayerAsksForIt) {
   join(bob, room);
   send(ada, {{"type", "rematch"}, {"room", room}});
   EXPECT_EQ(error_code(ada), "rematch/not_over");
-  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"}) move(ada->states[room]["to_move"] == 0 ? ada : bob, room, m);
+  play_to_the_end(ada, bob, room);
   ASSERT_EQ(ada->states[room]["status"], "over");
   EXPECT_EQ(ada->states[room]["outcome"]["winners"], json({1}));
   send(ada, {{"type", "rematch"}, {"room", room}});
@@ -353,12 +368,8 @@ TEST_F(Table, ARematchStartsWhenEveryPlayerAsksForIt) {
 // they are shown, so that a rebuilt room starts above every version it showed, with the ended
 // round's rematch requests.
 TEST_F(Table, EveryVersionIsStoredBeforeItIsShownAndARebuiltRoomKeepsItsRematchRequests) {
-  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
-  const auto room = create(ada, {{"first", "0"}});
-  join(ada, room);
-  join(bob, room);
-  join(eve, room, "spectator");
-  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"}) move(ada->states[room]["to_move"] == 0 ? ada : bob, room, m);
+  const auto [ada, bob, eve, room] = seated_table();
+  play_to_the_end(ada, bob, room);
   ASSERT_EQ(eve->states[room]["status"], "over");
   store.automatic = false;
   const auto v = eve->versions[room];
@@ -380,8 +391,7 @@ TEST_F(Table, EveryVersionIsStoredBeforeItIsShownAndARebuiltRoomKeepsItsRematchR
   stored.version = v + 2;
   RoundRecord round;
   round.options = {{"first", "0"}};
-  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"})
-    round.moves.emplace_back(static_cast<int>(round.moves.size() % 2), m);
+  for (const char* m : kEnding) round.moves.emplace_back(static_cast<int>(round.moves.size() % 2), m);
   round.outcome = eve->states[room]["outcome"];
   round.rematch = 0b10;
   stored.rounds = {round};
