@@ -439,11 +439,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
       return error(p, Code::seat_taken, "you already sit at seat " + std::to_string(*mine), id);
     auto& slot = seats_[*mine];
     if (current < 0) slot.conns.push_back(p);
-    slot.name = player->name;
-    if (!slot.shown_connected) {
-      slot.shown_connected = true;
-      publish_table();
-    }
+    show_present(slot, player->name);
     send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
     send_full(p, nullptr);
     send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
@@ -569,8 +565,24 @@ void Room::disconnect(Participant* p) {
 
 void Room::rebind(const std::shared_ptr<Participant>& p) {
   const Player* player = p->player();
-  if (!player || !seat_of(player->id) || audience_of(p.get()) >= 0) return;
-  (void)join(p, protocol::Join{id_, false, std::nullopt}, nullptr);
+  const auto seat = player ? seat_of(player->id) : std::nullopt;
+  if (!seat) return;
+  if (audience_of(p.get()) < 0) {
+    (void)join(p, protocol::Join{id_, false, std::nullopt}, nullptr);
+    return;
+  }
+  // Already here: a hello again, perhaps under another name.
+  if (failed_) return;
+  ensure_views();
+  show_present(seats_[static_cast<std::size_t>(*seat)], player->name);
+  flush();
+}
+
+void Room::show_present(SeatSlot& slot, const std::string& name) {
+  if (slot.shown_connected && slot.name == name) return;
+  slot.shown_connected = true;
+  slot.name = name;
+  publish_table();
 }
 
 std::optional<Code> Room::rematch(const std::shared_ptr<Participant>& p, const json& id) {

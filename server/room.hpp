@@ -158,6 +158,8 @@ class Room : public std::enable_shared_from_this<Room> {
   // A position the room no longer plays: to the reaper, or freed here without one.
   void retire(std::unique_ptr<rules::State> state);
   void show_away(SeatSlot& slot);
+  // A seated player's connection is here, under `name`: a version if that changes what is shown.
+  void show_present(SeatSlot& slot, const std::string& name);
 
   std::string id_;
   const rules::Game& game_;

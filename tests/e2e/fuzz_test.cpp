@@ -259,9 +259,11 @@ TEST_P(Fuzz, BadInputNeverHurtsTheGamesAndEveryRoomSurvivesAKill) {
       pb.copies.clear();
       pb.ws = std::make_unique<WsClient>();
       ASSERT_EQ(pb.ws->connect("127.0.0.1", port), "");
-      pb.ws->send({{"type", "hello"}, {"name", "Bob"}, {"token", pb.token}});
+      pb.ws->send({{"type", "hello"}, {"name", rng.chance(0.5) ? "Bob" : "Bobby"}, {"token", pb.token}});
       ++reconnects;
     }
+    if (rng.chance(0.01))  // Ada says hello again on the same connection, maybe renamed
+      pa.ws->send({{"type", "hello"}, {"name", rng.chance(0.5) ? "Ada" : "Ada L."}, {"token", pa.token}});
     pump(*pa.ws, &pa, 2ms);
     pump(*pb.ws, &pb, 2ms);
   }

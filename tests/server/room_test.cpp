@@ -419,6 +419,27 @@ TEST_F(Table, EveryVersionIsStoredBeforeItIsShownAndARebuiltRoomKeepsItsRematchR
   }
 }
 
+// A player who says hello again under another name (a second tab, or the same one) is shown
+// under it at once, in a version of its own: no copy keeps the old name while a sync shows the
+// new one.
+TEST_F(Table, APlayerRenamedByANewHelloIsShownSoAtOnce) {
+  const auto [ada, bob, eve, room] = seated_table();
+  const std::string token = ada->last("welcome")["token"];
+  const auto v = eve->versions[room];
+  auto tab = client("Ada B.", token);
+  EXPECT_EQ(eve->versions[room], v + 1);
+  EXPECT_EQ(eve->states[room]["seats"][0]["name"], "Ada B.");
+  json mine = eve->states[room];
+  EXPECT_EQ(mine, synced(eve, room));
+  send(ada, {{"type", "hello"}, {"name", "Ada C."}, {"token", token}});
+  EXPECT_EQ(eve->versions[room], v + 2);
+  EXPECT_EQ(eve->states[room]["seats"][0]["name"], "Ada C.");
+  mine = eve->states[room];
+  EXPECT_EQ(mine, synced(eve, room));
+  client("Ada C.", token);
+  EXPECT_EQ(eve->versions[room], v + 2) << "nothing changed, no version";
+}
+
 TEST_F(Table, ASpectatorDelayHoldsBackTheLastMoves) {
   auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
   send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"spectator_delay", 1}});
