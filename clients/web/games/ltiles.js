@@ -329,6 +329,10 @@ export default {
     }
     const byRot = [[], [], [], []];
     const sq = b.squares;
+    // The cells in reading order (row by row, left to right): the same document, and the same
+    // order for a screen reader, whether this copy of the state was sent whole or patched.
+    const squares = Object.entries(sq).map(([k, v]) => [k, v, ...k.split(',').map(Number)])
+      .sort((p, q) => p[3] - q[3] || p[2] - q[2]);
     const levelOf = (p) => {
       const cs = cellsOf(p.x, p.y, p.rot);
       return cs.every(([x, y]) => sq[key(x, y)]) ? sq[key(...cs[0])].level + 1 : 1;
@@ -527,8 +531,7 @@ export default {
         s('path', { d: 'M1 0H0V1', fill: 'none', stroke: '#d9cdb8', 'stroke-width': 0.03 })));
       svg.append(defs, s('rect', { x: -500, y: -500, width: 1000, height: 1000, fill: 'url(#lt-grid)' }));
       const cellsG = s('g', { class: 'lt-cells' });
-      for (const [k, v] of Object.entries(sq)) {
-        const [x, y] = k.split(',').map(Number);
+      for (const [k, v, x, y] of squares) {
         const t = b.tiles[v.tile];
         const owner = t.seat === null ? 'start domino' : `${SEAT_NAME[t.seat].toLowerCase()}'s tile ${t.kind}`;
         cellsG.append(s('g', {
@@ -541,8 +544,7 @@ export default {
       svg.append(cellsG);
       // tile outlines (visible tops): thick where the neighbour is another tile or empty
       const tileSegs = [];
-      for (const [k, v] of Object.entries(sq)) {
-        const [x, y] = k.split(',').map(Number);
+      for (const [, v, x, y] of squares) {
         const same = (nx, ny) => { const n = sq[key(nx, ny)]; return !!n && n.tile === v.tile; };
         for (const sgm of boundary([[x, y]], same)) {
           const [x1, y1, x2, y2] = sgm;

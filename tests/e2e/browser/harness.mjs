@@ -23,8 +23,10 @@ export function cliBinary() {
 }
 
 // Two bots play a whole game of `game` on the server at `port` (random legal moves from
-// `seed`); returns its room once both have seen the end. Bounded: 60 s.
-export async function botGame(port, game, seed = 1) {
+// `seed`); returns its room once both have seen the end. `beforeGuest(room)`, if given, is
+// awaited between the table's creation and the second bot's arrival (the game starts then).
+// Bounded: 60 s.
+export async function botGame(port, game, seed = 1, beforeGuest = async () => {}) {
   // One bot; `onOutput` sees all it printed so far. Resolves when it exits cleanly.
   const run = (args, onOutput = () => {}) => new Promise((ok, fail) => {
     const p = spawn(cliBinary(), ['--host', '127.0.0.1', '--port', String(port), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -41,6 +43,7 @@ export async function botGame(port, game, seed = 1) {
   });
   // A host that ends before it prints its room (or fails) ends the wait too.
   const id = await Promise.race([room, host.then(() => seen ?? Promise.reject(new Error('the host bot ended without a room')))]);
+  await beforeGuest(id);
   const guest = run(['--name', 'Guest', 'bot', '--room', id, '--seed', String(seed + 1)]);
   await Promise.all([host, guest]);
   return id;

@@ -1,0 +1,52 @@
+// The client builds its page from the state it patched: for every game, a spectator who has
+// followed every patch of a whole game from before its first move shows, at the end, exactly
+// the page a newcomer is shown from one whole state; so does one who arrived midway. Two bots
+// (plateau-cli, random legal moves, seeded) play as fast as they can, so the patches come in
+// quick succession, and each is rendered as it comes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withBrowser, player, watch, version, botGame } from './harness.mjs';
+
+const GAMES = ['quantik', 'kwinty', 'turris', 'quirky', 'on_top', 'ltiles'];
+
+// What a spectator's page shows of the table. Quirky's flash of a scored triangle is set back by
+// the time since it was scored, which differs between any two pages.
+const shown = (page) => page.evaluate(() => ['#room-title', '#seats', '#status', '#table', '#room-actions']
+  .map((q) => [q, document.querySelector(q).innerHTML.replace(/animation-delay:-?\d+ms/g, '')]));
+
+// Where two texts part, with some context: enough to see which element differs.
+function firstDifference(a, b) {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `at ${i}: …${a.slice(Math.max(0, i - 60), i + 100)}… where a newcomer's has …${b.slice(Math.max(0, i - 60), i + 100)}…`;
+}
+
+test('every game: a spectator\'s page, patched move by move, is the page a newcomer gets', { timeout: 240000 }, async (t) => {
+  await withBrowser(async (server, browser) => {
+    const [eve, mia, zed] = [await player(browser, 'Eve'), await player(browser, 'Mia'), await player(browser, 'Zed')];
+    for (const [g, game] of GAMES.entries()) {
+      await t.test(game, async () => {
+        // Eve watches from before the first move; Mia opens the room once some moves are made.
+        let midway = null;
+        const room = await botGame(server.port, game, 11 + g, async (id) => {
+          await watch(eve.page, server.url, id);
+          assert.equal(await version(eve.page), 1, 'Eve has the table before the second seat is taken');
+          midway = eve.page.waitForFunction(() => window.plateau.version >= 6).then(() => watch(mia.page, server.url, id));
+        });
+        await midway;
+        await watch(zed.page, server.url, room);
+        const end = await version(zed.page);
+        for (const p of [eve.page, mia.page]) await p.waitForFunction((v) => window.plateau.version === v, end);
+        const fresh = await shown(zed.page);
+        assert.match(fresh[2][1], /wins|Draw|Shared win/, 'the game is over');
+        for (const [who, page, from] of [['Eve', eve.page, 'the start'], ['Mia', mia.page, 'midway']]) {
+          const followed = await shown(page);
+          for (let k = 0; k < fresh.length; k++) {
+            assert.ok(followed[k][1] === fresh[k][1],
+              `${who}, following from ${from} to version ${end}: her ${fresh[k][0]} differs ${firstDifference(followed[k][1], fresh[k][1])}`);
+          }
+        }
+      });
+    }
+  });
+});
