@@ -264,8 +264,8 @@ std::string encode_error(const Error& e) {
 std::string encode_left(const json& id, std::string_view room) {
   return with_id({{"type", "left"}, {"room", room}}, id).dump();
 }
-std::string encode_rooms(const json& id, const json& rooms, std::size_t total, std::size_t offset) {
-  return with_id({{"type", "rooms"}, {"rooms", rooms}, {"total", total}, {"offset", offset}}, id).dump();
+std::string encode_rooms(const json& id, const json& rooms, std::size_t total, std::size_t offset, const json& mine) {
+  return with_id({{"type", "rooms"}, {"rooms", rooms}, {"total", total}, {"offset", offset}, {"mine", mine}}, id).dump();
 }
 std::string encode_crowd(std::string_view room, int spectators) {
   return json{{"type", "crowd"}, {"room", room}, {"spectators", spectators}}.dump();

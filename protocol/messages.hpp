@@ -92,7 +92,9 @@ std::string encode_patch_text(std::string_view room, std::int64_t version, std::
 std::string encode_error(const Error& e);
 std::string encode_left(const nlohmann::json& id, std::string_view room);
 // `total`: how many rooms the request matched; `rooms` holds those from `offset` on.
-std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms, std::size_t total, std::size_t offset);
+// `rooms`: a page of the public rooms, and `mine`, the asking player's own tables.
+std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms, std::size_t total, std::size_t offset,
+                         const nlohmann::json& mine);
 std::string encode_crowd(std::string_view room, int spectators);
 std::string encode_announce(std::string_view message);
 

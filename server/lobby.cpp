@@ -178,8 +178,13 @@ void Lobby::list(const std::shared_ptr<Client>& c, const protocol::ListRooms& re
     const Room* room;
   };
   std::vector<Listed> listed;
+  // Besides the page: every table where the asking player sits, private ones too, whatever the
+  // filter, so that the lobby leads back to them (the most recently active first).
+  std::vector<std::pair<const Room*, rules::Seat>> mine;
   for (const auto& [rid, room] : rooms_) {
-    if (room->is_private() || room->failed() || (req.game && room->game_id() != *req.game)) continue;
+    if (room->failed()) continue;
+    if (const auto seat = room->seat_of(c->player()->id)) mine.emplace_back(room.get(), *seat);
+    if (room->is_private() || (req.game && room->game_id() != *req.game)) continue;
     const auto status = room->status();
     listed.push_back({status == protocol::Status::waiting ? 0 : status == protocol::Status::playing ? 1 : 2,
                       status == protocol::Status::playing ? room->spectators() : 0, room->last_activity(), room.get()});
@@ -193,7 +198,20 @@ void Lobby::list(const std::shared_ptr<Client>& c, const protocol::ListRooms& re
   std::partial_sort(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(to), listed.end(), before);
   json out = json::array();
   for (std::size_t i = from; i < to; ++i) out.push_back(listed[i].room->summary());
-  c->send(make_frame(protocol::encode_rooms(id, out, listed.size(), from)));
+  const auto recent = [](const auto& a, const auto& b) {
+    return std::pair(b.first->last_activity(), a.first->id()) < std::pair(a.first->last_activity(), b.first->id());
+  };
+  const std::size_t shown = std::min(mine.size(), kMineListed);
+  std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(shown), mine.end(), recent);
+  json yours = json::array();
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& [room, seat] = mine[i];
+    json line = room->summary();
+    line["you"] = seat;
+    line["your_turn"] = room->status() == protocol::Status::playing && room->state().to_move() == seat;
+    yours.push_back(std::move(line));
+  }
+  c->send(make_frame(protocol::encode_rooms(id, out, listed.size(), from, yours)));
 }
 
 void Lobby::closed(Client* c) {

@@ -27,6 +27,9 @@ class Client : public Participant {
   std::optional<Player> player_;
 };
 
+// The most tables where the asking player sits that a `rooms` reply lists (its `mine`).
+inline constexpr std::size_t kMineListed = 50;
+
 struct LobbyLimits {
   std::size_t max_rooms = 10'000;
   Millis idle_room_ms = 30 * 60'000;  // an empty room unplayed this long is closed (kept in the store)

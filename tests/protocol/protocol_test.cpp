@@ -151,7 +151,7 @@ TEST(Encode, GoldenFrames) {
   EXPECT_EQ(encode_crowd("ab12", 3), R"({"room":"ab12","spectators":3,"type":"crowd"})");
   EXPECT_EQ(encode_left(nullptr, "ab12"), R"({"room":"ab12","type":"left"})");
   EXPECT_EQ(encode_full(2, "ab12", 4, json{{"k", 1}}), R"({"id":2,"room":"ab12","state":{"k":1},"type":"full","version":4})");
-  EXPECT_EQ(encode_rooms(nullptr, json::array(), 0, 0), R"({"offset":0,"rooms":[],"total":0,"type":"rooms"})");
+  EXPECT_EQ(encode_rooms(nullptr, json::array(), 0, 0, json::array()), R"({"mine":[],"offset":0,"rooms":[],"total":0,"type":"rooms"})");
   const json games = json::array({{{"id", "quantik"}, {"seats", 2}}});
   EXPECT_EQ(encode_welcome(7, "p1", "t\"k", games.dump()),
             (json{{"type", "welcome"}, {"id", 7}, {"player", "p1"}, {"token", "t\"k"}, {"games", games}}.dump()));

@@ -277,6 +277,59 @@ TEST_F(Table, PrivateRoomsAreNotListed) {
   EXPECT_EQ(eve->take("joined").size(), 1u) << "the link still works";
 }
 
+TEST_F(Table, TheListLeadsEachPlayerBackToTheirOwnTablesPrivateOnesToo) {
+  auto ada = client("Ada"), bob = client("Bob");
+  lobby.tick(1000);
+  send(ada, {{"type", "create"}, {"game", "quantik"}, {"private", true}, {"options", {{"first", "1"}}}});
+  const std::string secret = ada->take("created")[0]["room"];
+  join(ada, secret);
+  join(bob, secret);  // a private game, Bob to move
+  lobby.tick(2000);
+  const auto open = create(ada);
+  join(ada, open, "player", 1);  // waiting for someone at seat 0
+  lobby.tick(3000);
+  const auto other = create(bob);
+  join(bob, other);
+  join(ada, other, "spectator");  // Ada only watches this one
+  auto mine = [&](const std::shared_ptr<FakeClient>& who, json req = json::object()) {
+    req["type"] = "rooms";
+    send(who, req);
+    const auto reply = who->take("rooms");
+    return reply.size() == 1 ? reply[0]["mine"] : json();
+  };
+
+  const auto ada_tables = mine(ada, {{"game", "kwinty"}, {"limit", 1}});
+  ASSERT_EQ(ada_tables.size(), 2u) << "whatever the filter and the page: " << ada_tables;
+  EXPECT_EQ(ada_tables[0]["room"], open) << "the most recently active first";
+  EXPECT_EQ(ada_tables[0]["you"], 1);
+  EXPECT_EQ(ada_tables[0]["status"], "waiting");
+  EXPECT_EQ(ada_tables[0]["your_turn"], false);
+  EXPECT_EQ(ada_tables[1]["room"], secret) << "a private table is listed to those who sit there";
+  EXPECT_EQ(ada_tables[1]["private"], true);
+  EXPECT_EQ(ada_tables[1]["you"], 0);
+  EXPECT_EQ(ada_tables[1]["your_turn"], false);
+
+  const auto bob_tables = mine(bob);
+  ASSERT_EQ(bob_tables.size(), 2u) << bob_tables;
+  EXPECT_EQ(bob_tables[0]["room"], other);
+  EXPECT_EQ(bob_tables[1]["room"], secret);
+  EXPECT_EQ(bob_tables[1]["you"], 1);
+  EXPECT_EQ(bob_tables[1]["your_turn"], true);
+  EXPECT_EQ(mine(client("Cy")), json::array()) << "a newcomer sits nowhere";
+
+  // The same player on another connection (a second tab, by token) is shown the same tables.
+  auto tab = client("Ada", ada->last("welcome")["token"].get<std::string>());
+  EXPECT_EQ(mine(tab), ada_tables);
+  // A seat given back before the game starts is no longer hers.
+  send(ada, {{"type", "leave"}, {"room", open}});
+  ASSERT_EQ(mine(ada).size(), 1u);
+  EXPECT_EQ(mine(ada)[0]["room"], secret);
+
+  auto cy = client("Cy");
+  for (std::size_t i = 0; i <= kMineListed; ++i) join(cy, create(cy));
+  EXPECT_EQ(mine(cy).size(), kMineListed) << "at most";
+}
+
 TEST_F(Table, TheListShowsTablesToJoinFirstThenTheMostWatchedGamesAndComesInPages) {
   auto ada = client("Ada"), bob = client("Bob"), cy = client("Cy"), dee = client("Dee");
   auto rooms = [&](json req) {
