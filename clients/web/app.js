@@ -158,7 +158,8 @@ function showLobby() {
 }
 
 // Opens a room: if we sit there the server has already rebound us (hello does that), and a
-// sync returns our state; otherwise we watch, and may take a free seat.
+// sync returns our state; otherwise we watch, and may take a free seat. `sitDown` joins as a
+// player: a free seat, or our own seat again (on a connection that said hello before we sat).
 function openRoom(id, sitDown) {
   clearInterval(app.roomsTimer);
   app.room = id;
@@ -270,7 +271,8 @@ function askRooms() {
   send(msg);
 }
 
-function renderRooms({ rooms, total = rooms.length, offset = 0 }) {
+function renderRooms({ rooms, total = rooms.length, offset = 0, mine = [] }) {
+  renderMine(mine);
   if (rooms.length === 0 && total > 0) {  // the page emptied since: show the last one
     app.roomsFrom = Math.floor((total - 1) / ROOMS_PAGE) * ROOMS_PAGE;
     askRooms();
@@ -278,10 +280,11 @@ function renderRooms({ rooms, total = rooms.length, offset = 0 }) {
   }
   app.roomsFrom = offset;
   const body = $('#rooms');
+  const seated = new Set(mine.map((r) => r.room));
   body.replaceChildren(...rooms.map((r) => {
     const players = nameList(r.seats.map((s) => s.name || '—'));
     const free = r.seats.some((s) => !s.name);
-    const mine = false;
+    const mine = seated.has(r.room);  // our own table is opened, not joined again
     return el('tr', { 'data-room': r.room },
       el('td', {}, gameName(r.game)),
       el('td', {}, ...players),
@@ -289,7 +292,7 @@ function renderRooms({ rooms, total = rooms.length, offset = 0 }) {
       el('td', {}, r.spectators),
       el('td', { class: 'actions' },
         free && !mine ? el('button', { class: 'small primary', onclick: () => openRoom(r.room, true) }, 'Join') : '',
-        el('button', { class: 'small', onclick: () => openRoom(r.room, false) }, r.status === 'waiting' ? 'Open' : 'Watch')));
+        el('button', { class: 'small', onclick: () => openRoom(r.room, mine) }, mine || r.status === 'waiting' ? 'Open' : 'Watch')));
   }));
   $('#no-rooms').hidden = rooms.length > 0;
   $('#no-rooms').textContent = $('#rooms-game').value ? 'No public tables of this game. Create one!' : 'No public tables yet. Create one!';
@@ -297,6 +300,21 @@ function renderRooms({ rooms, total = rooms.length, offset = 0 }) {
   $('#rooms-range').textContent = `${offset + 1}–${offset + rooms.length} of ${total}`;
   $('#rooms-prev').disabled = offset === 0;
   $('#rooms-next').disabled = offset + rooms.length >= total;
+}
+
+// The tables where we sit (private ones too), the one waiting for our move marked: the way back
+// to a game from the lobby, on any tab or after the page was closed.
+function renderMine(mine) {
+  $('#mine-panel').hidden = mine.length === 0;
+  $('#mine').replaceChildren(...mine.map((r) => {
+    const status = r.your_turn ? 'your turn' : r.status === 'playing' ? 'their turn' : r.status;
+    return el('tr', { 'data-mine': r.room, 'data-turn': r.your_turn ? 'mine' : '' },
+      el('td', {}, gameName(r.game), r.private ? el('span', { class: 'muted' }, ' (private)') : ''),
+      el('td', {}, ...nameList(r.seats.map((s) => s.name || '—'))),
+      el('td', {}, status + (r.round > 1 ? ` (game ${r.round})` : '')),
+      el('td', { class: 'actions' },
+        el('button', { class: `small${r.your_turn ? ' primary' : ''}`, onclick: () => openRoom(r.room, true) }, 'Back to the table')));
+  }));
 }
 
 // ---------- room ----------

@@ -126,6 +126,60 @@ test('the lobby shows its tables a page at a time, of every game or of one', { t
   });
 });
 
+test('the lobby leads a player back to their own tables, private ones too', { timeout: 90000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const ada = await player(browser, 'Ada');
+    const bob = await player(browser, 'Bob');
+    // A public game, Ada to move, and a private one of Bob's where Ada sat through the link.
+    const room = await createTable(ada.page, server.url, 'quantik', { first: 0 });
+    await sitAt(bob.page, server.url, room);
+    await bob.page.click('#leave');
+    await bob.page.waitForSelector('#lobby:not([hidden])');
+    await bob.page.check('#private');
+    await bob.page.selectOption('[data-option="first"]', '0');
+    await bob.page.click('#create');
+    await bob.page.waitForFunction(() => window.plateau.state && window.plateau.state.you === 0);
+    const secret = await bob.page.evaluate(() => window.plateau.room);
+    await sitAt(ada.page, server.url, secret);
+    await ada.page.click('#leave');  // the games have started: she keeps her seats
+
+    // Both tables are hers in the lobby, the one waiting for her move marked, and the private
+    // one, which the public list never shows.
+    await ada.page.waitForSelector(`#mine-panel:not([hidden]) [data-mine="${secret}"]`);
+    await ada.page.waitForSelector(`[data-mine="${room}"][data-turn="mine"]`);
+    assert.match(await ada.page.textContent(`[data-mine="${room}"]`), /your turn/);
+    assert.match(await ada.page.textContent(`[data-mine="${secret}"]`), /\(private\).*their turn/);
+    assert.equal(await ada.page.locator(`#rooms [data-room="${secret}"]`).count(), 0);
+    assert.equal(await ada.page.textContent(`#rooms [data-room="${room}"] .actions`), 'Open', 'her own table is opened, not joined');
+    await ada.page.screenshot({ path: `${shots}/rooms-lobby-mine.png` });
+    // Bob's turn is at the private table; Eve, who sits nowhere, has no such panel.
+    await bob.page.click('#leave');
+    await bob.page.waitForSelector(`[data-mine="${secret}"][data-turn="mine"]`);
+    await bob.page.waitForSelector(`[data-mine="${room}"]:not([data-turn="mine"])`);
+    const eve = await player(browser, 'Eve');
+    await eve.page.goto(server.url);
+    await eve.page.waitForSelector(`#rooms [data-room="${room}"]`);
+    assert.equal(await eve.page.isHidden('#mine-panel'), true);
+
+    // Back to the table, seated, her move to make.
+    await ada.page.click(`[data-mine="${room}"] button`);
+    await ada.page.waitForFunction((r) => window.plateau.room === r && window.plateau.state && window.plateau.state.you === 0, room);
+    await ada.page.waitForSelector('.q-cell[data-move]');
+
+    // A tab of Ada's that said hello before she sat at a third table still takes her to her
+    // seat there, not to the audience.
+    const tab = await ada.context.newPage();
+    await tab.goto(server.url);
+    await tab.waitForSelector(`[data-mine="${secret}"]`);
+    const third = await createTable(bob.page, server.url, 'quantik');
+    await sitAt(ada.page, server.url, third);
+    await tab.click('#refresh');
+    await tab.click(`[data-mine="${third}"] button`);
+    await tab.waitForFunction((r) => window.plateau.room === r && window.plateau.state && window.plateau.state.you !== null, third);
+    assert.equal(await tab.evaluate(() => window.plateau.state.seats[window.plateau.state.you].name), 'Ada');
+  });
+});
+
 test('a finished game of every game replays in the browser, forward and back', { timeout: 180000 }, async () => {
   await withBrowser(async (server, browser) => {
     const games = ['quantik', 'kwinty', 'turris', 'quirky', 'on_top', 'ltiles'];
