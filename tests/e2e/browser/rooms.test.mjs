@@ -14,12 +14,18 @@ async function clickMove(page) {
   return before + 1;
 }
 
+// Ada and Bob seated at a Quantik table, Ada to move.
+async function adaAndBob(browser, server) {
+  const ada = await player(browser, 'Ada');
+  const bob = await player(browser, 'Bob');
+  const room = await createTable(ada.page, server.url, 'quantik', { first: 0 });
+  await sitAt(bob.page, server.url, room);
+  return { ada, bob, room };
+}
+
 test('reload, late spectator, server crash and replay', { timeout: 120000 }, async () => {
   await withBrowser(async (server, browser) => {
-    const ada = await player(browser, 'Ada');
-    const bob = await player(browser, 'Bob');
-    const room = await createTable(ada.page, server.url, 'quantik', { first: 0 });
-    await sitAt(bob.page, server.url, room);
+    const { ada, bob, room } = await adaAndBob(browser, server);
     await allAt([ada.page, bob.page], await version(bob.page));
     await allAt([ada.page, bob.page], await clickMove(ada.page));
     await allAt([ada.page, bob.page], await clickMove(bob.page));
@@ -128,11 +134,8 @@ test('the lobby shows its tables a page at a time, of every game or of one', { t
 
 test('the lobby leads a player back to their own tables, private ones too', { timeout: 90000 }, async () => {
   await withBrowser(async (server, browser) => {
-    const ada = await player(browser, 'Ada');
-    const bob = await player(browser, 'Bob');
     // A public game, Ada to move, and a private one of Bob's where Ada sat through the link.
-    const room = await createTable(ada.page, server.url, 'quantik', { first: 0 });
-    await sitAt(bob.page, server.url, room);
+    const { ada, bob, room } = await adaAndBob(browser, server);
     await bob.page.click('#leave');
     await bob.page.waitForSelector('#lobby:not([hidden])');
     await bob.page.check('#private');
