@@ -15,6 +15,7 @@ const app = {
   games: [],
   room: null,          // id of the room on screen
   state: null,         // its state, as the server sees it for us
+  drawn: null,         // the state the page shows (drawing waits for its game's module)
   version: 0,
   seat: null,          // our seat there, or null when watching
   crowd: 0,
@@ -398,6 +399,7 @@ async function renderRoom() {
   };
   if (mod) mod.render(table, st, ctx);
   else genericTable(table, st, ctx);
+  app.drawn = st;
 }
 
 // Any game is playable before it has a table of its own: its legal moves as buttons.

@@ -159,9 +159,9 @@ export async function player(browser, name, viewport = { width: 1100, height: 80
 export const state = (page) => page.evaluate(() => window.plateau.state);
 export const version = (page) => page.evaluate(() => window.plateau.version);
 
-// Waits until every page has reached `v`.
+// Waits until every page has reached `v` and drawn what it has.
 export async function allAt(pages, v) {
-  for (const p of pages) await p.waitForFunction((x) => window.plateau.version >= x, v);
+  for (const p of pages) await p.waitForFunction((x) => window.plateau.version >= x && window.plateau.drawn === window.plateau.state, v);
 }
 
 // Creates a table of `game` from the lobby of `page`; returns the room id once seated.
@@ -206,5 +206,10 @@ export async function openTable(browser, server, game, names, options = {}) {
 
 export async function watch(page, url, room) {
   await page.goto(`${url}/?room=${room}`);
-  await page.waitForFunction(() => window.plateau.state !== null);
+  await page.waitForFunction(() => window.plateau.state !== null && window.plateau.drawn === window.plateau.state);
+}
+
+// Resolves once the page shows version v: it has the state and has drawn it.
+export async function drawnAt(page, v) {
+  await page.waitForFunction((x) => window.plateau.version === x && window.plateau.drawn === window.plateau.state, v);
 }

@@ -5,7 +5,7 @@
 // quick succession, and each is rendered as it comes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, player, watch, version, botGame } from './harness.mjs';
+import { withBrowser, player, watch, version, drawnAt, botGame } from './harness.mjs';
 
 const GAMES = ['quantik', 'kwinty', 'turris', 'quirky', 'on_top', 'ltiles'];
 
@@ -36,7 +36,7 @@ test('every game: a spectator\'s page, patched move by move, is the page a newco
         await midway;
         await watch(zed.page, server.url, room);
         const end = await version(zed.page);
-        for (const p of [eve.page, mia.page]) await p.waitForFunction((v) => window.plateau.version === v, end);
+        for (const p of [eve.page, mia.page]) await drawnAt(p, end);
         const fresh = await shown(zed.page);
         assert.match(fresh[2][1], /wins|Draw|Shared win/, 'the game is over');
         for (const [who, page, from] of [['Eve', eve.page, 'the start'], ['Mia', mia.page, 'midway']]) {
