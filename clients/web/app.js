@@ -24,6 +24,7 @@ const app = {
   pending: new Map(),  // id -> callback for a reply
   roomsTimer: null,
   roomsFrom: 0,        // where the lobby's page of tables starts
+  resyncing: null,     // the room whose whole state we asked for after a gap
 };
 window.plateau = app;  // for tests and the curious
 
@@ -50,6 +51,17 @@ function connect() {
     app.backoff = Math.min(app.backoff * 2, 10000);
     setTimeout(connect, delay);
   };
+}
+
+// Asks once for the whole state of the room on screen, when its patches cannot be applied.
+// Patches that come before the answer are dropped, since it holds them: a burst of them after
+// a gap (a tab waking up, a slow phone) asks once, not once per patch.
+function resync() {
+  if (app.resyncing === app.room) return;
+  const room = app.room;
+  const done = () => { if (app.resyncing === room) app.resyncing = null; return false; };
+  app.resyncing = room;
+  if (!send({ type: 'sync', room }, done)) done();
 }
 
 function send(msg, onReply) {
@@ -86,6 +98,7 @@ function onMessage(msg) {
   }
   switch (msg.type) {
     case 'welcome':
+      app.resyncing = null;  // an answer the old socket never got will not come
       app.player = msg.player;
       app.games = msg.games;
       localStorage.setItem('plateau.token', msg.token);
@@ -105,14 +118,14 @@ function onMessage(msg) {
       break;
     case 'patch':
       if (msg.room !== app.room || !app.state) return;
-      if (msg.version <= app.version) return;
-      if (msg.version !== app.version + 1) { send({ type: 'sync', room: app.room }); return; }
+      if (msg.version <= app.version || app.resyncing === app.room) return;
+      if (msg.version !== app.version + 1) { resync(); return; }
       try {
         app.state = applyPatch(app.state, msg.ops);
         app.version = msg.version;
         renderRoom();
       } catch {
-        send({ type: 'sync', room: app.room });
+        resync();
       }
       break;
     case 'crowd':
@@ -420,7 +433,7 @@ function showError(msg) {
   box.hidden = false;
   clearTimeout(errorTimer);
   errorTimer = setTimeout(() => { box.hidden = true; }, 5000);
-  if (msg.code === 'move/stale_version' && app.room) send({ type: 'sync', room: app.room });
+  if (msg.code === 'move/stale_version' && app.room) resync();
   if (msg.code === 'room/not_found' && app.room) {
     $('#table').replaceChildren(el('p', {}, 'This table does not exist (any more).'));
   }
