@@ -18,7 +18,7 @@ test('two players finish a Kwinty game by clicks while a spectator sees the same
       const st = await state(eve.page);
       if (st.status !== 'playing') break;
       const mover = seatOf.get(st.to_move);
-      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0);
+      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state);
       const before = await version(mover);
       const legal = (await state(mover)).legal_moves;
       if (legal.length === 1 && legal[0] === 'pass') {

@@ -58,7 +58,7 @@ async function playWholeGame(variant, options) {
         if (st.board.phase !== 'setup') break;
         const mover = st.to_move === adaSeat ? ada.page : bob.page;
         const who = mover === ada.page ? 'ada' : 'bob';
-        await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0);
+        await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state);
         assert.equal(await eve.page.locator('[data-move]').count(), 0, 'a spectator has no controls');
         const buttons = await mover.$$('.lt-setup [data-move^="pile "]');
         assert.ok(buttons.length > 0, 'the kinds still to order are offered');
@@ -92,7 +92,7 @@ async function playWholeGame(variant, options) {
       const st = await state(ada.page);
       if (st.status !== 'playing') break;
       const mover = st.to_move === adaSeat ? ada.page : bob.page;
-      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0);
+      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state);
       const before = await version(mover);
       // Turn the tile now and then (a button or an orientation), filter the spots, switch views.
       if (Math.random() < 0.35) { await mover.click(`[data-choice="${pick(['rot-cw', 'rot-ccw', 'rot-cw'])}"]`); turns++; }

@@ -40,7 +40,7 @@ test('three players finish a Quirky game by clicks while a spectator sees the sa
       const mover = bySeat.get(st.to_move);
       const mp = mover.page;
       const before = await version(mp);
-      await mp.waitForFunction((v) => window.plateau.version >= v && window.plateau.state.legal_moves.length > 0, before);
+      await mp.waitForFunction((v) => window.plateau.version >= v && window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state, before);
       const mst = await state(mp);
       const drawn = mst.board.drawn;
       assert.equal(drawn.seat, mst.you, 'the drawn piece is the mover\'s');

@@ -24,7 +24,7 @@ test('two players finish a Turris game by clicks while a spectator sees the same
       if (st.status !== 'playing') break;
       const mover = st.to_move === adaSeat ? ada.page : bob.page;
       const before = await version(mover);
-      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0);
+      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state);
       if (st.board.phase === 'bonus') {
         bonuses++;
         const who = mover === ada.page ? 'ada' : 'bob-phone';
