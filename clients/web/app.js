@@ -25,6 +25,7 @@ const app = {
   roomsTimer: null,
   roomsFrom: 0,        // where the lobby's page of tables starts
   resyncing: null,     // the room whose whole state we asked for after a gap
+  resyncRetry: null,   // timer to ask again when that request was refused
 };
 window.plateau = app;  // for tests and the curious
 
@@ -434,6 +435,15 @@ function showError(msg) {
   clearTimeout(errorTimer);
   errorTimer = setTimeout(() => { box.hidden = true; }, 5000);
   if (msg.code === 'move/stale_version' && app.room) resync();
+  // A refused message has no id: if it was our sync, its answer will not come. Ask again in a
+  // second, once however many were refused.
+  if (msg.code === 'proto/rate_limited' && app.resyncing && !app.resyncRetry) {
+    const room = app.resyncing;
+    app.resyncRetry = setTimeout(() => {
+      app.resyncRetry = null;
+      if (app.resyncing === room) { app.resyncing = null; resync(); }
+    }, 1000);
+  }
   if (msg.code === 'room/not_found' && app.room) {
     $('#table').replaceChildren(el('p', {}, 'This table does not exist (any more).'));
   }

@@ -111,9 +111,10 @@ export async function launchBrowser() {
   });
 }
 
-// Runs `body(server, browser)` on a fresh server and browser, and stops both however it ends.
-export async function withBrowser(body) {
-  const server = await startServer();
+// Runs `body(server, browser)` on a fresh server (started with `extra` options) and browser,
+// and stops both however it ends.
+export async function withBrowser(body, extra = []) {
+  const server = await startServer(extra);
   const browser = await launchBrowser();
   try {
     return await body(server, browser);

@@ -53,32 +53,35 @@ test('every game: a spectator\'s page, patched move by move, is the page a newco
 
 // A page that falls behind (a tab waking up, a slow phone) gets its patches in a burst. The first
 // that does not follow on makes it ask for the whole state; the rest of the burst, which that
-// state holds, must not each ask again.
-test('a page that falls behind asks for the whole state once, not once per patch', { timeout: 120000 }, async () => {
+// state holds, must not each ask again. With `flood`, the server allows 20 messages a second
+// (bursts of 40) and the page has just sent 100, so that first ask is refused: it must ask
+// again, once.
+async function fallBehind(flood) {
   await withBrowser(async (server, browser) => {
     const [eve, zed] = [await player(browser, 'Eve'), await player(browser, 'Zed')];
-    const syncs = [];
-    eve.page.on('websocket', (ws) => ws.on('framesent', (f) => {
-      const m = JSON.parse(f.payload);
-      if (m.type === 'sync') syncs.push(m);
-    }));
+    let syncs = 0;
+    eve.page.on('websocket', (ws) => ws.on('framesent', (f) => { if (JSON.parse(f.payload).type === 'sync') syncs++; }));
     let before = 0;
     const room = await botGame(server.port, 'ltiles', 5, async (id) => {
       await watch(eve.page, server.url, id);
-      before = syncs.length;
+      before = syncs;
       // Eve's page forgets its last patch, then is too busy to read its socket for a while:
       // the whole game's patches queue up behind it.
-      await eve.page.evaluate(() => setTimeout(() => {
+      await eve.page.evaluate((n) => setTimeout(() => {
         window.plateau.version -= 1;
         for (const end = Date.now() + 1500; Date.now() < end;);
-      }, 0));
+        for (let i = 0; i < n; i++) window.plateau.ws.send('{"type":"junk"}');
+      }, 0), flood ? 100 : 0);
     });
     await watch(zed.page, server.url, room);
     const end = await version(zed.page);
     assert.ok(end > 30, `the bots played a whole game (version ${end})`);
     await drawnAt(eve.page, end);
-    assert.equal(syncs.length - before, 1, `Eve asked for the whole state ${syncs.length - before} times`);
+    assert.equal(syncs - before, flood ? 2 : 1, `Eve asked for the whole state ${syncs - before} times`);
     const [followed, fresh] = [await shown(eve.page), await shown(zed.page)];
     for (let k = 0; k < fresh.length; k++) assert.ok(followed[k][1] === fresh[k][1], `her ${fresh[k][0]} differs ${firstDifference(followed[k][1], fresh[k][1])}`);
-  });
-});
+  }, flood ? ['--rate', '20'] : []);
+}
+
+test('a page that falls behind asks for the whole state once, not once per patch', { timeout: 120000 }, () => fallBehind(false));
+test('a page that falls behind while over the rate limit asks again when refused', { timeout: 120000 }, () => fallBehind(true));
