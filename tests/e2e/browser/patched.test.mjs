@@ -54,8 +54,8 @@ test('every game: a spectator\'s page, patched move by move, is the page a newco
 // A page that falls behind (a tab waking up, a slow phone) gets its patches in a burst. The first
 // that does not follow on makes it ask for the whole state; the rest of the burst, which that
 // state holds, must not each ask again. With `flood`, the server allows 20 messages a second
-// (bursts of 40) and the page has just sent 100, so that first ask is refused: it must ask
-// again, once.
+// (bursts of 40) and the page sends 100 just before that ask, so it is refused: the page must
+// ask again, once.
 async function fallBehind(flood) {
   await withBrowser(async (server, browser) => {
     const [eve, zed] = [await player(browser, 'Eve'), await player(browser, 'Zed')];
@@ -67,11 +67,21 @@ async function fallBehind(flood) {
       before = syncs;
       // Eve's page forgets its last patch, then is too busy to read its socket for a while:
       // the whole game's patches queue up behind it.
-      await eve.page.evaluate((n) => setTimeout(() => {
-        window.plateau.version -= 1;
-        for (const end = Date.now() + 1500; Date.now() < end;);
-        for (let i = 0; i < n; i++) window.plateau.ws.send('{"type":"junk"}');
-      }, 0), flood ? 100 : 0);
+      // With `flood`, her first sync goes right behind 100 other frames.
+      await eve.page.evaluate((n) => {
+        const ws = window.plateau.ws, send = ws.send.bind(ws);
+        ws.send = (frame) => {
+          if (JSON.parse(frame).type === 'sync') {
+            for (let i = 0; i < n; i++) send('{"type":"junk"}');
+            ws.send = send;
+          }
+          send(frame);
+        };
+        setTimeout(() => {
+          window.plateau.version -= 1;
+          for (const end = Date.now() + 1500; Date.now() < end;);
+        }, 0);
+      }, flood ? 100 : 0);
     });
     await watch(zed.page, server.url, room);
     const end = await version(zed.page);
