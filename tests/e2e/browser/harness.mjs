@@ -210,6 +210,12 @@ export async function watch(page, url, room) {
   await page.waitForFunction(() => window.plateau.state !== null && window.plateau.drawn === window.plateau.state);
 }
 
+// Resolves once the page, at version `since` or later, offers moves and has drawn them.
+export async function movesShown(page, since = 0) {
+  await page.waitForFunction((x) => window.plateau.version >= x && window.plateau.state.legal_moves.length > 0
+    && window.plateau.drawn === window.plateau.state, since);
+}
+
 // Resolves once the page shows version v: it has the state and has drawn it.
 export async function drawnAt(page, v) {
   await page.waitForFunction((x) => window.plateau.version === x && window.plateau.drawn === window.plateau.state, v);

@@ -1,7 +1,7 @@
 // Two browsers play a whole game of Kwinty by clicking, while a third watches.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, shots } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown } from './harness.mjs';
 
 test('two players finish a Kwinty game by clicks while a spectator sees the same wall', { timeout: 120000 }, async () => {
   await withBrowser(async (server, browser) => {
@@ -18,7 +18,7 @@ test('two players finish a Kwinty game by clicks while a spectator sees the same
       const st = await state(eve.page);
       if (st.status !== 'playing') break;
       const mover = seatOf.get(st.to_move);
-      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state);
+      await movesShown(mover);
       const before = await version(mover);
       const legal = (await state(mover)).legal_moves;
       if (legal.length === 1 && legal[0] === 'pass') {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import { readdirSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, shots } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown } from './harness.mjs';
 
 // The ghosts a person could click now: their corner square is on screen and on top.
 function clickableGhosts(page) {
@@ -58,7 +58,7 @@ async function playWholeGame(variant, options) {
         if (st.board.phase !== 'setup') break;
         const mover = st.to_move === adaSeat ? ada.page : bob.page;
         const who = mover === ada.page ? 'ada' : 'bob';
-        await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state);
+        await movesShown(mover);
         assert.equal(await eve.page.locator('[data-move]').count(), 0, 'a spectator has no controls');
         const buttons = await mover.$$('.lt-setup [data-move^="pile "]');
         assert.ok(buttons.length > 0, 'the kinds still to order are offered');
@@ -92,7 +92,7 @@ async function playWholeGame(variant, options) {
       const st = await state(ada.page);
       if (st.status !== 'playing') break;
       const mover = st.to_move === adaSeat ? ada.page : bob.page;
-      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state);
+      await movesShown(mover);
       const before = await version(mover);
       // Turn the tile now and then (a button or an orientation), filter the spots, switch views.
       if (Math.random() < 0.35) { await mover.click(`[data-choice="${pick(['rot-cw', 'rot-ccw', 'rot-cw'])}"]`); turns++; }

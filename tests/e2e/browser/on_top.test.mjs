@@ -2,7 +2,7 @@
 // watches. Each turn: click a highlighted place, turn the tile a random number of times, confirm.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, shots } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown } from './harness.mjs';
 
 // What a page draws: every cell, every tower, every colour's points and pawns, the track markers.
 const screen = (page) => page.evaluate(() => ({
@@ -49,7 +49,7 @@ test('three players finish an On Top game by clicks while a spectator sees the s
       const mover = bySeat.get(st.to_move);
       const mp = mover.page;
       const before = await version(mp);
-      await mp.waitForFunction((v) => window.plateau.version >= v && window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state, before);
+      await movesShown(mp, before);
       const legal = new Set((await state(mp)).legal_moves);
       // Nobody else has controls.
       for (const p of pages) if (p !== mp) assert.equal(await p.locator('[data-move], [data-place]').count(), 0, 'only the mover has controls');

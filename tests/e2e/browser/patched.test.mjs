@@ -21,6 +21,14 @@ function firstDifference(a, b) {
   return `at ${i}: …${a.slice(Math.max(0, i - 60), i + 100)}… where a newcomer's has …${b.slice(Math.max(0, i - 60), i + 100)}…`;
 }
 
+// Asserts that `page` shows what `fresh` (a newcomer's `shown`) does; `who` names it in a failure.
+async function assertSamePage(page, fresh, who) {
+  const followed = await shown(page);
+  for (let k = 0; k < fresh.length; k++) {
+    assert.ok(followed[k][1] === fresh[k][1], `${who}: her ${fresh[k][0]} differs ${firstDifference(followed[k][1], fresh[k][1])}`);
+  }
+}
+
 test('every game: a spectator\'s page, patched move by move, is the page a newcomer gets', { timeout: 240000 }, async (t) => {
   await withBrowser(async (server, browser) => {
     const [eve, mia, zed] = [await player(browser, 'Eve'), await player(browser, 'Mia'), await player(browser, 'Zed')];
@@ -40,11 +48,7 @@ test('every game: a spectator\'s page, patched move by move, is the page a newco
         const fresh = await shown(zed.page);
         assert.match(fresh[2][1], /wins|Draw|Shared win/, 'the game is over');
         for (const [who, page, from] of [['Eve', eve.page, 'the start'], ['Mia', mia.page, 'midway']]) {
-          const followed = await shown(page);
-          for (let k = 0; k < fresh.length; k++) {
-            assert.ok(followed[k][1] === fresh[k][1],
-              `${who}, following from ${from} to version ${end}: her ${fresh[k][0]} differs ${firstDifference(followed[k][1], fresh[k][1])}`);
-          }
+          await assertSamePage(page, fresh, `${who}, following from ${from} to version ${end}`);
         }
       });
     }
@@ -88,8 +92,7 @@ async function fallBehind(flood) {
     assert.ok(end > 30, `the bots played a whole game (version ${end})`);
     await drawnAt(eve.page, end);
     assert.equal(syncs - before, flood ? 2 : 1, `Eve asked for the whole state ${syncs - before} times`);
-    const [followed, fresh] = [await shown(eve.page), await shown(zed.page)];
-    for (let k = 0; k < fresh.length; k++) assert.ok(followed[k][1] === fresh[k][1], `her ${fresh[k][0]} differs ${firstDifference(followed[k][1], fresh[k][1])}`);
+    await assertSamePage(eve.page, await shown(zed.page), `Eve, back from behind at version ${end}`);
   }, flood ? ['--rate', '20'] : []);
 }
 

@@ -2,7 +2,7 @@
 // watches. The server draws every piece; the pages only show the draws and send clicks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, clickable, shots } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown } from './harness.mjs';
 
 // What the board shows: every point with its drawn stack, the scores panel and the bag panel.
 const screen = (page) => page.evaluate(() => ({
@@ -40,7 +40,7 @@ test('three players finish a Quirky game by clicks while a spectator sees the sa
       const mover = bySeat.get(st.to_move);
       const mp = mover.page;
       const before = await version(mp);
-      await mp.waitForFunction((v) => window.plateau.version >= v && window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state, before);
+      await movesShown(mp, before);
       const mst = await state(mp);
       const drawn = mst.board.drawn;
       assert.equal(drawn.seat, mst.you, 'the drawn piece is the mover\'s');

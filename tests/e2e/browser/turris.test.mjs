@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import { readdirSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, clickable, shots } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown } from './harness.mjs';
 
 test('two players finish a Turris game by clicks while a spectator sees the same tower', { timeout: 120000 }, async () => {
   await withBrowser(async (server, browser) => {
@@ -24,7 +24,7 @@ test('two players finish a Turris game by clicks while a spectator sees the same
       if (st.status !== 'playing') break;
       const mover = st.to_move === adaSeat ? ada.page : bob.page;
       const before = await version(mover);
-      await mover.waitForFunction(() => window.plateau.state.legal_moves.length > 0 && window.plateau.drawn === window.plateau.state);
+      await movesShown(mover);
       if (st.board.phase === 'bonus') {
         bonuses++;
         const who = mover === ada.page ? 'ada' : 'bob-phone';
