@@ -15,6 +15,7 @@ constexpr std::size_t kMaxMove = 512;
 constexpr std::int64_t kMaxRoomsPage = 500;
 constexpr std::size_t kMaxId = 64;
 constexpr int kMaxSpectatorDelay = 1000;
+constexpr std::size_t kMaxResume = 32;
 
 std::unexpected<Error> fail(Code code, std::string message, const json& id = nullptr) {
   return std::unexpected(Error{code, std::move(message), id});
@@ -70,11 +71,23 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     while (!n.empty() && n.front() == ' ') n.erase(n.begin());
     if (n.empty()) return fail(Code::bad_field, "'name' must not be blank", id);
     if (const auto why = name_refusal(n); !why.empty()) return fail(Code::bad_field, "'name' " + std::string(why), id);
-    Hello h{std::move(n), std::nullopt};
+    Hello h{std::move(n), std::nullopt, {}};
     if (obj.contains("token") && !obj["token"].is_null()) {
       auto token = get_string(obj, "token", kMaxToken, id);
       if (!token) return std::unexpected(token.error());
       h.token = *token;
+    }
+    if (const auto it = obj.find("resume"); it != obj.end() && !it->is_null()) {
+      if (!it->is_object()) return fail(Code::bad_field, "'resume' must be an object of room: version", id);
+      if (it->size() > kMaxResume)
+        return fail(Code::bad_field, "'resume' names at most " + std::to_string(kMaxResume) + " rooms", id);
+      for (const auto& [room, version] : it->items()) {
+        if (room.empty() || room.size() > kMaxRoom)
+          return fail(Code::bad_field, "a room in 'resume' must have 1 to 64 characters", id);
+        if (!version.is_number_integer() || version.get<std::int64_t>() < 0)
+          return fail(Code::bad_field, "'resume' maps each room to the version held, an integer from 0", id);
+        h.resume.emplace_back(room, version.get<std::int64_t>());
+      }
     }
     return h;
   }
@@ -218,7 +231,7 @@ std::string dump_text(const json& j) { return j.dump(-1, ' ', false, json::error
 }  // namespace
 
 std::string encode_welcome(const json& id, std::string_view player, std::string_view token,
-                           std::string_view games_json) {
+                           std::string_view games_json, const json& tables) {
   // Keys in the order nlohmann writes them (sorted), like every other frame.
   std::string out = R"({"games":)";
   out += games_json;
@@ -228,6 +241,8 @@ std::string encode_welcome(const json& id, std::string_view player, std::string_
   }
   out += R"(,"player":)";
   out += dump_text(player);
+  out += R"(,"tables":)";
+  out += dump_text(tables);
   out += R"(,"token":)";
   out += dump_text(token);
   out += R"(,"type":"welcome"})";

@@ -29,6 +29,9 @@ std::string_view name_refusal(std::string_view name);
 struct Hello {
   std::string name;
   std::optional<std::string> token;
+  // (extension) The version the client holds of each room it sat at, so that a reconnecting
+  // player gets only the patches it missed rather than a whole state.
+  std::vector<std::pair<std::string, std::int64_t>> resume;
 };
 struct Create {
   std::string game;
@@ -80,8 +83,9 @@ int json_depth(std::string_view text, int stop_at);
 // Server → client frames, each a compact JSON text.
 // `games_json` is the games list already serialized: it is the same in every welcome, so the
 // lobby encodes it once rather than copying and serializing the whole catalogue per hello.
+// `tables`: the rooms the player sits in, as [{"room", "seat"}], which the hello put them back in.
 std::string encode_welcome(const nlohmann::json& id, std::string_view player, std::string_view token,
-                           std::string_view games_json);
+                           std::string_view games_json, const nlohmann::json& tables = nlohmann::json::array());
 std::string encode_created(const nlohmann::json& id, std::string_view room);
 std::string encode_joined(const nlohmann::json& id, std::string_view room, std::optional<int> seat);
 std::string encode_full(const nlohmann::json& id, std::string_view room, std::int64_t version,

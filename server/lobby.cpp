@@ -118,13 +118,23 @@ void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, co
   }
   c->set_player(player);
   store_.put_player({player.id, hash_token(token), player.name}, [](bool) {});
-  c->send(make_frame(protocol::encode_welcome(id, player.id, token, games_json_)));
-  // Back in every room where this player sits.
+  // Back in every room where this player sits; the welcome names them first, so that a client
+  // knows which of its rooms come back by themselves.
+  std::vector<std::pair<Room*, const std::string*>> tables;
+  json listed = json::array();
   for (const auto& [rid, room] : rooms_)
-    if (room->seat_of(player.id)) {
-      room->rebind(c);
-      rooms_of_[c.get()].insert(rid);
+    if (const auto seat = room->seat_of(player.id)) {
+      tables.emplace_back(room.get(), &rid);
+      listed.push_back({{"room", rid}, {"seat", *seat}});
     }
+  c->send(make_frame(protocol::encode_welcome(id, player.id, token, games_json_, listed)));
+  for (const auto& [room, rid] : tables) {
+    std::optional<std::int64_t> held;
+    for (const auto& [r, v] : h.resume)
+      if (r == *rid) held = v;
+    room->rebind(c, held);
+    rooms_of_[c.get()].insert(*rid);
+  }
 }
 
 void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req, const json& id) {

@@ -358,6 +358,7 @@ void Room::flush() {
     outbox_.pop_front();
     ++outbox_base_;
     for (const auto& [a, frame] : out.audience_frames) {
+      if (a != spectator_audience()) keep_missed(seats_[a], out.version, frame);
       const auto& conns = a == spectator_audience() ? spectators_ : seats_[a].conns;
       for (const auto& p : conns) {
         const auto it = full_version_.find(p.get());
@@ -367,6 +368,18 @@ void Room::flush() {
     for (const auto& [p, frame] : out.direct) p->send(frame);
     if (out.move_started >= 0 && move_timer_) move_timer_->finish(out.move_started);
   }
+}
+
+void Room::keep_missed(SeatSlot& slot, std::int64_t version, const Frame& frame) {
+  if (!slot.conns.empty() || !slot.missed) return;
+  auto& m = *slot.missed;
+  if (version != m.after + static_cast<std::int64_t>(m.frames.size()) + 1 || m.frames.size() >= kMissedFrames ||
+      m.bytes + frame->size() > kMissedBytes) {
+    slot.missed.reset();  // the player gets the whole state when they are back
+    return;
+  }
+  m.frames.push_back(frame);
+  m.bytes += frame->size();
 }
 
 Done Room::durable_done(std::uint64_t entry) {
@@ -438,10 +451,16 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     if (req.seat && *req.seat != *mine)
       return error(p, Code::seat_taken, "you already sit at seat " + std::to_string(*mine), id);
     auto& slot = seats_[*mine];
-    if (current < 0) slot.conns.push_back(p);
-    show_present(slot, player->name);
+    if (current < 0) {
+      slot.conns.push_back(p);
+      slot.missed.reset();  // this connection gets the whole state
+    }
+    // The whole state first, then the version that shows the player back: with a store that
+    // completes at once, that version goes out as it is made, and must not reach this
+    // connection ahead of its `joined`.
     send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
     send_full(p, nullptr);
+    show_present(slot, player->name);
     send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
     flush();
     return std::nullopt;
@@ -556,6 +575,13 @@ void Room::disconnect(Participant* p) {
     if (it == slot.conns.end()) continue;
     slot.conns.erase(it);
     if (slot.conns.empty()) {
+      // The connection had every version whose patches have gone out: those still in the
+      // outbox go to `missed` as they do.
+      std::int64_t sent = version_;
+      if (const auto next = std::ranges::find_if(outbox_, [](const Outgoing& o) { return o.version > 0; });
+          next != outbox_.end())
+        sent = next->version - 1;
+      slot.missed = SeatSlot::Missed{sent, {}, 0};
       slot.away_since = now_;
       if (settings_.grace_ms <= 0) show_away(slot);
     }
@@ -563,11 +589,12 @@ void Room::disconnect(Participant* p) {
   }
 }
 
-void Room::rebind(const std::shared_ptr<Participant>& p) {
+void Room::rebind(const std::shared_ptr<Participant>& p, std::optional<std::int64_t> held) {
   const Player* player = p->player();
   const auto seat = player ? seat_of(player->id) : std::nullopt;
   if (!seat) return;
   if (audience_of(p.get()) < 0) {
+    if (held && !failed_ && resume(p, seats_[static_cast<std::size_t>(*seat)], *seat, *held)) return;
     (void)join(p, protocol::Join{id_, false, std::nullopt}, nullptr);
     return;
   }
@@ -576,6 +603,24 @@ void Room::rebind(const std::shared_ptr<Participant>& p) {
   ensure_views();
   show_present(seats_[static_cast<std::size_t>(*seat)], player->name);
   flush();
+}
+
+bool Room::resume(const std::shared_ptr<Participant>& p, SeatSlot& slot, rules::Seat seat, std::int64_t held) {
+  ensure_views();
+  if (!slot.conns.empty() || !slot.missed) return false;
+  const auto& m = *slot.missed;
+  if (held < m.after || held > m.after + static_cast<std::int64_t>(m.frames.size())) return false;
+  last_activity_ = now_;
+  // Every missed patch has gone out to the others already, so these go straight to the
+  // connection, ahead of any the outbox still holds, which it gets as a seated connection.
+  p->send(make_frame(protocol::encode_joined(nullptr, id_, seat)));
+  for (auto i = static_cast<std::size_t>(held - m.after); i < m.frames.size(); ++i) p->send(m.frames[i]);
+  slot.missed.reset();
+  slot.conns.push_back(p);
+  show_present(slot, p->player()->name);
+  send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
+  flush();
+  return true;
 }
 
 void Room::show_present(SeatSlot& slot, const std::string& name) {

@@ -75,8 +75,14 @@ class Room : public std::enable_shared_from_this<Room> {
   std::optional<protocol::Code> rematch(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
   // The connection is gone (closed or dropped); its seat stays its player's.
   void disconnect(Participant* p);
-  // A player said hello again on a new connection: rebind them to their seat here.
-  void rebind(const std::shared_ptr<Participant>& p);
+  // A player said hello again on a new connection: rebind them to their seat here. `held` is
+  // the version of this room their client still holds, if it said: when the room kept every
+  // patch the seat missed since then, it sends those instead of the whole state.
+  void rebind(const std::shared_ptr<Participant>& p, std::optional<std::int64_t> held = {});
+  // How many patches, and bytes of them, a seat with nobody connected keeps for its player's
+  // return; past either, the player gets the whole state back instead.
+  static constexpr std::size_t kMissedFrames = 256;
+  static constexpr std::size_t kMissedBytes = 256 * 1024;
 
   void tick(Millis now);
   // Times each accepted move from its arrival to its broadcast (after its durable write).
@@ -95,6 +101,14 @@ class Room : public std::enable_shared_from_this<Room> {
     std::vector<std::shared_ptr<Participant>> conns;
     bool shown_connected = false;  // what the seat last showed (lags by the grace period)
     Millis away_since = 0;
+    // While nobody is connected at the seat: the patches sent since its last connection went,
+    // which had every version up to `after`. Gone once it would hold too much.
+    struct Missed {
+      std::int64_t after = 0;
+      std::vector<Frame> frames;  // versions after+1, after+2, ...
+      std::size_t bytes = 0;
+    };
+    std::optional<Missed> missed;
   };
   struct Outgoing {
     std::int64_t version;     // patches: the version they lead to; direct frames: 0
@@ -147,6 +161,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void send_full(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
   void flush();
   Done durable_done(std::uint64_t entry);
+  // Keeps a patch for a seat with nobody connected (see SeatSlot::missed).
+  void keep_missed(SeatSlot& slot, std::int64_t version, const Frame& frame);
   void fail_room();
   int audience_of(Participant* p) const;
   // Sends an error and returns its code.
@@ -158,6 +174,9 @@ class Room : public std::enable_shared_from_this<Room> {
   // A position the room no longer plays: to the reaper, or freed here without one.
   void retire(std::unique_ptr<rules::State> state);
   void show_away(SeatSlot& slot);
+  // Back at its seat on a new connection holding version `held`: sends `joined` and the missed
+  // patches, if the seat kept them all. Returns false (having sent nothing) when it did not.
+  bool resume(const std::shared_ptr<Participant>& p, SeatSlot& slot, rules::Seat seat, std::int64_t held);
   // A seated player's connection is here, under `name`: a version if that changes what is shown.
   void show_present(SeatSlot& slot, const std::string& name);
 

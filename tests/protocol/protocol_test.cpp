@@ -34,6 +34,24 @@ TEST(Decode, HelloWithAndWithoutToken) {
   r = ok(R"({"type":"hello","name":"Ada","token":"abc"})");
   EXPECT_EQ(std::get<Hello>(r.body).token, "abc");
   EXPECT_TRUE(r.id.is_null());
+  EXPECT_TRUE(std::get<Hello>(r.body).resume.empty());
+}
+
+TEST(Decode, HelloNamesTheVersionsItHoldsOrIsRefused) {
+  const auto r = ok(R"({"type":"hello","name":"Ada","token":"abc","resume":{"r1":7,"r2":0}})");
+  using Held = std::vector<std::pair<std::string, std::int64_t>>;
+  EXPECT_EQ(std::get<Hello>(r.body).resume, (Held{{"r1", 7}, {"r2", 0}}));
+  EXPECT_TRUE(std::get<Hello>(ok(R"({"type":"hello","name":"Ada","resume":null})").body).resume.empty());
+  for (const std::string bad : {R"([["r1",7]])", R"({"r1":-1})", R"({"r1":"7"})", R"({"r1":1.5})",
+                                R"({"":1})", R"({"r1":18446744073709551615})"})
+    EXPECT_EQ(refused(R"({"type":"hello","name":"Ada","resume":)" + bad + "}"), "proto/bad_field") << bad;
+  EXPECT_EQ(refused(R"({"type":"hello","name":"Ada","resume":{")" + std::string(65, 'r') + R"(":1}})"),
+            "proto/bad_field");
+  json many = json::object();
+  for (int i = 0; i < 33; ++i) many["r" + std::to_string(i)] = i;
+  EXPECT_EQ(refused(json{{"type", "hello"}, {"name", "Ada"}, {"resume", many}}.dump()), "proto/bad_field");
+  many.erase("r0");
+  EXPECT_EQ(std::get<Hello>(ok(json{{"type", "hello"}, {"name", "Ada"}, {"resume", many}}.dump()).body).resume.size(), 32u);
 }
 
 TEST(Decode, EveryRequestType) {
@@ -153,9 +171,11 @@ TEST(Encode, GoldenFrames) {
   EXPECT_EQ(encode_full(2, "ab12", 4, json{{"k", 1}}), R"({"id":2,"room":"ab12","state":{"k":1},"type":"full","version":4})");
   EXPECT_EQ(encode_rooms(nullptr, json::array(), 0, 0, json::array()), R"({"mine":[],"offset":0,"rooms":[],"total":0,"type":"rooms"})");
   const json games = json::array({{{"id", "quantik"}, {"seats", 2}}});
-  EXPECT_EQ(encode_welcome(7, "p1", "t\"k", games.dump()),
-            (json{{"type", "welcome"}, {"id", 7}, {"player", "p1"}, {"token", "t\"k"}, {"games", games}}.dump()));
-  EXPECT_EQ(encode_welcome(nullptr, "p1", "tk", "[]"), R"({"games":[],"player":"p1","token":"tk","type":"welcome"})");
+  const json tables = json::array({{{"room", "ab12"}, {"seat", 1}}});
+  EXPECT_EQ(encode_welcome(7, "p1", "t\"k", games.dump(), tables),
+            (json{{"type", "welcome"}, {"id", 7}, {"player", "p1"}, {"token", "t\"k"}, {"games", games}, {"tables", tables}}.dump()));
+  EXPECT_EQ(encode_welcome(nullptr, "p1", "tk", "[]"),
+            R"({"games":[],"player":"p1","tables":[],"token":"tk","type":"welcome"})");
   // Invalid UTF-8 in a message never makes encoding throw.
   EXPECT_NO_THROW((void)encode_error({Code::bad_json, std::string("bad \xff"), nullptr}));
 }

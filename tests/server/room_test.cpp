@@ -493,6 +493,172 @@ TEST_F(Table, APlayerRenamedByANewHelloIsShownSoAtOnce) {
   EXPECT_EQ(eve->versions[room], v + 2) << "nothing changed, no version";
 }
 
+// A player whose connection dropped comes back on a new connection that starts from the copy
+// the old one held (as the browser does), saying hello with its version.
+struct Returning {
+  std::shared_ptr<FakeClient> conn;
+  std::vector<std::string> types;  // what it was sent after the welcome, in order
+};
+
+class Resume : public Table {
+ protected:
+  // Ada and Bob at a quantik table, Ada to move, Eve watching; Bob's connection drops.
+  struct Dropped {
+    Seated table;
+    std::string token;  // Bob's
+    json held_state;    // Bob's copy when he dropped
+    std::int64_t held;  // its version
+  };
+  Dropped bob_drops() {
+    Dropped d{seated_table(), "", nullptr, 0};
+    d.token = d.table.bob->last("welcome")["token"];
+    d.held_state = d.table.bob->states[d.table.room];
+    d.held = d.table.bob->versions[d.table.room];
+    lobby.closed(d.table.bob.get());  // shown away at once (no grace here): a version
+    return d;
+  }
+  Returning come_back(const Dropped& d, std::optional<std::int64_t> held) {
+    const auto& room = d.table.room;
+    auto c = std::make_shared<FakeClient>();
+    c->states[room] = d.held_state;
+    c->versions[room] = d.held;
+    json hello{{"type", "hello"}, {"name", "Bob"}, {"token", d.token}};
+    if (held) hello["resume"] = {{room, *held}};
+    send(c, hello);
+    return collect(c);
+  }
+  void release() { store.release_all(); }
+  static Returning collect(const std::shared_ptr<FakeClient>& c) {
+    Returning r{c, {}};
+    for (const auto& m : c->received)
+      if (m["type"] != "welcome") r.types.push_back(m["type"]);
+    return r;
+  }
+  // The patches `c` was sent for each version of `room`.
+  static std::map<std::int64_t, int> patch_counts(const FakeClient& c, const std::string& room) {
+    std::map<std::int64_t, int> n;
+    for (const auto& m : c.received)
+      if (m["type"] == "patch" && m["room"] == room) ++n[m["version"].get<std::int64_t>()];
+    return n;
+  }
+  using Types = std::vector<std::string>;
+};
+
+TEST_F(Resume, APlayerBackWithTheVersionItHoldsGetsOnlyThePatchesItMissed) {
+  const auto d = bob_drops();
+  const auto& [ada, bob, eve, room] = d.table;
+  move(ada, room, "sphere@a1");
+  ASSERT_EQ(ada->versions[room], d.held + 2);
+
+  const auto back = come_back(d, d.held);
+  EXPECT_EQ(back.conn->last("welcome")["tables"], json::array({{{"room", room}, {"seat", 1}}}))
+      << "the welcome names the tables the hello puts the player back at";
+  EXPECT_EQ(back.types, (Types{"joined", "patch", "patch", "patch", "crowd"}))
+      << "the two versions missed, then the one that shows Bob back; no whole state";
+  EXPECT_EQ(back.conn->versions[room], d.held + 3);
+  EXPECT_EQ(ada->versions[room], d.held + 3);
+  EXPECT_EQ(eve->states[room]["seats"][1]["connected"], true);
+  const json copy = back.conn->states[room];
+  EXPECT_EQ(copy, synced(back.conn, room)) << "the patched copy is the state";
+  // Back in the game: the move names the version the patches brought.
+  move(back.conn, room, "cube@d4");
+  EXPECT_TRUE(error_code(back.conn).empty());
+  EXPECT_EQ(eve->states[room]["board"]["last"], "cube@d4");
+
+  // Away again: the seat keeps what it misses from the version that connection had.
+  lobby.closed(back.conn.get());
+  move(ada, room, "cone@a2");
+  const auto again = collect([&] {
+    auto c = std::make_shared<FakeClient>();
+    c->states[room] = back.conn->states[room];
+    c->versions[room] = back.conn->versions[room];
+    send(c, {{"type", "hello"}, {"name", "Bob"}, {"token", d.token}, {"resume", {{room, back.conn->versions[room]}}}});
+    return c;
+  }());
+  EXPECT_EQ(again.types, (Types{"joined", "patch", "patch", "patch", "crowd"}));
+  const json copy2 = again.conn->states[room];
+  EXPECT_EQ(copy2, synced(again.conn, room));
+}
+
+TEST_F(Resume, AVersionTheSeatDoesNotCoverGetsTheWholeState) {
+  for (const std::int64_t off : {-1, 3, 100}) {
+    const auto d = bob_drops();
+    const auto& [ada, bob, eve, room] = d.table;
+    move(ada, room, "sphere@a1");
+    const auto back = come_back(d, d.held + off);
+    EXPECT_EQ(back.types, (Types{"joined", "full", "patch", "crowd"}))
+        << "held + " << off << ": the whole state, then the version that shows Bob back";
+    EXPECT_EQ(back.conn->versions[room], d.held + 3);
+    EXPECT_EQ(back.conn->states[room]["board"]["last"], "sphere@a1");
+  }
+  // Without a version, a hello gets the whole state as ever.
+  const auto d = bob_drops();
+  EXPECT_EQ(come_back(d, std::nullopt).types, (Types{"joined", "full", "patch", "crowd"}));
+  // A version for a room where the player does not sit puts nobody anywhere.
+  const auto& [ada, bob, eve, room] = d.table;
+  auto e = std::make_shared<FakeClient>();
+  send(e, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->last("welcome")["token"]}, {"resume", {{room, 3}}}});
+  EXPECT_EQ(e->received.size(), 1u) << e->received.back().dump();
+  EXPECT_EQ(e->last("welcome")["tables"], json::array());
+}
+
+TEST_F(Resume, ASeatAwayForTooLongGetsTheWholeState) {
+  for (const bool over : {false, true}) {
+    const auto d = bob_drops();
+    const auto& [ada, bob, eve, room] = d.table;
+    // Ada's connection comes and goes: two versions each time, all missed by Bob.
+    const std::string ada_token = ada->last("welcome")["token"];
+    const std::size_t cycles = Room::kMissedFrames / 2 + (over ? 0 : -1);
+    auto conn = ada;
+    for (std::size_t i = 0; i < cycles; ++i) {
+      lobby.closed(conn.get());
+      conn = client("Ada", ada_token);
+    }
+    const auto back = come_back(d, d.held);
+    const auto versions = static_cast<std::size_t>(conn->versions[room] - d.held);  // with Bob's return
+    if (over) {
+      EXPECT_GT(versions - 1, Room::kMissedFrames);
+      EXPECT_EQ(back.types, (Types{"joined", "full", "patch", "crowd"}));
+    } else {
+      EXPECT_LE(versions - 1, Room::kMissedFrames);
+      EXPECT_EQ(back.types.size(), versions + 2) << "joined, every patch, crowd";
+      EXPECT_EQ(back.types.front(), "joined");
+    }
+    const json copy = back.conn->states[room];
+    EXPECT_EQ(copy, synced(back.conn, room));
+  }
+}
+
+TEST_F(Resume, WritesInFlightWhenThePlayerDropsOrComesBackReachThemOnceInOrder) {
+  auto d = bob_drops();
+  auto& [ada, bob, eve, room] = d.table;
+  store.automatic = false;
+  move(ada, room, "sphere@a1");  // in flight
+  // Bob comes back before the move is written: he gets nothing of it yet.
+  const auto early = come_back(d, d.held);
+  EXPECT_EQ(early.types, (Types{"joined", "patch"})) << "his own away version only";
+  release();
+  const auto late = collect(early.conn);
+  EXPECT_EQ(late.types, (Types{"joined", "patch", "patch", "patch", "crowd"}));
+  for (const auto& [v, n] : patch_counts(*early.conn, room)) EXPECT_EQ(n, 1) << "version " << v;
+  const json copy = early.conn->states[room];
+  EXPECT_EQ(copy, synced(early.conn, room));
+
+  // Bob moves and drops while the move is being written: it is written while he is away.
+  const auto held = early.conn->versions[room];
+  move(early.conn, room, "cube@d4");
+  lobby.closed(early.conn.get());
+  release();
+  store.automatic = true;
+  d.held_state = early.conn->states[room];
+  d.held = held;
+  const auto back = come_back(d, held);
+  EXPECT_EQ(back.types, (Types{"joined", "patch", "patch", "patch", "crowd"})) << "his move, away, back";
+  EXPECT_EQ(back.conn->states[room]["board"]["last"], "cube@d4");
+  const json copy2 = back.conn->states[room];
+  EXPECT_EQ(copy2, synced(back.conn, room));
+}
+
 TEST_F(Table, ASpectatorDelayHoldsBackTheLastMoves) {
   auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
   send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"spectator_delay", 1}});
