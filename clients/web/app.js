@@ -37,7 +37,10 @@ function connect() {
   setConn('connecting', 'connecting…');
   ws.onopen = () => {
     app.backoff = 500;
-    send({ type: 'hello', name: myName(), token: localStorage.getItem('plateau.token') || undefined });
+    const hello = { type: 'hello', name: myName(), token: localStorage.getItem('plateau.token') || undefined };
+    // Back at our own table with its state on screen: the server sends only what we missed.
+    if (app.room && app.state && app.state.you !== null) hello.resume = { [app.room]: app.version };
+    send(hello);
   };
   ws.onmessage = (ev) => {
     let msg;
@@ -105,6 +108,7 @@ function onMessage(msg) {
       localStorage.setItem('plateau.token', msg.token);
       setConn('online', 'online');
       fillGames();
+      if (reconnected(msg.tables || [])) break;
       route();
       break;
     case 'joined':
@@ -172,20 +176,33 @@ function showLobby() {
   app.roomsTimer = setInterval(() => { if (!app.room && !document.hidden) askRooms(); }, 4000);
 }
 
+// A new connection while a room's state is on screen: the page keeps it until the server's
+// answer replaces it (no "Loading…" flash). If we sit there, the hello has put us back and the
+// room sends what we missed since our version, or the whole state; otherwise we watch it
+// again. Returns false when there is no such room on screen.
+function reconnected(tables) {
+  if (!app.room || !app.state || new URLSearchParams(location.search).get('room') !== app.room) return false;
+  if (!tables.some((t) => t.room === app.room)) openRoom(app.room, false, true);
+  return true;
+}
+
 // Opens a room: if we sit there the server has already rebound us (hello does that), and a
 // sync returns our state; otherwise we watch, and may take a free seat. `sitDown` joins as a
 // player: a free seat, or our own seat again (on a connection that said hello before we sat).
-function openRoom(id, sitDown) {
+// With `keep`, the page shows the room's last state until the new one comes.
+function openRoom(id, sitDown, keep = false) {
   clearInterval(app.roomsTimer);
   app.room = id;
-  app.state = null;
-  app.seat = null;
-  app.crowd = 0;
+  if (!keep) {
+    app.state = null;
+    app.seat = null;
+    app.crowd = 0;
+    $('#table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+  }
   if (new URLSearchParams(location.search).get('room') !== id) history.pushState({}, '', `/?room=${encodeURIComponent(id)}`);
   $('#lobby').hidden = true;
   $('#replay').hidden = true;
   $('#room').hidden = false;
-  $('#table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
   if (sitDown) { join(null); return; }
   send({ type: 'sync', room: id }, (reply) => {
     if (reply.type === 'error' && reply.code === 'room/not_in_room') {

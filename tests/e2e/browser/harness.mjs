@@ -220,3 +220,24 @@ export async function movesShown(page, since = 0) {
 export async function drawnAt(page, v) {
   await page.waitForFunction((x) => window.plateau.version === x && window.plateau.drawn === window.plateau.state, v);
 }
+
+// What a page shows of its table. Quirky's flash of a scored triangle is set back by
+// the time since it was scored, which differs between any two pages.
+export const shown = (page) => page.evaluate(() => ['#room-title', '#seats', '#status', '#table', '#room-actions']
+  .map((q) => [q, document.querySelector(q).innerHTML.replace(/animation-delay:-?\d+ms/g, '')]));
+
+// Where two texts part, with some context: enough to see which element differs.
+function firstDifference(a, b) {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `at ${i}: …${a.slice(Math.max(0, i - 60), i + 100)}… where the fresh page has …${b.slice(Math.max(0, i - 60), i + 100)}…`;
+}
+
+// Asserts that `page` shows what `fresh` (the `shown` of a page drawn from one whole state) does;
+// `who` names it in a failure.
+export async function assertSamePage(page, fresh, who) {
+  const followed = await shown(page);
+  for (let k = 0; k < fresh.length; k++) {
+    assert.ok(followed[k][1] === fresh[k][1], `${who}: her ${fresh[k][0]} differs ${firstDifference(followed[k][1], fresh[k][1])}`);
+  }
+}

@@ -5,29 +5,9 @@
 // quick succession, and each is rendered as it comes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, player, watch, version, drawnAt, botGame } from './harness.mjs';
+import { withBrowser, player, watch, version, drawnAt, botGame, shown, assertSamePage } from './harness.mjs';
 
 const GAMES = ['quantik', 'kwinty', 'turris', 'quirky', 'on_top', 'ltiles'];
-
-// What a spectator's page shows of the table. Quirky's flash of a scored triangle is set back by
-// the time since it was scored, which differs between any two pages.
-const shown = (page) => page.evaluate(() => ['#room-title', '#seats', '#status', '#table', '#room-actions']
-  .map((q) => [q, document.querySelector(q).innerHTML.replace(/animation-delay:-?\d+ms/g, '')]));
-
-// Where two texts part, with some context: enough to see which element differs.
-function firstDifference(a, b) {
-  let i = 0;
-  while (i < a.length && a[i] === b[i]) i++;
-  return `at ${i}: …${a.slice(Math.max(0, i - 60), i + 100)}… where a newcomer's has …${b.slice(Math.max(0, i - 60), i + 100)}…`;
-}
-
-// Asserts that `page` shows what `fresh` (a newcomer's `shown`) does; `who` names it in a failure.
-async function assertSamePage(page, fresh, who) {
-  const followed = await shown(page);
-  for (let k = 0; k < fresh.length; k++) {
-    assert.ok(followed[k][1] === fresh[k][1], `${who}: her ${fresh[k][0]} differs ${firstDifference(followed[k][1], fresh[k][1])}`);
-  }
-}
 
 test('every game: a spectator\'s page, patched move by move, is the page a newcomer gets', { timeout: 240000 }, async (t) => {
   await withBrowser(async (server, browser) => {

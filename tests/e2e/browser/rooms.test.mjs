@@ -3,7 +3,7 @@
 // itself, and a finished game replays forward and back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots, botGame } from './harness.mjs';
+import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots, botGame, shown, assertSamePage, movesShown } from './harness.mjs';
 
 async function clickMove(page) {
   const before = await version(page);
@@ -86,6 +86,57 @@ test('reload, late spectator, server crash and replay', { timeout: 120000 }, asy
     await ada.page.click('#replay-back');
     await ada.page.waitForSelector(`[data-history="${room}"]`);
     await ada.page.screenshot({ path: `${shots}/rooms-lobby-history.png` });
+  });
+});
+
+// A dropped connection: each page keeps its table on screen and reconnects by itself; the
+// player gets only the patches she missed, the spectator (who holds no seat to keep them) the
+// whole state once, and neither page ever goes back to "Loading…".
+test('a dropped connection: the player gets only what she missed, and no page goes blank', { timeout: 90000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { ada, bob, room } = await adaAndBob(browser, server);
+    const eve = await player(browser, 'Eve');
+    await watch(eve.page, server.url, room);
+    await allAt([ada.page, bob.page, eve.page], await clickMove(ada.page));
+
+    const received = new Map([[ada.page, []], [eve.page, []]]);  // frames on the new sockets
+    for (const [p, frames] of received) {
+      p.on('websocket', (ws) => ws.on('framereceived', (f) => frames.push(JSON.parse(f.payload).type)));
+      await p.evaluate(() => {
+        window.blanked = false;
+        const table = document.querySelector('#table');
+        new MutationObserver(() => { if (/Loading/.test(table.textContent)) window.blanked = true; })
+          .observe(table, { childList: true, subtree: true, characterData: true });
+        // The socket drops, and the page cannot reach the server again until the test says so.
+        const Real = WebSocket;
+        window.held = true;
+        window.WebSocket = class extends Real {
+          constructor(url, protocols) { super(window.held ? url.replace(/\/ws$/, '/nowhere') : url, protocols); }
+        };
+        window.plateau.ws.close();
+      });
+      await p.waitForFunction(() => document.querySelector('#conn').dataset.state === 'offline');
+    }
+    // Bob moves while they are away; then they may reconnect.
+    const v = await clickMove(bob.page);
+    await allAt([bob.page], v);
+    for (const p of received.keys()) await p.evaluate(() => { window.held = false; });
+    await allAt([ada.page, eve.page], v);
+
+    const adaGot = received.get(ada.page), eveGot = received.get(eve.page);
+    assert.ok(adaGot.includes('joined') && adaGot.includes('patch') && !adaGot.includes('full'),
+      `Ada, seated, gets only the patches she missed: ${adaGot.join(' ')}`);
+    assert.equal(eveGot.filter((t) => t === 'full').length, 1, `Eve, watching, gets the whole state once: ${eveGot.join(' ')}`);
+    for (const p of received.keys()) assert.equal(await p.evaluate(() => window.blanked), false, 'the page kept its table');
+
+    // Ada's patched page is the one a new tab of hers is drawn from one whole state, and she
+    // plays on from it.
+    const tab = await ada.context.newPage();
+    await watch(tab, server.url, room);
+    await assertSamePage(ada.page, await shown(tab), 'Ada, patched after her drop');
+    await tab.close();
+    await movesShown(ada.page, v);
+    await allAt([ada.page, bob.page, eve.page], await clickMove(ada.page));
   });
 });
 
