@@ -231,6 +231,56 @@ TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesT
   ASSERT_TRUE(eve->reach(v + 1)) << "the player resumes";
 }
 
+// The browser comes back with the copy it held: the hello names its version, and the room sends
+// only the versions the seat missed (each written to the store before it went out), no full.
+TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
+  ServerProcess server;
+  const auto port = server.start();
+  ASSERT_NE(port, 0);
+  auto ada = connect(port, "Ada"), bob = connect(port, "Bob"), eve = connect(port, "Eve");
+  const auto room = create(*ada, "quantik", {{"first", "0"}});
+  join(*ada, room);
+  join(*bob, room);
+  join(*eve, room, true);
+  ASSERT_TRUE(ada->reach(bob->version));
+  ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
+  ASSERT_TRUE(bob->reach(ada->version + 1));
+  ASSERT_TRUE(ada->reach(bob->version));
+  // Ada drops; Bob moves while she is away.
+  const json held_state = ada->state;
+  const auto held = ada->version;
+  ada->ws.close();
+  ASSERT_TRUE(eve->ws.recv_until([&](const json&) { return eve->state["seats"][0]["connected"] == false; }, 5s,
+                                 [&](const json& m) { eve->take(m); }));
+  ASSERT_TRUE(bob->reach(eve->version));
+  bob->ws.send({{"type", "move"}, {"room", room}, {"version", bob->version}, {"move", "cube@d4"}});
+  ASSERT_TRUE(eve->reach(bob->version + 1));
+
+  Seat back;
+  back.room = room;
+  back.state = held_state;
+  back.version = held;
+  ASSERT_EQ(back.ws.connect("127.0.0.1", port), "");
+  back.ws.send({{"type", "hello"}, {"name", "Ada"}, {"token", ada->token}, {"resume", {{room, held}}}});
+  const auto welcome = back.ws.recv_type("welcome");
+  ASSERT_TRUE(welcome);
+  EXPECT_EQ((*welcome)["tables"], json::array({{{"room", room}, {"seat", 0}}}));
+  std::vector<std::string> types;
+  ASSERT_TRUE(back.ws.recv_until([&](const json& m) { return m["type"] == "crowd"; }, 5s, [&](const json& m) {
+    types.push_back(m["type"]);
+    back.take(m);
+  }));
+  EXPECT_EQ(types, (std::vector<std::string>{"joined", "patch", "patch", "patch", "crowd"}))
+      << "away, Bob's move, back: no whole state";
+  EXPECT_EQ(back.state["board"]["last"], "cube@d4");
+  ASSERT_TRUE(eve->reach(back.version));
+  EXPECT_EQ(eve->state["seats"][0]["connected"], true);
+  const json copy = back.state;
+  EXPECT_EQ(copy, fresh_sync(back)) << "her patched copy is the state";
+  back.ws.send({{"type", "move"}, {"room", room}, {"version", back.version}, {"move", back.state["legal_moves"][0]}});
+  ASSERT_TRUE(eve->reach(back.version + 1)) << "she plays on";
+}
+
 TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {
   ServerProcess server;
   auto port = server.start();

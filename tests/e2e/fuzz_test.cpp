@@ -66,11 +66,15 @@ struct Player {
   };
   std::map<std::string, Copy> copies;
   int synced = 0;  // copies found equal to a fresh full state
+  int resumed = 0;  // rooms a reconnection brought up to date by patches alone
+  std::set<std::string> rejoined;  // rooms whose `joined` came, and nothing since
   std::vector<std::string> problems;
 
   void take(const json& m) {
     if (!m.is_object() || !m.contains("room") || !m["room"].is_string()) return;
     const std::string room = m["room"];
+    if (m["type"] == "joined") rejoined.insert(room);
+    else if (rejoined.erase(room) && m["type"] == "patch") ++resumed;
     if (m["type"] == "full") {
       auto& c = copies[room];
       if (m.value("id", json()) == "check" && c.version == m["version"] && c.state != m["state"])
@@ -255,11 +259,20 @@ TEST_P(Fuzz, BadInputNeverHurtsTheGamesAndEveryRoomSurvivesAKill) {
       }
     }
     if (rng.chance(0.01)) {
+      // Half the time Bob comes back with his copies and names their versions, as the browser
+      // does: each room sends only what he missed, or the whole state.
       pb.ws->close();
-      pb.copies.clear();
+      json hello{{"type", "hello"}, {"name", rng.chance(0.5) ? "Bob" : "Bobby"}, {"token", pb.token}};
+      if (rng.chance(0.5)) {
+        pb.copies.clear();
+      } else {
+        hello["resume"] = json::object();
+        for (const auto& [room, copy] : pb.copies)
+          if (hello["resume"].size() < 32) hello["resume"][room] = copy.version;
+      }
       pb.ws = std::make_unique<WsClient>();
       ASSERT_EQ(pb.ws->connect("127.0.0.1", port), "");
-      pb.ws->send({{"type", "hello"}, {"name", rng.chance(0.5) ? "Bob" : "Bobby"}, {"token", pb.token}});
+      pb.ws->send(hello);
       ++reconnects;
     }
     if (rng.chance(0.01))  // Ada says hello again on the same connection, maybe renamed
@@ -277,9 +290,10 @@ TEST_P(Fuzz, BadInputNeverHurtsTheGamesAndEveryRoomSurvivesAKill) {
     for (const auto& e : p->problems) ADD_FAILURE() << e;
   std::string codes;
   for (const auto& [code, n] : check.seen) codes += " " + code + "=" + std::to_string(n);
-  std::printf("seed %llu: %d chaos messages, %d player moves, %d reconnects, %zu rooms, %d copies checked;%s\n",
-              static_cast<unsigned long long>(GetParam()), sent, played, reconnects, rooms.size(), pa.synced + pb.synced,
-              codes.c_str());
+  std::printf("seed %llu: %d chaos messages, %d player moves, %d reconnects (%d rooms resumed by patches), %zu rooms, "
+              "%d copies checked;%s\n",
+              static_cast<unsigned long long>(GetParam()), sent, played, reconnects, pb.resumed, rooms.size(),
+              pa.synced + pb.synced, codes.c_str());
   // Not a vacuous pass: games were played, copies checked, and bad input refused in many ways.
   EXPECT_GE(rooms.size(), 5u);
   EXPECT_GE(pa.synced + pb.synced, 20);
