@@ -81,8 +81,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void rebind(const std::shared_ptr<Participant>& p, std::optional<std::int64_t> held = {});
   // How many patches, and bytes of them, a seat with nobody connected keeps for its player's
   // return; past either, the player gets the whole state back instead.
-  static constexpr std::size_t kMissedFrames = 256;
-  static constexpr std::size_t kMissedBytes = 256 * 1024;
+  static constexpr std::size_t kMissedFrames = 64;
+  static constexpr std::size_t kMissedBytes = 32 * 1024;
 
   void tick(Millis now);
   // Times each accepted move from its arrival to its broadcast (after its durable write).
