@@ -451,16 +451,17 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     if (req.seat && *req.seat != *mine)
       return error(p, Code::seat_taken, "you already sit at seat " + std::to_string(*mine), id);
     auto& slot = seats_[*mine];
+    // Shown back before this connection is at the seat: the whole state then holds the version
+    // that shows it, so the player can move against it at once. (A store that completes at
+    // once sends that version as it is made; a connection at the seat would get it ahead of
+    // its `joined`.)
+    show_present(slot, player->name);
     if (current < 0) {
       slot.conns.push_back(p);
       slot.missed.reset();  // this connection gets the whole state
     }
-    // The whole state first, then the version that shows the player back: with a store that
-    // completes at once, that version goes out as it is made, and must not reach this
-    // connection ahead of its `joined`.
     send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
     send_full(p, nullptr);
-    show_present(slot, player->name);
     send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
     flush();
     return std::nullopt;
@@ -607,17 +608,23 @@ void Room::rebind(const std::shared_ptr<Participant>& p, std::optional<std::int6
 
 bool Room::resume(const std::shared_ptr<Participant>& p, SeatSlot& slot, rules::Seat seat, std::int64_t held) {
   ensure_views();
-  if (!slot.conns.empty() || !slot.missed) return false;
-  const auto& m = *slot.missed;
-  if (held < m.after || held > m.after + static_cast<std::int64_t>(m.frames.size())) return false;
+  const auto covers = [&] {
+    return slot.conns.empty() && slot.missed && held >= slot.missed->after &&
+           held <= slot.missed->after + static_cast<std::int64_t>(slot.missed->frames.size());
+  };
+  if (!covers()) return false;
   last_activity_ = now_;
+  // Shown back first, as join() does: that version joins the missed ones if the store has
+  // written it already, else it reaches this connection, at the seat by then, once written.
+  show_present(slot, p->player()->name);
+  if (!covers()) return false;  // it was one too many to keep: join() sends the whole state
   // Every missed patch has gone out to the others already, so these go straight to the
-  // connection, ahead of any the outbox still holds, which it gets as a seated connection.
+  // connection, ahead of any the outbox still holds.
+  const auto& m = *slot.missed;
   p->send(make_frame(protocol::encode_joined(nullptr, id_, seat)));
   for (auto i = static_cast<std::size_t>(held - m.after); i < m.frames.size(); ++i) p->send(m.frames[i]);
   slot.missed.reset();
   slot.conns.push_back(p);
-  show_present(slot, p->player()->name);
   send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
   flush();
   return true;

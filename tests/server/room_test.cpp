@@ -586,20 +586,46 @@ TEST_F(Resume, AVersionTheSeatDoesNotCoverGetsTheWholeState) {
     const auto& [ada, bob, eve, room] = d.table;
     move(ada, room, "sphere@a1");
     const auto back = come_back(d, d.held + off);
-    EXPECT_EQ(back.types, (Types{"joined", "full", "patch", "crowd"}))
-        << "held + " << off << ": the whole state, then the version that shows Bob back";
+    EXPECT_EQ(back.types, (Types{"joined", "full", "crowd"}))
+        << "held + " << off << ": the whole state, with the version that shows Bob back";
     EXPECT_EQ(back.conn->versions[room], d.held + 3);
     EXPECT_EQ(back.conn->states[room]["board"]["last"], "sphere@a1");
   }
   // Without a version, a hello gets the whole state as ever.
   const auto d = bob_drops();
-  EXPECT_EQ(come_back(d, std::nullopt).types, (Types{"joined", "full", "patch", "crowd"}));
+  EXPECT_EQ(come_back(d, std::nullopt).types, (Types{"joined", "full", "crowd"}));
   // A version for a room where the player does not sit puts nobody anywhere.
   const auto& [ada, bob, eve, room] = d.table;
   auto e = std::make_shared<FakeClient>();
   send(e, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->last("welcome")["token"]}, {"resume", {{room, 3}}}});
   EXPECT_EQ(e->received.size(), 1u) << e->received.back().dump();
   EXPECT_EQ(e->last("welcome")["tables"], json::array());
+}
+
+// What a player comes back to holds the version that shows them back, so a client may move as
+// soon as it has it, whether the store writes at once or later.
+TEST_F(Resume, APlayerBackCanMoveAsSoonAsTheWholeStateOrTheLastMissedPatchIsIn) {
+  for (const bool later : {false, true}) {
+    for (const bool with_version : {false, true}) {
+      const auto d = bob_drops();
+      const auto& [ada, bob, eve, room] = d.table;
+      move(ada, room, "sphere@a1");
+      store.automatic = !later;
+      const auto back = come_back(d, with_version ? std::optional(d.held) : std::nullopt);
+      release();
+      store.automatic = true;
+      const auto got = collect(back.conn).types;
+      EXPECT_EQ(std::ranges::count(got, "full"), with_version ? 0 : 1) << "later " << later;
+      EXPECT_EQ(back.conn->versions[room], ada->versions[room]) << "later " << later << ", version " << with_version;
+      // A whole state is the room's last version, not one a patch still has to follow.
+      for (const auto& m : back.conn->received)
+        if (m["type"] == "full") {
+          EXPECT_EQ(m["version"], ada->versions[room]) << "later " << later;
+        }
+      move(back.conn, room, "cube@d4");
+      EXPECT_EQ(error_code(back.conn), "") << "later " << later << ", version " << with_version;
+    }
+  }
 }
 
 TEST_F(Resume, ASeatAwayForTooLongGetsTheWholeState) {
@@ -618,7 +644,7 @@ TEST_F(Resume, ASeatAwayForTooLongGetsTheWholeState) {
     const auto versions = static_cast<std::size_t>(conn->versions[room] - d.held);  // with Bob's return
     if (over) {
       EXPECT_GT(versions - 1, Room::kMissedFrames);
-      EXPECT_EQ(back.types, (Types{"joined", "full", "patch", "crowd"}));
+      EXPECT_EQ(back.types, (Types{"joined", "full", "crowd"}));
     } else {
       EXPECT_LE(versions - 1, Room::kMissedFrames);
       EXPECT_EQ(back.types.size(), versions + 2) << "joined, every patch, crowd";
