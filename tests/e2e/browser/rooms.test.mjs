@@ -3,7 +3,7 @@
 // itself, and a finished game replays forward and back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots, botGame, shown, assertSamePage, movesShown } from './harness.mjs';
+import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots, botGame, shown, assertSamePage, movesShown, drawnAt } from './harness.mjs';
 
 async function clickMove(page) {
   const before = await version(page);
@@ -108,10 +108,14 @@ test('a dropped connection: the player gets only what she missed, and no page go
         new MutationObserver(() => { if (/Loading/.test(table.textContent)) window.blanked = true; })
           .observe(table, { childList: true, subtree: true, characterData: true });
         // The socket drops, and the page cannot reach the server again until the test says so.
+        // Meanwhile it retries often (its backoff kept short), so it is back soon after.
         const Real = WebSocket;
         window.held = true;
         window.WebSocket = class extends Real {
-          constructor(url, protocols) { super(window.held ? url.replace(/\/ws$/, '/nowhere') : url, protocols); }
+          constructor(url, protocols) {
+            if (window.held) window.plateau.backoff = 200;
+            super(window.held ? url.replace(/\/ws$/, '/nowhere') : url, protocols);
+          }
         };
         window.plateau.ws.close();
       });
@@ -133,6 +137,7 @@ test('a dropped connection: the player gets only what she missed, and no page go
     // plays on from it.
     const tab = await ada.context.newPage();
     await watch(tab, server.url, room);
+    await drawnAt(ada.page, await version(tab));
     await assertSamePage(ada.page, await shown(tab), 'Ada, patched after her drop');
     await tab.close();
     await movesShown(ada.page, v);
