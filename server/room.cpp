@@ -373,7 +373,7 @@ void Room::flush() {
 void Room::keep_missed(SeatSlot& slot, std::int64_t version, const Frame& frame) {
   if (!slot.conns.empty() || !slot.missed) return;
   auto& m = *slot.missed;
-  if (version != m.after + static_cast<std::int64_t>(m.frames.size()) + 1 || m.frames.size() >= kMissedFrames ||
+  if (version != m.last() + 1 || m.frames.size() >= kMissedFrames ||
       m.bytes + frame->size() > kMissedBytes) {
     slot.missed.reset();  // the player gets the whole state when they are back
     return;
@@ -422,7 +422,8 @@ Code Room::error(const std::shared_ptr<Participant>& p, Code code, std::string m
   return code;
 }
 
-std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const json& id) {
+std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const json& id,
+                               std::optional<std::int64_t> held) {
   ensure_views();
   const Player* player = p->player();
   if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
@@ -451,17 +452,28 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     if (req.seat && *req.seat != *mine)
       return error(p, Code::seat_taken, "you already sit at seat " + std::to_string(*mine), id);
     auto& slot = seats_[*mine];
+    // Back with a version from which the seat kept every patch: they go on from it, with the
+    // version that shows them back (kept too if the store has written it already, else sent to
+    // this connection once written), unless that one was too many to keep.
+    const bool resumable = current < 0 && held && slot.conns.empty() && slot.missed && slot.missed->covers(*held);
     // Shown back before this connection is at the seat: the whole state then holds the version
     // that shows it, so the player can move against it at once. (A store that completes at
     // once sends that version as it is made; a connection at the seat would get it ahead of
     // its `joined`.)
     show_present(slot, player->name);
-    if (current < 0) {
-      slot.conns.push_back(p);
-      slot.missed.reset();  // this connection gets the whole state
+    const bool resumed = resumable && slot.missed;
+    if (current < 0) slot.conns.push_back(p);
+    if (resumed) {
+      // Every missed patch has gone out to the others already, so these go straight to the
+      // connection, ahead of any the outbox still holds.
+      p->send(make_frame(protocol::encode_joined(id, id_, *mine)));
+      const auto& m = *slot.missed;
+      for (auto i = static_cast<std::size_t>(*held - m.after); i < m.frames.size(); ++i) p->send(m.frames[i]);
+    } else {
+      send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
+      send_full(p, nullptr);
     }
-    send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
-    send_full(p, nullptr);
+    slot.missed.reset();
     send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
     flush();
     return std::nullopt;
@@ -595,8 +607,7 @@ void Room::rebind(const std::shared_ptr<Participant>& p, std::optional<std::int6
   const auto seat = player ? seat_of(player->id) : std::nullopt;
   if (!seat) return;
   if (audience_of(p.get()) < 0) {
-    if (held && !failed_ && resume(p, seats_[static_cast<std::size_t>(*seat)], *seat, *held)) return;
-    (void)join(p, protocol::Join{id_, false, std::nullopt}, nullptr);
+    (void)join(p, protocol::Join{id_, false, std::nullopt}, nullptr, held);
     return;
   }
   // Already here: a hello again, perhaps under another name.
@@ -604,30 +615,6 @@ void Room::rebind(const std::shared_ptr<Participant>& p, std::optional<std::int6
   ensure_views();
   show_present(seats_[static_cast<std::size_t>(*seat)], player->name);
   flush();
-}
-
-bool Room::resume(const std::shared_ptr<Participant>& p, SeatSlot& slot, rules::Seat seat, std::int64_t held) {
-  ensure_views();
-  const auto covers = [&] {
-    return slot.conns.empty() && slot.missed && held >= slot.missed->after &&
-           held <= slot.missed->after + static_cast<std::int64_t>(slot.missed->frames.size());
-  };
-  if (!covers()) return false;
-  last_activity_ = now_;
-  // Shown back first, as join() does: that version joins the missed ones if the store has
-  // written it already, else it reaches this connection, at the seat by then, once written.
-  show_present(slot, p->player()->name);
-  if (!covers()) return false;  // it was one too many to keep: join() sends the whole state
-  // Every missed patch has gone out to the others already, so these go straight to the
-  // connection, ahead of any the outbox still holds.
-  const auto& m = *slot.missed;
-  p->send(make_frame(protocol::encode_joined(nullptr, id_, seat)));
-  for (auto i = static_cast<std::size_t>(held - m.after); i < m.frames.size(); ++i) p->send(m.frames[i]);
-  slot.missed.reset();
-  slot.conns.push_back(p);
-  send_direct(p, make_frame(protocol::encode_crowd(id_, spectators())));
-  flush();
-  return true;
 }
 
 void Room::show_present(SeatSlot& slot, const std::string& name) {

@@ -67,7 +67,9 @@ class Room : public std::enable_shared_from_this<Room> {
 
   // Requests from a connection. Replies, errors and broadcasts go through Participant::send;
   // each returns the code of its refusal, or nullopt when it was accepted.
-  std::optional<protocol::Code> join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const nlohmann::json& id);
+  // `held` (from rebind): the version of this room the client still holds, if it said.
+  std::optional<protocol::Code> join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const nlohmann::json& id,
+                                     std::optional<std::int64_t> held = {});
   std::optional<protocol::Code> move(const std::shared_ptr<Participant>& p,
                                      const protocol::MoveRequest& req, const nlohmann::json& id);
   std::optional<protocol::Code> sync(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
@@ -107,6 +109,9 @@ class Room : public std::enable_shared_from_this<Room> {
       std::int64_t after = 0;
       std::vector<Frame> frames;  // versions after+1, after+2, ...
       std::size_t bytes = 0;
+      std::int64_t last() const { return after + static_cast<std::int64_t>(frames.size()); }
+      // Whether a client holding version v can go on from here by patches alone.
+      bool covers(std::int64_t v) const { return v >= after && v <= last(); }
     };
     std::optional<Missed> missed;
   };
@@ -174,9 +179,6 @@ class Room : public std::enable_shared_from_this<Room> {
   // A position the room no longer plays: to the reaper, or freed here without one.
   void retire(std::unique_ptr<rules::State> state);
   void show_away(SeatSlot& slot);
-  // Back at its seat on a new connection holding version `held`: sends `joined` and the missed
-  // patches, if the seat kept them all. Returns false (having sent nothing) when it did not.
-  bool resume(const std::shared_ptr<Participant>& p, SeatSlot& slot, rules::Seat seat, std::int64_t held);
   // A seated player's connection is here, under `name`: a version if that changes what is shown.
   void show_present(SeatSlot& slot, const std::string& name);
 

@@ -52,6 +52,13 @@ struct BasicSeat {
     return ws.recv_until([&](const json&) { return version >= v; }, timeout, [&](const json& m) { take(m); })
         .has_value();
   }
+  // Reads until this client's copy satisfies `shown`.
+  bool shows(const std::function<bool(const json& state)>& shown, std::chrono::milliseconds timeout = 5s) {
+    if (!state.is_null() && shown(state)) return true;
+    return ws.recv_until([&](const json&) { return !state.is_null() && shown(state); }, timeout,
+                         [&](const json& m) { take(m); })
+        .has_value();
+  }
   std::optional<json> expect(const std::string& type) {
     return ws.recv_until([&](const json& m) { return m["type"] == type; }, 5s, [&](const json& m) { take(m); });
   }

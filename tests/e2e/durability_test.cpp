@@ -158,11 +158,9 @@ TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
   // Seat 0 asks for the next round and seat 1 drops (shown away at once: no grace here). Both
   // are versions the spectator sees; the restart must keep the request and start above them.
   t.seats[0]->ws.send({{"type", "rematch"}, {"room", t.room}});
-  ASSERT_TRUE(t.eve->ws.recv_until([&](const json&) { return t.eve->state["rematch"] == json({0}); }, 5s,
-                                   [&](const json& m) { t.eve->take(m); }));
+  ASSERT_TRUE(t.eve->shows([&](const json& st) { return st["rematch"] == json({0}); }));
   t.seats[1]->ws.close();
-  ASSERT_TRUE(t.eve->ws.recv_until([&](const json&) { return t.eve->state["seats"][1]["connected"] == false; }, 5s,
-                                   [&](const json& m) { t.eve->take(m); }));
+  ASSERT_TRUE(t.eve->shows([&](const json& st) { return st["seats"][1]["connected"] == false; }));
   const json final_state = without_presence(t.eve->state);
   const auto last_shown = t.eve->version;
   server.kill(SIGKILL);
@@ -181,8 +179,7 @@ TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
 
   // Seat 0 asked before the restart: seat 1's request starts the next round.
   back[1]->ws.send({{"type", "rematch"}, {"room", t.room}});
-  for (auto& s : back) ASSERT_TRUE(s->ws.recv_until([&](const json&) { return s->state["round"] == 2; }, 5s,
-                                                    [&](const json& m) { s->take(m); }));
+  for (auto& s : back) ASSERT_TRUE(s->shows([&](const json& st) { return st["round"] == 2; }));
   ASSERT_TRUE(eve->reach(back[1]->version));
   EXPECT_EQ(eve->state["status"], "playing");
   auto& mover = *back[eve->state["to_move"].get<int>()];
@@ -201,20 +198,35 @@ TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
   EXPECT_EQ(eve2->state["board"], after_move["board"]) << "the rematch's move survived";
 }
 
+// Ada and Bob at a Quantik table that seat `first` starts, Eve watching, every copy at the
+// same version. Call as ASSERT_NO_FATAL_FAILURE(quantik_for_two(...)).
+struct ForTwo {
+  std::unique_ptr<Seat> ada, bob, eve;
+  std::string room;
+};
+void quantik_for_two(unsigned short port, const char* first, ForTwo& t) {
+  t.ada = connect(port, "Ada");
+  t.bob = connect(port, "Bob");
+  t.eve = connect(port, "Eve");
+  t.room = create(*t.ada, "quantik", {{"first", first}});
+  ASSERT_FALSE(t.room.empty());
+  ASSERT_NO_FATAL_FAILURE(join(*t.ada, t.room));
+  ASSERT_NO_FATAL_FAILURE(join(*t.bob, t.room));
+  ASSERT_NO_FATAL_FAILURE(join(*t.eve, t.room, true));
+  ASSERT_TRUE(t.eve->reach(t.bob->version));
+  ASSERT_TRUE(t.ada->reach(t.bob->version));
+}
+
 TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesTheSeat) {
   ServerProcess server;
   const auto port = server.start();
   ASSERT_NE(port, 0);
-  auto ada = connect(port, "Ada"), bob = connect(port, "Bob"), eve = connect(port, "Eve");
-  const auto room = create(*ada, "quantik", {{"first", "1"}});
-  join(*ada, room);
-  join(*bob, room);
-  join(*eve, room, true);
-  ASSERT_TRUE(eve->reach(bob->version));
+  ForTwo t;
+  ASSERT_NO_FATAL_FAILURE(quantik_for_two(port, "1", t));
+  auto& [ada, bob, eve, room] = t;
   const std::string token = bob->token;
   bob->ws.close();
-  ASSERT_TRUE(eve->ws.recv_until([&](const json&) { return eve->state["seats"][1]["connected"] == false; }, 5s,
-                                 [&](const json& m) { eve->take(m); }))
+  ASSERT_TRUE(eve->shows([&](const json& st) { return st["seats"][1]["connected"] == false; }))
       << "the seat shows disconnected";
   auto mallory = connect(port, "Mallory");
   mallory->ws.send({{"type", "join"}, {"room", room}, {"as", "player"}, {"seat", 1}});
@@ -224,14 +236,12 @@ TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesT
   std::unique_ptr<Seat> bob2;
   ASSERT_NO_FATAL_FAILURE(come_back(port, "Bob", token, room, bob2));
   EXPECT_EQ(bob2->state["you"], 1);
-  ASSERT_TRUE(eve->ws.recv_until([&](const json&) { return eve->state["seats"][1]["connected"] == true; }, 5s,
-                                 [&](const json& m) { eve->take(m); }));
+  ASSERT_TRUE(eve->shows([&](const json& st) { return st["seats"][1]["connected"] == true; }));
   // The whole state he came back to is the room's latest: he may move against it at once.
   const auto v = bob2->version;
   const std::string move = bob2->state["legal_moves"][0];
   bob2->ws.send({{"type", "move"}, {"room", room}, {"version", v}, {"move", move}});
-  ASSERT_TRUE(eve->ws.recv_until([&](const json&) { return eve->state["board"]["last"] == move; }, 5s,
-                                 [&](const json& m) { eve->take(m); }))
+  ASSERT_TRUE(eve->shows([&](const json& st) { return st["board"]["last"] == move; }))
       << "the player resumes";
   EXPECT_EQ(eve->version, v + 1);
 }
@@ -242,12 +252,9 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
   ServerProcess server;
   const auto port = server.start();
   ASSERT_NE(port, 0);
-  auto ada = connect(port, "Ada"), bob = connect(port, "Bob"), eve = connect(port, "Eve");
-  const auto room = create(*ada, "quantik", {{"first", "0"}});
-  join(*ada, room);
-  join(*bob, room);
-  join(*eve, room, true);
-  ASSERT_TRUE(ada->reach(bob->version));
+  ForTwo t;
+  ASSERT_NO_FATAL_FAILURE(quantik_for_two(port, "0", t));
+  auto& [ada, bob, eve, room] = t;
   ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
   ASSERT_TRUE(bob->reach(ada->version + 1));
   ASSERT_TRUE(ada->reach(bob->version));
@@ -255,8 +262,7 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
   const json held_state = ada->state;
   const auto held = ada->version;
   ada->ws.close();
-  ASSERT_TRUE(eve->ws.recv_until([&](const json&) { return eve->state["seats"][0]["connected"] == false; }, 5s,
-                                 [&](const json& m) { eve->take(m); }));
+  ASSERT_TRUE(eve->shows([&](const json& st) { return st["seats"][0]["connected"] == false; }));
   ASSERT_TRUE(bob->reach(eve->version));
   bob->ws.send({{"type", "move"}, {"room", room}, {"version", bob->version}, {"move", "cube@d4"}});
   ASSERT_TRUE(eve->reach(bob->version + 1));
