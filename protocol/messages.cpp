@@ -121,10 +121,16 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
       return fail(Code::bad_field, "'as' must be \"player\" or \"spectator\"", id);
     auto seat = get_optional_int(obj, "seat", id);
     if (!seat) return std::unexpected(seat.error());
-    Join j{*room, *as == "spectator", std::nullopt};
+    auto version = get_optional_int(obj, "version", id);
+    if (!version) return std::unexpected(version.error());
+    Join j{*room, *as == "spectator", std::nullopt, std::nullopt};
     if (*seat) {
       if (**seat < 0 || **seat > 64) return fail(Code::bad_field, "'seat' is out of range", id);
       j.seat = static_cast<int>(**seat);
+    }
+    if (*version) {
+      if (**version < 0) return fail(Code::bad_field, "'version' is the version held, an integer from 0", id);
+      j.version = **version;
     }
     return j;
   }

@@ -43,6 +43,9 @@ struct Join {
   std::string room;
   bool spectator = false;
   std::optional<int> seat;
+  // (extension) The version of this room the client still holds: when the room kept every
+  // patch since, it sends those instead of the whole state.
+  std::optional<std::int64_t> version;
 };
 struct MoveRequest {
   std::string room;

@@ -148,10 +148,8 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
   if (rooms_.size() >= limits_.max_rooms)
     return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may", id);
   const std::string room_id = new_room_id();
-  RoomSettings settings;
-  settings.is_private = req.is_private;
-  settings.spectator_delay = req.spectator_delay;
-  settings.grace_ms = limits_.grace_ms;
+  RoomSettings settings{.is_private = req.is_private, .spectator_delay = req.spectator_delay,
+                        .grace_ms = limits_.grace_ms, .keep = limits_.keep};
   auto room = std::make_shared<Room>(room_id, *game, *options, seed, settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
@@ -264,7 +262,8 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     const auto it = s ? name_by_player_.find(*s) : name_by_player_.end();
     names.push_back(it != name_by_player_.end() ? it->second : "");
   }
-  auto room = Room::restore(r, *game, names, store_, now_, limits_.grace_ms, why);
+  auto room = Room::restore(r, *game, names, store_, now_,
+                            RoomSettings{.grace_ms = limits_.grace_ms, .keep = limits_.keep}, why);
   if (!room) return false;
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);

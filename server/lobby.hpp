@@ -34,6 +34,7 @@ struct LobbyLimits {
   std::size_t max_rooms = 10'000;
   Millis idle_room_ms = 30 * 60'000;  // an empty room unplayed this long is closed (kept in the store)
   Millis grace_ms = 0;                // see RoomSettings::grace_ms
+  KeepLimits keep;                    // see RoomSettings::keep
 };
 
 struct Counters {

@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
   Lobby lobby(*store, [&random] { return random(); },
               LobbyLimits{.max_rooms = config.max_rooms,
                           .idle_room_ms = idle_room_ms,
-                          .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000});
+                          .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000,
+                          .keep = {}});
   Server server(config, ioc, lobby, sqlite.get(), tls);
 
   if (sqlite) {

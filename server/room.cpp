@@ -60,9 +60,7 @@ void Room::ensure_views() {
 
 std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game& game,
                                     const std::vector<std::string>& seat_names, Store& store,
-                                    Millis now, Millis grace_ms, std::string& why) {
-  RoomSettings settings;
-  settings.grace_ms = grace_ms;
+                                    Millis now, RoomSettings settings, std::string& why) {
   settings.is_private = stored.room.is_private;
   settings.spectator_delay = stored.room.spectator_delay;
   auto room = std::make_shared<Room>(stored.room.id, game, stored.room.options, stored.room.seed,
@@ -358,7 +356,8 @@ void Room::flush() {
     outbox_.pop_front();
     ++outbox_base_;
     for (const auto& [a, frame] : out.audience_frames) {
-      if (a != spectator_audience()) keep_missed(seats_[a], out.version, frame);
+      if (a == spectator_audience()) keep(spectators_missed_, out.version, frame);
+      else if (seats_[a].conns.empty()) keep(seats_[a].missed, out.version, frame);
       const auto& conns = a == spectator_audience() ? spectators_ : seats_[a].conns;
       for (const auto& p : conns) {
         const auto it = full_version_.find(p.get());
@@ -370,16 +369,25 @@ void Room::flush() {
   }
 }
 
-void Room::keep_missed(SeatSlot& slot, std::int64_t version, const Frame& frame) {
-  if (!slot.conns.empty() || !slot.missed) return;
-  auto& m = *slot.missed;
-  if (version != m.last() + 1 || m.frames.size() >= kMissedFrames ||
-      m.bytes + frame->size() > kMissedBytes) {
-    slot.missed.reset();  // the player gets the whole state when they are back
+void Room::keep(std::optional<Kept>& kept, std::int64_t version, const Frame& frame) const {
+  if (!kept) return;
+  if (version != kept->last() + 1 || kept->frames.size() >= settings_.keep.frames ||
+      kept->bytes + frame->size() > settings_.keep.bytes) {
+    kept.reset();  // whoever comes back gets the whole state
     return;
   }
-  m.frames.push_back(frame);
-  m.bytes += frame->size();
+  kept->frames.push_back(frame);
+  kept->bytes += frame->size();
+}
+
+void Room::send_kept(Participant& p, const Kept& kept, std::int64_t held) {
+  for (auto i = static_cast<std::size_t>(held - kept.after); i < kept.frames.size(); ++i) p.send(kept.frames[i]);
+}
+
+std::int64_t Room::sent_version() const {
+  // Patches still in the outbox go out (and to whatever keeps them) as they are written.
+  const auto next = std::ranges::find_if(outbox_, [](const Outgoing& o) { return o.version > 0; });
+  return next == outbox_.end() ? version_ : next->version - 1;
 }
 
 Done Room::durable_done(std::uint64_t entry) {
@@ -422,8 +430,7 @@ Code Room::error(const std::shared_ptr<Participant>& p, Code code, std::string m
   return code;
 }
 
-std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const json& id,
-                               std::optional<std::int64_t> held) {
+std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const json& id) {
   ensure_views();
   const Player* player = p->player();
   if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
@@ -432,6 +439,9 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
   if (req.spectator) {
     if (current >= 0 && current != spectator_audience())
       return error(p, Code::seat_taken, "this connection sits at seat " + std::to_string(current), id);
+    // Watching again from a version the room kept every spectator patch since: those patches
+    // go straight to the connection, ahead of any the outbox still holds (as for a seat below).
+    const bool resumed = current < 0 && req.version && spectators_missed_ && spectators_missed_->covers(*req.version);
     if (current < 0) {
       spectators_.push_back(p);
       const auto crowd = make_frame(protocol::encode_crowd(id_, spectators()));
@@ -439,6 +449,12 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
         for (const auto& c : s.conns) c->send(crowd);
       for (const auto& c : spectators_)
         if (c != p) c->send(crowd);
+      if (resumed) {
+        p->send(make_frame(protocol::encode_joined(id, id_, std::nullopt)));
+        send_kept(*p, *spectators_missed_, *req.version);
+        send_direct(p, crowd);
+        return std::nullopt;
+      }
       send_direct(p, crowd);
     }
     send_direct(p, make_frame(protocol::encode_joined(id, id_, std::nullopt)));
@@ -455,7 +471,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     // Back with a version from which the seat kept every patch: they go on from it, with the
     // version that shows them back (kept too if the store has written it already, else sent to
     // this connection once written), unless that one was too many to keep.
-    const bool resumable = current < 0 && held && slot.conns.empty() && slot.missed && slot.missed->covers(*held);
+    const bool resumable = current < 0 && req.version && slot.conns.empty() && slot.missed && slot.missed->covers(*req.version);
     // Shown back before this connection is at the seat: the whole state then holds the version
     // that shows it, so the player can move against it at once. (A store that completes at
     // once sends that version as it is made; a connection at the seat would get it ahead of
@@ -467,8 +483,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
       // Every missed patch has gone out to the others already, so these go straight to the
       // connection, ahead of any the outbox still holds.
       p->send(make_frame(protocol::encode_joined(id, id_, *mine)));
-      const auto& m = *slot.missed;
-      for (auto i = static_cast<std::size_t>(*held - m.after); i < m.frames.size(); ++i) p->send(m.frames[i]);
+      send_kept(*p, *slot.missed, *req.version);
     } else {
       send_direct(p, make_frame(protocol::encode_joined(id, id_, *mine)));
       send_full(p, nullptr);
@@ -555,7 +570,7 @@ std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const jso
   const int a = audience_of(p.get());
   if (a < 0) return error(p, Code::not_in_room, "you are not in this room", id);
   if (a == spectator_audience()) {
-    disconnect(p.get());
+    drop(p.get(), false);  // a spectator who leaves is not coming back to this copy
   } else if (!started_) {
     // Before the game starts, leaving gives the seat back.
     auto& slot = seats_[a];
@@ -571,12 +586,16 @@ std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const jso
   return std::nullopt;
 }
 
-void Room::disconnect(Participant* p) {
+void Room::disconnect(Participant* p) { drop(p, true); }
+
+void Room::drop(Participant* p, bool may_return) {
   ensure_views();
   full_version_.erase(p);
   if (const auto it = std::ranges::find_if(spectators_, [&](const auto& c) { return c.get() == p; });
       it != spectators_.end()) {
     spectators_.erase(it);
+    // Kept from the earliest drop: a later one holds a version it covers too.
+    if (may_return && !spectators_missed_) spectators_missed_ = Kept{sent_version(), {}, 0};
     const auto crowd = make_frame(protocol::encode_crowd(id_, spectators()));
     for (const auto& s : seats_)
       for (const auto& c : s.conns) c->send(crowd);
@@ -588,13 +607,7 @@ void Room::disconnect(Participant* p) {
     if (it == slot.conns.end()) continue;
     slot.conns.erase(it);
     if (slot.conns.empty()) {
-      // The connection had every version whose patches have gone out: those still in the
-      // outbox go to `missed` as they do.
-      std::int64_t sent = version_;
-      if (const auto next = std::ranges::find_if(outbox_, [](const Outgoing& o) { return o.version > 0; });
-          next != outbox_.end())
-        sent = next->version - 1;
-      slot.missed = SeatSlot::Missed{sent, {}, 0};
+      slot.missed = Kept{sent_version(), {}, 0};
       slot.away_since = now_;
       if (settings_.grace_ms <= 0) show_away(slot);
     }
@@ -607,7 +620,7 @@ void Room::rebind(const std::shared_ptr<Participant>& p, std::optional<std::int6
   const auto seat = player ? seat_of(player->id) : std::nullopt;
   if (!seat) return;
   if (audience_of(p.get()) < 0) {
-    (void)join(p, protocol::Join{id_, false, std::nullopt}, nullptr, held);
+    (void)join(p, protocol::Join{id_, false, std::nullopt, held}, nullptr);
     return;
   }
   // Already here: a hello again, perhaps under another name.

@@ -32,12 +32,21 @@ namespace plateau::server {
 
 using Millis = std::int64_t;  // milliseconds since the epoch
 
+// How many patches, and bytes of them, a room keeps for connections that dropped, so that a
+// client back with the version it holds is sent only what it missed. Past either bound the
+// client gets the whole state instead.
+struct KeepLimits {
+  std::size_t frames = 64;
+  std::size_t bytes = 32 * 1024;
+};
+
 struct RoomSettings {
   bool is_private = false;
   int spectator_delay = 0;  // spectators see the game this many moves late
   // A dropped player's seat still shows them connected this long, so a reload or a network
   // blip does not flicker at the table. The seat itself stays theirs whatever happens.
   Millis grace_ms = 0;
+  KeepLimits keep;
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -47,9 +56,10 @@ class Room : public std::enable_shared_from_this<Room> {
 
   // Rebuilds a stored room: replays every round's moves through the rules core. Returns nullptr
   // (with a reason) when the log and the rules disagree: such a room is quarantined, not changed.
+  // `server` gives the settings the server sets (grace, keep); the store gives the room's own.
   static std::shared_ptr<Room> restore(const StoredRoom& stored, const rules::Game& game,
                                        const std::vector<std::string>& seat_names, Store& store,
-                                       Millis now, Millis grace_ms, std::string& why);
+                                       Millis now, RoomSettings server, std::string& why);
 
   const std::string& id() const { return id_; }
   const rules::Game& game() const { return game_; }
@@ -67,9 +77,9 @@ class Room : public std::enable_shared_from_this<Room> {
 
   // Requests from a connection. Replies, errors and broadcasts go through Participant::send;
   // each returns the code of its refusal, or nullopt when it was accepted.
-  // `held` (from rebind): the version of this room the client still holds, if it said.
-  std::optional<protocol::Code> join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const nlohmann::json& id,
-                                     std::optional<std::int64_t> held = {});
+  // A join naming the version its client still holds (a connection back at its own seat, or a
+  // spectator watching again) gets the patches since then when the room kept them all.
+  std::optional<protocol::Code> join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const nlohmann::json& id);
   std::optional<protocol::Code> move(const std::shared_ptr<Participant>& p,
                                      const protocol::MoveRequest& req, const nlohmann::json& id);
   std::optional<protocol::Code> sync(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
@@ -81,10 +91,6 @@ class Room : public std::enable_shared_from_this<Room> {
   // the version of this room their client still holds, if it said: when the room kept every
   // patch the seat missed since then, it sends those instead of the whole state.
   void rebind(const std::shared_ptr<Participant>& p, std::optional<std::int64_t> held = {});
-  // How many patches, and bytes of them, a seat with nobody connected keeps for its player's
-  // return; past either, the player gets the whole state back instead.
-  static constexpr std::size_t kMissedFrames = 64;
-  static constexpr std::size_t kMissedBytes = 32 * 1024;
 
   void tick(Millis now);
   // Times each accepted move from its arrival to its broadcast (after its durable write).
@@ -97,23 +103,24 @@ class Room : public std::enable_shared_from_this<Room> {
   nlohmann::json summary() const;
 
  private:
+  // Patches an audience was sent since a connection of it dropped holding every version up to
+  // `after`. Gone once it would hold more than settings_.keep allows.
+  struct Kept {
+    std::int64_t after = 0;
+    std::vector<Frame> frames;  // versions after+1, after+2, ...
+    std::size_t bytes = 0;
+    std::int64_t last() const { return after + static_cast<std::int64_t>(frames.size()); }
+    // Whether a client holding version v can go on from here by patches alone.
+    bool covers(std::int64_t v) const { return v >= after && v <= last(); }
+  };
   struct SeatSlot {
     std::optional<std::string> player_id;
     std::string name;
     std::vector<std::shared_ptr<Participant>> conns;
     bool shown_connected = false;  // what the seat last showed (lags by the grace period)
     Millis away_since = 0;
-    // While nobody is connected at the seat: the patches sent since its last connection went,
-    // which had every version up to `after`. Gone once it would hold too much.
-    struct Missed {
-      std::int64_t after = 0;
-      std::vector<Frame> frames;  // versions after+1, after+2, ...
-      std::size_t bytes = 0;
-      std::int64_t last() const { return after + static_cast<std::int64_t>(frames.size()); }
-      // Whether a client holding version v can go on from here by patches alone.
-      bool covers(std::int64_t v) const { return v >= after && v <= last(); }
-    };
-    std::optional<Missed> missed;
+    // While nobody is connected at the seat: what it missed since its last connection went.
+    std::optional<Kept> missed;
   };
   struct Outgoing {
     std::int64_t version;     // patches: the version they lead to; direct frames: 0
@@ -166,8 +173,12 @@ class Room : public std::enable_shared_from_this<Room> {
   void send_full(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
   void flush();
   Done durable_done(std::uint64_t entry);
-  // Keeps a patch for a seat with nobody connected (see SeatSlot::missed).
-  void keep_missed(SeatSlot& slot, std::int64_t version, const Frame& frame);
+  // Adds the patch to `kept`, or lets it go when it would hold too much.
+  void keep(std::optional<Kept>& kept, std::int64_t version, const Frame& frame) const;
+  // Sends `p` the kept patches after version `held`, ahead of the outbox: they went out already.
+  static void send_kept(Participant& p, const Kept& kept, std::int64_t held);
+  // Every connection still here has been sent every version up to this one.
+  std::int64_t sent_version() const;
   void fail_room();
   int audience_of(Participant* p) const;
   // Sends an error and returns its code.
@@ -178,6 +189,8 @@ class Room : public std::enable_shared_from_this<Room> {
   void retire(std::vector<Seen>&& views);
   // A position the room no longer plays: to the reaper, or freed here without one.
   void retire(std::unique_ptr<rules::State> state);
+  // A connection leaves the room; a spectator's patches are kept from here if it `may_return`.
+  void drop(Participant* p, bool may_return);
   void show_away(SeatSlot& slot);
   // A seated player's connection is here, under `name`: a version if that changes what is shown.
   void show_present(SeatSlot& slot, const std::string& name);
@@ -197,6 +210,7 @@ class Room : public std::enable_shared_from_this<Room> {
   std::vector<SeatSlot> seats_;
   std::vector<bool> rematch_;
   std::vector<std::shared_ptr<Participant>> spectators_;
+  std::optional<Kept> spectators_missed_;  // since a spectator dropped (see Kept)
   std::int64_t version_ = 0;
   std::vector<Seen> seen_;  // per audience, at version_; empty until first needed
   std::uint64_t state_generation_ = 1;  // bumped whenever a board may have changed

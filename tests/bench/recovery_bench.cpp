@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
   auto store = SqliteStore::open(path, post);
   auto loaded = (*store)->load();
   const auto t1 = Clock::now();
-  Lobby lobby(**store, [] { return 1; }, LobbyLimits{.max_rooms = static_cast<std::size_t>(rooms) + 1});
+  Lobby lobby(**store, [] { return 1; }, LobbyLimits{.max_rooms = static_cast<std::size_t>(rooms) + 1, .keep = {}});
   for (const auto& p : loaded->players) lobby.restore_player(p);
   int rebuilt = 0, quarantined = 0;
   for (const auto& r : loaded->rooms) {

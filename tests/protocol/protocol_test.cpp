@@ -54,6 +54,19 @@ TEST(Decode, HelloNamesTheVersionsItHoldsOrIsRefused) {
   EXPECT_EQ(std::get<Hello>(ok(json{{"type", "hello"}, {"name", "Ada"}, {"resume", many}}.dump()).body).resume.size(), 32u);
 }
 
+TEST(Decode, JoinNamesTheVersionItHoldsOrIsRefused) {
+  const auto j = std::get<Join>(ok(R"({"type":"join","room":"r1","as":"spectator","version":41})").body);
+  EXPECT_EQ(j.version, 41);
+  EXPECT_TRUE(j.spectator);
+  EXPECT_EQ(std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player","version":0})").body).version, 0);
+  EXPECT_EQ(std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player","version":null})").body).version,
+            std::nullopt);
+  EXPECT_EQ(std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player"})").body).version, std::nullopt);
+  for (const std::string bad : {"-1", R"("7")", "1.5", "true", "[7]", "18446744073709551615"})
+    EXPECT_EQ(refused(R"({"type":"join","room":"r1","as":"spectator","version":)" + bad + "}"), "proto/bad_field")
+        << bad;
+}
+
 TEST(Decode, EveryRequestType) {
   auto c = ok(R"({"type":"create","game":"quantik","options":{"first":"1"},"private":true,"spectator_delay":2,"id":"c1"})");
   const auto& create = std::get<Create>(c.body);

@@ -18,6 +18,7 @@ class FakeClient final : public Client {
   void send(const Frame& frame) override {
     auto msg = nlohmann::json::parse(*frame);
     received.push_back(msg);
+    if (msg["type"] == "patch") patch_sizes.push_back(frame->size());
     // Keep the state a real client would: a full replaces, a patch applies on top.
     if (msg["type"] == "full") {
       states[msg["room"]] = msg["state"];
@@ -50,6 +51,7 @@ class FakeClient final : public Client {
   }
 
   std::vector<nlohmann::json> received;
+  std::vector<std::size_t> patch_sizes;  // the bytes of each patch frame, in order
   std::vector<nlohmann::json> patches_before_full;  // should stay empty: a joiner gets a full first
   std::map<std::string, nlohmann::json> states;
   std::map<std::string, std::int64_t> versions;

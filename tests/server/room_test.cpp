@@ -634,7 +634,7 @@ TEST_F(Resume, ASeatAwayForTooLongGetsTheWholeState) {
     const auto& [ada, bob, eve, room] = d.table;
     // Ada's connection comes and goes: two versions each time, all missed by Bob.
     const std::string ada_token = ada->last("welcome")["token"];
-    const std::size_t cycles = Room::kMissedFrames / 2 + (over ? 0 : -1);
+    const std::size_t cycles = KeepLimits{}.frames / 2 + (over ? 0 : -1);
     auto conn = ada;
     for (std::size_t i = 0; i < cycles; ++i) {
       lobby.closed(conn.get());
@@ -643,10 +643,10 @@ TEST_F(Resume, ASeatAwayForTooLongGetsTheWholeState) {
     const auto back = come_back(d, d.held);
     const auto versions = static_cast<std::size_t>(conn->versions[room] - d.held);  // with Bob's return
     if (over) {
-      EXPECT_GT(versions - 1, Room::kMissedFrames);
+      EXPECT_GT(versions - 1, KeepLimits{}.frames);
       EXPECT_EQ(back.types, (Types{"joined", "full", "crowd"}));
     } else {
-      EXPECT_LE(versions - 1, Room::kMissedFrames);
+      EXPECT_LE(versions - 1, KeepLimits{}.frames);
       EXPECT_EQ(back.types.size(), versions + 2) << "joined, every patch, crowd";
       EXPECT_EQ(back.types.front(), "joined");
     }
@@ -685,6 +685,130 @@ TEST_F(Resume, WritesInFlightWhenThePlayerDropsOrComesBackReachThemOnceInOrder) 
   EXPECT_EQ(copy2, synced(back.conn, room));
 }
 
+// A spectator whose connection dropped watches again on a new connection that starts from the
+// copy the old one held, joining with its version.
+class SpectatorResume : public Resume {
+ protected:
+  struct Watcher {
+    std::string token;
+    json held_state;
+    std::int64_t held;
+  };
+  static Watcher holding(const std::shared_ptr<FakeClient>& c, const std::string& room) {
+    return {c->last("welcome")["token"], c->states[room], c->versions[room]};
+  }
+  Returning watch_again(const std::string& room, const Watcher& w, std::optional<std::int64_t> held) {
+    auto c = std::make_shared<FakeClient>();
+    c->states[room] = w.held_state;
+    c->versions[room] = w.held;
+    send(c, {{"type", "hello"}, {"name", "Eve"}, {"token", w.token}});
+    json msg{{"type", "join"}, {"room", room}, {"as", "spectator"}};
+    if (held) msg["version"] = *held;
+    send(c, msg);
+    return collect(c);
+  }
+};
+
+TEST_F(SpectatorResume, ASpectatorBackWithTheVersionItHoldsGetsOnlyThePatchesItMissed) {
+  const auto [ada, bob, eve, room] = seated_table();
+  auto finn = client("Finn");
+  join(finn, room, "spectator");
+  const auto eve_held = holding(eve, room);
+  lobby.closed(eve.get());
+  move(ada, room, "sphere@a1");
+  const auto finn_held = holding(finn, room);  // dropped one move later
+  lobby.closed(finn.get());
+  move(bob, room, "cube@d4");
+  EXPECT_EQ(ada->last("crowd")["spectators"], 0);
+
+  const auto e = watch_again(room, eve_held, eve_held.held);
+  EXPECT_EQ(e.types, (Types{"joined", "patch", "patch", "crowd"})) << "both moves; no whole state";
+  EXPECT_EQ(e.conn->last("crowd")["spectators"], 1);
+  EXPECT_EQ(ada->last("crowd")["spectators"], 1);
+  const json e_copy = e.conn->states[room];
+  EXPECT_EQ(e_copy["board"]["last"], "cube@d4");
+  EXPECT_EQ(e_copy, synced(e.conn, room)) << "the patched copy is the state";
+  // A later drop holds a later version: the room kept from the earliest, which covers it.
+  const auto f = watch_again(room, finn_held, finn_held.held);
+  EXPECT_EQ(f.types, (Types{"joined", "patch", "crowd"}));
+  const json f_copy = f.conn->states[room];
+  EXPECT_EQ(f_copy, synced(f.conn, room));
+  // Both watch on: the next move reaches each once.
+  move(ada, room, "cone@b2");
+  EXPECT_EQ(e.conn->states[room]["board"]["last"], "cone@b2");
+  EXPECT_EQ(f.conn->states[room]["board"]["last"], "cone@b2");
+  for (const auto& c : {e.conn, f.conn})
+    for (const auto& [v, n] : patch_counts(*c, room)) EXPECT_EQ(n, 1) << "version " << v;
+}
+
+TEST_F(SpectatorResume, AVersionNotKeptGetsTheWholeState) {
+  for (const std::int64_t off : {-1, 2, 50}) {
+    const auto [ada, bob, eve, room] = seated_table();
+    const auto w = holding(eve, room);
+    lobby.closed(eve.get());
+    move(ada, room, "sphere@a1");
+    const auto back = watch_again(room, w, w.held + off);
+    EXPECT_EQ(back.types, (Types{"crowd", "joined", "full"})) << "held + " << off;
+    EXPECT_EQ(back.conn->states[room]["board"]["last"], "sphere@a1");
+  }
+  // Without a version, as ever.
+  const auto [ada, bob, eve, room] = seated_table();
+  const auto w = holding(eve, room);
+  lobby.closed(eve.get());
+  EXPECT_EQ(watch_again(room, w, std::nullopt).types, (Types{"crowd", "joined", "full"}));
+  // A spectator who left, rather than dropped, is not coming back to that copy: nothing is kept.
+  auto [ada2, bob2, eve2, room2] = seated_table();
+  const auto w2 = holding(eve2, room2);
+  send(eve2, {{"type", "leave"}, {"room", room2}});
+  move(ada2, room2, "sphere@a1");
+  EXPECT_EQ(watch_again(room2, w2, w2.held).types, (Types{"crowd", "joined", "full"}));
+  // A spectator joining again on the same connection is in the room already: the whole state.
+  auto gus = client("Gus");
+  join(gus, room, "spectator");
+  gus->received.clear();
+  send(gus, {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", gus->versions[room]}});
+  EXPECT_EQ(collect(gus).types, (Types{"joined", "full"}));
+}
+
+// The delayed copy spectators see goes on by patches like any other.
+TEST_F(SpectatorResume, ADelayedSpectatorBackGetsTheDelayedPatches) {
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"spectator_delay", 1}});
+  const std::string room = ada->take("created")[0]["room"];
+  join(ada, room);
+  join(bob, room);
+  join(eve, room, "spectator");
+  move(ada, room, "sphere@a1");
+  const auto w = holding(eve, room);
+  lobby.closed(eve.get());
+  move(bob, room, "cube@d4");
+  move(ada, room, "cone@b2");
+  const auto back = watch_again(room, w, w.held);
+  EXPECT_EQ(back.types, (Types{"joined", "patch", "patch", "crowd"}));
+  EXPECT_EQ(back.conn->states[room]["board"]["last"], "cube@d4") << "one move behind";
+  const json copy = back.conn->states[room];
+  EXPECT_EQ(copy, synced(back.conn, room));
+}
+
+TEST_F(SpectatorResume, WritesInFlightReachTheSpectatorOnceInOrder) {
+  const auto [ada, bob, eve, room] = seated_table();
+  const auto w = holding(eve, room);
+  store.automatic = false;
+  move(ada, room, "sphere@a1");  // being written as Eve drops: kept once written
+  lobby.closed(eve.get());
+  release();
+  move(bob, room, "cube@d4");  // being written as she comes back: sent once written
+  const auto early = watch_again(room, w, w.held);
+  EXPECT_EQ(early.types, (Types{"joined", "patch"})) << "the move she missed; the next once written";
+  release();
+  store.automatic = true;
+  EXPECT_EQ(collect(early.conn).types, (Types{"joined", "patch", "patch", "crowd"}));
+  for (const auto& [v, n] : patch_counts(*early.conn, room)) EXPECT_EQ(n, 1) << "version " << v;
+  const json copy = early.conn->states[room];
+  EXPECT_EQ(copy["board"]["last"], "cube@d4");
+  EXPECT_EQ(copy, synced(early.conn, room));
+}
+
 TEST_F(Table, ASpectatorDelayHoldsBackTheLastMoves) {
   auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
   send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"spectator_delay", 1}});
@@ -708,7 +832,7 @@ namespace {
 TEST(Grace, ADroppedSeatShowsAwayOnlyAfterTheGracePeriod) {
   ManualStore store;
   std::uint64_t n = 1;
-  Lobby lobby(store, [&n] { return n++ * 77; }, LobbyLimits{.max_rooms = 10, .idle_room_ms = 1'000'000, .grace_ms = 5000});
+  Lobby lobby(store, [&n] { return n++ * 77; }, LobbyLimits{.max_rooms = 10, .idle_room_ms = 1'000'000, .grace_ms = 5000, .keep = {}});
   lobby.tick(1000);
   auto hello = [&](const std::shared_ptr<FakeClient>& c, const char* name) {
     lobby.handle(c, *protocol::decode(nlohmann::json{{"type", "hello"}, {"name", name}}.dump()));
@@ -728,6 +852,91 @@ TEST(Grace, ADroppedSeatShowsAwayOnlyAfterTheGracePeriod) {
   lobby.tick(6500);
   EXPECT_EQ(ada->states[room]["seats"][1]["connected"], false);
   EXPECT_EQ(ada->versions[room], v + 1);
+}
+
+// Bob (seated) and Eve (watching) drop while Ada moves and her connection comes and goes five
+// times; then both come back with the versions they held. The same script each time, with the
+// same ids, so its frames are the same bytes whatever the bounds.
+struct AwayAndBack {
+  std::vector<std::string> bob, eve;  // what each was sent after the welcome
+  std::size_t bob_patches = 0, eve_patches = 0, bob_bytes = 0, eve_bytes = 0;
+};
+
+AwayAndBack away_and_back(KeepLimits keep) {
+  ManualStore store;
+  std::uint64_t n = 1;
+  Lobby lobby(store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }, LobbyLimits{.keep = keep});
+  auto send = [&](const std::shared_ptr<FakeClient>& c, const json& msg) {
+    lobby.handle(c, *protocol::decode(msg.dump()));
+  };
+  auto hello = [&](const char* name, const json& token = nullptr) {
+    auto c = std::make_shared<FakeClient>();
+    send(c, {{"type", "hello"}, {"name", name}, {"token", token}});
+    return c;
+  };
+  auto ada = hello("Ada"), bob = hello("Bob"), eve = hello("Eve");
+  send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}});
+  const std::string room = ada->take("created")[0]["room"];
+  send(ada, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  send(bob, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  send(eve, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
+  const auto bob_held = bob->versions[room];
+  lobby.closed(bob.get());
+  const auto eve_held = eve->versions[room];  // with Bob shown away
+  lobby.closed(eve.get());
+  send(ada, {{"type", "move"}, {"room", room}, {"version", ada->versions[room]}, {"move", "sphere@a1"}});
+  const json ada_token = ada->last("welcome")["token"];
+  for (int i = 0; i < 5; ++i) {
+    lobby.closed(ada.get());
+    ada = hello("Ada", ada_token);
+  }
+  auto back = [&](const std::shared_ptr<FakeClient>& was, std::int64_t held) {
+    auto c = std::make_shared<FakeClient>();
+    c->states[room] = was->states[room];
+    c->versions[room] = held;
+    return c;
+  };
+  auto bob2 = back(bob, bob_held), eve2 = back(eve, eve_held);
+  send(bob2, {{"type", "hello"}, {"name", "Bob"}, {"token", bob->last("welcome")["token"]}, {"resume", {{room, bob_held}}}});
+  send(eve2, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->last("welcome")["token"]}});
+  send(eve2, {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", eve_held}});
+  AwayAndBack r;
+  const auto read = [&](FakeClient& c, std::vector<std::string>& types, std::size_t& patches, std::size_t& bytes) {
+    for (const auto& m : c.received)
+      if (m["type"] != "welcome") types.push_back(m["type"]);
+    patches = c.patch_sizes.size();
+    for (const auto b : c.patch_sizes) bytes += b;
+    // By patches or by a whole state, the copy is the room's state.
+    EXPECT_EQ(c.versions[room], ada->versions[room]);
+    EXPECT_EQ(c.states[room]["board"]["last"], "sphere@a1");
+  };
+  read(*bob2, r.bob, r.bob_patches, r.bob_bytes);
+  read(*eve2, r.eve, r.eve_patches, r.eve_bytes);
+  return r;
+}
+
+TEST(Keep, AClientBackGetsPatchesWhileTheyFitBothBoundsAndTheWholeStateOnceNot) {
+  using Types = std::vector<std::string>;
+  const auto roomy = away_and_back({.frames = 1000, .bytes = 1 << 20});
+  // Bob: his own away version, the move, ten of Ada's, and the one that shows him back.
+  EXPECT_EQ(roomy.bob_patches, 13u);
+  EXPECT_EQ(roomy.bob.front(), "joined");
+  EXPECT_EQ(std::ranges::count(roomy.bob, "full"), 0);
+  // Eve: the move, Ada's ten and Bob's return.
+  Types eve{"joined"};
+  eve.insert(eve.end(), 12, "patch");
+  eve.push_back("crowd");
+  EXPECT_EQ(roomy.eve, eve);
+  const auto whole = [](const Types& t) { return std::ranges::count(t, "full"); };
+  // At each bound exactly: patches. One frame or one byte short: the whole state.
+  EXPECT_EQ(whole(away_and_back({.frames = roomy.bob_patches, .bytes = 1 << 20}).bob), 0);
+  EXPECT_EQ(whole(away_and_back({.frames = roomy.bob_patches - 1, .bytes = 1 << 20}).bob), 1);
+  EXPECT_EQ(whole(away_and_back({.frames = 1000, .bytes = roomy.bob_bytes}).bob), 0);
+  EXPECT_EQ(whole(away_and_back({.frames = 1000, .bytes = roomy.bob_bytes - 1}).bob), 1);
+  EXPECT_EQ(whole(away_and_back({.frames = roomy.eve_patches, .bytes = 1 << 20}).eve), 0);
+  EXPECT_EQ(whole(away_and_back({.frames = roomy.eve_patches - 1, .bytes = 1 << 20}).eve), 1);
+  EXPECT_EQ(whole(away_and_back({.frames = 1000, .bytes = roomy.eve_bytes}).eve), 0);
+  EXPECT_EQ(whole(away_and_back({.frames = 1000, .bytes = roomy.eve_bytes - 1}).eve), 1);
 }
 
 }  // namespace
