@@ -246,6 +246,36 @@ TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesT
   EXPECT_EQ(eve->version, v + 1);
 }
 
+// What a client held of its room when its connection dropped.
+struct Copy {
+  std::string room;
+  json state;
+  std::int64_t version;
+};
+Copy copy_of(const Seat& s) { return {s.room, s.state, s.version}; }
+
+// A new connection starting from the copy `was` held when it dropped (as the browser does): it
+// sends `hello`, then `then` if any, and reads what the room sends up to its `crowd`. Returns
+// the types read after the welcome (empty if something timed out).
+std::vector<std::string> back_with_copy(unsigned short port, const Copy& was, const json& hello, const json& then,
+                                        Seat& back, json& welcome) {
+  back.room = was.room;
+  back.state = was.state;
+  back.version = was.version;
+  if (back.ws.connect("127.0.0.1", port) != "") return {};
+  back.ws.send(hello);
+  const auto w = back.ws.recv_type("welcome");
+  if (!w) return {};
+  welcome = *w;
+  if (!then.is_null()) back.ws.send(then);
+  std::vector<std::string> types;
+  const auto crowd = back.ws.recv_until([&](const json& m) { return m["type"] == "crowd"; }, 5s, [&](const json& m) {
+    types.push_back(m["type"]);
+    back.take(m);
+  });
+  return crowd ? types : std::vector<std::string>{};
+}
+
 // The browser comes back with the copy it held: the hello names its version, and the room sends
 // only the versions the seat missed (each written to the store before it went out), no full.
 TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
@@ -259,8 +289,7 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
   ASSERT_TRUE(bob->reach(ada->version + 1));
   ASSERT_TRUE(ada->reach(bob->version));
   // Ada drops; Bob moves while she is away.
-  const json held_state = ada->state;
-  const auto held = ada->version;
+  const Copy held = copy_of(*ada);
   ada->ws.close();
   ASSERT_TRUE(eve->shows([&](const json& st) { return st["seats"][0]["connected"] == false; }));
   ASSERT_TRUE(bob->reach(eve->version));
@@ -268,19 +297,11 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
   ASSERT_TRUE(eve->reach(bob->version + 1));
 
   Seat back;
-  back.room = room;
-  back.state = held_state;
-  back.version = held;
-  ASSERT_EQ(back.ws.connect("127.0.0.1", port), "");
-  back.ws.send({{"type", "hello"}, {"name", "Ada"}, {"token", ada->token}, {"resume", {{room, held}}}});
-  const auto welcome = back.ws.recv_type("welcome");
-  ASSERT_TRUE(welcome);
-  EXPECT_EQ((*welcome)["tables"], json::array({{{"room", room}, {"seat", 0}}}));
-  std::vector<std::string> types;
-  ASSERT_TRUE(back.ws.recv_until([&](const json& m) { return m["type"] == "crowd"; }, 5s, [&](const json& m) {
-    types.push_back(m["type"]);
-    back.take(m);
-  }));
+  json welcome;
+  const auto types = back_with_copy(
+      port, held, {{"type", "hello"}, {"name", "Ada"}, {"token", ada->token}, {"resume", {{room, held.version}}}},
+      nullptr, back, welcome);
+  EXPECT_EQ(welcome["tables"], json::array({{{"room", room}, {"seat", 0}}}));
   EXPECT_EQ(types, (std::vector<std::string>{"joined", "patch", "patch", "patch", "crowd"}))
       << "away, Bob's move, back: no whole state";
   EXPECT_EQ(back.state["board"]["last"], "cube@d4");
@@ -290,6 +311,39 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
   EXPECT_EQ(copy, fresh_sync(back)) << "her patched copy is the state";
   back.ws.send({{"type", "move"}, {"room", room}, {"version", back.version}, {"move", back.state["legal_moves"][0]}});
   ASSERT_TRUE(eve->reach(back.version + 1)) << "she plays on";
+}
+
+// A spectator's page watches again from the copy it held: its join names the version, and the
+// room sends the patches it kept since a spectator dropped, no full.
+TEST(Durability, ADroppedSpectatorBackWithItsVersionGetsOnlyThePatchesItMissed) {
+  ServerProcess server;
+  const auto port = server.start();
+  ASSERT_NE(port, 0);
+  ForTwo t;
+  ASSERT_NO_FATAL_FAILURE(quantik_for_two(port, "0", t));
+  auto& [ada, bob, eve, room] = t;
+  const Copy held = copy_of(*eve);
+  eve->ws.close();
+  ASSERT_TRUE(ada->ws.recv_until([](const json& m) { return m["type"] == "crowd" && m["spectators"] == 0; }, 5s,
+                                 [&](const json& m) { ada->take(m); }));
+  ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
+  ASSERT_TRUE(bob->reach(ada->version + 1));
+  bob->ws.send({{"type", "move"}, {"room", room}, {"version", bob->version}, {"move", "cube@d4"}});
+  ASSERT_TRUE(ada->reach(bob->version + 1));
+
+  Seat back;
+  json welcome;
+  const auto types = back_with_copy(port, held, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->token}},
+                                    {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", held.version}},
+                                    back, welcome);
+  EXPECT_EQ(welcome["tables"], json::array()) << "she sits nowhere";
+  EXPECT_EQ(types, (std::vector<std::string>{"joined", "patch", "patch", "crowd"})) << "both moves: no whole state";
+  EXPECT_EQ(back.version, ada->version);
+  EXPECT_EQ(back.state["board"]["last"], "cube@d4");
+  const json copy = back.state;
+  EXPECT_EQ(copy, fresh_sync(back)) << "her patched copy is the state";
+  ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "cone@b2"}});
+  ASSERT_TRUE(back.shows([](const json& st) { return st["board"]["last"] == "cone@b2"; })) << "she watches on";
 }
 
 TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {

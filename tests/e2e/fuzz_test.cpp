@@ -168,10 +168,10 @@ TEST_P(Fuzz, BadInputNeverHurtsTheGamesAndEveryRoomSurvivesAKill) {
   ASSERT_NE(port, 0) << server.log();
   FrameCheck check;
 
-  Player pa, pb;
-  for (auto* p : {&pa, &pb}) {
+  Player pa, pb, pv;  // Ada and Bob play; Vic watches every table
+  for (auto* p : {&pa, &pb, &pv}) {
     ASSERT_EQ(p->ws->connect("127.0.0.1", port), "");
-    p->ws->send({{"type", "hello"}, {"name", p == &pa ? "Ada" : "Bob"}});
+    p->ws->send({{"type", "hello"}, {"name", p == &pa ? "Ada" : p == &pb ? "Bob" : "Vic"}});
     auto w = p->ws->recv_type("welcome");
     ASSERT_TRUE(w);
     p->token = (*w)["token"];
@@ -189,6 +189,7 @@ TEST_P(Fuzz, BadInputNeverHurtsTheGamesAndEveryRoomSurvivesAKill) {
         // delayed ones).
         const std::string room = (*m)["room"];
         rooms.push_back(room);
+        pv.ws->send({{"type", "join"}, {"room", room}, {"as", "spectator"}});
         if (p == &pa || rng.chance(0.3)) {
           pa.ws->send({{"type", "join"}, {"room", room}, {"as", "player"}});
           pb.ws->send({{"type", "join"}, {"room", room}, {"as", "player"}});
@@ -275,25 +276,48 @@ TEST_P(Fuzz, BadInputNeverHurtsTheGamesAndEveryRoomSurvivesAKill) {
       pb.ws->send(hello);
       ++reconnects;
     }
+    if (!pv.copies.empty() && rng.chance(0.03)) {
+      const auto& room = std::next(pv.copies.begin(), static_cast<std::ptrdiff_t>(rng.below(pv.copies.size())))->first;
+      pv.ws->send({{"type", "sync"}, {"room", room}, {"id", "check"}});
+    }
+    if (rng.chance(0.01)) {
+      // Vic's connection drops too. Half the time he watches each table again from his copy,
+      // naming its version: the room sends what it kept since a spectator dropped, or the whole
+      // state.
+      pv.ws->close();
+      pv.ws = std::make_unique<WsClient>();
+      ASSERT_EQ(pv.ws->connect("127.0.0.1", port), "");
+      pv.ws->send({{"type", "hello"}, {"name", "Vic"}, {"token", pv.token}});
+      const bool with_versions = rng.chance(0.5);
+      for (const auto& [room, copy] : pv.copies) {
+        json join{{"type", "join"}, {"room", room}, {"as", "spectator"}};
+        if (with_versions) join["version"] = copy.version;
+        pv.ws->send(join);
+      }
+      if (!with_versions) pv.copies.clear();
+      ++reconnects;
+    }
     if (rng.chance(0.01))  // Ada says hello again on the same connection, maybe renamed
       pa.ws->send({{"type", "hello"}, {"name", rng.chance(0.5) ? "Ada" : "Ada L."}, {"token", pa.token}});
     pump(*pa.ws, &pa, 2ms);
     pump(*pb.ws, &pb, 2ms);
+    pump(*pv.ws, &pv, 1ms);
   }
   // Let everything in flight arrive.
   for (auto& c : chaos) pump(*c, nullptr, 50ms);
   pump(*pa.ws, &pa, 200ms);
   pump(*pb.ws, &pb, 200ms);
+  pump(*pv.ws, &pv, 200ms);
 
   for (const auto& p : check.problems) ADD_FAILURE() << p;
-  for (auto* p : {&pa, &pb})
+  for (auto* p : {&pa, &pb, &pv})
     for (const auto& e : p->problems) ADD_FAILURE() << e;
   std::string codes;
   for (const auto& [code, n] : check.seen) codes += " " + code + "=" + std::to_string(n);
-  std::printf("seed %llu: %d chaos messages, %d player moves, %d reconnects (%d rooms resumed by patches), %zu rooms, "
-              "%d copies checked;%s\n",
-              static_cast<unsigned long long>(GetParam()), sent, played, reconnects, pb.resumed, rooms.size(),
-              pa.synced + pb.synced, codes.c_str());
+  std::printf("seed %llu: %d chaos messages, %d player moves, %d reconnects (rooms resumed by patches: %d seated, "
+              "%d watched), %zu rooms, %d copies checked (%d watched);%s\n",
+              static_cast<unsigned long long>(GetParam()), sent, played, reconnects, pb.resumed, pv.resumed,
+              rooms.size(), pa.synced + pb.synced + pv.synced, pv.synced, codes.c_str());
   // Not a vacuous pass: games were played, copies checked, and bad input refused in many ways.
   EXPECT_GE(rooms.size(), 5u);
   EXPECT_GE(pa.synced + pb.synced, 20);
