@@ -177,9 +177,9 @@ function showLobby() {
 }
 
 // A new connection while a room's state is on screen: the page keeps it until the server's
-// answer replaces it (no "Loading…" flash). If we sit there, the hello has put us back and the
-// room sends what we missed since our version, or the whole state; otherwise we watch it
-// again. Returns false when there is no such room on screen.
+// answer replaces it (no "Loading…" flash). If we sit there, the hello has put us back;
+// otherwise we watch it again, naming our version. Either way the room sends what we missed
+// since that version, or the whole state. Returns false when there is no such room on screen.
 function reconnected(tables) {
   if (!app.room || !app.state || new URLSearchParams(location.search).get('room') !== app.room) return false;
   if (!tables.some((t) => t.room === app.room)) openRoom(app.room, false, true);
@@ -189,7 +189,8 @@ function reconnected(tables) {
 // Opens a room: if we sit there the server has already rebound us (hello does that), and a
 // sync returns our state; otherwise we watch, and may take a free seat. `sitDown` joins as a
 // player: a free seat, or our own seat again (on a connection that said hello before we sat).
-// With `keep`, the page shows the room's last state until the new one comes.
+// With `keep`, the page shows the room's last state until the new one comes, and a spectator's
+// join names its version, so that the room may send only the patches since.
 function openRoom(id, sitDown, keep = false) {
   clearInterval(app.roomsTimer);
   app.room = id;
@@ -206,7 +207,9 @@ function openRoom(id, sitDown, keep = false) {
   if (sitDown) { join(null); return; }
   send({ type: 'sync', room: id }, (reply) => {
     if (reply.type === 'error' && reply.code === 'room/not_in_room') {
-      send({ type: 'join', room: id, as: 'spectator' });
+      const msg = { type: 'join', room: id, as: 'spectator' };
+      if (keep && app.room === id && app.state && app.state.you === null) msg.version = app.version;
+      send(msg);
       return true;
     }
     return false;
