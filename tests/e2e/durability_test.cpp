@@ -198,13 +198,17 @@ TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
   EXPECT_EQ(eve2->state["board"], after_move["board"]) << "the rematch's move survived";
 }
 
-// Ada and Bob at a Quantik table that seat `first` starts, Eve watching, every copy at the
-// same version. Call as ASSERT_NO_FATAL_FAILURE(quantik_for_two(...)).
+// A server started, and on it Ada and Bob at a Quantik table that seat `first` starts, Eve
+// watching, every copy at the same version. Call as ASSERT_NO_FATAL_FAILURE(quantik_for_two(...)).
 struct ForTwo {
   std::unique_ptr<Seat> ada, bob, eve;
   std::string room;
+  unsigned short port = 0;
 };
-void quantik_for_two(unsigned short port, const char* first, ForTwo& t) {
+void quantik_for_two(ServerProcess& server, const char* first, ForTwo& t) {
+  t.port = server.start();
+  ASSERT_NE(t.port, 0);
+  const auto port = t.port;
   t.ada = connect(port, "Ada");
   t.bob = connect(port, "Bob");
   t.eve = connect(port, "Eve");
@@ -219,11 +223,9 @@ void quantik_for_two(unsigned short port, const char* first, ForTwo& t) {
 
 TEST(Durability, ADroppedPlayerShowsAwayComesBackWithTheTokenAndNobodyElseTakesTheSeat) {
   ServerProcess server;
-  const auto port = server.start();
-  ASSERT_NE(port, 0);
   ForTwo t;
-  ASSERT_NO_FATAL_FAILURE(quantik_for_two(port, "1", t));
-  auto& [ada, bob, eve, room] = t;
+  ASSERT_NO_FATAL_FAILURE(quantik_for_two(server, "1", t));
+  auto& [ada, bob, eve, room, port] = t;
   const std::string token = bob->token;
   bob->ws.close();
   ASSERT_TRUE(eve->shows([&](const json& st) { return st["seats"][1]["connected"] == false; }))
@@ -280,11 +282,9 @@ std::vector<std::string> back_with_copy(unsigned short port, const Copy& was, co
 // only the versions the seat missed (each written to the store before it went out), no full.
 TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
   ServerProcess server;
-  const auto port = server.start();
-  ASSERT_NE(port, 0);
   ForTwo t;
-  ASSERT_NO_FATAL_FAILURE(quantik_for_two(port, "0", t));
-  auto& [ada, bob, eve, room] = t;
+  ASSERT_NO_FATAL_FAILURE(quantik_for_two(server, "0", t));
+  auto& [ada, bob, eve, room, port] = t;
   ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
   ASSERT_TRUE(bob->reach(ada->version + 1));
   ASSERT_TRUE(ada->reach(bob->version));
@@ -317,11 +317,9 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
 // room sends the patches it kept since a spectator dropped, no full.
 TEST(Durability, ADroppedSpectatorBackWithItsVersionGetsOnlyThePatchesItMissed) {
   ServerProcess server;
-  const auto port = server.start();
-  ASSERT_NE(port, 0);
   ForTwo t;
-  ASSERT_NO_FATAL_FAILURE(quantik_for_two(port, "0", t));
-  auto& [ada, bob, eve, room] = t;
+  ASSERT_NO_FATAL_FAILURE(quantik_for_two(server, "0", t));
+  auto& [ada, bob, eve, room, port] = t;
   const Copy held = copy_of(*eve);
   eve->ws.close();
   ASSERT_TRUE(ada->ws.recv_until([](const json& m) { return m["type"] == "crowd" && m["spectators"] == 0; }, 5s,

@@ -24,8 +24,8 @@ class Table : public ::testing::Test {
     if (!req) lobby.refuse(c, req.error());
     else lobby.handle(c, std::move(*req));
   }
-  std::string create(const std::shared_ptr<FakeClient>& c, json options = json::object()) {
-    send(c, {{"type", "create"}, {"game", "quantik"}, {"options", options}});
+  std::string create(const std::shared_ptr<FakeClient>& c, json options = json::object(), int spectator_delay = 0) {
+    send(c, {{"type", "create"}, {"game", "quantik"}, {"options", options}, {"spectator_delay", spectator_delay}});
     const auto created = c->take("created");
     EXPECT_EQ(created.size(), 1u);
     return created.empty() ? "" : created[0]["room"].get<std::string>();
@@ -44,14 +44,14 @@ class Table : public ::testing::Test {
     const auto errors = c->take("error");
     return errors.empty() ? "" : errors.back()["code"].get<std::string>();
   }
-  // Ada and Bob seated at a quantik table Ada starts, Eve watching.
+  // Ada and Bob seated at a quantik table Ada starts, Eve watching (`spectator_delay` moves late).
   struct Seated {
     std::shared_ptr<FakeClient> ada, bob, eve;
     std::string room;
   };
-  Seated seated_table() {
+  Seated seated_table(int spectator_delay = 0) {
     Seated t{client("Ada"), client("Bob"), client("Eve"), ""};
-    t.room = create(t.ada, {{"first", "0"}});
+    t.room = create(t.ada, {{"first", "0"}}, spectator_delay);
     join(t.ada, t.room);
     join(t.bob, t.room);
     join(t.eve, t.room, "spectator");
@@ -772,12 +772,7 @@ TEST_F(SpectatorResume, AVersionNotKeptGetsTheWholeState) {
 
 // The delayed copy spectators see goes on by patches like any other.
 TEST_F(SpectatorResume, ADelayedSpectatorBackGetsTheDelayedPatches) {
-  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
-  send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"spectator_delay", 1}});
-  const std::string room = ada->take("created")[0]["room"];
-  join(ada, room);
-  join(bob, room);
-  join(eve, room, "spectator");
+  const auto [ada, bob, eve, room] = seated_table(1);
   move(ada, room, "sphere@a1");
   const auto w = holding(eve, room);
   lobby.closed(eve.get());
@@ -810,12 +805,7 @@ TEST_F(SpectatorResume, WritesInFlightReachTheSpectatorOnceInOrder) {
 }
 
 TEST_F(Table, ASpectatorDelayHoldsBackTheLastMoves) {
-  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
-  send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"spectator_delay", 1}});
-  const std::string room = ada->take("created")[0]["room"];
-  join(ada, room);
-  join(bob, room);
-  join(eve, room, "spectator");
+  const auto [ada, bob, eve, room] = seated_table(1);
   move(ada, room, "sphere@a1");
   EXPECT_EQ(eve->states[room]["board"]["last"], nullptr) << "one move behind";
   move(bob, room, "cube@d4");
