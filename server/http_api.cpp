@@ -3,15 +3,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <optional>
-#include <sstream>
 
 #include "history.hpp"
 #include "net.hpp"
 #include "sqlite_store.hpp"
-#include "web_dir.hpp"
 
 namespace plateau::server {
 
@@ -20,20 +16,6 @@ namespace http = beast::http;
 using nlohmann::json;
 
 namespace {
-
-std::string_view mime_type(std::string_view path) {
-  const auto dot = path.rfind('.');
-  const auto ext = dot == std::string_view::npos ? std::string_view() : path.substr(dot);
-  if (ext == ".html") return "text/html; charset=utf-8";
-  if (ext == ".js" || ext == ".mjs") return "text/javascript; charset=utf-8";
-  if (ext == ".css") return "text/css; charset=utf-8";
-  if (ext == ".json" || ext == ".webmanifest") return "application/json";
-  if (ext == ".svg") return "image/svg+xml";
-  if (ext == ".png") return "image/png";
-  if (ext == ".ico") return "image/x-icon";
-  if (ext == ".txt" || ext == ".md") return "text/plain; charset=utf-8";
-  return "application/octet-stream";
-}
 
 // The value of `key` in a URL query ("room=ab&round=2"), unescaped only for the characters
 // our ids use; empty when absent.
@@ -198,21 +180,12 @@ class Answerer {
     return std::nullopt;
   }
 
-  HttpResponse serve_file(const HttpRequest& req, std::string target) {
-    if (target.empty() || target == "/") target = "/index.html";
-    if (target.find("..") != std::string::npos || target.find('\\') != std::string::npos ||
-        target.find('\0') != std::string::npos)
-      return text_response(req, http::status::bad_request, "bad path\n");
-    const std::string root = server_.config().web_root.empty() ? std::string(default_web_dir()) : server_.config().web_root;
-    const std::filesystem::path path = std::filesystem::path(root) / target.substr(1);
-    std::error_code fec;
-    if (!std::filesystem::is_regular_file(path, fec))
-      return text_response(req, http::status::not_found, "not found\n");
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream body;
-    body << in.rdbuf();
-    auto res = text_response(req, http::status::ok, body.str(), mime_type(path.string()));
-    if (req.method() == http::verb::head) res.body().clear();
+  HttpResponse serve_file(const HttpRequest& req, const std::string& target) {
+    const StaticFile* file = server_.static_files().find(target);
+    if (!file) return text_response(req, http::status::not_found, "not found\n");
+    auto res = text_response(req, http::status::ok, req.method() == http::verb::head ? std::string() : file->body,
+                             file->mime);
+    if (req.method() == http::verb::head) res.content_length(file->body.size());
     return res;
   }
 
@@ -227,18 +200,17 @@ HttpResponse text_response(const HttpRequest& req, http::status status, std::str
   res.set(http::field::server, "plateau");
   res.set(http::field::content_type, beast::string_view(type.data(), type.size()));
   res.set(http::field::cache_control, "no-cache");
-  // Every answer is what it says it is; the page runs only its own scripts, talks only to this
-  // server, and cannot be framed by another site (where its buttons could be clicked blind).
-  // Names are the only text players write, and they are always set as text, never as HTML: this
-  // is the second line, should that ever slip.
+  // Every answer, whatever its type, is what it says it is; a page runs only its own scripts,
+  // talks only to this server, and cannot be framed by another site (where its buttons could be
+  // clicked blind); no address of ours leaks to another site through a link. Names are the only
+  // text players write, and they are always set as text, never as HTML: this is the second line,
+  // should that ever slip.
   res.set("X-Content-Type-Options", "nosniff");
-  res.set("Referrer-Policy", "same-origin");
-  if (type.starts_with("text/html")) {
-    res.set("Content-Security-Policy",
-            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
-    res.set("X-Frame-Options", "DENY");
-  }
+  res.set("Referrer-Policy", "no-referrer");
+  res.set("Content-Security-Policy",
+          "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+          "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
+  res.set("X-Frame-Options", "DENY");
   res.keep_alive(req.keep_alive());
   res.body() = std::move(body);
   res.prepare_payload();

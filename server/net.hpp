@@ -28,6 +28,7 @@
 
 #include "config.hpp"
 #include "lobby.hpp"
+#include "static_files.hpp"
 
 namespace boost::asio::ssl {
 class context;
@@ -75,6 +76,7 @@ class Server {
   const Config& config() const { return config_; }
   Lobby& lobby() { return lobby_; }
   SqliteStore* store() { return store_; }
+  const StaticFiles& static_files() const { return static_files_; }
   std::string metrics_text() const;
 
   // Sessions register so shutdown can reach them.
@@ -95,6 +97,7 @@ class Server {
   boost::asio::steady_timer ticker_;
   std::unordered_map<WsSession*, std::weak_ptr<WsSession>> sessions_;
   NetStats stats_;
+  StaticFiles static_files_;
   bool stopping_ = false;
 };
 
