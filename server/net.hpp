@@ -29,6 +29,7 @@
 #include "config.hpp"
 #include "lobby.hpp"
 #include "static_files.hpp"
+#include "throttle.hpp"
 
 namespace boost::asio::ssl {
 class context;
@@ -77,6 +78,9 @@ class Server {
   Lobby& lobby() { return lobby_; }
   SqliteStore* store() { return store_; }
   const StaticFiles& static_files() const { return static_files_; }
+  // Refused admin tokens per address, and imports per address (http_api.cpp).
+  Backoff& admin_backoff() { return admin_backoff_; }
+  RateByKey& import_rate() { return import_rate_; }
   std::string metrics_text() const;
 
   // Sessions register so shutdown can reach them.
@@ -98,6 +102,8 @@ class Server {
   std::unordered_map<WsSession*, std::weak_ptr<WsSession>> sessions_;
   NetStats stats_;
   StaticFiles static_files_;
+  Backoff admin_backoff_;
+  RateByKey import_rate_;
   bool stopping_ = false;
 };
 

@@ -276,7 +276,11 @@ void start_websocket(TlsStream&& stream, Server& server, http::request<http::str
 template <class Stream>
 class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(Stream&& stream, Server& server) : stream_(std::move(stream)), server_(server) {}
+  HttpSession(Stream&& stream, Server& server) : stream_(std::move(stream)), server_(server) {
+    beast::error_code ec;
+    const auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
+    if (!ec) peer_ = ep.address().to_string();
+  }
   using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
 
   void run() {
@@ -353,11 +357,19 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
     auto req = parser_->release();
     if (websocket::is_upgrade(req)) {
       if (req.target() != beast::string_view("/ws") || !server_.accepting_ws()) return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
+      const auto origin = req[http::field::origin], host = req[http::field::host];
+      if (!origin_allowed({origin.data(), origin.size()}, {host.data(), host.size()}, server_.config().allowed_origins)) {
+        spdlog::warn("event=ws_refused reason=origin peer={} origin=\"{}\"", peer_,
+                     std::string(req[http::field::origin].substr(0, 200)));
+        req.keep_alive(false);
+        return respond(json_error(req, http::status::forbidden, "ws/origin",
+                                  "WebSockets are open to this server's own pages (see --allowed-origins)"));
+      }
       beast::get_lowest_layer(stream_).expires_never();
       start_websocket(std::move(stream_), server_, std::move(req));
       return;
     }
-    answer_http(server_, req, [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
+    answer_http(server_, req, peer_, [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
   }
 
   void respond(HttpResponse res) {
@@ -373,6 +385,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Server& server_;
+  std::string peer_;  // the client's address, for logs and limits
 };
 
 }  // namespace plateau::server::sessions
