@@ -115,6 +115,16 @@ TEST(Turris, TheFirstBlockStandsAnywhereOnTheBaseExceptTheCentre) {
   EXPECT_TRUE(refused(*s, "h@a1-b1/1"));
 }
 
+TEST(Turris, EachPlayerHasTwentyBlocksAndTheTowerStaysOnThreeByThreeCells) {
+  auto s = start();
+  EXPECT_EQ(s->view(std::nullopt)["supply"], json({20, 20}));
+  // « Le plan de la tour ne doit pas s'étendre sur plus de 3 x 3 carrés »: columns a-c, rows 1-3.
+  for (const char* m : {"v@d1/1", "v@a4/1", "v@a0/1", "v@`1/1"}) EXPECT_TRUE(refused(*s, m));
+  play(*s, {"v@c1/1", "v@c2/1"});
+  for (const char* m : {"v@d1/1", "v@d2/1", "v@c4/1", "h@c1-d1/3", "h@c2-d2/3"}) EXPECT_TRUE(refused(*s, m));
+  EXPECT_TRUE(legal(*s, "v@b1/1"));
+}
+
 TEST(Turris, ALaterVerticalMustTouchALongSideOfABlock) {
   auto s = start();
   play(*s, {"v@a1/1"});
