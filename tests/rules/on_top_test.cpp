@@ -477,6 +477,54 @@ TEST(OnTop, ALonePawnOffTheGoldenBorderScoresOnePoint) {
   EXPECT_EQ(score(v, 2), 2);  // 1 + 1
 }
 
+TEST(OnTop, OnlyTheMajorityAndTheSecondsPlaceAPawn) {
+  // « Les seuls joueurs qui peuvent poser un pion sur une intersection comptabilisée sont le
+  // joueur majoritaire et les joueurs en seconde position. » Over random games, every scored
+  // intersection's pawns are exactly the seconds (in colour order) and then the majority colour,
+  // or nothing on a tie for first; a colour in third place or lower never places.
+  int third_place = 0, ties = 0;
+  const std::array<const char*, 4> names{"blue", "yellow", "red", "white"};
+  for (const json& options : {json{{"players", 2}}, json{{"players", 4}}})
+    for (std::uint64_t seed = 0; seed < 30; ++seed) {
+      auto s = start(options, seed);
+      Rng pick(seed);
+      while (!s->is_over()) {
+        const auto moves = s->legal_moves();
+        ASSERT_TRUE(s->apply(*s->to_move(), moves[pick.below(moves.size())]).has_value());
+        const auto v = s->view(std::nullopt);
+        for (const auto& r : v["last"]["scored"]) {
+          std::array<int, 4> counts{};
+          for (int c = 0; c < 4; ++c) counts[c] = r["counts"][c];
+          const int most = *std::max_element(counts.begin(), counts.end());
+          if (most == 0 || std::count(counts.begin(), counts.end(), most) > 1) {
+            ties += most > 0;
+            EXPECT_EQ(r["placed"], json::array());
+            continue;
+          }
+          int second = 0;
+          for (int n : counts)
+            if (n < most) second = std::max(second, n);
+          json expected = json::array();
+          for (int c = 0; c < 4; ++c) {
+            if (counts[c] > 0 && counts[c] < second) ++third_place;
+            if (second > 0 && counts[c] == second) expected.push_back(names[c]);
+          }
+          if (!r["top"].is_null()) expected.push_back(r["top"]);
+          json got = json::array();
+          for (const auto& p : r["placed"]) got.push_back(p["colour"]);
+          EXPECT_EQ(got, expected) << r.dump();
+          if (!r["top"].is_null()) {
+            EXPECT_EQ(r["top"], names[std::max_element(counts.begin(), counts.end()) - counts.begin()]);
+          } else {
+            EXPECT_TRUE(s->is_over()) << "a top pawn is missing only when the game stopped first";
+          }
+        }
+      }
+    }
+  EXPECT_GT(third_place, 10) << "colours in third place did come up";
+  EXPECT_GT(ties, 10);
+}
+
 // The golden border scenario: 2 players, red and white neutral.
 //   b6-b7, b5-b4, then a5-a6 with W1 at (5,0) blue-blue, then a4-a3 whose A tip (a4's corner
 //   (5,0)) is red and whose W2 at the corner (3,0) is white-white.
