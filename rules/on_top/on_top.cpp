@@ -540,7 +540,8 @@ class OnTopState final : public TurnState<OnTopState> {
     }
     std::ranges::sort(seconds);
     std::ranges::sort(towers_[v]);  // seconds only so far: colour order, whatever the listing
-    for (int c : seconds) record["placed"].push_back(object_of("colour", kColourNames[c], "seat", seat_json(c)));
+    for (int c : seconds)
+      record["placed"].push_back(object_of("colour", kColourNames[c], "seat", seat_json(c)));
     check_ran_out(seconds);
     if (outcome_) return record;
     const int top = static_cast<int>(std::ranges::max_element(counts) - counts.begin());
