@@ -888,7 +888,7 @@ TEST(OnTop, APlacementsResultDoesNotDependOnTheOrderSecondPlaceColoursAreListedI
   const std::vector<json> variants{{{"players", 2}}, {{"players", 3}}, {{"players", 4}},
                                    {{"players", 4}, {"teams", true}}};
   for (const auto& options : variants)
-    for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    for (std::uint64_t seed = 0; seed < 30; ++seed) {
       Rng rng(seed);
       std::array<int, 4> pawns{};
       for (auto& n : pawns) n = 1 + static_cast<int>(rng.below(seed % 2 ? 2 : 6));
@@ -902,8 +902,10 @@ TEST(OnTop, APlacementsResultDoesNotDependOnTheOrderSecondPlaceColoursAreListedI
         const auto moves = games[0]->legal_moves();
         const Move m = moves[rng.below(moves.size())];
         for (auto& g : games) ASSERT_TRUE(g->apply(*g->to_move(), m).has_value()) << m.text;
-        // Everything a view shows but the board's fixed geometry.
+        // Everything a view shows but the board's fixed geometry. Only a scoring placement can
+        // set the games apart (and every later view would show it), so only those are compared.
         const auto reference = games[0]->changing_view(std::nullopt);
+        if (reference["last"]["scored"].empty()) continue;
         for (std::size_t i = 1; i < games.size(); ++i) {
           const auto view = games[i]->changing_view(std::nullopt);
           // The difference as a patch, short enough to read when it is not empty.
