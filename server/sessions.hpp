@@ -94,7 +94,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   }
 
   void send(const Frame& frame) override {
-    if (closed_ || closing_) return;
+    if (closed_ || closing_ || left_) return;
     if (queued() >= kMaxQueuedFrames || queued_bytes_ > kMaxQueuedBytes) {
       // A reader that cannot keep up is dropped, never waited for.
       ++server_.stats().dropped_slow;
@@ -148,7 +148,15 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     timeouts.idle_timeout = websocket::stream_base::none();
     timeouts.keep_alive_pings = false;
     ws_.set_option(timeouts);
-    ws_.control_callback([this](websocket::frame_type, beast::string_view) { heard_ = std::chrono::steady_clock::now(); });
+    ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
+      heard_ = std::chrono::steady_clock::now();
+      // The peer said goodbye: it reads nothing more, so it leaves its rooms now, not once the
+      // closing handshake and the TCP teardown are over. A browser reports the socket closed
+      // as soon as the server answers its close frame, and the change it may then cause (a
+      // move by someone else) must not be counted as sent to a connection that never read it:
+      // a spectator's kept patches start from what it really had.
+      if (kind == websocket::frame_type::close) leave_rooms();
+    });
     heard_ = std::chrono::steady_clock::now();
     open_ = true;
     server_.add(shared_from_this());
@@ -241,8 +249,13 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     closed_ = true;
     queue_.clear();
     head_ = 0;
-    server_.lobby().closed(this);
+    leave_rooms();
     server_.remove(this);
+  }
+  void leave_rooms() {
+    if (left_) return;
+    left_ = true;
+    server_.lobby().closed(this);
   }
 
   websocket::stream<Stream> ws_;
@@ -258,6 +271,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   bool writing_ = false;
   bool closing_ = false;
   bool closed_ = false;
+  bool left_ = false;  // the lobby and the rooms were told the connection is gone
   websocket::close_code close_code_ = websocket::close_code::normal;
   double tokens_ = 0;
   std::chrono::steady_clock::time_point last_refill_;
