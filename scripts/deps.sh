@@ -6,7 +6,7 @@ set -euo pipefail
 want=(g++ cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
       libsqlite3-dev libssl-dev libjemalloc-dev openssl libgtest-dev sqlite3 curl ca-certificates)
 if [ "${1:-build}" = test ]; then
-  want+=(chromium)
+  want+=(chromium clang-19 libclang-rt-19-dev)
   command -v node >/dev/null 2>&1 || want+=(nodejs)
   command -v npm >/dev/null 2>&1 || want+=(npm)
 fi
