@@ -170,7 +170,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     input.remove_prefix(end == std::string_view::npos ? input.size() : end + 1);
     return line;
   };
-  std::string_view first = next_line().substr(1);
+  input.remove_prefix(1);
+  std::string_view first = next_line();
   while (!first.empty() && first.front() == ' ') first.remove_prefix(1);
   const auto seed = number<std::uint64_t>(first);
   const std::string_view options_text = next_line();
