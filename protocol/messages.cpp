@@ -209,6 +209,9 @@ std::expected<Request, Error> decode(std::string_view text, const Limits& limits
     return fail(Code::too_large, "frame is larger than " + std::to_string(limits.max_frame_bytes) + " bytes");
   if (json_depth(text, limits.max_depth) > limits.max_depth)
     return fail(Code::too_deep, "JSON nested deeper than " + std::to_string(limits.max_depth));
+  // The parser takes a NUL byte for the end of the text and never reads what follows it; JSON
+  // has no NUL outside a string, nor an unescaped one inside.
+  if (text.find('\0') != std::string_view::npos) return fail(Code::bad_json, "not valid JSON");
   json obj = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (obj.is_discarded()) return fail(Code::bad_json, "not valid JSON");
   if (!obj.is_object()) return fail(Code::bad_json, "a message is a JSON object");

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what Plateau needs from Debian 12's packages, only if something is missing.
 #   deps.sh build   the compiler, CMake and libraries
-#   deps.sh test    the same, plus Chromium and Node.js for the browser tests
+#   deps.sh test    the same, plus Chromium and Node.js for the browser tests, and clang 19 with
+#                   libFuzzer for scripts/fuzz.sh
 set -euo pipefail
 want=(g++ cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
       libsqlite3-dev libssl-dev libjemalloc-dev openssl libgtest-dev sqlite3 curl ca-certificates)
 if [ "${1:-build}" = test ]; then
-  want+=(chromium)
+  want+=(chromium clang-19 libclang-rt-19-dev)
   command -v node >/dev/null 2>&1 || want+=(nodejs)
   command -v npm >/dev/null 2>&1 || want+=(npm)
 fi

@@ -27,7 +27,7 @@ using Tile = std::array<int, kSixths>;  // a colour index per sixth, in the nota
 
 struct Point {
   int x = 0, y = 0;
-  friend auto operator<=>(const Point&, const Point&) = default;
+  friend bool operator==(const Point&, const Point&) = default;
 };
 
 struct CellGeo {

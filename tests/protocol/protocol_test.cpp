@@ -144,6 +144,14 @@ TEST(Decode, TheRequestIdIsKeptOnErrorsWhenReadable) {
   EXPECT_EQ(r.error().id, "m9");
 }
 
+TEST(Decode, AFrameWithANulByteIsNotJson) {
+  // The JSON parser stops reading at a NUL byte: whatever follows it would go unread and unchecked.
+  using namespace std::string_literals;
+  EXPECT_EQ(refused("{\"type\":\"rooms\"}\0"s), "proto/bad_json");
+  EXPECT_EQ(refused("{\"type\":\"rooms\"}\0{\"type\":\"hello\"}"s), "proto/bad_json");
+  EXPECT_EQ(refused("{\"type\":\"hello\",\"name\":\"a\0b\"}"s), "proto/bad_json");
+}
+
 TEST(Decode, OversizeAndDeepFramesAreRefusedBeforeParsing) {
   const std::string big = R"({"type":"hello","name":")" + std::string(70000, 'a') + R"("})";
   EXPECT_EQ(refused(big), "proto/too_large");
