@@ -8,11 +8,20 @@ namespace {
 
 using nlohmann::json;
 
+// Limits no test of a table reaches (every fake client comes from one address); the tests of
+// the limits themselves set theirs.
+LobbyLimits roomy() {
+  return LobbyLimits{.keep = {}, .max_rooms_per_player = 1'000'000, .creates_per_minute = 1'000'000,
+                     .new_players_per_minute = 1'000'000};
+}
+
 class Table : public ::testing::Test {
  protected:
+  explicit Table(LobbyLimits limits = roomy())
+      : lobby{store, [this] { return counter++ * 0x9e3779b97f4a7c15ULL; }, limits} {}
   ManualStore store;
   std::uint64_t counter = 1;
-  Lobby lobby{store, [this] { return counter++ * 0x9e3779b97f4a7c15ULL; }};
+  Lobby lobby;
 
   std::shared_ptr<FakeClient> client(const std::string& name, std::optional<std::string> token = {}) {
     auto c = std::make_shared<FakeClient>();
@@ -253,10 +262,12 @@ TEST_F(Table, SpectatorsAreCountedOutsideTheVersionedState) {
   const auto v = ada->versions[room];
   join(e1, room, "spectator");
   join(e2, room, "spectator");
+  lobby.tick(1000);  // the others learn the count at the next tick
   EXPECT_EQ(ada->last("crowd")["spectators"], 2);
   EXPECT_EQ(ada->versions[room], v) << "watchers cost the players no version";
   send(e1, {{"type", "leave"}, {"room", room}, {"id", 3}});
   EXPECT_EQ(e1->take("left")[0]["id"], 3);
+  lobby.tick(2000);
   EXPECT_EQ(ada->last("crowd")["spectators"], 1);
   send(ada, {{"type", "rooms"}});
   const auto list = ada->take("rooms")[0]["rooms"];
@@ -368,6 +379,7 @@ TEST_F(Table, TheListShowsTablesToJoinFirstThenTheMostWatchedGamesAndComesInPage
   EXPECT_EQ(rooms({{"game", "kwinty"}}), Page({e}, 1, 0));
 
   join(client("E3"), d, "spectator"), join(client("E4"), d, "spectator"), join(client("E5"), d, "spectator");
+  lobby.tick(6000);  // the listing is built once a tick
   EXPECT_EQ(rooms({{"game", "quantik"}, {"offset", 2}}), Page({d, c}, 4, 2)) << "now the more watched";
 
   send(ada, {{"type", "rooms"}, {"game", "chess"}});
@@ -719,11 +731,13 @@ TEST_F(SpectatorResume, ASpectatorBackWithTheVersionItHoldsGetsOnlyThePatchesItM
   const auto finn_held = holding(finn, room);  // dropped one move later
   lobby.closed(finn.get());
   move(bob, room, "cube@d4");
+  lobby.tick(1000);
   EXPECT_EQ(ada->last("crowd")["spectators"], 0);
 
   const auto e = watch_again(room, eve_held, eve_held.held);
   EXPECT_EQ(e.types, (Types{"joined", "patch", "patch", "crowd"})) << "both moves; no whole state";
   EXPECT_EQ(e.conn->last("crowd")["spectators"], 1);
+  lobby.tick(2000);
   EXPECT_EQ(ada->last("crowd")["spectators"], 1);
   const json e_copy = e.conn->states[room];
   EXPECT_EQ(e_copy["board"]["last"], "cube@d4");
@@ -1029,6 +1043,218 @@ INSTANTIATE_TEST_SUITE_P(Rooms, EveryGame, ::testing::ValuesIn(every_game_cases(
                          [](const ::testing::TestParamInfo<EveryGameCase>& info) {
                            return info.param.game + "_" + std::to_string(info.index);
                          });
+
+}  // namespace
+}  // namespace plateau::server::testing
+
+// Limits that hold under abuse (issue 42, section 2): each at its edge, with the lobby's own
+// clock (ticks) and fake addresses.
+namespace plateau::server::testing {
+namespace {
+
+using nlohmann::json;
+
+template <LobbyLimits (*kLimits)()>
+class Limited : public Table {
+ protected:
+  Limited() : Table(kLimits()) {}
+  std::shared_ptr<FakeClient> from(const std::string& address, const std::string& name,
+                                   std::optional<std::string> token = {}) {
+    auto c = std::make_shared<FakeClient>();
+    c->addr = address;
+    send(c, json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
+    return c;
+  }
+  std::string token_of(const std::shared_ptr<FakeClient>& c) { return c->last("welcome")["token"]; }
+  std::string id_of(const std::shared_ptr<FakeClient>& c) { return c->last("welcome")["player"]; }
+  // A create's reply: the room id, or the error's code.
+  std::string try_create(const std::shared_ptr<FakeClient>& c) {
+    send(c, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}});
+    const auto created = c->take("created");
+    return created.empty() ? error_code(c) : created[0]["room"].get<std::string>();
+  }
+};
+
+LobbyLimits two_rooms_each() {
+  auto l = roomy();
+  l.max_rooms_per_player = 2;
+  return l;
+}
+using RoomsPerPlayer = Limited<two_rooms_each>;
+
+TEST_F(RoomsPerPlayer, APlayerHasAtMostSoManyOpenRoomsOfTheirOwnAndAFinishedOneStopsCounting) {
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto first = try_create(ada);
+  const auto second = try_create(ada);
+  EXPECT_EQ(try_create(ada), "room/too_many_yours");
+  EXPECT_EQ(lobby.room_count(), 2u) << "nothing was made";
+  EXPECT_EQ(try_create(bob).size(), 10u) << "another player's rooms are their own";
+  // A room being played is still open; one whose game is over is not.
+  join(ada, first);
+  join(bob, first);
+  EXPECT_EQ(try_create(ada), "room/too_many_yours");
+  play_to_the_end(ada, bob, first);
+  ASSERT_EQ(ada->states[first]["status"], "over");
+  EXPECT_EQ(try_create(ada).size(), 10u);
+  // So is one closed by the host.
+  EXPECT_EQ(try_create(ada), "room/too_many_yours");
+  EXPECT_TRUE(lobby.close_room(second));
+  EXPECT_EQ(try_create(ada).size(), 10u);
+}
+
+LobbyLimits three_creates_a_minute() {
+  auto l = roomy();
+  l.creates_per_minute = 3;
+  return l;
+}
+using CreatesPerMinute = Limited<three_creates_a_minute>;
+
+TEST_F(CreatesPerMinute, OneAddressCreatesAtMostSoManyRoomsInAnyMinute) {
+  lobby.tick(1'000);
+  auto ada = from("198.51.100.7", "Ada"), bob = from("198.51.100.7", "Bob"), cy = from("203.0.113.9", "Cy");
+  EXPECT_EQ(try_create(ada).size(), 10u);
+  lobby.tick(20'000);
+  EXPECT_EQ(try_create(ada).size(), 10u);
+  EXPECT_EQ(try_create(bob).size(), 10u);
+  EXPECT_EQ(try_create(bob), "rate/creates") << "whichever player the address says it is";
+  EXPECT_EQ(try_create(ada), "rate/creates");
+  EXPECT_EQ(try_create(cy).size(), 10u) << "another address is counted apart";
+  EXPECT_EQ(lobby.room_count(), 4u);
+  lobby.tick(61'000);  // the first is over a minute old, the others not
+  EXPECT_EQ(try_create(ada).size(), 10u);
+  EXPECT_EQ(try_create(ada), "rate/creates");
+  lobby.tick(81'000);
+  EXPECT_EQ(try_create(bob).size(), 10u);
+  EXPECT_EQ(lobby.counters().refused.at("rate/creates"), 3u);
+}
+
+LobbyLimits unload_after_a_minute() {
+  auto l = roomy();
+  l.unload_after_ms = 60'000;
+  l.max_rooms = 2;
+  return l;
+}
+class Unload : public Limited<unload_after_a_minute> {
+ protected:
+  // Ada and Bob at a quantik table, a move each made; both gone.
+  struct Left {
+    std::string room, ada_token, bob_token;
+    json board;
+    std::int64_t version;
+  };
+  Left abandoned_table() {
+    auto ada = client("Ada"), bob = client("Bob");
+    Left t{create(ada, {{"first", "0"}}), token_of(ada), token_of(bob), {}, 0};
+    join(ada, t.room);
+    join(bob, t.room);
+    move(ada, t.room, "sphere@a1");
+    move(bob, t.room, "cube@d4");
+    t.board = ada->states[t.room]["board"];
+    t.version = ada->versions[t.room];
+    lobby.closed(ada.get());
+    lobby.closed(bob.get());
+    return t;
+  }
+};
+
+TEST_F(Unload, AGameWhosePlayersAreAllAwayLeavesMemoryAndComesBackWhenOneSaysHello) {
+  lobby.tick(1'000);
+  const auto t = abandoned_table();
+  lobby.tick(60'000);
+  EXPECT_EQ(lobby.room_count(), 1u) << "away for less than the limit";
+  lobby.tick(62'000);
+  EXPECT_EQ(lobby.room_count(), 0u);
+  EXPECT_EQ(lobby.unloaded_count(), 1u);
+  EXPECT_EQ(store.unloaded, std::vector<std::string>{t.room}) << "the store may let go of its round";
+
+  // Still the players' table, and still listed, while out of memory.
+  auto ada = client("Ada", t.ada_token);
+  EXPECT_EQ(ada->last("welcome")["tables"], json::array({{{"room", t.room}, {"seat", 0}}}));
+  EXPECT_EQ(lobby.room_count(), 1u) << "brought back by the hello";
+  EXPECT_EQ(store.loads, 1);
+  EXPECT_EQ(ada->take("joined").size(), 1u);
+  EXPECT_EQ(ada->states[t.room]["board"], t.board);
+  EXPECT_GT(ada->versions[t.room], t.version);
+  EXPECT_EQ(ada->states[t.room]["seats"][1]["name"], "Bob");
+  EXPECT_EQ(ada->states[t.room]["to_move"], 0);
+  move(ada, t.room, "cone@b2");
+  EXPECT_EQ(error_code(ada), "");
+  EXPECT_EQ(ada->states[t.room]["board"]["last"], "cone@b2");
+  auto bob = client("Bob", t.bob_token);
+  EXPECT_EQ(bob->last("welcome")["tables"], json::array({{{"room", t.room}, {"seat", 1}}}));
+  EXPECT_EQ(bob->states[t.room], synced(ada, t.room).is_null() ? json() : bob->states[t.room]);
+  EXPECT_EQ(bob->states[t.room]["board"], ada->states[t.room]["board"]);
+  EXPECT_EQ(bob->states[t.room]["you"], 1);
+}
+
+TEST_F(Unload, AnUnloadedGameIsListedAndComesBackForASpectatorOrAMove) {
+  lobby.tick(1'000);
+  const auto t = abandoned_table();
+  lobby.tick(62'000);
+  ASSERT_EQ(lobby.room_count(), 0u);
+  auto eve = client("Eve");
+  send(eve, {{"type", "rooms"}});
+  const auto listed = eve->take("rooms")[0]["rooms"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["room"], t.room);
+  EXPECT_EQ(listed[0]["status"], "playing");
+  EXPECT_EQ(listed[0]["seats"][0]["name"], "Ada");
+  EXPECT_EQ(lobby.room_count(), 0u) << "listed without being loaded";
+  join(eve, t.room, "spectator");
+  EXPECT_EQ(lobby.room_count(), 1u);
+  EXPECT_EQ(eve->take("joined").size(), 1u);
+  EXPECT_EQ(eve->states[t.room]["board"], t.board);
+  send(eve, {{"type", "leave"}, {"room", t.room}});
+  lobby.tick(63'000);
+  lobby.tick(124'000);
+  ASSERT_EQ(lobby.room_count(), 0u) << "unloaded again once the spectator left";
+  // A move brings it back too (refused here: this connection has no seat there).
+  move(eve, t.room, "cone@b2", t.version);
+  EXPECT_EQ(error_code(eve), "move/not_a_player");
+  EXPECT_EQ(lobby.room_count(), 1u);
+}
+
+TEST_F(Unload, APlayerStillConnectedIsLedBackToTheirUnloadedTable) {
+  lobby.tick(1'000);
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  join(bob, room);
+  move(ada, room, "sphere@a1");
+  send(ada, {{"type", "leave"}, {"room", room}});  // the seat stays hers; the connection goes on
+  lobby.closed(bob.get());
+  lobby.tick(62'000);
+  ASSERT_EQ(lobby.room_count(), 0u);
+  send(ada, {{"type", "rooms"}});
+  const auto mine = ada->take("rooms")[0]["mine"];
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_EQ(mine[0]["room"], room);
+  EXPECT_EQ(mine[0]["you"], 0);
+  EXPECT_EQ(mine[0]["your_turn"], false) << "Bob is to move";
+  send(bob, {{"type", "hello"}, {"name", "Bob"}, {"token", bob->last("welcome")["token"]}});
+  send(bob, {{"type", "rooms"}});
+  EXPECT_EQ(bob->take("rooms")[0]["mine"][0]["your_turn"], true);
+}
+
+TEST_F(Unload, MaxRoomsBoundsTheRoomsInMemoryNotTheGamesBeingPlayed) {
+  lobby.tick(1'000);
+  std::vector<Left> games;
+  for (int i = 0; i < 4; ++i) {
+    games.push_back(abandoned_table());
+    lobby.tick(1'000 + 62'000 * (i + 1));
+    EXPECT_EQ(lobby.room_count(), 0u);
+  }
+  EXPECT_EQ(lobby.unloaded_count(), 4u) << "four games going, with room for two in memory";
+  auto ada = client("Ada", games[3].ada_token);
+  EXPECT_EQ(ada->take("joined").size(), 1u);
+  auto ada2 = client("Ada", games[2].ada_token);
+  EXPECT_EQ(ada2->take("joined").size(), 1u);
+  EXPECT_EQ(lobby.room_count(), 2u);
+  auto eve = client("Eve");
+  join(eve, games[0].room, "spectator");
+  EXPECT_EQ(error_code(eve), "room/too_many") << "memory is full: not loaded, and not lost";
+  EXPECT_EQ(lobby.unloaded_count(), 2u);
+}
 
 }  // namespace
 }  // namespace plateau::server::testing
