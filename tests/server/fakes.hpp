@@ -78,6 +78,7 @@ class ManualStore final : public Store {
   std::map<std::string, StoredPlayer> players;
   std::vector<std::string> unloaded;  // unload_room's ids, in order
   int loads = 0;                      // load_room calls that found a room
+  int player_writes = 0;
 
   void complete(Done done) {
     ++writes;
@@ -93,6 +94,7 @@ class ManualStore final : public Store {
   }
   void put_player(const StoredPlayer& p, Done d) override {
     players[p.id] = p;
+    ++player_writes;
     complete(std::move(d));
   }
   void create_room(const RoomRecord& r, Done d) override {
