@@ -111,7 +111,9 @@ const std::vector<Setting>& settings() {
        [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.rooms_page_max, 1, 500); },
        [](const Config& c) { return std::to_string(c.rooms_page_max); }},
       {"--max-spectators", "PLATEAU_MAX_SPECTATORS", "spectators one room may hold",
-       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.max_spectators, 1, 10'000'000); },
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_spectators, 1, 10'000'000);
+       },
        [](const Config& c) { return std::to_string(c.max_spectators); }},
       {"--admin-token", "PLATEAU_ADMIN_TOKEN", "token for the admin HTTP API (unset: API off)",
        [](Config& c, const std::string& v) { c.admin_token = v; return std::string(); },

@@ -95,6 +95,8 @@ void Lobby::handle(const std::shared_ptr<Client>& c, protocol::Request req) {
   const auto room = room_id ? find(*room_id, &unavailable) : nullptr;
   if (!room && unavailable == Code::too_many_rooms)
     return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may; try again later", id);
+  if (!room && unavailable)
+    return reply_error(c, *unavailable, "this room cannot be read back from the store", id);
   if (!room) return reply_error(c, Code::room_not_found, "no room '" + (room_id ? room_id->substr(0, 64) : "") + "'", id);
 
   const std::string& player = c->player()->id;
@@ -196,7 +198,8 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
                            " open rooms of your own already; finish or leave one first",
                        id);
   if (!creates_.allow(c->address(), now_))
-    return reply_error(c, Code::rate_creates, "too many rooms created from your address; try again in a minute", id);
+    return reply_error(c, Code::rate_creates, "too many rooms created from your address; try again in a minute",
+                       id);
   const std::string room_id = new_room_id();
   if (unloaded_.contains(room_id))  // an id in use, out of memory: not a room of this one's
     return reply_error(c, Code::internal, "no room id free; try again", id);
@@ -309,12 +312,14 @@ void Lobby::list(const std::shared_ptr<Client>& c, const protocol::ListRooms& re
   if (const auto t = tables_of_.find(c->player()->id); t != tables_of_.end())
     for (const auto& rid : t->second) {
       if (const auto r = rooms_.find(rid); r != rooms_.end()) {
-        const auto seat = r->second->seat_of(c->player()->id);
-        if (!r->second->failed() && seat) mine.emplace_back(Line{&r->first, r->second->last_activity(), r->second.get(), nullptr}, *seat);
+        const Room& room = *r->second;
+        if (const auto seat = room.seat_of(c->player()->id); seat && !room.failed())
+          mine.emplace_back(Line{&r->first, room.last_activity(), &room, nullptr}, *seat);
       } else if (const auto u = unloaded_.find(rid); u != unloaded_.end()) {
-        for (std::size_t s = 0; s < u->second.seats.size(); ++s)
-          if (u->second.seats[s].first == c->player()->id)
-            mine.emplace_back(Line{&u->first, u->second.last_activity, nullptr, &u->second}, static_cast<rules::Seat>(s));
+        const Unloaded& room = u->second;
+        for (std::size_t s = 0; s < room.seats.size(); ++s)
+          if (room.seats[s].first == c->player()->id)
+            mine.emplace_back(Line{&u->first, room.last_activity, nullptr, &room}, static_cast<rules::Seat>(s));
       }
     }
   const auto recent = [](const auto& a, const auto& b) {
@@ -406,7 +411,11 @@ void Lobby::unload(std::map<std::string, std::shared_ptr<Room>>::iterator it) {
 }
 
 std::shared_ptr<Room> Lobby::load(const std::string& id, std::optional<Code>* why) {
-  if (id.empty() || id.size() > 64 || quarantined_.contains(id)) return nullptr;
+  if (id.empty() || id.size() > 64) return nullptr;
+  if (quarantined_.contains(id)) {
+    if (why) *why = Code::room_unavailable;
+    return nullptr;
+  }
   // A room the store would rebuild at a start: in play or waiting, or ended while its players
   // could still ask for a rematch.
   auto stored = store_.load_room(id, now_ - limits_.idle_room_ms);
@@ -416,7 +425,12 @@ std::shared_ptr<Room> Lobby::load(const std::string& id, std::optional<Code>* wh
     return nullptr;
   }
   if (!*stored) {
-    unloaded_.erase(id);  // closed meanwhile, say: nothing left to show
+    if (const auto u = unloaded_.find(id); u != unloaded_.end()) {  // the store let it go: so do we
+      std::vector<std::optional<std::string>> seated;
+      for (const auto& [p, name] : u->second.seats) seated.push_back(p);
+      unloaded_.erase(u);
+      forget_room(id, seated);
+    }
     return nullptr;
   }
   if (rooms_.size() >= limits_.max_rooms) {

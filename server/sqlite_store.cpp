@@ -326,7 +326,8 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   Loaded out;
   {
     // `IN` a subquery that does not depend on the row: SQLite reads the seats once.
-    Stmt q(db_, "SELECT id, token_hash, name, id IN (SELECT player FROM seats WHERE player IS NOT NULL) FROM players");
+    Stmt q(db_, "SELECT id, token_hash, name, id IN (SELECT player FROM seats WHERE player IS NOT NULL) "
+                "FROM players");
     while (q.row()) out.players.push_back({q.text(0), q.text(1), q.text(2), q.i64(3) != 0});
     if (!q.ok()) return std::unexpected(std::string("reading players: ") + sqlite3_errmsg(db_));
   }
