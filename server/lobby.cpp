@@ -525,7 +525,11 @@ void Lobby::sweep_players() {
     it = players_.erase(it);
     ++counters_.players_forgotten;
   }
-  if (!stored.empty()) store_.forget_players(stored, [](bool) {});
+  // In writes of a thousand: the first sweep after an upgrade may find every hello ever made.
+  for (std::size_t i = 0; i < stored.size(); i += 1000) {
+    const auto end = stored.begin() + static_cast<std::ptrdiff_t>(std::min(stored.size(), i + 1000));
+    store_.forget_players({stored.begin() + static_cast<std::ptrdiff_t>(i), end}, [](bool) {});
+  }
 }
 
 void Lobby::restore_player(const StoredPlayer& p) {
