@@ -95,8 +95,7 @@ void Lobby::handle(const std::shared_ptr<Client>& c, protocol::Request req) {
   const auto room = room_id ? find(*room_id, &unavailable) : nullptr;
   if (!room && unavailable == Code::too_many_rooms)
     return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may; try again later", id);
-  if (!room && unavailable)
-    return reply_error(c, *unavailable, "this room cannot be read back from the store", id);
+  // A room the store holds but cannot give back (quarantined, or a failed read) is not served.
   if (!room) return reply_error(c, Code::room_not_found, "no room '" + (room_id ? room_id->substr(0, 64) : "") + "'", id);
 
   const std::string& player = c->player()->id;
