@@ -19,6 +19,8 @@ std::string_view code_string(Code c) {
     case Code::no_such_seat: return "room/no_such_seat";
     case Code::not_in_room: return "room/not_in_room";
     case Code::too_many_rooms: return "room/too_many";
+    case Code::too_many_yours: return "room/too_many_yours";
+    case Code::full_audience: return "room/full_audience";
     case Code::room_unavailable: return "room/unavailable";
     case Code::game_over: return "move/game_over";
     case Code::not_your_turn: return "move/not_your_turn";
@@ -27,6 +29,8 @@ std::string_view code_string(Code c) {
     case Code::not_a_player: return "move/not_a_player";
     case Code::not_started: return "move/not_started";
     case Code::rematch_not_over: return "rematch/not_over";
+    case Code::rate_creates: return "rate/creates";
+    case Code::rate_hello: return "rate/hello";
     case Code::internal: return "server/internal";
   }
   return "server/internal";

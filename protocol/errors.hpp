@@ -25,6 +25,8 @@ enum class Code {
   no_such_seat,      // room/no_such_seat
   not_in_room,       // room/not_in_room
   too_many_rooms,    // room/too_many
+  too_many_yours,    // room/too_many_yours: the player has as many open rooms of their own as they may
+  full_audience,     // room/full_audience: the room has as many spectators as it may
   room_unavailable,  // room/unavailable: the store failed; the room takes no more moves
   game_over,         // move/game_over
   not_your_turn,     // move/not_your_turn
@@ -33,6 +35,8 @@ enum class Code {
   not_a_player,      // move/not_a_player: a spectator (or a stranger) tried to move
   not_started,       // move/not_started: the seats are not all filled yet
   rematch_not_over,  // rematch/not_over
+  rate_creates,      // rate/creates: this address created as many rooms this minute as it may
+  rate_hello,        // rate/hello: this address made as many new players this minute as it may
   internal,          // server/internal
 };
 

@@ -1,6 +1,8 @@
 #include "config.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <string_view>
 #include <functional>
 
 namespace plateau::server {
@@ -77,6 +79,42 @@ const std::vector<Setting>& settings() {
        "seconds a silent WebSocket lasts: pinged at half, dropped at the end if it never answered",
        [](Config& c, const std::string& v) { return parse_number(v, c.idle_timeout_seconds, 2, 86'400); },
        [](const Config& c) { return std::to_string(c.idle_timeout_seconds); }},
+      {"--max-rooms-per-player", "PLATEAU_MAX_ROOMS_PER_PLAYER",
+       "open rooms (not over, not closed) one player may have created",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_rooms_per_player, 1, 10'000'000);
+       },
+       [](const Config& c) { return std::to_string(c.max_rooms_per_player); }},
+      {"--creates-per-minute", "PLATEAU_CREATES_PER_MINUTE", "rooms one address may create in any minute",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.creates_per_minute, 1, 10'000'000);
+       },
+       [](const Config& c) { return std::to_string(c.creates_per_minute); }},
+      {"--unload-after", "PLATEAU_UNLOAD_AFTER",
+       "seconds a game's players may all be away before it leaves memory (it comes back when asked for)",
+       [](Config& c, const std::string& v) { return parse_number(v, c.unload_after_seconds, 1, 100'000'000); },
+       [](const Config& c) { return std::to_string(c.unload_after_seconds); }},
+      {"--new-players-per-minute", "PLATEAU_NEW_PLAYERS_PER_MINUTE",
+       "new players (hello without a known token) one address may make in any minute",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.new_players_per_minute, 1, 10'000'000);
+       },
+       [](const Config& c) { return std::to_string(c.new_players_per_minute); }},
+      {"--forget-players-after", "PLATEAU_FORGET_PLAYERS_AFTER",
+       "hours after which a player who never took a seat is forgotten",
+       [](Config& c, const std::string& v) { return parse_number(v, c.forget_players_after_hours, 1, 1'000'000); },
+       [](const Config& c) { return std::to_string(c.forget_players_after_hours); }},
+      {"--rooms-page", "PLATEAU_ROOMS_PAGE", "rooms in a `rooms` reply that asks for no limit",
+       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.rooms_page, 1, 500); },
+       [](const Config& c) { return std::to_string(c.rooms_page); }},
+      {"--rooms-page-max", "PLATEAU_ROOMS_PAGE_MAX", "the most rooms a `rooms` reply holds (a larger limit is cut)",
+       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.rooms_page_max, 1, 500); },
+       [](const Config& c) { return std::to_string(c.rooms_page_max); }},
+      {"--max-spectators", "PLATEAU_MAX_SPECTATORS", "spectators one room may hold",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_spectators, 1, 10'000'000);
+       },
+       [](const Config& c) { return std::to_string(c.max_spectators); }},
       {"--admin-token", "PLATEAU_ADMIN_TOKEN", "token for the admin HTTP API (unset: API off)",
        [](Config& c, const std::string& v) { c.admin_token = v; return std::string(); },
        [](const Config& c) { return std::string(c.admin_token.empty() ? "" : "(set)"); }},
@@ -124,16 +162,24 @@ std::string usage() {
       "Usage: plateau-server [flags]\n"
       "Plateau: an authoritative server for six abstract board games.\n\n"
       "Every flag can also be set by its environment variable; a flag wins.\n\n";
+  // Columns as wide as the longest flag and variable, and a space more.
+  std::size_t flag_width = 0, env_width = 0;
+  for (const auto& s : settings()) {
+    flag_width = std::max(flag_width, std::string_view(s.flag).size() + 9);  // "  " + " VALUE "
+    env_width = std::max(env_width, std::string_view(s.env).size() + 1);
+  }
   for (const auto& s : settings()) {
     std::string left = std::string("  ") + s.flag + " VALUE";
-    left.resize(26, ' ');
+    left.resize(flag_width, ' ');
     std::string env = s.env;
-    env.resize(26, ' ');
+    env.resize(env_width, ' ');
     out += left + env + s.help;
     const auto d = s.show(defaults);
     out += d.empty() ? "\n" : " [default: " + d + "]\n";
   }
-  out += "  --help                  show this text\n";
+  std::string help = "  --help";
+  help.resize(flag_width, ' ');
+  out += help + "show this text\n";
   return out;
 }
 
@@ -166,6 +212,7 @@ std::expected<Config, std::string> parse_config(const std::vector<std::string>& 
     }
     if (auto err = found->set(c, value); !err.empty()) return std::unexpected(arg + " " + err);
   }
+  if (c.rooms_page > c.rooms_page_max) return std::unexpected("--rooms-page is larger than --rooms-page-max");
   if (c.tls_cert.empty() != c.tls_key.empty())
     return std::unexpected("--tls-cert and --tls-key go together");
   return c;

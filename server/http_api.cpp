@@ -70,6 +70,7 @@ class Answerer {
   // The admin API: off unless an admin token is set; every call carries it as a bearer token.
   //   GET  /admin/rooms                 every room in memory, private ones included
   //   POST /admin/rooms/<id>/close      closes a room (its clients get room/not_found)
+  //   POST /admin/rooms/close {"player", "older_than_seconds"}  closes many (see close_rooms)
   //   POST /admin/announce  {"message"} sends an `announce` to every connected client
   // Whether the request carries the admin token. An address that gave wrong ones is made to
   // wait, longer after each (Backoff): guessing a token costs days, not seconds. Every refusal
@@ -115,6 +116,7 @@ class Answerer {
       }
       return json_response(req, http::status::ok, json{{"rooms", rooms}});
     }
+    if (req.method() == http::verb::post && target == "/admin/rooms/close") return close_rooms(req);
     if (req.method() == http::verb::post && target.rfind("/admin/rooms/", 0) == 0 && target.ends_with("/close")) {
       const auto id = target.substr(13, target.size() - 13 - 6);
       if (!server_.lobby().close_room(id)) return json_error(req, http::status::not_found, "admin/no_such_room", "no such room");
@@ -131,6 +133,35 @@ class Answerer {
       return json_response(req, http::status::ok, json{{"sent_to", server_.stats().connections}});
     }
     return json_error(req, http::status::not_found, "admin/no_such_call", "no such admin call");
+  }
+
+  // POST /admin/rooms/close {"player": id, "older_than_seconds": N}: closes every room that
+  // player created or sits in, and/or where nothing happened for longer than N seconds (both:
+  // those that are both), in memory or unloaded.
+  HttpResponse close_rooms(const HttpRequest& req) {
+    const json body = json::parse(req.body(), nullptr, false);
+    const auto bad = [&] {
+      return json_error(req, http::status::bad_request, "admin/bad_body",
+                        "send {\"player\": \"<id>\"} and/or {\"older_than_seconds\": N}");
+    };
+    if (!body.is_object()) return bad();
+    std::optional<std::string> player;
+    std::optional<Millis> inactive;
+    for (const auto& [key, value] : body.items()) {
+      if (key == "player" && value.is_string() && !value.get_ref<const std::string&>().empty() &&
+          value.get_ref<const std::string&>().size() <= 64)
+        player = value.get<std::string>();
+      else if (key == "older_than_seconds" && value.is_number_integer() && value.get<std::int64_t>() >= 0 &&
+               value.get<std::int64_t>() <= 100'000'000)
+        inactive = value.get<std::int64_t>() * 1000;
+      else
+        return bad();
+    }
+    if (!player && !inactive) return bad();
+    const auto closed = server_.lobby().close_rooms(player, inactive);
+    spdlog::info("event=admin_close_rooms player={} older_than_ms={} closed={}", player.value_or("-"),
+                 inactive.value_or(-1), closed.size());
+    return json_response(req, http::status::ok, json{{"closed", closed}});
   }
 
   // History and replays: read from the store's read-only connection.

@@ -2,6 +2,7 @@
 
 #include <openssl/sha.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace plateau::server {
@@ -14,7 +15,21 @@ Lobby::Lobby(Store& store, Random random, LobbyLimits limits)
         json games = json::array();
         for (const rules::Game* g : rules::all_games()) games.push_back(g->describe());
         return games.dump();
-      }()) {
+      }()),
+      creates_(limits.creates_per_minute),
+      new_players_(limits.new_players_per_minute) {
+}
+
+bool PerMinute::allow(const std::string& address, Millis now) {
+  auto& times = times_[address];
+  while (!times.empty() && times.front() <= now - kMinute) times.pop_front();
+  if (times.size() >= per_minute_) return false;
+  times.push_back(now);
+  return true;
+}
+
+void PerMinute::sweep(Millis now) {
+  std::erase_if(times_, [now](const auto& e) { return e.second.empty() || e.second.back() <= now - kMinute; });
 }
 
 std::string Lobby::hash_token(std::string_view token) {
@@ -76,21 +91,32 @@ void Lobby::handle(const std::shared_ptr<Client>& c, protocol::Request req) {
         return nullptr;
       },
       req.body);
-  const auto room = room_id ? find(*room_id) : nullptr;
+  std::optional<Code> unavailable;
+  const auto room = room_id ? find(*room_id, &unavailable) : nullptr;
+  if (!room && unavailable == Code::too_many_rooms)
+    return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may; try again later", id);
+  // A room the store holds but cannot give back (quarantined, or a failed read) is not served.
   if (!room) return reply_error(c, Code::room_not_found, "no room '" + (room_id ? room_id->substr(0, 64) : "") + "'", id);
 
+  const std::string& player = c->player()->id;
   std::optional<Code> refused;
   if (const auto* j = std::get_if<protocol::Join>(&req.body)) {
+    const bool sat = room->seat_of(player).has_value();
+    // Written before the seat that names them, so that no stored seat has nobody behind it.
+    if (!j->spectator && !sat) store_player(player);
     refused = room->join(c, *j, id);
     if (!refused) rooms_of_[c.get()].insert(room->id());
+    if (!refused && !sat && room->seat_of(player)) sit(player, room->id());
   } else if (const auto* m = std::get_if<protocol::MoveRequest>(&req.body)) {
     refused = room->move(c, *m, id);
     if (!refused) ++counters_.moves_accepted;
   } else if (std::holds_alternative<protocol::Sync>(req.body)) {
     refused = room->sync(c, id);
   } else if (std::holds_alternative<protocol::Leave>(req.body)) {
+    const bool sat = room->seat_of(player).has_value();
     refused = room->leave(c, id);
     if (!refused) rooms_of_[c.get()].erase(room->id());
+    if (!refused && sat && !room->seat_of(player)) unsit(player, room->id());  // given back
   } else if (std::holds_alternative<protocol::Rematch>(req.body)) {
     refused = room->rematch(c, id);
   }
@@ -101,39 +127,56 @@ void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, co
   Player player;
   std::string token;
   const auto known =
-      h.token ? players_by_token_hash_.find(token_key(hash_token(*h.token))) : players_by_token_hash_.end();
-  if (known != players_by_token_hash_.end()) {
+      h.token ? player_by_token_.find(token_key(hash_token(*h.token))) : player_by_token_.end();
+  if (known != player_by_token_.end()) {
     token = *h.token;
-    player = known->second;
-    player.name = h.name;
-    known->second.name = h.name;
+    player = Player{known->second, h.name};
+    auto& k = players_[player.id];
+    if (k.name != h.name) {
+      k.name = h.name;
+      if (k.stored) store_.put_player({player.id, hash_token(token), player.name}, [](bool) {});
+    }
   } else {
     // An unknown token (or none) makes a new player; a token is never taken from the client.
+    // Nothing is stored until they sit down or create a room: a hello costs the disk nothing.
+    if (!new_players_.allow(c->address(), now_))
+      return reply_error(c, Code::rate_hello, "too many new players from your address; try again in a minute", id);
     player = Player{random_hex(8), h.name};
     token = random_hex(16);
-    players_by_token_hash_[token_key(hash_token(token))] = player;
+    const auto key = token_key(hash_token(token));
+    player_by_token_[key] = player.id;
+    players_[player.id] = Known{h.name, key, false, false, 0, now_};
   }
-  if (c->player() && c->player()->id != player.id) {
+  const bool same = c->player() && c->player()->id == player.id;
+  if (c->player() && !same) {
     closed(c.get());  // the connection changes player: it leaves the old one's rooms
   }
   c->set_player(player);
-  store_.put_player({player.id, hash_token(token), player.name}, [](bool) {});
-  // Back in every room where this player sits; the welcome names them first, so that a client
-  // knows which of its rooms come back by themselves.
-  std::vector<std::pair<Room*, const std::string*>> tables;
+  auto& k = players_[player.id];
+  k.seen = now_;
+  if (!same) ++k.online;
+  // Back in every room where this player sits (brought back from the store if it was
+  // unloaded); the welcome names them first, so that a client knows which of its rooms come
+  // back by themselves.
+  std::vector<std::string> ids;
+  if (const auto t = tables_of_.find(player.id); t != tables_of_.end()) ids = t->second;
+  std::ranges::sort(ids);
+  std::vector<std::shared_ptr<Room>> tables;
   json listed = json::array();
-  for (const auto& [rid, room] : rooms_)
-    if (const auto seat = room->seat_of(player.id)) {
-      tables.emplace_back(room.get(), &rid);
-      listed.push_back({{"room", rid}, {"seat", *seat}});
-    }
+  for (const auto& rid : ids) {
+    const auto room = find(rid);
+    const auto seat = room ? room->seat_of(player.id) : std::nullopt;
+    if (!seat) continue;
+    tables.push_back(room);
+    listed.push_back({{"room", rid}, {"seat", *seat}});
+  }
   c->send(make_frame(protocol::encode_welcome(id, player.id, token, games_json_, listed)));
-  for (const auto& [room, rid] : tables) {
+  for (const auto& room : tables) {
     std::optional<std::int64_t> held;
     for (const auto& [r, v] : h.resume)
-      if (r == *rid) held = v;
+      if (r == room->id()) held = v;
     room->rebind(c, held);
-    rooms_of_[c.get()].insert(*rid);
+    rooms_of_[c.get()].insert(room->id());
   }
 }
 
@@ -147,15 +190,30 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
     return reply_error(c, Code::bad_option, "these options do not go together", id);
   if (rooms_.size() >= limits_.max_rooms)
     return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may", id);
+  const std::string& creator = c->player()->id;
+  if (open_rooms_of(creator) >= limits_.max_rooms_per_player)
+    return reply_error(c, Code::too_many_yours,
+                       "you have " + std::to_string(limits_.max_rooms_per_player) +
+                           " open rooms of your own already; finish or leave one first",
+                       id);
+  if (!creates_.allow(c->address(), now_))
+    return reply_error(c, Code::rate_creates, "too many rooms created from your address; try again in a minute",
+                       id);
   const std::string room_id = new_room_id();
+  if (unloaded_.contains(room_id))  // an id in use, out of memory: not a room of this one's
+    return reply_error(c, Code::internal, "no room id free; try again", id);
   RoomSettings settings{.is_private = req.is_private, .spectator_delay = req.spectator_delay,
-                        .grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_};
+                        .grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_,
+                        .max_spectators = limits_.max_spectators};
   RoomRecord record{room_id, std::string(game->id()), *options, secret.seed, req.is_private,
                     req.spectator_delay, now_, secret.salt};
   auto room = std::make_shared<Room>(room_id, *game, *options, std::move(secret), settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
   rooms_[room_id] = room;
+  creator_of_[room_id] = creator;
+  created_by_[creator].push_back(room_id);
+  store_player(creator);
   // `created` goes out once the room is durable, so a link shared from it always works.
   store_.create_room(record,
                      [weak = std::weak_ptr<Client>(c), room_id, id](bool ok) {
@@ -174,82 +232,310 @@ std::string Lobby::new_room_id() {
   return id;
 }
 
-void Lobby::list(const std::shared_ptr<Client>& c, const protocol::ListRooms& req, const json& id) {
-  if (req.game && !rules::find_game(*req.game))
-    return reply_error(c, Code::unknown_game, "no game '" + req.game->substr(0, 64) + "'", id);
+json Lobby::Unloaded::summary(const std::string& id) const {
+  json seat_lines = json::array();
+  for (std::size_t s = 0; s < seats.size(); ++s)
+    seat_lines.push_back({{"seat", s},
+                          {"name", seats[s].first ? json(seats[s].second) : json(nullptr)},
+                          {"connected", false}});
+  return json{{"room", id},         {"game", game->id()},
+              {"seats", seat_lines}, {"status", protocol::status_string(protocol::Status::playing)},
+              {"spectators", 0},     {"round", round},
+              {"private", is_private}};
+}
+
+json Lobby::Line::summary() const { return room ? room->summary() : unloaded->summary(*id); }
+
+int Lobby::Line::to_move() const {
+  if (unloaded) return unloaded->to_move;
+  const auto seat = room->state().to_move();
+  return seat ? *seat : -1;
+}
+
+protocol::Status Lobby::Line::status() const { return room ? room->status() : protocol::Status::playing; }
+
+const Lobby::Listing& Lobby::listing() {
+  if (listing_.built) return listing_;
   // Public rooms, in the order a visitor looks for them: tables with a seat to take, then games
   // being played (the most watched first), then finished ones; the most recently active first
   // within each. The room id breaks ties, so that pages do not overlap.
   struct Listed {
     int rank;
     int spectators;
-    Millis active;
-    const Room* room;
+    Line line;
   };
   std::vector<Listed> listed;
-  // Besides the page: every table where the asking player sits, private ones too, whatever the
-  // filter, so that the lobby leads back to them (the most recently active first).
-  std::vector<std::pair<const Room*, rules::Seat>> mine;
   for (const auto& [rid, room] : rooms_) {
-    if (room->failed()) continue;
-    if (const auto seat = room->seat_of(c->player()->id)) mine.emplace_back(room.get(), *seat);
-    if (room->is_private() || (req.game && room->game_id() != *req.game)) continue;
+    if (room->failed() || room->is_private()) continue;
     const auto status = room->status();
     listed.push_back({status == protocol::Status::waiting ? 0 : status == protocol::Status::playing ? 1 : 2,
-                      status == protocol::Status::playing ? room->spectators() : 0, room->last_activity(), room.get()});
+                      status == protocol::Status::playing ? room->spectators() : 0,
+                      Line{&rid, room->last_activity(), room.get(), nullptr}});
   }
-  const auto before = [](const Listed& a, const Listed& b) {
-    return std::tie(a.rank, b.spectators, b.active, a.room->id()) < std::tie(b.rank, a.spectators, a.active, b.room->id());
-  };
-  const std::size_t from = std::min(req.offset, listed.size());
-  const std::size_t to = req.limit ? std::min(listed.size(), from + *req.limit) : listed.size();
-  // Only the page is put in order: the rest need only be after it.
-  std::partial_sort(listed.begin(), listed.begin() + static_cast<std::ptrdiff_t>(to), listed.end(), before);
+  for (const auto& [rid, u] : unloaded_)
+    if (!u.is_private) listed.push_back({1, 0, Line{&rid, u.last_activity, nullptr, &u}});
+  std::ranges::sort(listed, [](const Listed& a, const Listed& b) {
+    return std::tie(a.rank, b.spectators, b.line.active, *a.line.id) <
+           std::tie(b.rank, a.spectators, a.line.active, *b.line.id);
+  });
+  listing_.all.clear();
+  listing_.by_game.clear();
+  for (const auto& l : listed) {
+    auto line = l.line.summary();
+    listing_.by_game[line["game"].get<std::string>()].push_back(listing_.all.size());
+    listing_.all.push_back(std::move(line));
+  }
+  listing_.built = true;
+  return listing_;
+}
+
+void Lobby::list(const std::shared_ptr<Client>& c, const protocol::ListRooms& req, const json& id) {
+  if (req.game && !rules::find_game(*req.game))
+    return reply_error(c, Code::unknown_game, "no game '" + req.game->substr(0, 64) + "'", id);
+  const Listing& all = listing();
+  static const std::vector<std::size_t> kNone;
+  const std::vector<std::size_t>* of_game = nullptr;
+  if (req.game) {
+    const auto it = all.by_game.find(*req.game);
+    of_game = it == all.by_game.end() ? &kNone : &it->second;
+  }
+  const std::size_t total = of_game ? of_game->size() : all.all.size();
+  const std::size_t limit = std::min(req.limit.value_or(limits_.rooms_page), limits_.rooms_page_max);
+  const std::size_t from = std::min(req.offset, total);
+  const std::size_t to = std::min(total, from + limit);
   json out = json::array();
-  for (std::size_t i = from; i < to; ++i) out.push_back(listed[i].room->summary());
+  for (std::size_t i = from; i < to; ++i) out.push_back(all.all[of_game ? (*of_game)[i] : i]);
+  // Besides the page: every table where the asking player sits, private ones too, whatever the
+  // filter, so that the lobby leads back to them (the most recently active first). Read from
+  // the player's own tables, not from every room.
+  std::vector<std::pair<Line, rules::Seat>> mine;
+  if (const auto t = tables_of_.find(c->player()->id); t != tables_of_.end())
+    for (const auto& rid : t->second) {
+      if (const auto r = rooms_.find(rid); r != rooms_.end()) {
+        const Room& room = *r->second;
+        if (const auto seat = room.seat_of(c->player()->id); seat && !room.failed())
+          mine.emplace_back(Line{&r->first, room.last_activity(), &room, nullptr}, *seat);
+      } else if (const auto u = unloaded_.find(rid); u != unloaded_.end()) {
+        const Unloaded& room = u->second;
+        for (std::size_t s = 0; s < room.seats.size(); ++s)
+          if (room.seats[s].first == c->player()->id)
+            mine.emplace_back(Line{&u->first, room.last_activity, nullptr, &room}, static_cast<rules::Seat>(s));
+      }
+    }
   const auto recent = [](const auto& a, const auto& b) {
-    return std::pair(b.first->last_activity(), a.first->id()) < std::pair(a.first->last_activity(), b.first->id());
+    return std::pair(b.first.active, *a.first.id) < std::pair(a.first.active, *b.first.id);
   };
   const std::size_t shown = std::min(mine.size(), kMineListed);
   std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(shown), mine.end(), recent);
   json yours = json::array();
   for (std::size_t i = 0; i < shown; ++i) {
-    const auto& [room, seat] = mine[i];
-    json line = room->summary();
-    line["you"] = seat;
-    line["your_turn"] = room->status() == protocol::Status::playing && room->state().to_move() == seat;
-    yours.push_back(std::move(line));
+    const auto& [line, seat] = mine[i];
+    json entry = line.summary();
+    entry["you"] = seat;
+    entry["your_turn"] = line.status() == protocol::Status::playing && line.to_move() == seat;
+    yours.push_back(std::move(entry));
   }
-  c->send(make_frame(protocol::encode_rooms(id, out, listed.size(), from, yours)));
+  c->send(make_frame(protocol::encode_rooms(id, out, total, from, yours)));
 }
 
 void Lobby::closed(Client* c) {
   const auto it = rooms_of_.find(c);
   if (it != rooms_of_.end()) {
+    // Only rooms in memory: one unloaded holds no connection.
     for (const auto& rid : it->second)
-      if (const auto room = find(rid)) room->disconnect(c);
+      if (const auto room = rooms_.find(rid); room != rooms_.end()) room->second->disconnect(c);
     rooms_of_.erase(it);
   }
+  if (c->player())
+    if (const auto k = players_.find(c->player()->id); k != players_.end()) {
+      k->second.online = std::max(0, k->second.online - 1);
+      k->second.seen = now_;
+    }
   clients_.erase(c);
 }
 
 void Lobby::tick(Millis now) {
   now_ = now;
+  listing_.built = false;
   for (auto it = rooms_.begin(); it != rooms_.end();) {
-    it->second->tick(now);
-    // Only memory is freed: a room that is closed here stays in the store (and an unfinished one
-    // comes back at the next start).
-    if (it->second->idle() && now - it->second->last_activity() > limits_.idle_room_ms &&
-        it->second->status() != protocol::Status::playing)
+    Room& room = *it->second;
+    room.tick(now);
+    const bool idle = room.idle() && !room.failed();
+    const Millis quiet = now - room.last_activity();
+    if (idle && room.status() == protocol::Status::playing && limits_.unload_after_ms > 0 &&
+        quiet > limits_.unload_after_ms) {
+      const auto next = std::next(it);
+      unload(it);
+      it = next;
+    } else if (room.idle() && quiet > limits_.idle_room_ms && room.status() != protocol::Status::playing) {
+      // Only memory is freed: a room that is closed here stays in the store (and an unfinished
+      // one comes back at the next start, or when someone asks for it).
+      const std::string id = it->first;
+      const auto seated = room.seated();
       it = rooms_.erase(it);
-    else
+      store_.unload_room(id);
+      std::vector<std::optional<std::string>> players;
+      for (const auto& [p, name] : seated) players.push_back(p);
+      forget_room(id, players);
+    } else {
       ++it;
+    }
+  }
+  creates_.sweep(now);
+  new_players_.sweep(now);
+  if (now - players_swept_ >= 60'000) {
+    players_swept_ = now;
+    sweep_players();
+  }
+}
+
+void Lobby::unload(std::map<std::string, std::shared_ptr<Room>>::iterator it) {
+  const Room& room = *it->second;
+  Unloaded u;
+  u.game = &room.game();
+  u.round = room.round();
+  u.is_private = room.is_private();
+  const auto seat = room.state().to_move();
+  u.to_move = seat ? *seat : -1;
+  u.last_activity = room.last_activity();
+  if (const auto c = creator_of_.find(it->first); c != creator_of_.end()) {
+    u.creator = std::move(c->second);
+    creator_of_.erase(c);
+  }
+  u.seats = room.seated();
+  const std::string id = it->first;
+  rooms_.erase(it);  // its writes are all done: idle() says nothing waits for the store
+  store_.unload_room(id);
+  unloaded_.emplace(id, std::move(u));
+  ++counters_.rooms_unloaded;
+}
+
+std::shared_ptr<Room> Lobby::load(const std::string& id, std::optional<Code>* why) {
+  if (id.empty() || id.size() > 64) return nullptr;
+  if (quarantined_.contains(id)) {
+    if (why) *why = Code::room_unavailable;
+    return nullptr;
+  }
+  // A room the store would rebuild at a start: in play or waiting, or ended while its players
+  // could still ask for a rematch.
+  auto stored = store_.load_room(id, now_ - limits_.idle_room_ms);
+  if (!stored) {
+    ++counters_.load_failures;
+    if (why) *why = Code::room_unavailable;
+    return nullptr;
+  }
+  if (!*stored) {
+    if (const auto u = unloaded_.find(id); u != unloaded_.end()) {  // the store let it go: so do we
+      std::vector<std::optional<std::string>> seated;
+      for (const auto& [p, name] : u->second.seats) seated.push_back(p);
+      unloaded_.erase(u);
+      forget_room(id, seated);
+    }
+    return nullptr;
+  }
+  if (rooms_.size() >= limits_.max_rooms) {
+    if (why) *why = Code::too_many_rooms;
+    return nullptr;
+  }
+  std::string reason;
+  if (!restore_room(**stored, reason)) {
+    ++counters_.load_failures;
+    quarantined_.insert(id);
+    if (why) *why = Code::room_unavailable;
+    return nullptr;
+  }
+  ++counters_.rooms_loaded;
+  return rooms_.at(id);
+}
+
+std::shared_ptr<Room> Lobby::find(const std::string& id, std::optional<Code>* why) {
+  if (const auto it = rooms_.find(id); it != rooms_.end()) return it->second;
+  return load(id, why);
+}
+
+void Lobby::sit(const std::string& player, const std::string& room) {
+  auto& ids = tables_of_[player];
+  if (std::ranges::find(ids, room) == ids.end()) ids.push_back(room);
+  if (const auto k = players_.find(player); k != players_.end()) k->second.seated = true;
+}
+
+void Lobby::unsit(const std::string& player, const std::string& room) {
+  const auto it = tables_of_.find(player);
+  if (it == tables_of_.end()) return;
+  std::erase(it->second, room);
+  if (it->second.empty()) tables_of_.erase(it);
+}
+
+void Lobby::forget_room(const std::string& id, const std::vector<std::optional<std::string>>& seated) {
+  for (const auto& p : seated)
+    if (p) unsit(*p, id);
+  creator_of_.erase(id);  // created_by_ lets go of it when next counted
+}
+
+std::size_t Lobby::open_rooms_of(const std::string& player) {
+  const auto it = created_by_.find(player);
+  if (it == created_by_.end()) return 0;
+  std::size_t open = 0;
+  std::erase_if(it->second, [&](const std::string& rid) {
+    if (const auto r = rooms_.find(rid); r != rooms_.end()) {
+      // An ended room may start a rematch: it stays on the list, uncounted.
+      open += r->second->status() != protocol::Status::over && !r->second->failed();
+      return false;
+    }
+    if (unloaded_.contains(rid)) {
+      ++open;
+      return false;
+    }
+    return true;  // closed, or gone from memory while not in play
+  });
+  if (it->second.empty()) created_by_.erase(it);
+  return open;
+}
+
+void Lobby::store_player(const std::string& player) {
+  const auto it = players_.find(player);
+  if (it == players_.end() || it->second.stored) return;
+  it->second.stored = true;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string hash;
+  for (unsigned char b : it->second.key.bytes) {
+    hash += kHex[b >> 4];
+    hash += kHex[b & 15];
+  }
+  // A write that fails is tried again at the player's next seat or room.
+  store_.put_player({player, hash, it->second.name}, [this, player](bool ok) {
+    if (ok) return;
+    if (const auto k = players_.find(player); k != players_.end()) k->second.stored = false;
+    ++counters_.refused["store/player_failed"];
+  });
+}
+
+void Lobby::sweep_players() {
+  // A player who never sat anywhere and has not been seen for a while is forgotten: their token
+  // no longer names anyone. One with a seat, in play or in history, is kept for good.
+  std::vector<std::string> stored;
+  for (auto it = players_.begin(); it != players_.end();) {
+    const Known& k = it->second;
+    if (k.seated || k.online > 0 || now_ - k.seen <= limits_.forget_players_ms || tables_of_.contains(it->first)) {
+      ++it;
+      continue;
+    }
+    if (k.stored) stored.push_back(it->first);
+    player_by_token_.erase(k.key);
+    it = players_.erase(it);
+    ++counters_.players_forgotten;
+  }
+  // In writes of a thousand: the first sweep after an upgrade may find every hello ever made.
+  for (std::size_t i = 0; i < stored.size(); i += 1000) {
+    const auto end = stored.begin() + static_cast<std::ptrdiff_t>(std::min(stored.size(), i + 1000));
+    store_.forget_players({stored.begin() + static_cast<std::ptrdiff_t>(i), end}, [](bool) {});
   }
 }
 
 void Lobby::restore_player(const StoredPlayer& p) {
-  players_by_token_hash_[token_key(p.token_hash)] = Player{p.id, p.name};
-  name_by_player_[p.id] = p.name;
+  const auto key = token_key(p.token_hash);
+  player_by_token_[key] = p.id;
+  players_[p.id] = Known{p.name, key, true, p.seated, 0, now_};
 }
 
 bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
@@ -258,23 +544,33 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     why = "unknown game '" + r.room.game + "'";
     return false;
   }
+  // The names the seats showed when the room left memory, else the players' own.
+  const auto before = unloaded_.find(r.room.id);
   std::vector<std::string> names;
-  for (const auto& s : r.seats) {
-    const auto it = s ? name_by_player_.find(*s) : name_by_player_.end();
-    names.push_back(it != name_by_player_.end() ? it->second : "");
+  for (std::size_t s = 0; s < r.seats.size(); ++s) {
+    const auto& p = r.seats[s];
+    if (before != unloaded_.end() && s < before->second.seats.size() && before->second.seats[s].first == p) {
+      names.push_back(before->second.seats[s].second);
+      continue;
+    }
+    const auto it = p ? players_.find(*p) : players_.end();
+    names.push_back(it != players_.end() ? it->second.name : "");
   }
   auto room = Room::restore(r, *game, names, store_, now_,
-                            RoomSettings{.grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_}, why);
+                            RoomSettings{.grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_,
+                                         .max_spectators = limits_.max_spectators},
+                            why);
   if (!room) return false;
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
+  if (before != unloaded_.end()) {
+    if (!before->second.creator.empty()) creator_of_[r.room.id] = before->second.creator;
+    unloaded_.erase(before);
+  }
+  for (const auto& p : r.seats)
+    if (p) sit(*p, r.room.id);
   rooms_[r.room.id] = std::move(room);
   return true;
-}
-
-std::shared_ptr<Room> Lobby::find(const std::string& id) const {
-  const auto it = rooms_.find(id);
-  return it == rooms_.end() ? nullptr : it->second;
 }
 
 void Lobby::announce(const std::string& message) {
@@ -284,16 +580,49 @@ void Lobby::announce(const std::string& message) {
 }
 
 bool Lobby::close_room(const std::string& id) {
-  const auto it = rooms_.find(id);
-  if (it == rooms_.end()) return false;
-  const auto frame = make_frame(protocol::encode_error({Code::room_not_found, "the room was closed by the host", nullptr}));
-  for (auto& [c, ids] : rooms_of_)
-    if (ids.erase(id))
-      if (const auto cl = clients_.find(c); cl != clients_.end())
-        if (const auto p = cl->second.lock()) p->send(frame);
-  rooms_.erase(it);
+  std::vector<std::optional<std::string>> seated;
+  if (const auto u = unloaded_.find(id); u != unloaded_.end()) {
+    for (const auto& [p, name] : u->second.seats) seated.push_back(p);
+    unloaded_.erase(u);  // nobody is connected to it
+  } else {
+    const auto it = rooms_.find(id);
+    if (it == rooms_.end()) return false;
+    for (const auto& [p, name] : it->second->seated()) seated.push_back(p);
+    const auto frame = make_frame(protocol::encode_error({Code::room_not_found, "the room was closed by the host", nullptr}));
+    for (auto& [c, ids] : rooms_of_)
+      if (ids.erase(id))
+        if (const auto cl = clients_.find(c); cl != clients_.end())
+          if (const auto p = cl->second.lock()) p->send(frame);
+    rooms_.erase(it);
+  }
+  forget_room(id, seated);
+  store_.unload_room(id);
   store_.close_room(id, [id](bool) {});
+  listing_.built = false;
   return true;
+}
+
+std::vector<std::string> Lobby::close_rooms(const std::optional<std::string>& player,
+                                            std::optional<Millis> inactive_ms) {
+  std::vector<std::string> chosen;
+  if (!player && !inactive_ms) return chosen;
+  const auto matches = [&](Millis active, const std::string& creator, auto&& sits) {
+    if (inactive_ms && now_ - active <= *inactive_ms) return false;
+    return !player || creator == *player || sits(*player);
+  };
+  for (const auto& [rid, room] : rooms_) {
+    const auto c = creator_of_.find(rid);
+    if (matches(room->last_activity(), c == creator_of_.end() ? std::string() : c->second,
+                [&](const std::string& p) { return room->seat_of(p).has_value(); }))
+      chosen.push_back(rid);
+  }
+  for (const auto& [rid, u] : unloaded_)
+    if (matches(u.last_activity, u.creator, [&](const std::string& p) {
+          return std::ranges::any_of(u.seats, [&](const auto& s) { return s.first == p; });
+        }))
+      chosen.push_back(rid);
+  for (const auto& rid : chosen) close_room(rid);
+  return chosen;
 }
 
 }  // namespace plateau::server

@@ -3,12 +3,14 @@
 #pragma once
 
 #include <array>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "participant.hpp"
 #include "protocol/messages.hpp"
@@ -23,6 +25,8 @@ class Client : public Participant {
  public:
   const Player* player() const override { return player_ ? &*player_ : nullptr; }
   void set_player(Player p) { player_ = std::move(p); }
+  // The peer's IP address as text (an IPv6 peer's /64): what per-address limits count by.
+  virtual std::string address() const = 0;
 
  private:
   std::optional<Player> player_;
@@ -31,16 +35,48 @@ class Client : public Participant {
 // The most tables where the asking player sits that a `rooms` reply lists (its `mine`).
 inline constexpr std::size_t kMineListed = 50;
 
+// The defaults are the server's (config.hpp).
 struct LobbyLimits {
-  std::size_t max_rooms = 10'000;
+  std::size_t max_rooms = 10'000;     // rooms in memory
   Millis idle_room_ms = 30 * 60'000;  // an empty room unplayed this long is closed (kept in the store)
   Millis grace_ms = 0;                // see RoomSettings::grace_ms
   KeepLimits keep;                    // see RoomSettings::keep
+  std::size_t max_rooms_per_player = 20;  // open rooms (not over, not closed) a player created
+  std::size_t creates_per_minute = 10;    // rooms one address may create in any minute
+  // A game in play whose players have all been away this long leaves memory, and comes back
+  // from the store when someone asks for it. 0: never (a store that keeps nothing).
+  Millis unload_after_ms = 10 * 60'000;
+  std::size_t new_players_per_minute = 30;  // new identities one address may take in any minute
+  Millis forget_players_ms = 24 * 3'600'000;  // a player who never sat is forgotten this long after
+  std::size_t rooms_page = 50;       // rooms in a `rooms` reply that asks for no limit
+  std::size_t rooms_page_max = 200;  // a larger limit is cut to this
+  std::size_t max_spectators = 10'000;  // see RoomSettings::max_spectators
+};
+
+// How many times each address did something in the last minute: at most `per_minute` are let
+// through. Memory for the addresses seen in the last minute only.
+class PerMinute {
+ public:
+  explicit PerMinute(std::size_t per_minute) : per_minute_(per_minute) {}
+  // Whether `address` may do it once more at `now`; if so, counts it.
+  bool allow(const std::string& address, Millis now);
+  // Forgets the addresses with nothing in the last minute.
+  void sweep(Millis now);
+  std::size_t addresses() const { return times_.size(); }
+
+ private:
+  static constexpr Millis kMinute = 60'000;
+  std::size_t per_minute_;
+  std::unordered_map<std::string, std::deque<Millis>> times_;
 };
 
 struct Counters {
   std::uint64_t moves_accepted = 0;
   std::map<std::string, std::uint64_t> refused;  // by error code
+  std::uint64_t rooms_unloaded = 0;  // rooms in play that left memory
+  std::uint64_t rooms_loaded = 0;    // rooms brought back from the store
+  std::uint64_t load_failures = 0;   // a read that failed, or a stored room that did not replay
+  std::uint64_t players_forgotten = 0;
 };
 
 class Lobby {
@@ -63,8 +99,12 @@ class Lobby {
   void restore_player(const StoredPlayer& p);
   bool restore_room(const StoredRoom& r, std::string& why);
 
-  std::shared_ptr<Room> find(const std::string& id) const;
+  // The room, from memory or else from the store (a room unloaded, or one a restart would
+  // rebuild): nullptr when there is none. `why` tells a room that exists but cannot be loaded.
+  std::shared_ptr<Room> find(const std::string& id, std::optional<protocol::Code>* why = nullptr);
   std::size_t room_count() const { return rooms_.size(); }
+  std::size_t unloaded_count() const { return unloaded_.size(); }
+  std::size_t player_count() const { return players_.size(); }
   const std::map<std::string, std::shared_ptr<Room>>& rooms() const { return rooms_; }
   const Counters& counters() const { return counters_; }
   Reaper& reaper() { return reaper_; }
@@ -74,6 +114,11 @@ class Lobby {
   void announce(const std::string& message);
   // Closes a room: its connections get an error and it leaves the lobby.
   bool close_room(const std::string& id);
+  // Closes every room (in memory or unloaded) that `player` created or sits in, and/or that
+  // nothing happened in for longer than `inactive_ms`; at least one must be given. Returns
+  // the ids closed.
+  std::vector<std::string> close_rooms(const std::optional<std::string>& player,
+                                       std::optional<Millis> inactive_ms);
 
   static std::string hash_token(std::string_view token);
   // A fresh room id: 96 random bits, since a private room's id is its only key; unused in
@@ -88,6 +133,47 @@ class Lobby {
   void reply_error(const std::shared_ptr<Client>& c, protocol::Code code, std::string message,
                    const nlohmann::json& id);
 
+  // A room in play unloaded from memory: what the lobby still shows of it (its line in lists,
+  // the seats, who created it), a few hundred bytes where the room held its whole game.
+  struct Unloaded {
+    const rules::Game* game = nullptr;
+    int round = 1;
+    bool is_private = false;
+    int to_move = -1;
+    Millis last_activity = 0;
+    std::string creator{};  // "" when not known (a room from before the last start)
+    std::vector<std::pair<std::optional<std::string>, std::string>> seats{};  // (player id, name)
+    nlohmann::json summary(const std::string& id) const;
+  };
+  // A room's line in a list, from memory or from an unloaded room.
+  struct Line {
+    const std::string* id;
+    Millis active;
+    const Room* room;          // or
+    const Unloaded* unloaded;  // this one
+    nlohmann::json summary() const;
+    int to_move() const;
+    protocol::Status status() const;
+  };
+  // The public listing, in its order, built at most once per tick and shared by every `rooms`
+  // asked for until the next.
+  struct Listing {
+    bool built = false;
+    std::vector<nlohmann::json> all;  // every public room's line
+    std::map<std::string, std::vector<std::size_t>, std::less<>> by_game;  // indexes into `all`
+  };
+  const Listing& listing();
+  std::shared_ptr<Room> load(const std::string& id, std::optional<protocol::Code>* why);
+  void unload(std::map<std::string, std::shared_ptr<Room>>::iterator it);
+  // A room leaves the lobby for good (closed, or dropped from memory while not in play).
+  void forget_room(const std::string& id, const std::vector<std::optional<std::string>>& seated);
+  void sit(const std::string& player, const std::string& room);
+  void unsit(const std::string& player, const std::string& room);
+  std::size_t open_rooms_of(const std::string& player);
+  // The player's row is written (once): when they first take a seat or create a room.
+  void store_player(const std::string& player);
+  void sweep_players();
+
   Store& store_;
   Random random_;
   LobbyLimits limits_;
@@ -95,6 +181,16 @@ class Lobby {
   std::string games_json_;  // the games list, serialized once for every welcome
   Reaper reaper_;  // before rooms_: it outlives every room that hands it things
   std::map<std::string, std::shared_ptr<Room>> rooms_;
+  std::map<std::string, Unloaded> unloaded_;
+  std::set<std::string> quarantined_;  // rooms the store holds that do not replay: not tried again
+  // Where each player sits (rooms in memory and unloaded ones), and the rooms each created.
+  std::unordered_map<std::string, std::vector<std::string>> tables_of_;
+  std::unordered_map<std::string, std::vector<std::string>> created_by_;
+  std::unordered_map<std::string, std::string> creator_of_;  // of rooms in memory
+  Listing listing_;
+  PerMinute creates_;
+  PerMinute new_players_;
+  Millis players_swept_ = 0;
   // Keyed by the token's SHA-256 as 32 bytes, not as 64 hex characters: one map entry per
   // player ever seen, so the key's own heap block would count against every connection.
   struct TokenKey {
@@ -105,8 +201,17 @@ class Lobby {
     std::size_t operator()(const TokenKey& k) const;  // SHA-256 bytes are uniform already
   };
   static TokenKey token_key(std::string_view hex_hash);
-  std::unordered_map<TokenKey, Player, TokenKeyHash> players_by_token_hash_;
-  std::unordered_map<std::string, std::string> name_by_player_;
+  // Every player the lobby knows, by id, and their ids by token.
+  struct Known {
+    std::string name;
+    TokenKey key;
+    bool stored = false;  // the store has their row
+    bool seated = false;  // they took a seat once (or the store holds one): never forgotten
+    int online = 0;       // connections of theirs open now
+    Millis seen = 0;      // their last hello, or the end of their last connection
+  };
+  std::unordered_map<std::string, Known> players_;
+  std::unordered_map<TokenKey, std::string, TokenKeyHash> player_by_token_;
   std::unordered_map<Client*, std::weak_ptr<Client>> clients_;
   std::unordered_map<Client*, std::set<std::string>> rooms_of_;
   Counters counters_;

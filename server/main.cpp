@@ -90,7 +90,16 @@ int main(int argc, char** argv) {
               LobbyLimits{.max_rooms = config.max_rooms,
                           .idle_room_ms = idle_room_ms,
                           .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000,
-                          .keep = {}});
+                          .keep = {},
+                          .max_rooms_per_player = config.max_rooms_per_player,
+                          .creates_per_minute = config.creates_per_minute,
+                          // A store that keeps nothing could not give an unloaded game back.
+                          .unload_after_ms = sqlite ? static_cast<Millis>(config.unload_after_seconds) * 1000 : 0,
+                          .new_players_per_minute = config.new_players_per_minute,
+                          .forget_players_ms = static_cast<Millis>(config.forget_players_after_hours) * 3'600'000,
+                          .rooms_page = config.rooms_page,
+                          .rooms_page_max = config.rooms_page_max,
+                          .max_spectators = config.max_spectators});
   Server server(config, ioc, lobby, sqlite.get(), tls);
 
   if (sqlite) {

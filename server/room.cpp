@@ -160,6 +160,12 @@ std::optional<rules::Seat> Room::seat_of(const std::string& player_id) const {
   return std::nullopt;
 }
 
+std::vector<std::pair<std::optional<std::string>, std::string>> Room::seated() const {
+  std::vector<std::pair<std::optional<std::string>, std::string>> out;
+  for (const auto& s : seats_) out.emplace_back(s.player_id, s.player_id ? s.name : std::string());
+  return out;
+}
+
 std::optional<rules::Seat> Room::viewer_of(int audience) const {
   if (audience == spectator_audience()) return std::nullopt;
   return audience;
@@ -416,12 +422,27 @@ void Room::fail_room() {
 }
 
 int Room::audience_of(Participant* p) const {
-  for (std::size_t s = 0; s < seats_.size(); ++s)
-    for (const auto& c : seats_[s].conns)
-      if (c.get() == p) return static_cast<int>(s);
-  for (const auto& c : spectators_)
-    if (c.get() == p) return spectator_audience();
-  return -1;
+  const auto it = places_.find(p);
+  return it == places_.end() ? -1 : it->second.audience;
+}
+
+void Room::add_spectator(const std::shared_ptr<Participant>& p) {
+  places_[p.get()] = Place{spectator_audience(), spectators_.size()};
+  spectators_.push_back(p);
+  crowd_changed_ = true;
+}
+
+void Room::remove_spectator(Participant* p) {
+  const auto it = places_.find(p);
+  const std::size_t i = it->second.index;
+  // The last spectator takes the leaver's place: the order of an audience does not matter.
+  if (i + 1 != spectators_.size()) {
+    spectators_[i] = std::move(spectators_.back());
+    places_[spectators_[i].get()].index = i;
+  }
+  spectators_.pop_back();
+  places_.erase(it);
+  crowd_changed_ = true;
 }
 
 Code Room::error(const std::shared_ptr<Participant>& p, Code code, std::string message, const json& id) {
@@ -442,12 +463,12 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     // go straight to the connection, ahead of any the outbox still holds (as for a seat below).
     const bool resumed = current < 0 && req.version && spectators_missed_ && spectators_missed_->covers(*req.version);
     if (current < 0) {
-      spectators_.push_back(p);
+      if (spectators_.size() >= settings_.max_spectators)
+        return error(p, Code::full_audience,
+                     "this room has " + std::to_string(spectators_.size()) + " spectators, as many as it may", id);
+      // The others learn the new count at the next tick; the joiner now.
+      add_spectator(p);
       const auto crowd = make_frame(protocol::encode_crowd(id_, spectators()));
-      for (const auto& s : seats_)
-        for (const auto& c : s.conns) c->send(crowd);
-      for (const auto& c : spectators_)
-        if (c != p) c->send(crowd);
       if (resumed) {
         p->send(make_frame(protocol::encode_joined(id, id_, std::nullopt)));
         send_kept(*p, *spectators_missed_, *req.version);
@@ -477,7 +498,10 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
     // its `joined`.)
     show_present(slot, player->name);
     const bool resumed = resumable && slot.missed;
-    if (current < 0) slot.conns.push_back(p);
+    if (current < 0) {
+      places_[p.get()] = Place{*mine, 0};
+      slot.conns.push_back(p);
+    }
     if (resumed) {
       // Every missed patch has gone out to the others already, so these go straight to the
       // connection, ahead of any the outbox still holds.
@@ -509,6 +533,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
   slot.player_id = player->id;
   slot.name = player->name;
   slot.conns = {p};
+  places_[p.get()] = Place{seat, 0};
   slot.shown_connected = true;
   started_ = started_ || std::ranges::all_of(seats_, [](const SeatSlot& s) { return s.player_id.has_value(); });
   const auto entry = publish();
@@ -573,6 +598,7 @@ std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const jso
   } else if (!started_) {
     // Before the game starts, leaving gives the seat back.
     auto& slot = seats_[a];
+    for (const auto& c : slot.conns) places_.erase(c.get());
     slot = SeatSlot{};
     full_version_.erase(p.get());
     const auto entry = publish();
@@ -590,20 +616,19 @@ void Room::disconnect(Participant* p) { drop(p, true); }
 void Room::drop(Participant* p, bool may_return) {
   ensure_views();
   full_version_.erase(p);
-  if (const auto it = std::ranges::find_if(spectators_, [&](const auto& c) { return c.get() == p; });
-      it != spectators_.end()) {
-    spectators_.erase(it);
+  const int a = audience_of(p);
+  if (a < 0) return;
+  if (a == spectator_audience()) {
+    remove_spectator(p);  // the others learn the new count at the next tick
     // Kept from the earliest drop: a later one holds a version it covers too.
     if (may_return && !spectators_missed_) spectators_missed_ = Kept{sent_version(), {}, 0};
-    const auto crowd = make_frame(protocol::encode_crowd(id_, spectators()));
-    for (const auto& s : seats_)
-      for (const auto& c : s.conns) c->send(crowd);
-    for (const auto& c : spectators_) c->send(crowd);
     return;
   }
-  for (auto& slot : seats_) {
+  places_.erase(p);
+  {
+    auto& slot = seats_[static_cast<std::size_t>(a)];
     const auto it = std::ranges::find_if(slot.conns, [&](const auto& c) { return c.get() == p; });
-    if (it == slot.conns.end()) continue;
+    if (it == slot.conns.end()) return;
     slot.conns.erase(it);
     if (slot.conns.empty()) {
       slot.missed = Kept{sent_version(), {}, 0};
@@ -700,6 +725,13 @@ void Room::show_away(SeatSlot& slot) {
 
 void Room::tick(Millis now) {
   now_ = now;
+  if (crowd_changed_) {
+    crowd_changed_ = false;
+    const auto crowd = make_frame(protocol::encode_crowd(id_, spectators()));
+    for (const auto& s : seats_)
+      for (const auto& c : s.conns) c->send(crowd);
+    for (const auto& c : spectators_) c->send(crowd);
+  }
   for (auto& slot : seats_)
     if (slot.player_id && slot.conns.empty() && slot.shown_connected &&
         now_ - slot.away_since >= settings_.grace_ms)

@@ -50,6 +50,7 @@ struct RoomSettings {
   KeepLimits keep;
   // Where a new round's seed and salt come from: the CSPRNG when empty (tests pass their own).
   std::function<std::uint64_t()> random;
+  std::size_t max_spectators = 10'000;  // the next one is refused (room/full_audience)
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -77,6 +78,8 @@ class Room : public std::enable_shared_from_this<Room> {
   const rules::State& state() const { return *state_; }
   int round() const { return round_; }
   std::optional<rules::Seat> seat_of(const std::string& player_id) const;
+  // Each seat's player (none while free) and the name it shows.
+  std::vector<std::pair<std::optional<std::string>, std::string>> seated() const;
 
   // Requests from a connection. Replies, errors and broadcasts go through Participant::send;
   // each returns the code of its refusal, or nullopt when it was accepted.
@@ -95,6 +98,8 @@ class Room : public std::enable_shared_from_this<Room> {
   // patch the seat missed since then, it sends those instead of the whole state.
   void rebind(const std::shared_ptr<Participant>& p, std::optional<std::int64_t> held = {});
 
+  // Sends the spectator count to everyone here if it changed since the last tick: one `crowd`
+  // per tick however many came and went, not one to everyone per arrival.
   void tick(Millis now);
   // Times each accepted move from its arrival to its broadcast (after its durable write).
   void time_moves(const SpanTimer* timer) { move_timer_ = timer; }
@@ -216,6 +221,16 @@ class Room : public std::enable_shared_from_this<Room> {
   std::vector<SeatSlot> seats_;
   std::vector<bool> rematch_;
   std::vector<std::shared_ptr<Participant>> spectators_;
+  // Where each connection here is: its audience and, for a spectator, its index in spectators_,
+  // so that finding or removing one costs the same however large the audience.
+  struct Place {
+    int audience;
+    std::size_t index;
+  };
+  std::unordered_map<Participant*, Place> places_;
+  bool crowd_changed_ = false;  // the spectator count changed since the last tick
+  void add_spectator(const std::shared_ptr<Participant>& p);
+  void remove_spectator(Participant* p);
   std::optional<Kept> spectators_missed_;  // since a spectator dropped (see Kept)
   std::int64_t version_ = 0;
   std::vector<Seen> seen_;  // per audience, at version_; empty until first needed

@@ -78,8 +78,25 @@ template <class Stream>
 class BasicWsSession final : public WsSession, public std::enable_shared_from_this<BasicWsSession<Stream>> {
  public:
   // Takes the connection over from the HTTP session that read the upgrade request.
-  BasicWsSession(Stream&& stream, Server& server) : ws_(std::move(stream)), server_(server) {}
+  BasicWsSession(Stream&& stream, Server& server) : ws_(std::move(stream)), server_(server) {
+    // Read once: the socket may be gone when the lobby asks. An IPv6 peer counts by its /64, the
+    // block one subscriber holds, so that it cannot dodge per-address limits by changing address.
+    beast::error_code ec;
+    auto& lowest = beast::get_lowest_layer(ws_);
+    auto peer = [&] {
+      if constexpr (requires { lowest.socket(); }) return lowest.socket().remote_endpoint(ec).address();
+      else return lowest.remote_endpoint(ec).address();
+    }();
+    if (!ec && peer.is_v6() && !peer.to_v6().is_v4_mapped()) {
+      auto bytes = peer.to_v6().to_bytes();
+      std::fill(bytes.begin() + 8, bytes.end(), 0);
+      peer = asio::ip::address_v6(bytes);
+    }
+    if (!ec) address_ = peer.to_string();
+  }
   using std::enable_shared_from_this<BasicWsSession<Stream>>::shared_from_this;
+
+  std::string address() const override { return address_; }
 
   void run(http::request<http::string_body> req) {
     ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
@@ -259,6 +276,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   }
 
   websocket::stream<Stream> ws_;
+  std::string address_;  // the peer's IP address, as text
   std::array<char, 128> chunk_;
   std::string message_;  // the message being read
   Server& server_;

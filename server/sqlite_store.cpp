@@ -329,8 +329,10 @@ void SqliteStore::close() {
 std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms) {
   Loaded out;
   {
-    Stmt q(db_, "SELECT id, token_hash, name FROM players");
-    while (q.row()) out.players.push_back({q.text(0), q.text(1), q.text(2)});
+    // `IN` a subquery that does not depend on the row: SQLite reads the seats once.
+    Stmt q(db_, "SELECT id, token_hash, name, id IN (SELECT player FROM seats WHERE player IS NOT NULL) "
+                "FROM players");
+    while (q.row()) out.players.push_back({q.text(0), q.text(1), q.text(2), q.i64(3) != 0});
     if (!q.ok()) return std::unexpected(std::string("reading players: ") + sqlite3_errmsg(db_));
   }
   // The rooms to rebuild: those in play, and those whose last round ended since
@@ -433,6 +435,107 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
       if (out.rooms[index[id]].rounds.back().outcome.is_null()) live_.emplace(id, std::move(live));
   }
   return out;
+}
+
+std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(const std::string& id,
+                                                                            std::int64_t ended_since_ms) {
+  std::lock_guard lock(reader_mutex_);
+  // One read transaction: the room's rows as of one commit.
+  if (!exec(reader_, "BEGIN")) return std::unexpected(std::string("reading a room: ") + sqlite3_errmsg(reader_));
+  struct End {
+    sqlite3* db;
+    ~End() { exec(db, "COMMIT"); }
+  } end{reader_};
+  StoredRoom r;
+  {
+    // The rooms load() rebuilds: in play (or waiting), or their last round ended since then.
+    Stmt q(reader_,
+           "SELECT id, game, options, seed, private, spectator_delay, created_ms, version FROM rooms r "
+           "WHERE id = ?1 AND imported = 0 AND (finished = 0 OR (finished = 1 AND EXISTS ("
+           "SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= ?2)))");
+    q.bind(1, id).bind(2, ended_since_ms);
+    if (!q.row()) {
+      if (!q.ok()) return std::unexpected(std::string("reading a room: ") + sqlite3_errmsg(reader_));
+      return std::optional<StoredRoom>{};
+    }
+    r.room.id = q.text(0);
+    r.room.game = q.text(1);
+    r.room.options = json::parse(q.text(2), nullptr, false);
+    r.room.seed = from_db(q.i64(3));
+    r.room.is_private = q.i64(4) != 0;
+    r.room.spectator_delay = static_cast<int>(q.i64(5));
+    r.room.created_ms = q.i64(6);
+    r.version = q.i64(7);
+  }
+  {
+    Stmt q(reader_, "SELECT seat, player FROM seats WHERE room = ?1 ORDER BY seat");
+    q.bind(1, id);
+    while (q.row()) {
+      const auto seat = static_cast<std::size_t>(q.i64(0));
+      if (r.seats.size() <= seat) r.seats.resize(seat + 1);
+      if (!q.is_null(1)) r.seats[seat] = q.text(1);
+    }
+    if (!q.ok()) return std::unexpected(std::string("reading a room's seats: ") + sqlite3_errmsg(reader_));
+  }
+  {
+    Stmt q(reader_, "SELECT round, options, seed, outcome, rematch FROM rounds WHERE room = ?1 ORDER BY round");
+    q.bind(1, id);
+    while (q.row()) {
+      RoundRecord round;
+      round.round = static_cast<int>(q.i64(0));
+      round.options = json::parse(q.text(1), nullptr, false);
+      round.seed = from_db(q.i64(2));
+      round.outcome = q.is_null(3) ? json(nullptr) : json::parse(q.text(3), nullptr, false);
+      round.rematch = static_cast<std::uint32_t>(q.i64(4));
+      r.rounds.push_back(std::move(round));
+    }
+    if (!q.ok()) return std::unexpected(std::string("reading a room's rounds: ") + sqlite3_errmsg(reader_));
+  }
+  // As in load(): a move is in `moves`, in the log, or in both. The log has no index by room,
+  // but pruning keeps it to its last few thousand rows.
+  LiveRound live;
+  {
+    Stmt q(reader_, "SELECT round, idx, seat, move, version, at_ms FROM ("
+                    "SELECT round, idx, seat, move, version, at_ms FROM moves WHERE room = ?1 "
+                    "UNION SELECT round, idx, seat, move, version, at_ms FROM move_log WHERE room = ?1) "
+                    "ORDER BY round, idx");
+    q.bind(1, id);
+    while (q.row()) {
+      r.version = std::max(r.version, q.i64(4));
+      const auto round = static_cast<std::size_t>(q.i64(0));
+      if (round == 0 || round > r.rounds.size()) continue;
+      auto& moves = r.rounds[round - 1].moves;
+      if (static_cast<std::int64_t>(moves.size()) != q.i64(1)) {
+        r.rounds[round - 1].outcome = json("gap in the move log");  // replay quarantines it
+        continue;
+      }
+      moves.emplace_back(static_cast<int>(q.i64(2)), q.text(3));
+      if (round == r.rounds.size())
+        live.moves.push_back(MoveRecord{id, static_cast<int>(round), static_cast<int>(q.i64(1)),
+                                        static_cast<int>(q.i64(2)), moves.back().second, q.i64(4), q.i64(5)});
+    }
+    if (!q.ok()) return std::unexpected(std::string("reading a room's moves: ") + sqlite3_errmsg(reader_));
+  }
+  // The round in play goes on from its moves, as after load().
+  live_.erase(id);
+  if (!r.rounds.empty() && r.rounds.back().outcome.is_null() && !live.moves.empty()) {
+    live.round = static_cast<int>(r.rounds.size());
+    live_.emplace(id, std::move(live));
+  }
+  return std::optional<StoredRoom>(std::move(r));
+}
+
+void SqliteStore::unload_room(const std::string& id) { live_.erase(id); }
+
+void SqliteStore::forget_players(const std::vector<std::string>& ids, Done done) {
+  enqueue(
+      [ids = json(ids).dump()](StmtCache& db) {
+        return Stmt(db, "DELETE FROM players WHERE id IN (SELECT value FROM json_each(?1)) "
+                        "AND id NOT IN (SELECT player FROM seats WHERE player IS NOT NULL)")
+            .bind(1, ids)
+            .run();
+      },
+      std::move(done));
 }
 
 void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done, Atomicity atomicity) {

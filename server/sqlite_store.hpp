@@ -115,6 +115,11 @@ class SqliteStore final : public Store {
                  Done done) override;
   void close_room(const std::string& room, Done done) override;
   bool room_exists(const std::string& room) override;
+  // On the reader connection: the writer may be writing meanwhile.
+  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string& id,
+                                                                  std::int64_t ended_since_ms) override;
+  void unload_room(const std::string& id) override;
+  void forget_players(const std::vector<std::string>& ids, Done done) override;
 
  private:
   enum class Atomicity { savepoint, single_statement };

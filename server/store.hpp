@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <expected>
 #include <functional>
 #include <optional>
 #include <string>
@@ -57,6 +58,7 @@ struct StoredPlayer {
   std::string id;
   std::string token_hash;
   std::string name;
+  bool seated = true;  // a seat of theirs is stored (in play or in history): never forgotten
 };
 
 class Store {
@@ -81,6 +83,18 @@ class Store {
   // Whether a room of this id was ever stored (a quick read, on the calling thread): a new id
   // must be new to the store, not only to the rooms in memory.
   virtual bool room_exists(const std::string& /*room*/) { return false; }
+
+  // One room as a start would rebuild it (in play or waiting, or its last round ended at or
+  // after `ended_since_ms`), read at once on the rooms' thread: a room unloaded from memory
+  // coming back. nullopt: the store holds no such room to rebuild (none, closed, imported, or
+  // finished long ago). Call only once every write of that room is done.
+  virtual std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string& id,
+                                                                          std::int64_t ended_since_ms) = 0;
+  // The room left memory: what the store keeps of it for its writes (its round in play) may go;
+  // load_room brings it back.
+  virtual void unload_room(const std::string& id) = 0;
+  // Deletes these players' rows, except those of players with a stored seat (in play or history).
+  virtual void forget_players(const std::vector<std::string>& ids, Done done) = 0;
 };
 
 // A store that keeps nothing and answers at once: for tests of rooms and for --data none.
@@ -102,6 +116,11 @@ class NullStore final : public Store {
   }
   void put_table(const std::string&, int, std::uint32_t, std::int64_t, Done done) override { done(true); }
   void close_room(const std::string&, Done done) override { done(true); }
+  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string&, std::int64_t) override {
+    return std::nullopt;
+  }
+  void unload_room(const std::string&) override {}
+  void forget_players(const std::vector<std::string>&, Done done) override { done(true); }
 };
 
 }  // namespace plateau::server

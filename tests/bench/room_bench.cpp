@@ -32,6 +32,7 @@ double thread_cpu_seconds() {
 
 class Sink final : public Client {
  public:
+  std::string address() const override { return "bench"; }
   void send(const Frame& f) override {
     bytes += f->size();
     last = f;
@@ -62,7 +63,10 @@ int main(int argc, char** argv) {
   static constexpr std::array<const char*, 6> kGames{"quantik", "kwinty", "turris", "quirky", "on_top", "ltiles"};
   NullStore store;
   std::uint64_t n = 1;
-  Lobby lobby(store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; });
+  // One address and one creator for every room: no per-address or per-player limit here.
+  Lobby lobby(store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; },
+              LobbyLimits{.keep = {}, .max_rooms_per_player = 1'000'000'000, .creates_per_minute = 1'000'000'000,
+                          .new_players_per_minute = 1'000'000'000});
   auto say = [&](const std::shared_ptr<Sink>& c, const json& m) { lobby.handle(c, *plateau::protocol::decode(m.dump())); };
   std::mt19937_64 rng(1);
   long moves = 0, games = 0;

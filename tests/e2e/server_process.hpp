@@ -52,8 +52,11 @@ class ServerProcess {
   // or 0 when it did not come up (its log says why).
   unsigned short start(std::chrono::seconds timeout = std::chrono::seconds(20)) {
     log_ = data_ / ("server-" + std::to_string(++starts_) + ".log");
+    // Every test client comes from 127.0.0.1, so the per-address and per-player limits are
+    // raised; a test of one sets it again in `extra`, which comes later and wins.
     std::vector<std::string> args{binary, "--host", "127.0.0.1", "--port", "0", "--data", data_.string(),
-                                  "--rate", "100000", "--grace", "0"};
+                                  "--rate", "100000", "--grace", "0", "--creates-per-minute", "1000000",
+                                  "--new-players-per-minute", "1000000", "--max-rooms-per-player", "1000000"};
     args.insert(args.end(), extra_.begin(), extra_.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

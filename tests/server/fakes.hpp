@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -15,6 +16,8 @@ namespace plateau::server::testing {
 
 class FakeClient final : public Client {
  public:
+  std::string addr = "192.0.2.1";  // every fake comes from one address unless a test says
+  std::string address() const override { return addr; }
   void send(const Frame& frame) override {
     auto msg = nlohmann::json::parse(*frame);
     received.push_back(msg);
@@ -57,7 +60,8 @@ class FakeClient final : public Client {
   std::map<std::string, std::int64_t> versions;
 };
 
-// Writes wait until release(); fail_next makes the next released write fail.
+// Writes wait until release(); fail_next makes the next released write fail. It keeps what a
+// real store would, written as each write is made, so that load_room gives a room back.
 class ManualStore final : public Store {
  public:
   bool automatic = true;
@@ -65,6 +69,16 @@ class ManualStore final : public Store {
   int writes = 0;
   std::vector<MoveRecord> moves;
   std::vector<std::pair<std::uint32_t, std::int64_t>> tables;  // put_table's (rematch, version)
+  struct Kept {
+    StoredRoom room;
+    int finished = 0;  // 0 in play or waiting, 1 its last round ended, 2 closed
+    std::int64_t ended_ms = 0;
+  };
+  std::map<std::string, Kept> rooms;
+  std::map<std::string, StoredPlayer> players;
+  std::vector<std::string> unloaded;  // unload_room's ids, in order
+  int loads = 0;                      // load_room calls that found a room
+  int player_writes = 0;
 
   void complete(Done done) {
     ++writes;
@@ -78,27 +92,87 @@ class ManualStore final : public Store {
       d(ok);
     }
   }
-  void put_player(const StoredPlayer&, Done d) override { complete(std::move(d)); }
-  void create_room(const RoomRecord&, Done d) override { complete(std::move(d)); }
-  void put_seat(const std::string&, int, const std::optional<std::string>&, std::int64_t, Done d) override {
+  void put_player(const StoredPlayer& p, Done d) override {
+    players[p.id] = p;
+    ++player_writes;
+    complete(std::move(d));
+  }
+  void create_room(const RoomRecord& r, Done d) override {
+    rooms[r.id] = Kept{StoredRoom{r, {}, {RoundRecord{1, r.options, r.seed, r.salt, {}, nullptr, 0}}, 0}, 0, 0};
+    complete(std::move(d));
+  }
+  void put_seat(const std::string& room, int seat, const std::optional<std::string>& player, std::int64_t version,
+                Done d) override {
+    if (auto* r = find(room)) {
+      if (r->seats.size() <= static_cast<std::size_t>(seat)) r->seats.resize(static_cast<std::size_t>(seat) + 1);
+      r->seats[static_cast<std::size_t>(seat)] = player;
+      r->version = version;
+    }
     complete(std::move(d));
   }
   void append_move(const MoveRecord& m, Done d) override {
     moves.push_back(m);
+    if (auto* r = find(m.room)) {
+      r->rounds[static_cast<std::size_t>(m.round) - 1].moves.emplace_back(m.seat, m.move);
+      r->version = m.version;
+    }
     complete(std::move(d));
   }
-  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, const std::string&, std::int64_t,
-                   Done d) override {
+  void start_round(const std::string& room, int round, const nlohmann::json& options, std::uint64_t seed,
+                   const std::string& salt, std::int64_t version, Done d) override {
+    if (auto* r = find(room)) {
+      r->rounds.push_back(RoundRecord{round, options, seed, salt, {}, nullptr, 0});
+      r->version = version;
+      rooms[room].finished = 0;
+    }
     complete(std::move(d));
   }
-  void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done d) override {
+  void finish_round(const std::string& room, int round, const nlohmann::json& outcome, std::int64_t at_ms,
+                    Done d) override {
+    if (auto* r = find(room)) {
+      r->rounds[static_cast<std::size_t>(round) - 1].outcome = outcome;
+      rooms[room].finished = 1;
+      rooms[room].ended_ms = at_ms;
+    }
     complete(std::move(d));
   }
-  void put_table(const std::string&, int, std::uint32_t rematch, std::int64_t version, Done d) override {
+  void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version, Done d) override {
     tables.emplace_back(rematch, version);
+    if (auto* r = find(room)) {
+      r->rounds[static_cast<std::size_t>(round) - 1].rematch = rematch;
+      r->version = version;
+    }
     complete(std::move(d));
   }
-  void close_room(const std::string&, Done d) override { complete(std::move(d)); }
+  void close_room(const std::string& room, Done d) override {
+    if (rooms.contains(room)) rooms[room].finished = 2;
+    complete(std::move(d));
+  }
+  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string& id,
+                                                                  std::int64_t ended_since_ms) override {
+    const auto it = rooms.find(id);
+    if (it == rooms.end() || it->second.finished == 2 ||
+        (it->second.finished == 1 && it->second.ended_ms < ended_since_ms))
+      return std::nullopt;
+    ++loads;
+    return it->second.room;
+  }
+  void unload_room(const std::string& id) override { unloaded.push_back(id); }
+  void forget_players(const std::vector<std::string>& ids, Done d) override {
+    for (const auto& id : ids) {
+      const bool seated = std::ranges::any_of(rooms, [&](const auto& r) {
+        return std::ranges::any_of(r.second.room.seats, [&](const auto& s) { return s == id; });
+      });
+      if (!seated) players.erase(id);
+    }
+    complete(std::move(d));
+  }
+
+ private:
+  StoredRoom* find(const std::string& id) {
+    const auto it = rooms.find(id);
+    return it == rooms.end() ? nullptr : &it->second.room;
+  }
 };
 
 }  // namespace plateau::server::testing

@@ -8,11 +8,20 @@ namespace {
 
 using nlohmann::json;
 
+// Limits no test of a table reaches (every fake client comes from one address); the tests of
+// the limits themselves set theirs.
+LobbyLimits roomy() {
+  return LobbyLimits{.keep = {}, .max_rooms_per_player = 1'000'000, .creates_per_minute = 1'000'000,
+                     .new_players_per_minute = 1'000'000};
+}
+
 class Table : public ::testing::Test {
  protected:
+  explicit Table(LobbyLimits limits = roomy())
+      : lobby{store, [this] { return counter++ * 0x9e3779b97f4a7c15ULL; }, limits} {}
   ManualStore store;
   std::uint64_t counter = 1;
-  Lobby lobby{store, [this] { return counter++ * 0x9e3779b97f4a7c15ULL; }};
+  Lobby lobby;
 
   std::shared_ptr<FakeClient> client(const std::string& name, std::optional<std::string> token = {}) {
     auto c = std::make_shared<FakeClient>();
@@ -253,10 +262,12 @@ TEST_F(Table, SpectatorsAreCountedOutsideTheVersionedState) {
   const auto v = ada->versions[room];
   join(e1, room, "spectator");
   join(e2, room, "spectator");
+  lobby.tick(1000);  // the others learn the count at the next tick
   EXPECT_EQ(ada->last("crowd")["spectators"], 2);
   EXPECT_EQ(ada->versions[room], v) << "watchers cost the players no version";
   send(e1, {{"type", "leave"}, {"room", room}, {"id", 3}});
   EXPECT_EQ(e1->take("left")[0]["id"], 3);
+  lobby.tick(2000);
   EXPECT_EQ(ada->last("crowd")["spectators"], 1);
   send(ada, {{"type", "rooms"}});
   const auto list = ada->take("rooms")[0]["rooms"];
@@ -374,6 +385,7 @@ TEST_F(Table, TheListShowsTablesToJoinFirstThenTheMostWatchedGamesAndComesInPage
   EXPECT_EQ(rooms({{"game", "kwinty"}}), Page({e}, 1, 0));
 
   join(client("E3"), d, "spectator"), join(client("E4"), d, "spectator"), join(client("E5"), d, "spectator");
+  lobby.tick(6000);  // the listing is built once a tick
   EXPECT_EQ(rooms({{"game", "quantik"}, {"offset", 2}}), Page({d, c}, 4, 2)) << "now the more watched";
 
   send(ada, {{"type", "rooms"}, {"game", "chess"}});
@@ -758,11 +770,13 @@ TEST_F(SpectatorResume, ASpectatorBackWithTheVersionItHoldsGetsOnlyThePatchesItM
   const auto finn_held = holding(finn, room);  // dropped one move later
   lobby.closed(finn.get());
   move(bob, room, "cube@d4");
+  lobby.tick(1000);
   EXPECT_EQ(ada->last("crowd")["spectators"], 0);
 
   const auto e = watch_again(room, eve_held, eve_held.held);
   EXPECT_EQ(e.types, (Types{"joined", "patch", "patch", "crowd"})) << "both moves; no whole state";
   EXPECT_EQ(e.conn->last("crowd")["spectators"], 1);
+  lobby.tick(2000);
   EXPECT_EQ(ada->last("crowd")["spectators"], 1);
   const json e_copy = e.conn->states[room];
   EXPECT_EQ(e_copy["board"]["last"], "cube@d4");
@@ -1068,6 +1082,425 @@ INSTANTIATE_TEST_SUITE_P(Rooms, EveryGame, ::testing::ValuesIn(every_game_cases(
                          [](const ::testing::TestParamInfo<EveryGameCase>& info) {
                            return info.param.game + "_" + std::to_string(info.index);
                          });
+
+}  // namespace
+}  // namespace plateau::server::testing
+
+// Limits that hold under abuse (issue 42, section 2): each at its edge, with the lobby's own
+// clock (ticks) and fake addresses.
+namespace plateau::server::testing {
+namespace {
+
+using nlohmann::json;
+
+template <LobbyLimits (*kLimits)()>
+class Limited : public Table {
+ protected:
+  Limited() : Table(kLimits()) {}
+  std::shared_ptr<FakeClient> from(const std::string& address, const std::string& name,
+                                   std::optional<std::string> token = {}) {
+    auto c = std::make_shared<FakeClient>();
+    c->addr = address;
+    send(c, json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
+    return c;
+  }
+  std::string token_of(const std::shared_ptr<FakeClient>& c) { return c->last("welcome")["token"]; }
+  std::string id_of(const std::shared_ptr<FakeClient>& c) { return c->last("welcome")["player"]; }
+  // A create's reply: the room id, or the error's code.
+  // A new room's id (24 hex characters), or the error code of the refusal.
+  std::string try_create(const std::shared_ptr<FakeClient>& c) {
+    send(c, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}});
+    const auto created = c->take("created");
+    return created.empty() ? error_code(c) : created[0]["room"].get<std::string>();
+  }
+};
+
+LobbyLimits two_rooms_each() {
+  auto l = roomy();
+  l.max_rooms_per_player = 2;
+  return l;
+}
+using RoomsPerPlayer = Limited<two_rooms_each>;
+
+TEST_F(RoomsPerPlayer, APlayerHasAtMostSoManyOpenRoomsOfTheirOwnAndAFinishedOneStopsCounting) {
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto first = try_create(ada);
+  const auto second = try_create(ada);
+  EXPECT_EQ(try_create(ada), "room/too_many_yours");
+  EXPECT_EQ(lobby.room_count(), 2u) << "nothing was made";
+  EXPECT_EQ(try_create(bob).size(), 24u) << "another player's rooms are their own";
+  // A room being played is still open; one whose game is over is not.
+  join(ada, first);
+  join(bob, first);
+  EXPECT_EQ(try_create(ada), "room/too_many_yours");
+  play_to_the_end(ada, bob, first);
+  ASSERT_EQ(ada->states[first]["status"], "over");
+  EXPECT_EQ(try_create(ada).size(), 24u);
+  // So is one closed by the host.
+  EXPECT_EQ(try_create(ada), "room/too_many_yours");
+  EXPECT_TRUE(lobby.close_room(second));
+  EXPECT_EQ(try_create(ada).size(), 24u);
+}
+
+LobbyLimits three_creates_a_minute() {
+  auto l = roomy();
+  l.creates_per_minute = 3;
+  return l;
+}
+using CreatesPerMinute = Limited<three_creates_a_minute>;
+
+TEST_F(CreatesPerMinute, OneAddressCreatesAtMostSoManyRoomsInAnyMinute) {
+  lobby.tick(1'000);
+  auto ada = from("198.51.100.7", "Ada"), bob = from("198.51.100.7", "Bob"), cy = from("203.0.113.9", "Cy");
+  EXPECT_EQ(try_create(ada).size(), 24u);
+  lobby.tick(20'000);
+  EXPECT_EQ(try_create(ada).size(), 24u);
+  EXPECT_EQ(try_create(bob).size(), 24u);
+  EXPECT_EQ(try_create(bob), "rate/creates") << "whichever player the address says it is";
+  EXPECT_EQ(try_create(ada), "rate/creates");
+  EXPECT_EQ(try_create(cy).size(), 24u) << "another address is counted apart";
+  EXPECT_EQ(lobby.room_count(), 4u);
+  lobby.tick(61'000);  // the first is over a minute old, the others not
+  EXPECT_EQ(try_create(ada).size(), 24u);
+  EXPECT_EQ(try_create(ada), "rate/creates");
+  lobby.tick(81'000);
+  EXPECT_EQ(try_create(bob).size(), 24u);
+  EXPECT_EQ(lobby.counters().refused.at("rate/creates"), 3u);
+}
+
+LobbyLimits unload_after_a_minute() {
+  auto l = roomy();
+  l.unload_after_ms = 60'000;
+  l.max_rooms = 3;
+  return l;
+}
+class Unload : public Limited<unload_after_a_minute> {
+ protected:
+  // Ada and Bob at a quantik table, a move each made; both gone.
+  struct Left {
+    std::string room, ada_token, bob_token;
+    json board;
+    std::int64_t version;
+  };
+  Left abandoned_table() {
+    auto ada = client("Ada"), bob = client("Bob");
+    Left t{create(ada, {{"first", "0"}}), token_of(ada), token_of(bob), {}, 0};
+    join(ada, t.room);
+    join(bob, t.room);
+    move(ada, t.room, "sphere@a1");
+    move(bob, t.room, "cube@d4");
+    t.board = ada->states[t.room]["board"];
+    t.version = ada->versions[t.room];
+    lobby.closed(ada.get());
+    lobby.closed(bob.get());
+    return t;
+  }
+};
+
+TEST_F(Unload, AGameWhosePlayersAreAllAwayLeavesMemoryAndComesBackWhenOneSaysHello) {
+  lobby.tick(1'000);
+  const auto t = abandoned_table();
+  lobby.tick(60'000);
+  EXPECT_EQ(lobby.room_count(), 1u) << "away for less than the limit";
+  lobby.tick(62'000);
+  EXPECT_EQ(lobby.room_count(), 0u);
+  EXPECT_EQ(lobby.unloaded_count(), 1u);
+  EXPECT_EQ(store.unloaded, std::vector<std::string>{t.room}) << "the store may let go of its round";
+
+  // Still the players' table, and still listed, while out of memory.
+  auto ada = client("Ada", t.ada_token);
+  EXPECT_EQ(ada->last("welcome")["tables"], json::array({{{"room", t.room}, {"seat", 0}}}));
+  EXPECT_EQ(lobby.room_count(), 1u) << "brought back by the hello";
+  EXPECT_EQ(store.loads, 1);
+  EXPECT_EQ(ada->take("joined").size(), 1u);
+  EXPECT_EQ(ada->states[t.room]["board"], t.board);
+  EXPECT_GT(ada->versions[t.room], t.version);
+  EXPECT_EQ(ada->states[t.room]["seats"][1]["name"], "Bob");
+  EXPECT_EQ(ada->states[t.room]["to_move"], 0);
+  move(ada, t.room, "cone@b2");
+  EXPECT_EQ(error_code(ada), "");
+  EXPECT_EQ(ada->states[t.room]["board"]["last"], "cone@b2");
+  auto bob = client("Bob", t.bob_token);
+  EXPECT_EQ(bob->last("welcome")["tables"], json::array({{{"room", t.room}, {"seat", 1}}}));
+  EXPECT_EQ(bob->states[t.room]["board"], ada->states[t.room]["board"]);
+  EXPECT_EQ(bob->states[t.room]["you"], 1);
+}
+
+TEST_F(Unload, AnUnloadedGameIsListedAndComesBackForASpectatorOrAMove) {
+  lobby.tick(1'000);
+  const auto t = abandoned_table();
+  lobby.tick(62'000);
+  ASSERT_EQ(lobby.room_count(), 0u);
+  auto eve = client("Eve");
+  send(eve, {{"type", "rooms"}});
+  const auto listed = eve->take("rooms")[0]["rooms"];
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["room"], t.room);
+  EXPECT_EQ(listed[0]["status"], "playing");
+  EXPECT_EQ(listed[0]["seats"][0]["name"], "Ada");
+  EXPECT_EQ(lobby.room_count(), 0u) << "listed without being loaded";
+  join(eve, t.room, "spectator");
+  EXPECT_EQ(lobby.room_count(), 1u);
+  EXPECT_EQ(eve->take("joined").size(), 1u);
+  EXPECT_EQ(eve->states[t.room]["board"], t.board);
+  send(eve, {{"type", "leave"}, {"room", t.room}});
+  lobby.tick(63'000);
+  lobby.tick(124'000);
+  ASSERT_EQ(lobby.room_count(), 0u) << "unloaded again once the spectator left";
+  // A move brings it back too (refused here: this connection has no seat there).
+  move(eve, t.room, "cone@b2", t.version);
+  EXPECT_EQ(error_code(eve), "move/not_a_player");
+  EXPECT_EQ(lobby.room_count(), 1u);
+}
+
+TEST_F(Unload, APlayerStillConnectedIsLedBackToTheirUnloadedTable) {
+  lobby.tick(1'000);
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto room = create(ada, {{"first", "0"}});
+  join(ada, room);
+  join(bob, room);
+  move(ada, room, "sphere@a1");
+  send(ada, {{"type", "leave"}, {"room", room}});  // the seat stays hers; the connection goes on
+  lobby.closed(bob.get());
+  lobby.tick(62'000);
+  ASSERT_EQ(lobby.room_count(), 0u);
+  send(ada, {{"type", "rooms"}});
+  const auto mine = ada->take("rooms")[0]["mine"];
+  ASSERT_EQ(mine.size(), 1u);
+  EXPECT_EQ(mine[0]["room"], room);
+  EXPECT_EQ(mine[0]["you"], 0);
+  EXPECT_EQ(mine[0]["your_turn"], false) << "Bob is to move";
+  send(bob, {{"type", "hello"}, {"name", "Bob"}, {"token", bob->last("welcome")["token"]}});
+  send(bob, {{"type", "rooms"}});
+  EXPECT_EQ(bob->take("rooms")[0]["mine"][0]["your_turn"], true);
+}
+
+TEST_F(Unload, MaxRoomsBoundsTheRoomsInMemoryNotTheGamesBeingPlayed) {
+  lobby.tick(1'000);
+  std::vector<Left> games;
+  for (int i = 0; i < 5; ++i) {
+    games.push_back(abandoned_table());
+    lobby.tick(1'000 + 62'000 * (i + 1));
+    EXPECT_EQ(lobby.room_count(), 0u);
+  }
+  EXPECT_EQ(lobby.unloaded_count(), 5u) << "five games going, with room for three in memory";
+  for (int i = 2; i < 5; ++i)
+    EXPECT_EQ(client("Ada", games[static_cast<std::size_t>(i)].ada_token)->take("joined").size(), 1u);
+  EXPECT_EQ(lobby.room_count(), 3u);
+  auto eve = client("Eve");
+  join(eve, games[0].room, "spectator");
+  EXPECT_EQ(error_code(eve), "room/too_many") << "memory is full: not loaded, and not lost";
+  EXPECT_EQ(lobby.unloaded_count(), 2u);
+}
+
+TEST_F(Unload, TheAdminClosesEveryRoomOfAPlayerOrEveryRoomInactiveForAWhileInMemoryOrNot) {
+  lobby.tick(1'000);
+  const auto old = abandoned_table();  // Ada's, unloaded below
+  lobby.tick(62'000);
+  ASSERT_EQ(lobby.unloaded_count(), 1u);
+  auto ada = client("Ada", old.ada_token);  // brings it back; she leaves it again at once
+  send(ada, {{"type", "leave"}, {"room", old.room}});
+  lobby.closed(ada.get());
+  lobby.tick(124'000);
+  ASSERT_EQ(lobby.unloaded_count(), 1u);
+  auto cy = client("Cy"), dee = client("Dee");
+  const auto cys = create(cy);           // Cy's, nobody seated
+  const auto dees = create(dee);
+  join(cy, dees);                        // Dee's, where Cy sits
+  const auto alone = create(dee);        // Dee's alone
+  json cy_welcome = cy->last("welcome");
+  EXPECT_TRUE(lobby.close_rooms(std::nullopt, std::nullopt).empty()) << "no criterion, nothing closed";
+  auto closed = lobby.close_rooms(cy_welcome["player"].get<std::string>(), std::nullopt);
+  std::ranges::sort(closed);
+  std::vector<std::string> expected{cys, dees};
+  std::ranges::sort(expected);
+  EXPECT_EQ(closed, expected) << "the rooms Cy created or sits in";
+  EXPECT_EQ(cy->last("error")["code"], "room/not_found") << "told, as by a single close";
+  EXPECT_EQ(store.rooms[cys].finished, 2);
+  // Inactive for longer than a minute: the unloaded game (last active at 2 s), not Dee's new room.
+  lobby.tick(130'000);
+  EXPECT_EQ(lobby.close_rooms(std::nullopt, Millis{60'000}), std::vector<std::string>{old.room});
+  EXPECT_EQ(lobby.unloaded_count(), 0u);
+  EXPECT_EQ(store.rooms[old.room].finished, 2);
+  auto ada2 = client("Ada", old.ada_token);
+  EXPECT_TRUE(ada2->last("welcome")["tables"].empty()) << "a closed room is nobody's table";
+  join(ada2, old.room, "spectator");
+  EXPECT_EQ(error_code(ada2), "room/not_found") << "and the store does not give it back";
+  EXPECT_EQ(lobby.close_rooms(dee->last("welcome")["player"].get<std::string>(), Millis{60'000}),
+            std::vector<std::string>{}) << "both: Dee's room is not that old";
+  EXPECT_EQ(lobby.room_count(), 1u);
+  (void)alone;
+}
+
+LobbyLimits three_new_players_a_minute() {
+  auto l = roomy();
+  l.new_players_per_minute = 3;
+  l.forget_players_ms = 3'600'000;
+  return l;
+}
+using Players = Limited<three_new_players_a_minute>;
+
+TEST_F(Players, AHelloStoresNothingTheFirstSeatOrRoomDoes) {
+  auto ada = client("Ada"), bob = client("Bob"), cy = client("Cy");
+  EXPECT_TRUE(store.players.empty()) << "three hellos, no player written";
+  const auto room = create(ada);
+  ASSERT_TRUE(store.players.contains(id_of(ada))) << "her room names her";
+  EXPECT_EQ(store.players[id_of(ada)].token_hash, Lobby::hash_token(token_of(ada)));
+  join(cy, room, "spectator");
+  EXPECT_FALSE(store.players.contains(id_of(cy))) << "watching takes no seat";
+  const int writes = store.writes;
+  join(bob, room);
+  ASSERT_TRUE(store.players.contains(id_of(bob)));
+  EXPECT_EQ(store.players[id_of(bob)].name, "Bob");
+  EXPECT_EQ(store.writes, writes + 2) << "his row, then his seat";
+  EXPECT_EQ(store.player_writes, 2);
+  client("Bob", token_of(bob));
+  client("Bobby", token_of(bob));
+  EXPECT_EQ(store.players[id_of(bob)].name, "Bobby") << "a stored player's new name is stored";
+  EXPECT_EQ(store.player_writes, 3) << "and only a new name";
+}
+
+TEST_F(Players, OneAddressMakesAtMostSoManyNewPlayersInAnyMinute) {
+  lobby.tick(1'000);
+  auto ada = from("198.51.100.7", "Ada");
+  from("198.51.100.7", "Bob");
+  from("198.51.100.7", "Cy");
+  auto dee = from("198.51.100.7", "Dee");
+  EXPECT_EQ(error_code(dee), "rate/hello");
+  EXPECT_TRUE(dee->take("welcome").empty());
+  EXPECT_EQ(lobby.player_count(), 3u);
+  send(dee, {{"type", "rooms"}});
+  EXPECT_EQ(error_code(dee), "proto/no_hello") << "no player behind it";
+  auto tokenless = from("198.51.100.7", "Eve", "not-a-token");
+  EXPECT_EQ(error_code(tokenless), "rate/hello") << "an unknown token makes a new player too";
+  EXPECT_EQ(from("198.51.100.7", "Ada", token_of(ada))->last("welcome")["player"], id_of(ada))
+      << "a known token is no new player";
+  EXPECT_FALSE(from("203.0.113.9", "Fay")->last("welcome").is_null()) << "another address is counted apart";
+  lobby.tick(61'500);
+  EXPECT_FALSE(from("198.51.100.7", "Dee")->last("welcome").is_null()) << "a minute later";
+}
+
+TEST_F(Players, APlayerWhoNeverSatIsForgottenAfterAWhileOneWithASeatNever) {
+  lobby.tick(1'000);
+  auto ada = from("192.0.2.1", "Ada"), bob = from("192.0.2.2", "Bob"), cy = from("192.0.2.3", "Cy"),
+       dee = from("192.0.2.4", "Dee"), eve = from("192.0.2.5", "Eve");
+  const auto room = create(cy);  // Cy stored, but never seated
+  join(ada, room);
+  join(bob, room);
+  send(bob, {{"type", "leave"}, {"room", room}});  // before the start: his seat is given back
+  const std::string cy_id = id_of(cy), bob_id = id_of(bob), eve_id = id_of(eve);
+  ASSERT_TRUE(store.players.contains(cy_id));
+  ASSERT_TRUE(store.players.contains(bob_id));
+  for (auto* c : {&ada, &bob, &cy, &eve}) lobby.closed(c->get());  // Dee stays connected
+  lobby.tick(3'600'000);
+  EXPECT_EQ(lobby.player_count(), 5u) << "not yet";
+  lobby.tick(3'700'000);
+  EXPECT_EQ(lobby.player_count(), 3u) << "Ada and Bob, who took seats, and Dee, connected, are kept";
+  EXPECT_EQ(lobby.counters().players_forgotten, 2u);
+  EXPECT_FALSE(store.players.contains(cy_id)) << "forgotten in the store too";
+  EXPECT_TRUE(store.players.contains(bob_id));
+  EXPECT_TRUE(store.players.contains(id_of(ada)));
+  EXPECT_NE(from("192.0.2.3", "Cy", token_of(cy))->last("welcome")["player"], cy_id) << "the token names nobody now";
+  EXPECT_NE(from("192.0.2.5", "Eve", token_of(eve))->last("welcome")["player"], eve_id);
+  EXPECT_EQ(from("192.0.2.1", "Ada", token_of(ada))->last("welcome")["player"], id_of(ada));
+  EXPECT_EQ(from("192.0.2.2", "Bob", token_of(bob))->last("welcome")["player"], bob_id);
+  EXPECT_EQ(from("192.0.2.4", "Dee", token_of(dee))->last("welcome")["player"], id_of(dee));
+}
+
+TEST_F(Table, ARoomsReplyHoldsADefaultPageAndNeverMoreThanTheMaximum) {
+  auto ada = client("Ada");
+  for (int i = 0; i < 230; ++i) create(ada);
+  auto page = [&](json req) {
+    req["type"] = "rooms";
+    send(ada, req);
+    return ada->take("rooms").at(0);
+  };
+  const auto plain = page({});
+  EXPECT_EQ(plain["rooms"].size(), 50u);
+  EXPECT_EQ(plain["total"], 230);
+  const auto big = page({{"limit", 500}, {"offset", 10}});
+  EXPECT_EQ(big["rooms"].size(), 200u) << "cut to the maximum";
+  EXPECT_EQ(big["rooms"][0]["room"], plain["rooms"][10]["room"]);
+  EXPECT_EQ(page({{"offset", 220}})["rooms"].size(), 10u);
+}
+
+TEST_F(Table, TheListingIsBuiltOnceATickAndSharedByEveryoneWhoAsks) {
+  lobby.tick(1'000);
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto first = create(ada);
+  auto listed = [&](const std::shared_ptr<FakeClient>& who) {
+    send(who, {{"type", "rooms"}});
+    const auto reply = who->take("rooms").at(0);
+    std::vector<std::string> ids;
+    for (const auto& r : reply["rooms"]) ids.push_back(r["room"]);
+    return ids;
+  };
+  EXPECT_EQ(listed(ada), std::vector<std::string>{first});
+  const auto second = create(bob);
+  join(bob, first, "spectator");
+  EXPECT_EQ(listed(bob), std::vector<std::string>{first}) << "the same listing until the next tick";
+  lobby.tick(2'000);
+  const auto now = listed(bob);
+  EXPECT_EQ(now.size(), 2u);
+  EXPECT_NE(std::ranges::find(now, second), now.end());
+}
+
+TEST_F(Table, ArrivalsAndDeparturesSendOneCrowdPerTickToEveryone) {
+  const auto [ada, bob, eve, room] = seated_table();
+  lobby.tick(1'000);
+  for (auto& c : {ada, bob, eve}) c->take("crowd");
+  std::vector<std::shared_ptr<FakeClient>> crowd;
+  for (int i = 0; i < 20; ++i) {
+    crowd.push_back(client("S" + std::to_string(i)));
+    join(crowd.back(), room, "spectator");
+  }
+  send(eve, {{"type", "leave"}, {"room", room}});
+  lobby.closed(crowd[0].get());
+  EXPECT_TRUE(ada->take("crowd").empty()) << "nothing before the tick";
+  for (auto& c : crowd) EXPECT_EQ(c->take("crowd").size(), 1u) << "only its own, on joining";
+  lobby.tick(2'000);
+  const auto seen = ada->take("crowd");
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0]["spectators"], 19);
+  for (std::size_t i = 1; i < crowd.size(); ++i) {
+    const auto got = crowd[i]->take("crowd");
+    ASSERT_EQ(got.size(), 1u) << i;
+    EXPECT_EQ(got[0]["spectators"], 19);
+  }
+  EXPECT_TRUE(crowd[0]->take("crowd").empty()) << "gone";
+  lobby.tick(3'000);
+  EXPECT_TRUE(ada->take("crowd").empty()) << "no change, no crowd";
+  // Whoever is in the room still gets every patch: the audience is found by pointer now.
+  move(ada, room, "sphere@a1");
+  EXPECT_EQ(crowd[7]->states[room]["board"]["last"], "sphere@a1");
+  send(crowd[19], {{"type", "leave"}, {"room", room}});
+  move(bob, room, "cube@d4");
+  EXPECT_EQ(crowd[18]->states[room]["board"]["last"], "cube@d4");
+  EXPECT_EQ(crowd[19]->states[room]["board"]["last"], "sphere@a1") << "not after leaving";
+}
+
+LobbyLimits two_spectators() {
+  auto l = roomy();
+  l.max_spectators = 2;
+  return l;
+}
+using Audience = Limited<two_spectators>;
+
+TEST_F(Audience, ARoomHoldsAtMostSoManySpectatorsAndTheNextIsRefused) {
+  auto ada = client("Ada"), e1 = client("E1"), e2 = client("E2"), e3 = client("E3");
+  const auto room = create(ada);
+  join(ada, room);
+  join(e1, room, "spectator");
+  join(e2, room, "spectator");
+  join(e3, room, "spectator");
+  EXPECT_EQ(error_code(e3), "room/full_audience");
+  EXPECT_TRUE(e3->take("joined").empty());
+  join(client("Bob"), room);
+  EXPECT_EQ(ada->states[room]["status"], "playing") << "players are not spectators";
+  send(e1, {{"type", "leave"}, {"room", room}});
+  join(e3, room, "spectator");
+  EXPECT_EQ(e3->take("joined").size(), 1u) << "a place was freed";
+}
 
 }  // namespace
 }  // namespace plateau::server::testing

@@ -91,6 +91,48 @@ class StoreTest : public ::testing::Test {
   }
 };
 
+TEST_F(StoreTest, OneRoomReadsBackAsLoadWouldAndAPlayerWithoutASeatCanBeForgotten) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  for (const char* p : {"ada", "bob", "cy"})
+    ASSERT_TRUE(wait([&](Done d) { store->put_player({p, std::string("hash-") + p, p}, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) { store->create_room({"r1", "quantik", {{"first", "0"}}, 7, true, 1, 5, ""}, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, "ada", 1, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 1, "bob", 2, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) { store->append_move({"r1", 1, 0, 0, "sphere@a1", 3, 10}, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) { store->create_room({"r2", "quantik", {}, 8, false, 0, 6, ""}, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) { store->close_room("r2", std::move(d)); }));
+
+  const auto room = store->load_room("r1", 0);
+  ASSERT_TRUE(room.has_value()) << room.error();
+  ASSERT_TRUE(room->has_value());
+  const StoredRoom& r = **room;
+  EXPECT_EQ(r.room.game, "quantik");
+  EXPECT_EQ(r.room.seed, 7u);
+  EXPECT_TRUE(r.room.is_private);
+  EXPECT_EQ(r.room.spectator_delay, 1);
+  EXPECT_EQ(r.seats, (std::vector<std::optional<std::string>>{"ada", "bob"}));
+  ASSERT_EQ(r.rounds.size(), 1u);
+  EXPECT_EQ(r.rounds[0].moves, (std::vector<std::pair<int, std::string>>{{0, "sphere@a1"}}));
+  EXPECT_EQ(r.version, 3);
+  // The round goes on after it: the next move is the round's second.
+  ASSERT_TRUE(wait([&](Done d) { store->append_move({"r1", 1, 1, 1, "cube@d4", 4, 11}, std::move(d)); }));
+  EXPECT_FALSE(store->load_room("r2", 0).value().has_value()) << "a closed room stays closed";
+  EXPECT_FALSE(store->load_room("nope", 0).value().has_value());
+
+  ASSERT_TRUE(wait([&](Done d) { store->forget_players({"bob", "cy", "nobody"}, std::move(d)); }));
+  store->close();
+  store = open();
+  ASSERT_TRUE(store);
+  auto loaded = store->load();
+  ASSERT_TRUE(loaded.has_value());
+  std::map<std::string, bool> seated;
+  for (const auto& p : loaded->players) seated[p.id] = p.seated;
+  EXPECT_EQ(seated, (std::map<std::string, bool>{{"ada", true}, {"bob", true}})) << "Cy, who sat nowhere, is gone";
+  ASSERT_EQ(loaded->rooms.size(), 1u);
+  EXPECT_EQ(loaded->rooms[0].rounds[0].moves.size(), 2u);
+}
+
 TEST_F(StoreTest, ARoomComesBackAtTheVersionOfItsLastMove) {
   {
     auto store = open();
