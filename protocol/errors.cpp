@@ -27,6 +27,8 @@ std::string_view code_string(Code c) {
     case Code::not_a_player: return "move/not_a_player";
     case Code::not_started: return "move/not_started";
     case Code::rematch_not_over: return "rematch/not_over";
+    case Code::store_unavailable: return "store/unavailable";
+    case Code::internal_error: return "internal/error";
     case Code::internal: return "server/internal";
   }
   return "server/internal";

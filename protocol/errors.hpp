@@ -33,7 +33,9 @@ enum class Code {
   not_a_player,      // move/not_a_player: a spectator (or a stranger) tried to move
   not_started,       // move/not_started: the seats are not all filled yet
   rematch_not_over,  // rematch/not_over
-  internal,          // server/internal
+  store_unavailable,  // store/unavailable: the store could not write; the change was not made
+  internal_error,     // internal/error: the server failed while handling the message (logged)
+  internal,          // server/internal (kept last: tests walk the codes up to it)
 };
 
 std::string_view code_string(Code c);

@@ -17,11 +17,15 @@ struct Config {
   bool log_json = false;
   std::string web_root;  // the browser client's files; default: built in at compile time
   std::size_t max_rooms = 10'000;
-  std::size_t max_connections = 20'000;
+  std::size_t max_connections = 20'000;  // every accepted socket counts, HTTP or WebSocket
+  std::size_t max_per_ip = 256;          // open connections from one address (a club behind one NAT)
   std::size_t max_frame = 64 * 1024;
   int rate = 50;           // messages per second a connection may send (burst: twice that)
   int grace_seconds = 10;  // a dropped player's seat shows them connected this long
   int idle_timeout_seconds = 300;  // a silent connection is pinged at half this, dropped at all of it
+  int message_timeout_seconds = 30;  // a WebSocket message begun and not finished this long ends its connection
+  std::size_t max_connection_queue = 8 << 20;  // bytes queued for one connection before it is dropped
+  std::size_t max_queued_bytes = std::size_t{512} << 20;  // bytes queued for all connections together
   std::string admin_token;
   std::string tls_cert;
   std::string tls_key;

@@ -117,7 +117,13 @@ void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, co
     closed(c.get());  // the connection changes player: it leaves the old one's rooms
   }
   c->set_player(player);
-  store_.put_player({player.id, hash_token(token), player.name}, [](bool) {});
+  // A player the store could not save would not be known after a restart: they are told.
+  store_.put_player({player.id, hash_token(token), player.name}, [weak = std::weak_ptr<Client>(c)](bool ok) {
+    if (ok) return;
+    if (const auto client = weak.lock())
+      client->send(make_frame(protocol::encode_error(
+          {Code::store_unavailable, "the server could not save your player; say hello again later", nullptr})));
+  });
   // Back in every room where this player sits; the welcome names them first, so that a client
   // knows which of its rooms come back by themselves.
   std::vector<std::pair<Room*, const std::string*>> tables;
