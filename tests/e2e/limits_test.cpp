@@ -142,7 +142,7 @@ TEST(Connections, OutOfFileDescriptorsTheServerWaitsAndServesAgainAfter) {
     ASSERT_TRUE(eventually([&] { return server.log().find("event=accept_paused") != std::string::npos; }))
         << server.log();
     std::this_thread::sleep_for(1500ms);
-    EXPECT_LT(cpu_seconds(server.pid()) - cpu0, 0.5) << "it waits; it does not spin";
+    EXPECT_LT(cpu_seconds(server.pid()) - cpu0, 0.15) << "it waits; it does not spin";
     EXPECT_EQ(count(server.log(), "event=accept_paused"), 1u) << "logged once";
   }  // the clients leave, and their descriptors on the server's side are freed
   EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; }, 20s)) << server.log();
