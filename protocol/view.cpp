@@ -36,6 +36,7 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state, std::op
   if (room.rematch)
     for (std::size_t i = 0; i < room.rematch->size(); ++i)
       if ((*room.rematch)[i]) e.rematch.push_back(static_cast<int>(i));
+  e.fairness = room.fairness;
   return e;
 }
 
@@ -47,6 +48,12 @@ json seat_json(std::size_t i, const SeatInfo& s) {
 json optional_seat(const std::optional<rules::Seat>& s) { return s ? json(*s) : json(nullptr); }
 
 }  // namespace
+
+json fairness_json(const Fairness* f) {
+  if (!f) return nullptr;
+  const auto revealed = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
+  return json{{"commitment", f->commitment}, {"seed", revealed(f->seed)}, {"salt", revealed(f->salt)}};
+}
 
 json assemble_state(const Envelope& e, json board) {
   json seats = json::array();
@@ -60,6 +67,7 @@ json assemble_state(const Envelope& e, json board) {
               {"legal_moves", e.legal_moves},
               {"outcome", e.outcome},
               {"rematch", e.rematch},
+              {"fairness", fairness_json(e.fairness.get())},
               {"board", std::move(board)}};
 }
 
@@ -399,6 +407,8 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
       }
       o += ']';
     });
+  if (a.fairness != b.fairness)
+    replace_with(ops, "/fairness", [&](std::string& o) { o += fairness_json(b.fairness.get()).dump(); });
 }
 
 std::string diff_text(const json& from, const json& to) {

@@ -2,6 +2,7 @@
 // and the rules State's filtered view, and the RFC 6902 patches between two of them.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,12 +22,24 @@ struct SeatInfo {
   friend bool operator==(const SeatInfo&, const SeatInfo&) = default;
 };
 
+// A round's seed commitment (PROTOCOL.md, "Fair chance"): `commitment` is published from the
+// round's start; `seed` (decimal) and `salt` (hex) are empty until the round is over, then
+// revealed. A room makes one object while the round is sealed and another at its end, so that
+// two envelopes show the same fairness exactly when they hold the same object.
+struct Fairness {
+  std::string commitment;
+  std::string seed;
+  std::string salt;
+};
+nlohmann::json fairness_json(const Fairness* f);
+
 struct RoomFacts {
   std::string_view game;
   Status status = Status::waiting;
   const std::vector<SeatInfo>* seats = nullptr;
   const std::vector<bool>* rematch = nullptr;  // per seat: asked for a rematch
   int round = 1;                                // the game's number in this room
+  std::shared_ptr<const Fairness> fairness;     // null: a round from before commitments
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
@@ -47,6 +60,7 @@ struct Envelope {
   std::vector<std::string> legal_moves;
   nlohmann::json outcome;  // null until the game is over
   std::vector<int> rematch;
+  std::shared_ptr<const Fairness> fairness;
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
 Envelope make_envelope(const RoomFacts& room, const rules::State& state, std::optional<rules::Seat> viewer);

@@ -105,6 +105,32 @@ const std::vector<Setting>& settings() {
       {"--tls-key", "PLATEAU_TLS_KEY", "PEM private key of --tls-cert, not encrypted",
        [](Config& c, const std::string& v) { c.tls_key = v; return std::string(); },
        [](const Config& c) { return c.tls_key; }},
+      {"--allowed-origins", "PLATEAU_ALLOWED_ORIGINS",
+       "other sites whose pages may open /ws, comma-separated (https://club.example.org), or *; "
+       "the server's own pages always may",
+       [](Config& c, const std::string& v) -> std::string {
+         c.allowed_origins.clear();
+         std::size_t start = 0;
+         while (start <= v.size()) {
+           const auto comma = std::min(v.find(',', start), v.size());
+           std::string o = v.substr(start, comma - start);
+           while (!o.empty() && o.front() == ' ') o.erase(0, 1);
+           while (!o.empty() && (o.back() == ' ' || o.back() == '/')) o.pop_back();
+           if (!o.empty() && o != "*" && !o.starts_with("http://") && !o.starts_with("https://"))
+             return "expects origins such as https://club.example.org, or *";
+           if (!o.empty()) c.allowed_origins.push_back(o);
+           start = comma + 1;
+         }
+         return std::string();
+       },
+       [](const Config& c) {
+         std::string out;
+         for (const auto& o : c.allowed_origins) out += (out.empty() ? "" : ",") + o;
+         return out;
+       }},
+      {"--imports-per-minute", "PLATEAU_IMPORTS_PER_MINUTE", "game records one address may import a minute",
+       [](Config& c, const std::string& v) { return parse_number(v, c.imports_per_minute, 1, 100'000); },
+       [](const Config& c) { return std::to_string(c.imports_per_minute); }},
   };
   return list;
 }

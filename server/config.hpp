@@ -29,6 +29,10 @@ struct Config {
   std::string admin_token;
   std::string tls_cert;
   std::string tls_key;
+  // Pages of other sites whose scripts may open a WebSocket here, as origins
+  // ("https://club.example.org"); "*" for any. The server's own pages always may.
+  std::vector<std::string> allowed_origins;
+  int imports_per_minute = 10;  // records one address may import a minute (with the admin token)
   bool help = false;
 };
 

@@ -1,5 +1,8 @@
 #include "history.hpp"
 
+#include <charconv>
+
+#include "fairness.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
@@ -11,7 +14,7 @@ using nlohmann::json;
 json record_to_json(const GameRecord& r) {
   json moves = json::array();
   for (const auto& m : r.moves) moves.push_back({{"seat", m.seat}, {"move", m.move}, {"at", m.at_ms}});
-  return json{{"format", "plateau-game/1"},
+  json out{{"format", "plateau-game/1"},
               {"room", r.room},
               {"round", r.round},
               {"game", r.game},
@@ -21,6 +24,13 @@ json record_to_json(const GameRecord& r) {
               {"moves", std::move(moves)},
               {"result", r.result},
               {"finished", r.finished_ms}};
+  // The round's commitment, and what opens it: anyone can check that the seed was fixed
+  // before the first move (PROTOCOL.md, "Fair chance").
+  if (!r.salt.empty()) {
+    out["salt"] = r.salt;
+    out["commitment"] = seed_commitment(r.seed, r.salt);
+  }
+  return out;
 }
 
 std::expected<GameRecord, std::string> record_from_json(const json& j) {
@@ -38,9 +48,10 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
   if (seed == j.end()) return std::unexpected("missing 'seed'");
   if (seed->is_string()) {
     const auto& s = seed->get_ref<const std::string&>();
-    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos)
-      return std::unexpected("'seed' must be a decimal string");
-    r.seed = std::stoull(s);
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), r.seed);
+    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos || ec != std::errc() ||
+        end != s.data() + s.size())
+      return std::unexpected("'seed' must be a decimal string below 2^64");
   } else if (seed->is_number_unsigned() || (seed->is_number_integer() && seed->get<std::int64_t>() >= 0)) {
     r.seed = seed->get<std::uint64_t>();
   } else {
@@ -65,6 +76,15 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
       return std::unexpected("each move is {\"seat\": n, \"move\": \"...\"}, with an optional integer \"at\"");
     r.moves.push_back({seat->get<int>(), move->get<std::string>(), at != m.end() ? at->get<std::int64_t>() : 0});
   }
+  if (const auto salt = j.find("salt"); salt != j.end()) {
+    if (!salt->is_string() || salt->get_ref<const std::string&>().size() != 32 ||
+        salt->get_ref<const std::string&>().find_first_not_of("0123456789abcdef") != std::string::npos)
+      return std::unexpected("'salt' must be 32 lower-case hex characters");
+    r.salt = *salt;
+    // A commitment that does not open with this seed and salt is a record that was changed.
+    if (const auto c = j.find("commitment"); c != j.end() && (!c->is_string() || *c != seed_commitment(r.seed, r.salt)))
+      return std::unexpected("'commitment' does not match the seed and salt");
+  }
   r.result = j.value("result", json(nullptr));
   r.round = 1;
   return r;
@@ -81,9 +101,12 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
                            std::to_string(state->num_seats()) + " seats");
   std::vector<protocol::SeatInfo> seats;
   for (const auto& p : r.players) seats.push_back({p, false});
+  const RoundSecret secret{r.seed, r.salt};
+  const auto sealed = fairness_of(secret, false), revealed = fairness_of(secret, true);
   auto frame = [&] {
-    protocol::RoomFacts facts{game->id(), state->is_over() ? protocol::Status::over : protocol::Status::playing,
-                              &seats, nullptr, r.round};
+    const bool over = state->is_over();
+    protocol::RoomFacts facts{game->id(), over ? protocol::Status::over : protocol::Status::playing,
+                              &seats, nullptr, r.round, over ? revealed : sealed};
     return protocol::make_state(facts, *state, std::nullopt);
   };
   json frames = json::array();

@@ -27,6 +27,7 @@ struct GameRecord {
   std::vector<Step> moves;
   nlohmann::json result;  // the outcome, or null while unfinished
   std::int64_t finished_ms = 0;
+  std::string salt;  // of the round's seed commitment; empty for rounds from before them
 };
 
 // {"format":"plateau-game/1", "game", "options", "seed" (a decimal string: JSON numbers lose

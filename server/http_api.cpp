@@ -3,15 +3,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
+#include <cctype>
 #include <optional>
-#include <sstream>
 
 #include "history.hpp"
 #include "net.hpp"
 #include "sqlite_store.hpp"
-#include "web_dir.hpp"
 
 namespace plateau::server {
 
@@ -20,20 +17,6 @@ namespace http = beast::http;
 using nlohmann::json;
 
 namespace {
-
-std::string_view mime_type(std::string_view path) {
-  const auto dot = path.rfind('.');
-  const auto ext = dot == std::string_view::npos ? std::string_view() : path.substr(dot);
-  if (ext == ".html") return "text/html; charset=utf-8";
-  if (ext == ".js" || ext == ".mjs") return "text/javascript; charset=utf-8";
-  if (ext == ".css") return "text/css; charset=utf-8";
-  if (ext == ".json" || ext == ".webmanifest") return "application/json";
-  if (ext == ".svg") return "image/svg+xml";
-  if (ext == ".png") return "image/png";
-  if (ext == ".ico") return "image/x-icon";
-  if (ext == ".txt" || ext == ".md") return "text/plain; charset=utf-8";
-  return "application/octet-stream";
-}
 
 // The value of `key` in a URL query ("room=ab&round=2"), unescaped only for the characters
 // our ids use; empty when absent.
@@ -55,7 +38,7 @@ std::string query_param(std::string_view target, std::string_view key) {
 // One request's answer. Holds nothing but the server, so it is made for each request.
 class Answerer {
  public:
-  explicit Answerer(Server& server) : server_(server) {}
+  Answerer(Server& server, const std::string& peer) : server_(server), peer_(peer) {}
 
   HttpResponse handle(const HttpRequest& req) {
     std::string target(req.target().data(), req.target().size());
@@ -91,9 +74,23 @@ class Answerer {
   //   GET  /admin/rooms                 every room in memory, private ones included
   //   POST /admin/rooms/<id>/close      closes a room (its clients get room/not_found)
   //   POST /admin/announce  {"message"} sends an `announce` to every connected client
-  HttpResponse admin(const HttpRequest& req, const std::string& target) {
+  // Whether the request carries the admin token. An address that gave wrong ones is made to
+  // wait, longer after each (Backoff): guessing a token costs days, not seconds. Every refusal
+  // is logged with the address. Returns the refusal, or nothing when the token is good.
+  std::optional<HttpResponse> check_admin(const HttpRequest& req, std::string_view target, std::string_view off_code,
+                                          std::string_view code_prefix) {
     const auto& token = server_.config().admin_token;
-    if (token.empty()) return json_error(req, http::status::not_found, "admin/off", "the admin API is off (no admin token set)");
+    if (token.empty())
+      return json_error(req, http::status::not_found, off_code, "this needs the admin token, and the server has none set");
+    const auto now = std::chrono::steady_clock::now();
+    if (const auto wait = server_.admin_backoff().wait(peer_, now); wait.count() > 0) {
+      spdlog::warn("event=admin_refused reason=slow_down peer={} target={} wait_ms={}", peer_, target.substr(0, 200),
+                   wait.count());
+      auto res = json_error(req, http::status::too_many_requests, std::string(code_prefix) + "/slow_down",
+                            "too many wrong tokens from this address: try again later");
+      res.set(http::field::retry_after, std::to_string((wait.count() + 999) / 1000));
+      return res;
+    }
     const auto auth = req[http::field::authorization];
     const std::string given(auth.data(), auth.size());
     // Compared in constant time, so the token cannot be guessed byte by byte from timings.
@@ -101,9 +98,17 @@ class Answerer {
     unsigned diff = given.size() != expected.size();
     for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i) diff |= static_cast<unsigned>(given[i] ^ expected[i]);
     if (diff != 0) {
-      spdlog::warn("event=admin_refused target={}", target);
-      return json_error(req, http::status::unauthorized, "admin/unauthorized", "a valid admin token is required");
+      server_.admin_backoff().failed(peer_, now);
+      spdlog::warn("event=admin_refused reason=bad_token peer={} target={}", peer_, target.substr(0, 200));
+      return json_error(req, http::status::unauthorized, std::string(code_prefix) + "/unauthorized",
+                        "a valid admin token is required");
     }
+    server_.admin_backoff().succeeded(peer_);
+    return std::nullopt;
+  }
+
+  HttpResponse admin(const HttpRequest& req, const std::string& target) {
+    if (auto refused = check_admin(req, target, "admin/off", "admin")) return std::move(*refused);
     if (req.method() == http::verb::get && target == "/admin/rooms") {
       json rooms = json::array();
       for (const auto& [id, room] : server_.lobby().rooms()) {
@@ -176,6 +181,16 @@ class Answerer {
   // its own; the reply (sent through `reply` once it is durable) names the room to replay.
   // Returns the answer at once only when the record is refused.
   std::optional<HttpResponse> import_record(const HttpRequest& req, const HttpReply& reply) {
+    // Importing writes games into the club's history: for its host alone, and not too often.
+    if (auto refused = check_admin(req, "/api/import", "import/off", "import")) return refused;
+    if (!server_.import_rate().allow(peer_, server_.config().imports_per_minute, std::chrono::steady_clock::now())) {
+      spdlog::warn("event=import_refused reason=rate peer={}", peer_);
+      auto res = json_error(req, http::status::too_many_requests, "import/rate",
+                            "at most " + std::to_string(server_.config().imports_per_minute) +
+                                " imports a minute from one address");
+      res.set(http::field::retry_after, "60");
+      return res;
+    }
     SqliteStore* store = server_.store();
     if (!store) return json_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
     const json body = json::parse(req.body(), nullptr, false);
@@ -190,10 +205,15 @@ class Answerer {
     record->result = frames->back()["outcome"];
     record->room = server_.lobby().new_room_id();
     record->round = 1;
-    if (record->finished_ms == 0) record->finished_ms = now_ms();
+    // A record's dates are its uploader's word: none may lie in the future, where it would
+    // head the history for ever.
+    const auto now = now_ms();
+    if (record->finished_ms <= 0 || record->finished_ms > now) record->finished_ms = now;
+    for (auto& m : record->moves) m.at_ms = std::clamp<std::int64_t>(m.at_ms, 0, now);
     // The answer needs the request's version and keep-alive, not its (possibly long) body.
     HttpRequest head{req.method(), req.target(), req.version()};
     head.keep_alive(req.keep_alive());
+    spdlog::info("event=imported room={} game={} peer={}", record->room, record->game, peer_);
     store->import_record(*record, [reply, head = std::move(head), room = record->room](bool ok) {
       reply(ok ? json_response(head, http::status::created, json{{"room", room}, {"round", 1}})
                    : json_error(head, http::status::internal_server_error, "import/store_failed", "the game could not be stored"));
@@ -201,26 +221,18 @@ class Answerer {
     return std::nullopt;
   }
 
-  HttpResponse serve_file(const HttpRequest& req, std::string target) {
-    if (target.empty() || target == "/") target = "/index.html";
-    if (target.find("..") != std::string::npos || target.find('\\') != std::string::npos ||
-        target.find('\0') != std::string::npos)
-      return text_response(req, http::status::bad_request, "bad path\n");
-    const std::string root = server_.config().web_root.empty() ? std::string(default_web_dir()) : server_.config().web_root;
-    const std::filesystem::path path = std::filesystem::path(root) / target.substr(1);
-    std::error_code fec;
-    if (!std::filesystem::is_regular_file(path, fec))
-      return text_response(req, http::status::not_found, "not found\n");
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream body;
-    body << in.rdbuf();
-    auto res = text_response(req, http::status::ok, body.str(), mime_type(path.string()));
-    if (req.method() == http::verb::head) res.body().clear();
+  HttpResponse serve_file(const HttpRequest& req, const std::string& target) {
+    const StaticFile* file = server_.static_files().find(target);
+    if (!file) return text_response(req, http::status::not_found, "not found\n");
+    auto res = text_response(req, http::status::ok, req.method() == http::verb::head ? std::string() : file->body,
+                             file->mime);
+    if (req.method() == http::verb::head) res.content_length(file->body.size());
     return res;
   }
 
  private:
   Server& server_;
+  const std::string& peer_;
 };
 
 }  // namespace
@@ -230,18 +242,17 @@ HttpResponse text_response(const HttpRequest& req, http::status status, std::str
   res.set(http::field::server, "plateau");
   res.set(http::field::content_type, beast::string_view(type.data(), type.size()));
   res.set(http::field::cache_control, "no-cache");
-  // Every answer is what it says it is; the page runs only its own scripts, talks only to this
-  // server, and cannot be framed by another site (where its buttons could be clicked blind).
-  // Names are the only text players write, and they are always set as text, never as HTML: this
-  // is the second line, should that ever slip.
+  // Every answer, whatever its type, is what it says it is; a page runs only its own scripts,
+  // talks only to this server, and cannot be framed by another site (where its buttons could be
+  // clicked blind); no address of ours leaks to another site through a link. Names are the only
+  // text players write, and they are always set as text, never as HTML: this is the second line,
+  // should that ever slip.
   res.set("X-Content-Type-Options", "nosniff");
-  res.set("Referrer-Policy", "same-origin");
-  if (type.starts_with("text/html")) {
-    res.set("Content-Security-Policy",
-            "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
-    res.set("X-Frame-Options", "DENY");
-  }
+  res.set("Referrer-Policy", "no-referrer");
+  res.set("Content-Security-Policy",
+          "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+          "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
+  res.set("X-Frame-Options", "DENY");
   res.keep_alive(req.keep_alive());
   res.body() = std::move(body);
   res.prepare_payload();
@@ -253,11 +264,31 @@ HttpResponse json_error(const HttpRequest& req, http::status status, std::string
   return text_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", "application/json");
 }
 
-void answer_http(Server& server, const HttpRequest& req, const HttpReply& reply) {
+namespace {
+bool same_text_any_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+         });
+}
+}  // namespace
+
+bool origin_allowed(std::string_view origin, std::string_view host, const std::vector<std::string>& allowed) {
+  if (origin.empty()) return true;  // not a browser: no page of another site is behind it
+  for (const auto& a : allowed)
+    if (a == "*" || same_text_any_case(a, origin)) return true;
+  // The page's own server: "scheme://authority" whose authority is the Host it sent to.
+  const auto sep = origin.find("://");
+  if (sep == std::string_view::npos || host.empty()) return false;
+  const auto scheme = origin.substr(0, sep);
+  if (!same_text_any_case(scheme, "http") && !same_text_any_case(scheme, "https")) return false;
+  return same_text_any_case(origin.substr(sep + 3), host);
+}
+
+void answer_http(Server& server, const HttpRequest& req, const std::string& peer, const HttpReply& reply) {
   // Whatever one request does, the server goes on serving everyone else: an exception that
   // escaped here would end the io_context's run, and the process with it.
   try {
-    Answerer answerer(server);
+    Answerer answerer(server, peer);
     if (req.method() == http::verb::post && req.target() == "/api/import") {
       if (auto refused = answerer.import_record(req, reply)) reply(std::move(*refused));
       return;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/status.hpp>
@@ -23,7 +24,14 @@ using HttpReply = std::function<void(HttpResponse)>;
 
 // Answers `req` through `reply`: at once, or later for a call that waits on the store (an
 // import is answered once it is durable). `reply` runs on the server's thread.
-void answer_http(Server& server, const HttpRequest& req, const HttpReply& reply);
+// `peer` is the client's address, for logs and for the limits per address.
+void answer_http(Server& server, const HttpRequest& req, const std::string& peer, const HttpReply& reply);
+
+// Whether a WebSocket upgrade may go on, by its Origin header: a client that sends none (not a
+// browser) or a page of this very server (its Origin names the Host the request was sent to),
+// or an origin the host allowed (--allowed-origins; "*" allows any). Cross-site pages are
+// refused, so that a page elsewhere cannot act with a visitor's browser.
+bool origin_allowed(std::string_view origin, std::string_view host, const std::vector<std::string>& allowed);
 
 // An error answer of the HTTP side: {"code": a stable code such as "api/not_found", "error": a
 // message for people}. Clients match on the code (PROTOCOL.md, "HTTP"); the message may change.

@@ -148,21 +148,22 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
   if (!game) return reply_error(c, Code::unknown_game, "no game '" + req.game.substr(0, 64) + "'", id);
   const auto options = game->normalize_options(req.options);
   if (!options) return reply_error(c, Code::bad_option, "an option is unknown or out of range", id);
-  const std::uint64_t seed = random_();
-  if (auto probe = game->create(*options, seed); !probe)
+  auto secret = fresh_round_secret(random_);
+  if (auto probe = game->create(*options, secret.seed); !probe)
     return reply_error(c, Code::bad_option, "these options do not go together", id);
   if (rooms_.size() >= limits_.max_rooms)
     return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may", id);
   const std::string room_id = new_room_id();
   RoomSettings settings{.is_private = req.is_private, .spectator_delay = req.spectator_delay,
-                        .grace_ms = limits_.grace_ms, .keep = limits_.keep};
-  auto room = std::make_shared<Room>(room_id, *game, *options, seed, settings, store_, now_);
+                        .grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_};
+  RoomRecord record{room_id, std::string(game->id()), *options, secret.seed, req.is_private,
+                    req.spectator_delay, now_, secret.salt};
+  auto room = std::make_shared<Room>(room_id, *game, *options, std::move(secret), settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
   rooms_[room_id] = room;
   // `created` goes out once the room is durable, so a link shared from it always works.
-  store_.create_room(RoomRecord{room_id, std::string(game->id()), *options, seed, req.is_private,
-                                req.spectator_delay, now_},
+  store_.create_room(record,
                      [weak = std::weak_ptr<Client>(c), room_id, id](bool ok) {
                        const auto client = weak.lock();
                        if (!client) return;
@@ -174,8 +175,8 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
 
 std::string Lobby::new_room_id() {
   std::string id;
-  do id = random_hex(5);
-  while (rooms_.contains(id));
+  do id = random_hex(12);
+  while (rooms_.contains(id) || store_.room_exists(id));
   return id;
 }
 
@@ -269,7 +270,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     names.push_back(it != name_by_player_.end() ? it->second : "");
   }
   auto room = Room::restore(r, *game, names, store_, now_,
-                            RoomSettings{.grace_ms = limits_.grace_ms, .keep = limits_.keep}, why);
+                            RoomSettings{.grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_}, why);
   if (!room) return false;
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);

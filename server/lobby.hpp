@@ -13,6 +13,7 @@
 #include "participant.hpp"
 #include "protocol/messages.hpp"
 #include "room.hpp"
+#include "secure_random.hpp"
 #include "store.hpp"
 
 namespace plateau::server {
@@ -44,8 +45,10 @@ struct Counters {
 
 class Lobby {
  public:
+  // Where every id, token, seed and salt comes from. The server passes the OS CSPRNG (the
+  // default); tests pass a counter, to name rooms and draw games they can predict.
   using Random = std::function<std::uint64_t()>;
-  Lobby(Store& store, Random random, LobbyLimits limits = {});
+  explicit Lobby(Store& store, Random random = secure_random_u64, LobbyLimits limits = {});
   Lobby(const Lobby&) = delete;  // rooms hold pointers into it
   Lobby& operator=(const Lobby&) = delete;
 
@@ -73,7 +76,8 @@ class Lobby {
   bool close_room(const std::string& id);
 
   static std::string hash_token(std::string_view token);
-  // A fresh room id, unused in memory (the store refuses one used before).
+  // A fresh room id: 96 random bits, since a private room's id is its only key; unused in
+  // memory and in the store.
   std::string new_room_id();
 
  private:

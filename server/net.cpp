@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "sqlite_store.hpp"
+#include "web_dir.hpp"
 #include "ws_session.hpp"
 
 namespace plateau::server {
@@ -110,7 +112,16 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, SqliteStore* 
       acceptor_(ioc),
       ticker_(ioc),
       accept_timer_(ioc),
-      connections_(new ConnectionTable) {}
+      connections_(new ConnectionTable) {
+  // The client's files, listed and read once: what is not in the list is never served. The
+  // data directory and the TLS files are left out even when they lie inside the web root.
+  const std::string root = config_.web_root.empty() ? std::string(default_web_dir()) : config_.web_root;
+  std::vector<std::filesystem::path> excluded;
+  for (const auto& p : {config_.data, config_.tls_cert, config_.tls_key})
+    if (!p.empty() && p != "none") excluded.emplace_back(p);
+  static_files_ = StaticFiles::scan(root, excluded);
+  spdlog::info("event=web_root path=\"{}\" files={} bytes={}", root, static_files_.size(), static_files_.bytes());
+}
 
 Server::~Server() { connections_->orphan(); }
 

@@ -28,6 +28,8 @@
 
 #include "config.hpp"
 #include "lobby.hpp"
+#include "static_files.hpp"
+#include "throttle.hpp"
 #include "ws_session.hpp"
 
 namespace boost::asio::ssl {
@@ -85,6 +87,10 @@ class Server {
   const Config& config() const { return config_; }
   Lobby& lobby() { return lobby_; }
   SqliteStore* store() { return store_; }
+  const StaticFiles& static_files() const { return static_files_; }
+  // Refused admin tokens per address, and imports per address (http_api.cpp).
+  Backoff& admin_backoff() { return admin_backoff_; }
+  RateByKey& import_rate() { return import_rate_; }
   std::string metrics_text() const;
 
   // Sessions register so shutdown can reach them.
@@ -132,6 +138,9 @@ class Server {
   ConnectionTable* connections_;  // deleted by orphan(), once the Server and every slot are gone
   std::unordered_map<WsSession*, std::weak_ptr<WsSession>> sessions_;
   NetStats stats_;
+  StaticFiles static_files_;
+  Backoff admin_backoff_;
+  RateByKey import_rate_;
   bool stopping_ = false;
 };
 

@@ -1,6 +1,8 @@
 #include "room.hpp"
 
 #include <algorithm>
+
+#include "secure_random.hpp"
 #include <utility>
 
 namespace plateau::server {
@@ -20,26 +22,21 @@ Code code_for(rules::RuleError e) {
   return Code::illegal_move;
 }
 
-// The seed of a room's next round: derived, so that the room's first seed and its round number
-// fix every game it holds (and each round's seed is stored anyway).
-std::uint64_t next_seed(std::uint64_t seed, int round) {
-  rules::Rng rng(seed ^ (0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(round)));
-  return rng.next();
-}
-
 }  // namespace
 
-Room::Room(std::string id, const rules::Game& game, json options, std::uint64_t seed,
+Room::Room(std::string id, const rules::Game& game, json options, RoundSecret secret,
            RoomSettings settings, Store& store, Millis now)
     : id_(std::move(id)),
       game_(game),
       options_(std::move(options)),
-      seed_(seed),
+      secret_(std::move(secret)),
       settings_(settings),
       store_(store),
       now_(now),
       last_activity_(now) {
-  auto created = game_.create(options_, seed_);
+  if (!settings_.random) settings_.random = secure_random_u64;
+  seal_round();
+  auto created = game_.create(options_, secret_.seed);
   // The lobby validated the options with the same call; a refusal here is a broken invariant.
   state_ = created ? std::move(*created) : nullptr;
   if (!state_) {
@@ -63,8 +60,8 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
                                     Millis now, RoomSettings settings, std::string& why) {
   settings.is_private = stored.room.is_private;
   settings.spectator_delay = stored.room.spectator_delay;
-  auto room = std::make_shared<Room>(stored.room.id, game, stored.room.options, stored.room.seed,
-                                     settings, store, now);
+  auto room = std::make_shared<Room>(stored.room.id, game, stored.room.options,
+                                     RoundSecret{stored.room.seed, stored.room.salt}, settings, store, now);
   if (room->failed_) {
     why = "its options are refused by the rules";
     return nullptr;
@@ -82,7 +79,8 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     }
     room->state_ = std::move(*created);
     room->options_ = r.options;
-    room->seed_ = r.seed;
+    room->secret_ = RoundSecret{r.seed, r.salt};
+    room->seal_round();
     room->round_ = r.round;
     room->moves_.clear();
     for (const auto& [seat, text] : r.moves) {
@@ -130,7 +128,7 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     }
   }
   if (room->settings_.spectator_delay > 0) {
-    room->spectator_state_ = game.create(room->options_, room->seed_).value();
+    room->spectator_state_ = game.create(room->options_, room->secret_.seed).value();
     const auto shown = room->state_->is_over()
                            ? room->moves_.size()
                            : room->moves_.size() -
@@ -222,6 +220,7 @@ std::vector<Room::Seen> Room::current_views() {
     facts.seats = &infos;
     facts.rematch = &rematch_;
     facts.round = round_;
+    facts.fairness = st.is_over() ? revealed_ : sealed_;
     auto& v = views[static_cast<std::size_t>(a)];
     v.envelope = protocol::make_envelope(facts, st, viewer_of(a));
     v.board_generation = state_generation_;
@@ -668,22 +667,30 @@ void Room::publish_table() {
 void Room::start_next_round() {
   const auto outcome = *state_->outcome();
   auto options = game_.rematch_options(options_, outcome);
-  const auto seed = next_seed(seed_, round_ + 1);
-  auto created = game_.create(options, seed);
+  // A fresh seed from the CSPRNG: nothing revealed about the round just ended (its seed is
+  // now public) tells anything about this one.
+  auto secret = fresh_round_secret(settings_.random);
+  auto created = game_.create(options, secret.seed);
   if (!created) {
     fail_room();
     return;
   }
   ++round_;
   options_ = std::move(options);
-  seed_ = seed;
+  secret_ = std::move(secret);
+  seal_round();
   retire(std::exchange(state_, std::move(*created)));
   ++state_generation_;
   moves_.clear();
   rematch_.assign(seats_.size(), false);
   if (spectator_state_) retire(std::exchange(spectator_state_, state_->clone()));
   const auto entry = publish();
-  store_.start_round(id_, round_, options_, seed_, version_, durable_done(entry));
+  store_.start_round(id_, round_, options_, secret_.seed, secret_.salt, version_, durable_done(entry));
+}
+
+void Room::seal_round() {
+  sealed_ = fairness_of(secret_, false);
+  revealed_ = fairness_of(secret_, true);
 }
 
 void Room::show_away(SeatSlot& slot) {

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fairness.hpp"
 #include "histogram.hpp"
 #include "participant.hpp"
 #include "protocol/messages.hpp"
@@ -47,11 +48,13 @@ struct RoomSettings {
   // blip does not flicker at the table. The seat itself stays theirs whatever happens.
   Millis grace_ms = 0;
   KeepLimits keep;
+  // Where a new round's seed and salt come from: the CSPRNG when empty (tests pass their own).
+  std::function<std::uint64_t()> random;
 };
 
 class Room : public std::enable_shared_from_this<Room> {
  public:
-  Room(std::string id, const rules::Game& game, nlohmann::json options, std::uint64_t seed,
+  Room(std::string id, const rules::Game& game, nlohmann::json options, RoundSecret secret,
        RoomSettings settings, Store& store, Millis now);
 
   // Rebuilds a stored room: replays every round's moves through the rules core. Returns nullptr
@@ -185,6 +188,7 @@ class Room : public std::enable_shared_from_this<Room> {
   protocol::Code error(const std::shared_ptr<Participant>& p, protocol::Code code,
                        std::string message, const nlohmann::json& id);
   void start_next_round();
+  void seal_round();  // sealed_ and revealed_ for secret_
   // Lets go of views no longer shown: what only they held goes to the reaper.
   void retire(std::vector<Seen>&& views);
   // A position the room no longer plays: to the reaper, or freed here without one.
@@ -198,7 +202,9 @@ class Room : public std::enable_shared_from_this<Room> {
   std::string id_;
   const rules::Game& game_;
   nlohmann::json options_;
-  std::uint64_t seed_;
+  RoundSecret secret_;  // this round's seed and the salt of its commitment
+  // What the round shows of its secret while it is played, and once it is over.
+  std::shared_ptr<const protocol::Fairness> sealed_, revealed_;
   RoomSettings settings_;
   Store& store_;
   std::unique_ptr<rules::State> state_;

@@ -168,7 +168,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
  private:
   void on_accept(beast::error_code ec) {
-    if (ec) return;
+    if (ec) return;  // nothing registered yet: its connection slot goes with the session
     // From here the server's keep-alive sweep watches the connection: Beast's own idle timer
     // would hold a pending wait (and its allocation) on every idle connection.
     websocket::stream_base::timeout timeouts{};
@@ -182,7 +182,6 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     server_.add(shared_from_this());
     read_next();
   }
-  // (A failed handshake ends here with nothing registered; the slot goes with the session.)
 
   // Reads a message piece by piece into a small buffer of the session's own, so that an idle
   // connection's pending read holds no heap buffer (a dynamic buffer would reserve 1.5 KB).
@@ -358,7 +357,11 @@ template <class Stream>
 class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
   HttpSession(Stream&& stream, Server& server, ConnectionSlot slot)
-      : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {}
+      : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {
+    beast::error_code ec;
+    const auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
+    if (!ec) peer_ = ep.address().to_string();
+  }
   using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
 
   void run() {
@@ -436,12 +439,20 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
     auto req = parser_->release();
     if (websocket::is_upgrade(req)) {
       if (req.target() != beast::string_view("/ws") || !server_.accepting_ws()) return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
+      const auto origin = req[http::field::origin], host = req[http::field::host];
+      if (!origin_allowed({origin.data(), origin.size()}, {host.data(), host.size()}, server_.config().allowed_origins)) {
+        spdlog::warn("event=ws_refused reason=origin peer={} origin=\"{}\"", peer_,
+                     std::string(req[http::field::origin].substr(0, 200)));
+        req.keep_alive(false);
+        return respond(json_error(req, http::status::forbidden, "ws/origin",
+                                  "WebSockets are open to this server's own pages (see --allowed-origins)"));
+      }
       beast::get_lowest_layer(stream_).expires_never();
       start_websocket(std::move(stream_), server_, std::move(req), std::move(slot_));
       return;
     }
     try {
-      answer_http(server_, req, [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
+      answer_http(server_, req, peer_, [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
     } catch (const std::exception& e) {
       ++server_.stats().internal_errors;
       spdlog::error("event=internal_error where=http target=\"{}\" error=\"{}\"", std::string(req.target()),
@@ -466,6 +477,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Server& server_;
+  std::string peer_;  // the client's address, for logs and limits
   ConnectionSlot slot_;  // counted against --max-connections and --max-per-ip; the WebSocket takes it over
   bool responding_ = false;  // an answer to the last request is being written
 };

@@ -79,6 +79,10 @@ const std::vector<const char*> kMigrations{
     R"sql(
     ALTER TABLE rounds ADD COLUMN rematch INTEGER NOT NULL DEFAULT 0;
     )sql",
+    // 5: the salt of each round's seed commitment (fairness.hpp); NULL for older rounds.
+    R"sql(
+    ALTER TABLE rounds ADD COLUMN salt TEXT;
+    )sql",
 };
 
 std::int64_t to_db(std::uint64_t v) {
@@ -377,7 +381,7 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   }
   {
     Stmt q(db_,
-           "SELECT o.room, o.round, o.options, o.seed, o.outcome, o.rematch FROM rounds o "
+           "SELECT o.room, o.round, o.options, o.seed, o.outcome, o.rematch, o.salt FROM rounds o "
            "JOIN restoring k ON k.id = o.room ORDER BY o.room, o.round");
     while (q.row()) {
       const auto it = index.find(q.text(0));
@@ -388,6 +392,7 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
       round.seed = from_db(q.i64(3));
       round.outcome = q.is_null(4) ? json(nullptr) : json::parse(q.text(4), nullptr, false);
       round.rematch = static_cast<std::uint32_t>(q.i64(5));
+      if (!q.is_null(6)) round.salt = q.text(6);
       out.rooms[it->second].rounds.push_back(std::move(round));
     }
   }
@@ -603,10 +608,11 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
                    .bind(6, r.spectator_delay)
                    .bind(7, r.created_ms)
                    .run() &&
-               Stmt(db, "INSERT INTO rounds(room, round, options, seed) VALUES(?1, 1, ?2, ?3)")
+               Stmt(db, "INSERT INTO rounds(room, round, options, seed, salt) VALUES(?1, 1, ?2, ?3, ?4)")
                    .bind(1, r.id)
                    .bind(2, r.options.dump())
                    .bind(3, to_db(r.seed))
+                   .bind(4, r.salt)
                    .run();
       },
       std::move(done));
@@ -674,14 +680,15 @@ void SqliteStore::append_move(const MoveRecord& m, Done done) {
 }
 
 void SqliteStore::start_round(const std::string& room, int round, const json& options, std::uint64_t seed,
-                              std::int64_t version, Done done) {
+                              const std::string& salt, std::int64_t version, Done done) {
   enqueue(
-      [room, round, options, seed, version](StmtCache& db) {
-        return Stmt(db, "INSERT INTO rounds(room, round, options, seed) VALUES(?1, ?2, ?3, ?4)")
+      [room, round, options, seed, salt, version](StmtCache& db) {
+        return Stmt(db, "INSERT INTO rounds(room, round, options, seed, salt) VALUES(?1, ?2, ?3, ?4, ?5)")
                    .bind(1, room)
                    .bind(2, round)
                    .bind(3, options.dump())
                    .bind(4, to_db(seed))
+                   .bind(5, salt)
                    .run() &&
                Stmt(db, "UPDATE rooms SET finished = 0 WHERE id = ?1").bind(1, room).run() &&
                set_version(db, room, version);
@@ -751,13 +758,21 @@ bool SqliteStore::prune_log(StmtCache& cache) {
          Stmt(cache, "DELETE FROM move_log WHERE seq < ?1").bind(1, below).run();
 }
 
+bool SqliteStore::room_exists(const std::string& room) {
+  std::lock_guard lock(reader_mutex_);
+  Stmt q(reader_, "SELECT 1 FROM rooms WHERE id = ?1");
+  q.bind(1, room);
+  // A read that fails says nothing; the caller's id has 96 random bits anyway.
+  return q.row();
+}
+
 std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(const std::string& room, int round) {
   std::lock_guard lock(reader_mutex_);
   GameRecord r;
   r.room = room;
   r.round = round;
   {
-    Stmt q(reader_, "SELECT r.game, o.options, o.seed, o.outcome, o.finished_ms FROM rooms r "
+    Stmt q(reader_, "SELECT r.game, o.options, o.seed, o.outcome, o.finished_ms, o.salt FROM rooms r "
                     "JOIN rounds o ON o.room = r.id WHERE r.id = ?1 AND o.round = ?2");
     q.bind(1, room).bind(2, round);
     if (!q.row()) {
@@ -769,6 +784,7 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(c
     r.seed = from_db(q.i64(2));
     r.result = q.is_null(3) ? json(nullptr) : json::parse(q.text(3), nullptr, false);
     r.finished_ms = q.is_null(4) ? 0 : q.i64(4);
+    if (!q.is_null(5)) r.salt = q.text(5);
   }
   {
     Stmt q(reader_, "SELECT s.seat, COALESCE(p.name, '') FROM seats s LEFT JOIN players p ON p.id = s.player "
@@ -832,13 +848,14 @@ void SqliteStore::import_record(const GameRecord& r, Done done) {
                       .bind(4, to_db(r.seed))
                       .bind(5, r.finished_ms)
                       .run() &&
-                  Stmt(db, "INSERT INTO rounds(room, round, options, seed, outcome, finished_ms) "
-                           "VALUES(?1, 1, ?2, ?3, ?4, ?5)")
+                  Stmt(db, "INSERT INTO rounds(room, round, options, seed, outcome, finished_ms, salt) "
+                           "VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)")
                       .bind(1, r.room)
                       .bind(2, r.options.dump())
                       .bind(3, to_db(r.seed))
                       .bind(4, r.result.dump())
                       .bind(5, r.finished_ms)
+                      .bind(6, r.salt)
                       .run();
         for (std::size_t s = 0; ok && s < r.players.size(); ++s) {
           // Imported players are names only: a player row with an unguessable, unusable token.

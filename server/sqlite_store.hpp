@@ -114,12 +114,13 @@ class SqliteStore final : public Store {
                 std::int64_t version, Done done) override;
   void append_move(const MoveRecord& move, Done done) override;
   void start_round(const std::string& room, int round, const nlohmann::json& options,
-                   std::uint64_t seed, std::int64_t version, Done done) override;
+                   std::uint64_t seed, const std::string& salt, std::int64_t version, Done done) override;
   void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                     std::int64_t at_ms, Done done) override;
   void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
                  Done done) override;
   void close_room(const std::string& room, Done done) override;
+  bool room_exists(const std::string& room) override;
 
  private:
   enum class Atomicity { savepoint, single_statement };

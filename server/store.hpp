@@ -23,6 +23,7 @@ struct RoomRecord {
   bool is_private = false;
   int spectator_delay = 0;
   std::int64_t created_ms = 0;
+  std::string salt;  // of round 1's seed commitment (fairness.hpp)
 };
 
 struct MoveRecord {
@@ -39,6 +40,7 @@ struct RoundRecord {
   int round = 1;
   nlohmann::json options;
   std::uint64_t seed = 0;
+  std::string salt;  // empty for rounds stored before commitments (schema 5)
   std::vector<std::pair<int, std::string>> moves;  // (seat, move) in order
   nlohmann::json outcome;                          // null until finished
   std::uint32_t rematch = 0;                       // once finished: seats asking for the next round, a bit each
@@ -66,7 +68,7 @@ class Store {
                         std::int64_t version, Done done) = 0;
   virtual void append_move(const MoveRecord& move, Done done) = 0;
   virtual void start_round(const std::string& room, int round, const nlohmann::json& options,
-                           std::uint64_t seed, std::int64_t version, Done done) = 0;
+                           std::uint64_t seed, const std::string& salt, std::int64_t version, Done done) = 0;
   virtual void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                             std::int64_t at_ms, Done done) = 0;
   // A change to the table that is neither a move nor a seat (a player shown connected or away,
@@ -76,6 +78,9 @@ class Store {
                          Done done) = 0;
   // Closed by the host: kept for history, never rebuilt at start.
   virtual void close_room(const std::string& room, Done done) = 0;
+  // Whether a room of this id was ever stored (a quick read, on the calling thread): a new id
+  // must be new to the store, not only to the rooms in memory.
+  virtual bool room_exists(const std::string& /*room*/) { return false; }
 };
 
 // A store that keeps nothing and answers at once: for tests of rooms and for --data none.
@@ -88,8 +93,8 @@ class NullStore final : public Store {
     done(true);
   }
   void append_move(const MoveRecord&, Done done) override { done(true); }
-  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, std::int64_t,
-                   Done done) override {
+  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, const std::string&,
+                   std::int64_t, Done done) override {
     done(true);
   }
   void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done done) override {

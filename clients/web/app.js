@@ -3,6 +3,7 @@
 // applies patches in version order, and asks for a full state on any gap.
 import { applyPatch } from './patch.js';
 import { el } from './dom.js';
+import { fairnessText, verifyFairness } from './fairness.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -422,6 +423,9 @@ async function renderRoom() {
       el('a', { class: 'small-button', id: 'open-replay', href: `/?replay=${encodeURIComponent(app.room)}&round=${st.round}` }, 'Replay'),
       el('a', { class: 'small-button', href: `/api/export?${q}`, download: '' }, 'Export'));
   }
+  const fair = $('#fairness');
+  fair.textContent = fairnessText(st.fairness);
+  fair.dataset.verified = String(verifyFairness(st.fairness));
   renderCrowd();
   const table = $('#table');
   const ctx = {
@@ -558,7 +562,15 @@ function step(to) {
 
 async function importGame(file) {
   const text = await file.text();
-  const r = await fetch('/api/import', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: text });
+  // Importing is for the server's host: it needs the admin token, kept for this tab only.
+  let token = sessionStorage.getItem('plateau.admin');
+  if (!token) token = prompt("Importing a game needs this server's admin token:") || '';
+  if (!token) return;
+  const r = await fetch('/api/import', {
+    method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: text,
+  });
+  if (r.ok) sessionStorage.setItem('plateau.admin', token);
+  else if (r.status === 401) sessionStorage.removeItem('plateau.admin');
   const body = await r.json().catch(() => ({}));
   if (!r.ok) { alert(`Import refused: ${body.error || r.status}`); return; }
   history.pushState({}, '', `/?replay=${encodeURIComponent(body.room)}&round=${body.round}`);

@@ -211,6 +211,7 @@ struct Setup {
   std::vector<Tile> tiles;
   bool fixed_order = false;  // test-only: draw tiles in order instead of at random
   std::array<int, kColours> pawns{};
+  std::array<int, kColours> seconds_order{0, 1, 2, 3};  // test-only: see TestSetup
 };
 
 class OnTopState final : public TurnState<OnTopState> {
@@ -226,6 +227,7 @@ class OnTopState final : public TurnState<OnTopState> {
         towers_(board().intersections.size()),
         closed_(board().intersections.size(), false),
         pawns_(setup.pawns),
+        seconds_order_(setup.seconds_order),
         score_(setup.players, 0),
         penalty_(setup.players, 0),
         spare_blacks_(setup.spare_blacks),
@@ -524,9 +526,23 @@ class OnTopState final : public TurnState<OnTopState> {
     int second = 0;
     for (int n : counts)
       if (n < most) second = std::max(second, n);
+    // Every colour in second place puts a pawn down, all at once (« l'ordre est sans
+    // importance »): the pawns go down in whatever order the colours are listed, the tower and
+    // the record then hold them in colour order, and only then is the end of the game checked,
+    // once, on every colour that has just placed its last pawn.
+    std::vector<int> seconds;
     if (second > 0)
-      for (int c = 0; c < kColours && !outcome_; ++c)
-        if (counts[c] == second) put_pawn(v, c, record);
+      for (int c : seconds_order_)
+        if (counts[c] == second) seconds.push_back(c);
+    for (int c : seconds) {
+      towers_[v].push_back(c);
+      --pawns_[c];
+    }
+    std::ranges::sort(seconds);
+    std::ranges::sort(towers_[v]);  // seconds only so far: colour order, whatever the listing
+    for (int c : seconds)
+      record["placed"].push_back(object_of("colour", kColourNames[c], "seat", seat_json(c)));
+    check_ran_out(seconds);
     if (outcome_) return record;
     const int top = static_cast<int>(std::ranges::max_element(counts) - counts.begin());
     towers_[v].push_back(top);
@@ -541,30 +557,57 @@ class OnTopState final : public TurnState<OnTopState> {
       score_[top] += points;
       record["scorer"] = top;
     }
-    check_ran_out(top);
+    check_ran_out({top});
     return record;
   }
 
   json seat_json(int colour) const { return colour < players_ ? json(colour) : json(nullptr); }
 
-  void put_pawn(int v, int colour, json& record) {
-    towers_[v].push_back(colour);
-    --pawns_[colour];
-    record["placed"].push_back(object_of("colour", kColourNames[colour], "seat", seat_json(colour)));
-    check_ran_out(colour);
+  // Ends the game if any of `placed` (colours that have just each put down a pawn, together, in
+  // colour order) has none left. Players who placed their last pawn win at once, sharing the win
+  // when there are several (with teams: their teams win, both sharing it if both are there);
+  // this outranks a neutral colour running out in the same placement, which otherwise ends the
+  // game on points.
+  void check_ran_out(const std::vector<int>& placed) {
+    std::vector<int> players, neutrals;
+    for (int c : placed)
+      if (pawns_[c] == 0) (c < players_ ? players : neutrals).push_back(c);
+    if (players.empty() && neutrals.empty()) return;
+    if (players.empty())
+      return finish_by_points("the neutral " + colour_list(neutrals) + " pawns ran out", false);
+    std::vector<Seat> winners;
+    for (int c : players) {
+      if (teams_) {
+        winners.push_back(c % 2);
+        winners.push_back(c % 2 + 2);
+      } else {
+        winners.push_back(c);
+      }
+    }
+    std::ranges::sort(winners);
+    winners.erase(std::unique(winners.begin(), winners.end()), winners.end());
+    std::string reason;
+    if (players.size() == 1) {
+      reason = colour_list(players) + " placed their last pawn and " + (teams_ ? "their team wins" : "wins") +
+               " at once";
+    } else {
+      reason = colour_list(players) + " placed their last pawns in the same placement and ";
+      if (!teams_) reason += "share the win";
+      else if (winners.size() == 2) reason += "their team wins";
+      else reason += "both teams share the win";
+    }
+    outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
+    drawn_.reset();
   }
 
-  void check_ran_out(int colour) {
-    if (pawns_[colour] > 0) return;
-    const std::string name(kColourNames[colour]);
-    if (colour >= players_)
-      return finish_by_points("the neutral " + name + " pawns ran out", false);
-    std::vector<Seat> winners{colour};
-    if (teams_) winners = {colour % 2, colour % 2 + 2};
-    outcome_ = Outcome{winners, outcome_scores(),
-                       name + " placed their last pawn and " +
-                           (teams_ ? "their team wins" : "wins") + " at once"};
-    drawn_.reset();
+  // "blue", "blue and yellow", "blue, yellow and red".
+  static std::string colour_list(const std::vector<int>& colours) {
+    std::string out;
+    for (std::size_t i = 0; i < colours.size(); ++i) {
+      if (i > 0) out += i + 1 == colours.size() ? " and " : ", ";
+      out += kColourNames[colours[i]];
+    }
+    return out;
   }
 
   std::vector<int> outcome_scores() const {
@@ -627,6 +670,7 @@ class OnTopState final : public TurnState<OnTopState> {
   std::vector<std::vector<int>> towers_;  // colours, bottom to top
   std::vector<bool> closed_;              // scored already (a tie leaves it closed and empty)
   std::array<int, kColours> pawns_;
+  std::array<int, kColours> seconds_order_;
   std::vector<int> score_;    // marker positions per seat
   std::vector<int> penalty_;  // unused pawns taken off at the end
   int spare_blacks_;
@@ -700,6 +744,12 @@ Result<std::unique_ptr<State>> make_state(const json& options, std::uint64_t see
       if (*test->spare_blacks < 0 || *test->spare_blacks > kBlackTriangles)
         return std::unexpected(RuleError::bad_option);
       setup.spare_blacks = *test->spare_blacks;
+    }
+    if (test->seconds_order) {
+      auto sorted = *test->seconds_order;
+      std::ranges::sort(sorted);
+      if (sorted != std::array<int, kColours>{0, 1, 2, 3}) return std::unexpected(RuleError::bad_option);
+      setup.seconds_order = *test->seconds_order;
     }
   }
   for (const auto& text : texts) {

@@ -25,9 +25,10 @@
 // placed touching a tile or a black triangle along an edge; every empty cell left with no empty
 // edge-neighbour is filled with a black triangle (once the spares are gone it stays empty and
 // counts as black: "void"); then every newly completed intersection is scored in reading order
-// (top to bottom, then left to right). The game ends at once when a player places their last
-// pawn (they, or their team, win) or a neutral colour places its last (most points wins, no
-// penalty); otherwise when no tile can be placed (tiles gone or no room): each unused pawn costs
+// (top to bottom, then left to right). Colours tied for second place all place their pawn at
+// once, before the end is checked. The game ends at once when a player places their last pawn
+// (they, or their team, win; several players at once share the win) or a neutral colour places
+// its last (most points wins, no penalty); otherwise when no tile can be placed (tiles gone or no room): each unused pawn costs
 // 1 point, most points wins, then fewest pawns left, then a shared win.
 //
 // Options: "first" ("random" or a seat): who starts (the text: the youngest player).
@@ -62,6 +63,10 @@ struct TestSetup {
   std::vector<std::string> tiles;           // drawn first to last; each 6 letters of B, Y, R, W
   std::optional<std::array<int, 4>> pawns;  // pawns left to place: blue, yellow, red, white
   std::optional<int> spare_blacks;          // black triangles left beside the board
+  // The order in which the code lists the colours tied for second place at an intersection (a
+  // permutation of 0 blue, 1 yellow, 2 red, 3 white; default that order). The text calls this
+  // order irrelevant: tests vary it to check that nothing depends on it.
+  std::optional<std::array<int, 4>> seconds_order;
 };
 Result<std::unique_ptr<State>> create_for_test(const nlohmann::json& options, std::uint64_t seed,
                                                const TestSetup& setup);

@@ -496,7 +496,11 @@ class TurrisState final : public TurnState<TurrisState> {
       case Kind::decline: end_turn(); break;
       case Kind::place: {
         place(action.shape);
-        const bool earns = covers_centre(action.shape) && (phase_ == Phase::place || chain_);
+        // The game ends when the last of the 40 blocks is placed (« Le jeu se termine lorsque
+        // tous les pions ont été posés »), so that block earns no bonus. A player's last block
+        // while the opponent still has blocks keeps its bonus.
+        const bool all_placed = supply_[0] == 0 && supply_[1] == 0;
+        const bool earns = covers_centre(action.shape) && (phase_ == Phase::place || chain_) && !all_placed;
         // A bonus with no possible use is no choice at all, so it is skipped.
         if (earns && bonus_usable()) phase_ = Phase::bonus;
         else end_turn();

@@ -19,8 +19,8 @@
 // earns a further bonus if it covers a centre too (option). A removable block has nothing resting
 // on it and leaves a tower that obeys every rule (rule e, and rules c and f read as properties of
 // the standing tower); the two freed cells are barred to the opponent for their whole next turn.
-// The game ends when all blocks are placed; a player with no block left is skipped. A player who
-// cannot place passes. Scoring: the four side faces and the roof, each player's largest
+// The game ends when all blocks are placed (so the 40th block earns no bonus); a player with no
+// block left is skipped. A player who cannot place passes. Scoring: the four side faces and the roof, each player's largest
 // 4-connected visible area per face, 1 point a square; the higher total wins, equal totals draw.
 //
 // Move notation (every step of a turn is a move of the same seat):

@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
       const std::string id = "r" + std::to_string(r);
       const std::uint64_t seed = pick.next();
       const json options = *game->normalize_options(json{{"players", game->max_seats()}});
-      (*store)->create_room(RoomRecord{id, std::string(game->id()), options, seed, false, 0, 0}, {});
+      (*store)->create_room(RoomRecord{id, std::string(game->id()), options, seed, false, 0, 0, ""}, {});
       auto state = std::move(*game->create(options, seed));
       for (int s = 0; s < state->num_seats(); ++s) {
         const std::string player = id + "p" + std::to_string(s);

@@ -352,7 +352,7 @@ TEST_P(Fuzz, BadInputNeverHurtsTheGamesAndEveryRoomSurvivesAKill) {
 // a refusal carries a code, nothing answers 5xx, and what is accepted replays.
 TEST_P(Fuzz, MutatedRecordsAreRefusedOrReplayAndTheServerGoesOn) {
   Rng rng{std::mt19937_64(GetParam())};
-  ServerProcess server;
+  ServerProcess server({}, {"--admin-token", kTestAdminToken, "--imports-per-minute", "100000"});
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
   std::vector<json> records;
@@ -412,7 +412,7 @@ TEST_P(Fuzz, MutatedRecordsAreRefusedOrReplayAndTheServerGoesOn) {
       }
       body = r.dump(-1, ' ', false, json::error_handler_t::replace);
     }
-    const auto answer = http_request(port, boost::beast::http::verb::post, "/api/import", body);
+    const auto answer = import_record(port, body);
     const json j = json::parse(answer.body, nullptr, false);
     ASSERT_TRUE(answer.status != 0 && answer.status < 500) << answer.status << " for " << body.substr(0, 300);
     ASSERT_TRUE(j.is_object()) << answer.body;

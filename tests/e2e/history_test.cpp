@@ -12,7 +12,7 @@ namespace {
 using boost::beast::http::verb;
 
 TEST(History, EveryGamesRecordReplaysToTheFinalStateAndImportsAsItsOwnGame) {
-  ServerProcess server;
+  ServerProcess server({}, {"--admin-token", kTestAdminToken, "--imports-per-minute", "1000"});
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
   for (const rules::Game* g : rules::all_games()) {
@@ -52,7 +52,7 @@ TEST(History, EveryGamesRecordReplaysToTheFinalStateAndImportsAsItsOwnGame) {
     EXPECT_TRUE(frames.front()["outcome"].is_null());
 
     // Imported, it is a finished game of its own with the same replay.
-    auto imported = http_request(port, verb::post, "/api/import", record.dump());
+    auto imported = import_record(port, record.dump());
     ASSERT_EQ(imported.status, 201) << imported.body;
     const std::string copy = json::parse(imported.body)["room"];
     EXPECT_NE(copy, room);
@@ -72,10 +72,10 @@ std::pair<int, std::string> refusal(const HttpReply& r) {
 using Refusal = std::pair<int, std::string>;
 
 TEST(History, BadRecordsAreRefusedWithAReason) {
-  ServerProcess server;
+  ServerProcess server({}, {"--admin-token", kTestAdminToken, "--imports-per-minute", "1000"});
   const auto port = server.start();
   ASSERT_NE(port, 0);
-  auto post = [&](const std::string& body) { return refusal(http_request(port, verb::post, "/api/import", body)); };
+  auto post = [&](const std::string& body) { return refusal(import_record(port, body)); };
   EXPECT_EQ(post("{nope"), Refusal(400, "import/bad_json"));
   EXPECT_EQ(post(std::string(40, '[') + std::string(40, ']')), Refusal(400, "import/bad_json"));
   EXPECT_EQ(post("[]"), Refusal(400, "import/bad_record"));
@@ -103,14 +103,14 @@ TEST(History, BadRecordsAreRefusedWithAReason) {
   EXPECT_EQ(refusal(http_get(port, "/api/import")), Refusal(405, "api/method"));
   EXPECT_EQ(refusal(http_request(port, verb::delete_, "/api/history")), Refusal(405, "api/method"));
   EXPECT_EQ(refusal(http_get(port, "/api/nothing")), Refusal(404, "api/no_such_call"));
-  EXPECT_EQ(refusal(http_get(port, "/admin/rooms")), Refusal(404, "admin/off"));
+  EXPECT_EQ(refusal(http_get(port, "/admin/rooms")), Refusal(401, "admin/unauthorized"));
   EXPECT_EQ(http_get(port, "/healthz").status, 200) << "still serving";
 }
 
 // The page runs only its own scripts, talks only to its server and cannot be framed; no answer
 // may be sniffed as another type than it says.
 TEST(History, ThePageAndEveryAnswerCarryTheirSecurityHeaders) {
-  ServerProcess server;
+  ServerProcess server({}, {"--admin-token", kTestAdminToken, "--imports-per-minute", "1000"});
   const auto port = server.start();
   ASSERT_NE(port, 0);
   const auto page = http_get(port, "/");
@@ -129,7 +129,7 @@ TEST(History, ThePageAndEveryAnswerCarryTheirSecurityHeaders) {
 // What cannot be read as a request still gets an answer that says why, with a stable code, and
 // the server goes on serving everyone else.
 TEST(History, RequestsTooLargeOrNotHttpGetAClearAnswer) {
-  ServerProcess server;
+  ServerProcess server({}, {"--admin-token", kTestAdminToken, "--imports-per-minute", "1000"});
   const auto port = server.start();
   ASSERT_NE(port, 0);
   const std::string past_limit(3 << 20, ' ');
@@ -147,7 +147,7 @@ TEST(History, RequestsTooLargeOrNotHttpGetAClearAnswer) {
   // One asking with a body within the limit is told to go on, and its body is read.
   const std::string small = "{}";
   answer = raw_exchange(port, "POST /api/import HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n"
-                              "Expect: 100-continue\r\n\r\n" + small);
+                              "Authorization: Bearer " + kTestAdminToken + "\r\nExpect: 100-continue\r\n\r\n" + small);
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 400")) << answer;
   EXPECT_NE(answer.find(R"("code":"import/bad_record")"), std::string::npos) << answer;
 

@@ -48,12 +48,14 @@ bool connect_loopback(boost::asio::io_context& ioc, Stream& stream, unsigned sho
 // One request and its reply on a connected stream.
 template <class Stream>
 HttpReply http_exchange(boost::asio::io_context& ioc, Stream& stream, boost::beast::http::verb method,
-                        const std::string& target, const std::string& body = "") {
+                        const std::string& target, const std::string& body = "",
+                        const std::map<std::string, std::string>& headers = {}) {
   namespace beast = boost::beast;
   namespace http = beast::http;
   beast::error_code ec;
   http::request<http::string_body> req{method, target, 11};
   req.set(http::field::host, "127.0.0.1");
+  for (const auto& [name, value] : headers) req.set(name, value);
   if (!body.empty()) {
     req.set(http::field::content_type, "application/json");
     req.body() = body;
@@ -79,12 +81,20 @@ HttpReply http_exchange(boost::asio::io_context& ioc, Stream& stream, boost::bea
 }
 
 inline HttpReply http_request(unsigned short port, boost::beast::http::verb method, const std::string& target,
-                              const std::string& body = "") {
+                              const std::string& body = "", const std::map<std::string, std::string>& headers = {}) {
   boost::asio::io_context ioc;
   boost::beast::tcp_stream stream(ioc);
   boost::beast::error_code ec;
   if (!connect_loopback(ioc, stream, port, ec)) return {};
-  return http_exchange(ioc, stream, method, target, body);
+  return http_exchange(ioc, stream, method, target, body, headers);
+}
+
+// The admin token the tests that import give their server (imports need it), and its header.
+inline const std::string kTestAdminToken = "test-admin-token";
+inline std::map<std::string, std::string> admin_header() { return {{"Authorization", "Bearer " + kTestAdminToken}}; }
+// Posts a game record to /api/import as the server's host does.
+inline HttpReply import_record(unsigned short port, const std::string& body) {
+  return http_request(port, boost::beast::http::verb::post, "/api/import", body, admin_header());
 }
 
 // Sends `bytes` as they are (anything, HTTP or not) and returns all the server sends back until it

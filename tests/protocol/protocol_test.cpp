@@ -214,7 +214,7 @@ TEST(Patch, DiffThenPatchOverEveryPositionOfRandomGames) {
     auto s = std::move(*g->create({}, 5));
     rules::Rng pick(3);
     std::vector<SeatInfo> seats(static_cast<std::size_t>(s->num_seats()), SeatInfo{"p", true});
-    RoomFacts facts{g->id(), Status::playing, &seats, nullptr, 1};
+    RoomFacts facts{g->id(), Status::playing, &seats, nullptr, 1, nullptr};
     json prev = make_state(facts, *s, 0);
     for (int i = 0; i < 500 && !s->is_over(); ++i) {
       auto moves = s->legal_moves();
@@ -270,7 +270,7 @@ TEST(State, CarriesTheFixedCoreFields) {
   const auto& g = *rules::find_game("quantik");
   auto s = std::move(*g.create({{"first", "0"}}, 1));
   std::vector<SeatInfo> seats{{"Ada", true}, {std::nullopt, false}};
-  RoomFacts waiting{g.id(), Status::waiting, &seats, nullptr, 1};
+  RoomFacts waiting{g.id(), Status::waiting, &seats, nullptr, 1, nullptr};
   auto st = make_state(waiting, *s, 0);
   for (const char* k : {"game", "status", "seats", "you", "to_move", "legal_moves", "outcome", "board"})
     EXPECT_TRUE(st.contains(k)) << k;
@@ -278,7 +278,7 @@ TEST(State, CarriesTheFixedCoreFields) {
   EXPECT_EQ(st["to_move"], nullptr) << "nobody moves before the seats are filled";
   EXPECT_TRUE(st["legal_moves"].empty());
   EXPECT_EQ(st["seats"][1]["name"], nullptr);
-  RoomFacts playing{g.id(), Status::playing, &seats, nullptr, 1};
+  RoomFacts playing{g.id(), Status::playing, &seats, nullptr, 1, nullptr};
   EXPECT_EQ(make_state(playing, *s, 0)["legal_moves"].size(), 64u) << "the mover sees its moves";
   EXPECT_TRUE(make_state(playing, *s, 1)["legal_moves"].empty()) << "the other seat sees none";
   EXPECT_TRUE(make_state(playing, *s, std::nullopt)["legal_moves"].empty()) << "nor does a spectator";

@@ -13,6 +13,7 @@
 // first going clockwise from A's tip). Filler sixths are white ("W").
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -21,6 +22,7 @@
 #include "conformance.hpp"
 #include "scenario.hpp"
 #include "rules/on_top/on_top.hpp"
+#include "rules/rng.hpp"
 
 namespace plateau::rules::on_top {
 namespace {
@@ -32,7 +34,7 @@ std::unique_ptr<State> setup_game(json options, std::vector<std::string> tiles,
                                   std::optional<std::array<int, 4>> pawns = std::nullopt,
                                   std::optional<int> spare_blacks = std::nullopt) {
   if (!options.contains("first")) options["first"] = "0";
-  auto s = create_for_test(options, 1, TestSetup{std::move(tiles), pawns, spare_blacks});
+  auto s = create_for_test(options, 1, TestSetup{std::move(tiles), pawns, spare_blacks, std::nullopt});
   EXPECT_TRUE(s.has_value());
   return s ? std::move(*s) : nullptr;
 }
@@ -475,6 +477,54 @@ TEST(OnTop, ALonePawnOffTheGoldenBorderScoresOnePoint) {
   EXPECT_EQ(score(v, 2), 2);  // 1 + 1
 }
 
+TEST(OnTop, OnlyTheMajorityAndTheSecondsPlaceAPawn) {
+  // « Les seuls joueurs qui peuvent poser un pion sur une intersection comptabilisée sont le
+  // joueur majoritaire et les joueurs en seconde position. » Over random games, every scored
+  // intersection's pawns are exactly the seconds (in colour order) and then the majority colour,
+  // or nothing on a tie for first; a colour in third place or lower never places.
+  int third_place = 0, ties = 0;
+  const std::array<const char*, 4> names{"blue", "yellow", "red", "white"};
+  for (const json& options : {json{{"players", 2}}, json{{"players", 4}}})
+    for (std::uint64_t seed = 0; seed < 30; ++seed) {
+      auto s = start(options, seed);
+      Rng pick(seed);
+      while (!s->is_over()) {
+        const auto moves = s->legal_moves();
+        ASSERT_TRUE(s->apply(*s->to_move(), moves[pick.below(moves.size())]).has_value());
+        const auto v = s->view(std::nullopt);
+        for (const auto& r : v["last"]["scored"]) {
+          std::array<int, 4> counts{};
+          for (int c = 0; c < 4; ++c) counts[c] = r["counts"][c];
+          const int most = *std::max_element(counts.begin(), counts.end());
+          if (most == 0 || std::count(counts.begin(), counts.end(), most) > 1) {
+            ties += most > 0;
+            EXPECT_EQ(r["placed"], json::array());
+            continue;
+          }
+          int second = 0;
+          for (int n : counts)
+            if (n < most) second = std::max(second, n);
+          json expected = json::array();
+          for (int c = 0; c < 4; ++c) {
+            if (counts[c] > 0 && counts[c] < second) ++third_place;
+            if (second > 0 && counts[c] == second) expected.push_back(names[c]);
+          }
+          if (!r["top"].is_null()) expected.push_back(r["top"]);
+          json got = json::array();
+          for (const auto& p : r["placed"]) got.push_back(p["colour"]);
+          EXPECT_EQ(got, expected) << r.dump();
+          if (!r["top"].is_null()) {
+            EXPECT_EQ(r["top"], names[std::max_element(counts.begin(), counts.end()) - counts.begin()]);
+          } else {
+            EXPECT_TRUE(s->is_over()) << "a top pawn is missing only when the game stopped first";
+          }
+        }
+      }
+    }
+  EXPECT_GT(third_place, 10) << "colours in third place did come up";
+  EXPECT_GT(ties, 10);
+}
+
 // The golden border scenario: 2 players, red and white neutral.
 //   b6-b7, b5-b4, then a5-a6 with W1 at (5,0) blue-blue, then a4-a3 whose A tip (a4's corner
 //   (5,0)) is red and whose W2 at the corner (3,0) is white-white.
@@ -727,6 +777,163 @@ TEST(OnTop, ATeamWinsAtOnceWhenOneOfItsPlayersPlacesTheirLastPawn) {
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0, 2}));
   EXPECT_EQ(s->outcome()->scores, (std::vector<int>{2, 0, 2, 0}));  // blue 2 + red 0
+}
+
+// ---------------------------------------------------------------------------------------------
+// Several colours in second place: « ils posent tous un pion sur l'intersection (l'ordre est
+// sans importance) ». They all place at once; only then is the end of the game checked.
+
+// Two players. d9-d8, c10-c9, b8-c8, d6-d7 close (8,3) (cells c7 c8 c9 d7 d8 d9; c7 becomes a
+// black hole): 3 white sixths, 1 blue, 1 yellow, 1 black. Blue and yellow are both second.
+const std::vector<std::string> kTwoSecondsMoves{"d9-d8", "c10-c9", "b8-c8", "d6-d7"};
+const std::vector<std::string> kTwoSecondsTiles{"WBBBWW", "RWWWRR", "RYYBRR", "WBBYWW"};
+
+// The same tiles with every letter in `from` replaced by the one at the same place in `to`.
+std::vector<std::string> recoloured(std::vector<std::string> tiles, std::string_view from, std::string_view to) {
+  for (auto& t : tiles)
+    for (auto& ch : t)
+      if (const auto at = from.find(ch); at != std::string_view::npos) ch = to[at];
+  return tiles;
+}
+
+TEST(OnTop, SecondPlaceColoursWithTheirLastPawnsAllPlaceThemAndShareTheWin) {
+  // Issue 49's first position: blue used to place, win at once, and yellow placed nothing.
+  auto s = setup_game({{"players", 2}}, kTwoSecondsTiles, std::array<int, 4>{1, 1, 21, 21});
+  play(*s, kTwoSecondsMoves);
+  ASSERT_TRUE(s->is_over());
+  const auto v = s->view(std::nullopt);
+  const auto r = scored_at(v, 8, 3);
+  EXPECT_EQ(r["counts"], (json{1, 1, 0, 3}));
+  EXPECT_EQ(r["placed"], placed({{"blue", 0}, {"yellow", 1}})) << "white, on top, never places";
+  EXPECT_EQ(v["towers"][inter(v, 8, 3)], (json{"blue", "yellow"}));
+  EXPECT_EQ(pawns_left(v, 0), 0);
+  EXPECT_EQ(pawns_left(v, 1), 0);
+  const auto out = *s->outcome();
+  EXPECT_EQ(out.winners, (std::vector<Seat>{0, 1}));
+  EXPECT_EQ(out.scores, (std::vector<int>{0, 0}));
+  EXPECT_EQ(out.reason, "blue and yellow placed their last pawns in the same placement and share the win");
+}
+
+TEST(OnTop, EverySecondPlaceColourPlacesItsPawnWhenAnotherPlacesItsLast) {
+  // Issue 49's second position: (10,3) holds 3 red sixths, 1 blue, 1 yellow and the start cell
+  // d10. Blue places its last pawn, and yellow still places its own beside it.
+  auto s = setup_game({{"players", 2}}, {"WRRBYY", "YWWBRR", "RRRYWW", "YWWRBB"}, std::array<int, 4>{1, 20, 21, 21});
+  play(*s, {"d12-d11", "d9-d8", "c11-c10", "c8-c9"});
+  ASSERT_TRUE(s->is_over());
+  const auto v = s->view(std::nullopt);
+  const auto r = scored_at(v, 10, 3);
+  EXPECT_EQ(r["counts"], (json{1, 1, 3, 0}));
+  EXPECT_EQ(r["placed"], placed({{"blue", 0}, {"yellow", 1}}));
+  EXPECT_EQ(v["towers"][inter(v, 10, 3)], (json{"blue", "yellow"}));
+  EXPECT_EQ(pawns_left(v, 1), 19);
+  EXPECT_EQ(pawns_left(v, 2), 21) << "the game stopped before red's pawn on top";
+  EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
+  EXPECT_EQ(s->outcome()->reason, "blue placed their last pawn and wins at once");
+}
+
+TEST(OnTop, SecondPlaceTeammatesWithTheirLastPawnsWinForTheirTeam) {
+  // Yellow recoloured red: blue and red (seats 0 and 2, partners) are second with their last.
+  auto s = setup_game({{"players", 4}, {"teams", true}}, recoloured(kTwoSecondsTiles, "Y", "R"),
+                      std::array<int, 4>{1, 20, 1, 20});
+  play(*s, kTwoSecondsMoves);
+  ASSERT_TRUE(s->is_over());
+  const auto v = s->view(std::nullopt);
+  EXPECT_EQ(scored_at(v, 8, 3)["placed"], placed({{"blue", 0}, {"red", 2}}));
+  EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0, 2}));
+  EXPECT_EQ(s->outcome()->reason, "blue and red placed their last pawns in the same placement and their team wins");
+}
+
+TEST(OnTop, SecondPlaceOpponentsInTeamsWithTheirLastPawnsShareTheWinBetweenBothTeams) {
+  auto s = setup_game({{"players", 4}, {"teams", true}}, kTwoSecondsTiles, std::array<int, 4>{1, 1, 20, 20});
+  play(*s, kTwoSecondsMoves);
+  ASSERT_TRUE(s->is_over());
+  EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0, 1, 2, 3}));
+  EXPECT_EQ(s->outcome()->reason,
+            "blue and yellow placed their last pawns in the same placement and both teams share the win");
+}
+
+TEST(OnTop, APlayersLastPawnOutranksANeutralColourRunningOutInTheSamePlacement) {
+  // Two players, yellow recoloured red: blue (a player) and red (neutral) are second and both
+  // place their last pawn. The player's last pawn wins at once, whatever the score track says.
+  auto s = setup_game({{"players", 2}}, recoloured(kTwoSecondsTiles, "Y", "R"), std::array<int, 4>{1, 20, 1, 21});
+  play(*s, kTwoSecondsMoves);
+  ASSERT_TRUE(s->is_over());
+  EXPECT_EQ(pawns_left(s->view(std::nullopt), 2), 0);
+  EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
+  EXPECT_EQ(s->outcome()->reason, "blue placed their last pawn and wins at once");
+}
+
+TEST(OnTop, TwoNeutralColoursRunningOutTogetherEndTheGameOnPoints) {
+  // Recoloured so that blue (3 sixths) is on top and the neutral red and white are second.
+  auto s = setup_game({{"players", 2}}, recoloured(kTwoSecondsTiles, "WBY", "BRW"), std::array<int, 4>{20, 20, 1, 1});
+  play(*s, kTwoSecondsMoves);
+  ASSERT_TRUE(s->is_over());
+  const auto v = s->view(std::nullopt);
+  EXPECT_EQ(scored_at(v, 8, 3)["placed"], placed({{"red", nullptr}, {"white", nullptr}}));
+  EXPECT_EQ(pawns_left(v, 0), 20) << "blue never placed its pawn on top";
+  const auto out = *s->outcome();
+  EXPECT_EQ(out.winners, (std::vector<Seat>{0, 1}));  // 0 points each, 20 pawns left each
+  EXPECT_EQ(out.reason.rfind("the neutral red and white pawns ran out; most points wins", 0), 0u) << out.reason;
+}
+
+// The property behind the sentence: the order in which the code lists the colours tied for
+// second (a test-only setting) changes nothing at all, over random games with few pawns, so that
+// colours run out, often several in one placement.
+TEST(OnTop, APlacementsResultDoesNotDependOnTheOrderSecondPlaceColoursAreListedIn) {
+  std::array<int, 4> order{0, 1, 2, 3};
+  std::vector<std::array<int, 4>> orders;
+  do orders.push_back(order);
+  while (std::next_permutation(order.begin(), order.end()));
+  int several_seconds = 0, several_ran_out = 0;
+  const std::vector<json> variants{{{"players", 2}}, {{"players", 3}}, {{"players", 4}},
+                                   {{"players", 4}, {"teams", true}}};
+  for (const auto& options : variants)
+    for (std::uint64_t seed = 0; seed < 30; ++seed) {
+      Rng rng(seed);
+      std::array<int, 4> pawns{};
+      for (auto& n : pawns) n = 1 + static_cast<int>(rng.below(seed % 2 ? 2 : 6));
+      std::vector<std::unique_ptr<State>> games;
+      for (const auto& o : orders) {
+        auto s = create_for_test(options, seed, TestSetup{{}, pawns, std::nullopt, o});
+        ASSERT_TRUE(s.has_value());
+        games.push_back(std::move(*s));
+      }
+      while (!games[0]->is_over()) {
+        const auto moves = games[0]->legal_moves();
+        const Move m = moves[rng.below(moves.size())];
+        for (auto& g : games) ASSERT_TRUE(g->apply(*g->to_move(), m).has_value()) << m.text;
+        // Everything a view shows but the board's fixed geometry. Only a scoring placement can
+        // set the games apart (and every later view would show it), so only those are compared.
+        const auto reference = games[0]->changing_view(std::nullopt);
+        if (reference["last"]["scored"].empty()) continue;
+        for (std::size_t i = 1; i < games.size(); ++i) {
+          const auto view = games[i]->changing_view(std::nullopt);
+          // The difference as a patch, short enough to read when it is not empty.
+          if (view != reference)
+            FAIL() << "seed " << seed << " " << options.dump() << ", seconds listed in order " << i << ": "
+                   << json::diff(reference, view).dump();
+          ASSERT_EQ(games[i]->outcome().has_value(), games[0]->outcome().has_value());
+          if (games[0]->outcome()) {
+            EXPECT_EQ(games[i]->outcome()->winners, games[0]->outcome()->winners);
+            EXPECT_EQ(games[i]->outcome()->reason, games[0]->outcome()->reason);
+          }
+        }
+        for (const auto& r : reference["last"]["scored"]) {
+          int seconds = 0, out = 0;
+          for (const auto& p : r["placed"])
+            if (p["colour"] != r["top"]) {
+              ++seconds;
+              for (const auto& c : reference["colours"])
+                if (c["colour"] == p["colour"] && c["pawns_left"] == 0) ++out;
+            }
+          several_seconds += seconds > 1;
+          several_ran_out += out > 1;
+        }
+      }
+    }
+  // The random games did reach the cases that matter.
+  EXPECT_GT(several_seconds, 20);
+  EXPECT_GT(several_ran_out, 2);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "rules/quantik/quantik.hpp"
+#include "conformance.hpp"
 #include "scenario.hpp"
 
 namespace plateau::rules::quantik {
@@ -14,6 +15,40 @@ std::unique_ptr<State> start(const char* first = "0") {
   auto s = game().create({{"first", first}}, 1);
   EXPECT_TRUE(s.has_value());
   return std::move(*s);
+}
+
+TEST(Quantik, EachPlayerHasEightPiecesTwoOfEachShape) {
+  const auto v = start()->view(std::nullopt);
+  const json two_each{{"sphere", 2}, {"cylinder", 2}, {"cube", 2}, {"cone", 2}};
+  EXPECT_EQ(v["pieces"], json::array({two_each, two_each}));
+  // The board is 4 × 4 and empty.
+  ASSERT_EQ(v["cells"].size(), 4u);
+  for (const auto& row : v["cells"]) EXPECT_EQ(row, json::array({nullptr, nullptr, nullptr, nullptr}));
+}
+
+TEST(Quantik, APieceGoesOnAnEmptyCellAndTurnsAlternate) {
+  auto s = start();
+  EXPECT_EQ(s->to_move(), 0);
+  play(*s, {"cube@b2"});
+  EXPECT_EQ(s->to_move(), 1);
+  // b2 holds a cube: no shape may go there, by either player.
+  for (const char* m : {"sphere@b2", "cylinder@b2", "cone@b2"}) expect_refused(*s, m);
+  play(*s, {"cone@c3"});
+  EXPECT_EQ(s->to_move(), 0);
+  expect_refused(*s, "cube@c3");
+  EXPECT_EQ(s->apply(1, Move{"sphere@a4"}).error(), RuleError::not_your_turn);
+}
+
+TEST(Quantik, EveryGameEndsWithOneWinnerNeverADraw) {
+  // Random games, to the end: each has exactly one winner, the player who did not run out of
+  // moves or who completed a line.
+  for (std::uint64_t seed = 0; seed < 200; ++seed) {
+    auto s = game().create({}, seed);
+    ASSERT_TRUE(s.has_value());
+    random_playout(**s, seed);
+    ASSERT_TRUE((*s)->is_over());
+    EXPECT_EQ((*s)->outcome()->winners.size(), 1u) << "seed " << seed;
+  }
 }
 
 TEST(Quantik, TheFirstPieceMayGoOnAnyCellInAnyShape) {

@@ -115,6 +115,16 @@ TEST(Turris, TheFirstBlockStandsAnywhereOnTheBaseExceptTheCentre) {
   EXPECT_TRUE(refused(*s, "h@a1-b1/1"));
 }
 
+TEST(Turris, EachPlayerHasTwentyBlocksAndTheTowerStaysOnThreeByThreeCells) {
+  auto s = start();
+  EXPECT_EQ(s->view(std::nullopt)["supply"], json({20, 20}));
+  // « Le plan de la tour ne doit pas s'étendre sur plus de 3 x 3 carrés »: columns a-c, rows 1-3.
+  for (const char* m : {"v@d1/1", "v@a4/1", "v@a0/1", "v@`1/1"}) EXPECT_TRUE(refused(*s, m));
+  play(*s, {"v@c1/1", "v@c2/1"});
+  for (const char* m : {"v@d1/1", "v@d2/1", "v@c4/1", "h@c1-d1/3", "h@c2-d2/3"}) EXPECT_TRUE(refused(*s, m));
+  EXPECT_TRUE(legal(*s, "v@b1/1"));
+}
+
 TEST(Turris, ALaterVerticalMustTouchALongSideOfABlock) {
   auto s = start();
   play(*s, {"v@a1/1"});
@@ -410,6 +420,52 @@ TEST(Turris, TheGameGoesOnUntilBothPlayersHavePlacedEveryBlock) {
   EXPECT_TRUE(s->legal_moves().empty());
   EXPECT_EQ(s->view(std::nullopt)["phase"], "over");
   EXPECT_EQ(s->apply(1, Move{"pass"}).error(), RuleError::game_over);
+}
+
+TEST(Turris, TheGameEndsWhenTheFortiethBlockIsPlacedEvenOnACentre) {
+  // Issue 49: seed 130, chain bonus on, white first. The 40th block, black's h@b2-c2/9, covers
+  // a centre; it used to earn a bonus (a removal gave a block back and play went on). « Le jeu
+  // se termine lorsque tous les pions ont été posés. »
+  auto created = game().create({{"first", "0"}, {"chain_bonus", true}}, 130);
+  ASSERT_TRUE(created.has_value());
+  auto& s = *created;
+  const Moves moves{"v@a2/1", "v@a3/1", "v@b2/1", "v@c2/1", "v@c3/1", "v@b1/1", "h@a2-a3/3", "h@b1-b2/3",
+                    "v@a1/1", "v@b3/1", "v@c1/1", "v@c1/3", "h@c2-c3/3", "h@a2-b2/4", "v@c2/4", "v@a1/3",
+                    "h@a1-a2/5", "v@b1/4", "v@c3/4", "v@a3/4", "v@b3/3", "h@c2-c3/6", "h@a1-b1/6", "v@c1/5",
+                    "h@b2-b3/5", "v@b3/6", "v@a3/6", "h@a2-b2/6", "h@b1-c1/7", "v@c2/7", "v@c1/8", "v@b2/7",
+                    "v@a1/7", "v@b1/8", "v@b3/8", "v@c3/7", "v@a3/8", "v@a2/7", "h@b1-c1/10", "h@b2-c2/9"};
+  ASSERT_EQ(moves.size(), 40u);
+  play(*s, moves);
+  const json view = s->view(std::nullopt);
+  EXPECT_EQ(view["supply"], json({0, 0}));
+  ASSERT_TRUE(s->is_over()) << "offered instead: " << view["phase"];
+  EXPECT_TRUE(s->legal_moves().empty());
+  EXPECT_EQ(view["phase"], "over");
+  const auto out = *s->outcome();
+  EXPECT_EQ(out.winners, std::vector<Seat>{1});
+  EXPECT_EQ(out.scores, (std::vector<int>{38, 49}));
+  EXPECT_EQ(out.reason.rfind("all blocks are placed", 0), 0u) << out.reason;
+}
+
+TEST(Turris, ABonusEarnedByAPlayersLastBlockStaysWhileTheOpponentHasBlocks) {
+  // Seed 27, white first: white's 20th block, h@b2-b3/9, covers the centre b2/9 while black has
+  // 2 blocks left. The bonus is offered; a removal gives black a block back and play goes on.
+  auto created = game().create({{"first", "0"}, {"chain_bonus", true}}, 27);
+  ASSERT_TRUE(created.has_value());
+  auto& s = *created;
+  play(*s, {"v@c1/1", "v@c2/1", "v@b2/1", "h@c1-c2/3", "v@b1/1", "v@c3/1", "v@a2/1", "h@a2-b2/3", "v@a3/1",
+            "v@b3/1", "v@a1/1", "h@b3-c3/3", "v@a1/3", "h@c2-c3/4", "v@b3/4", "v@a2/4", "v@a3/3", "v@c1/4",
+            "v@b1/3", "v@b2/4", "v@a1/5", "v@a3/5", "v@b1/5", "v@c3/5", "v@b3/6", "v@b2/6", "v@c2/5",
+            "v@a2/6", "h@c2-c3/7", "h@b3-c3/8", "v@a1/7", "h@b2-c2/8", "v@b1/7", "v@a3/7", "v@c1/6",
+            "v@a2/8", "v@c1/8", "h@b2-b3/9"});
+  EXPECT_EQ(s->view(std::nullopt)["supply"], json({0, 2}));
+  EXPECT_EQ(s->view(std::nullopt)["phase"], "bonus");
+  EXPECT_EQ(s->to_move(), 0);
+  EXPECT_EQ(move_set(*s), (std::set<std::string>{"remove:v@b1/7", "bonus:none"}));
+  play(*s, {"remove:v@b1/7"});
+  EXPECT_FALSE(s->is_over());
+  EXPECT_EQ(s->view(std::nullopt)["supply"], json({0, 3}));
+  EXPECT_EQ(s->to_move(), 1);
 }
 
 // --- Scoring -----------------------------------------------------------------------------------

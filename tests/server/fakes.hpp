@@ -87,7 +87,8 @@ class ManualStore final : public Store {
     moves.push_back(m);
     complete(std::move(d));
   }
-  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, std::int64_t, Done d) override {
+  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, const std::string&, std::int64_t,
+                   Done d) override {
     complete(std::move(d));
   }
   void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done d) override {

@@ -320,8 +320,14 @@ TEST_F(Table, TheListLeadsEachPlayerBackToTheirOwnTablesPrivateOnesToo) {
   EXPECT_EQ(mine(client("Cy")), json::array()) << "a newcomer sits nowhere";
 
   // The same player on another connection (a second tab, by token) is shown the same tables.
+  // Its hello brings her back to both tables at once, so they tie on activity and come in the
+  // order of their (random) ids: the same tables, in either order.
   auto tab = client("Ada", ada->last("welcome")["token"].get<std::string>());
-  EXPECT_EQ(mine(tab), ada_tables);
+  const auto by_room = [](json list) {
+    std::sort(list.begin(), list.end(), [](const json& a, const json& b) { return a["room"] < b["room"]; });
+    return list;
+  };
+  EXPECT_EQ(by_room(mine(tab)), by_room(ada_tables));
   // A seat given back before the game starts is no longer hers.
   send(ada, {{"type", "leave"}, {"room", open}});
   ASSERT_EQ(mine(ada).size(), 1u);
@@ -419,6 +425,39 @@ TEST_F(Table, ARematchStartsWhenEveryPlayerAsksForIt) {
   EXPECT_EQ(ada->states[room]["to_move"], 0) << "the host's choice of starter stands";
 }
 
+// Fair chance: a round's seed is committed to from its start and revealed at its end, and the
+// next round draws a fresh one, so that nothing revealed about a round tells anything of the next.
+TEST_F(Table, EachRoundCommitsToAFreshSeedRevealedOnlyWhenItEnds) {
+  auto t = seated_table();
+  const auto sealed = [&](const json& f) {
+    return f.is_object() && f["commitment"].is_string() && f["commitment"].get<std::string>().size() == 64 &&
+           f["seed"].is_null() && f["salt"].is_null();
+  };
+  for (const auto& c : {t.ada, t.bob, t.eve}) EXPECT_TRUE(sealed(c->states[t.room]["fairness"])) << c->states[t.room];
+  const std::string first = t.ada->states[t.room]["fairness"]["commitment"];
+  move(t.ada, t.room, kEnding[0]);
+  EXPECT_TRUE(sealed(t.eve->states[t.room]["fairness"])) << "still sealed in play";
+  for (std::size_t i = 1; i < kEnding.size(); ++i) move(i % 2 ? t.bob : t.ada, t.room, kEnding[i]);
+  ASSERT_EQ(t.eve->states[t.room]["status"], "over");
+  for (const auto& c : {t.ada, t.bob, t.eve}) {
+    const json f = c->states[t.room]["fairness"];
+    ASSERT_TRUE(f["seed"].is_string() && f["salt"].is_string()) << f;
+    EXPECT_EQ(f["commitment"], first);
+    EXPECT_EQ(seed_commitment(std::stoull(f["seed"].get<std::string>()), f["salt"].get<std::string>()), first)
+        << "the revealed seed and salt open the commitment";
+  }
+  send(t.ada, {{"type", "rematch"}, {"room", t.room}});
+  const auto drawn_next = counter;  // what the room's random source gives next
+  send(t.bob, {{"type", "rematch"}, {"room", t.room}});
+  const json second = t.eve->states[t.room]["fairness"];
+  EXPECT_TRUE(sealed(second)) << second;
+  EXPECT_NE(second["commitment"], first);
+  for (std::size_t i = 0; i < kEnding.size(); ++i) move(i % 2 ? t.bob : t.ada, t.room, kEnding[i]);
+  ASSERT_EQ(t.eve->states[t.room]["status"], "over");
+  EXPECT_EQ(t.eve->states[t.room]["fairness"]["seed"], std::to_string(drawn_next * 0x9e3779b97f4a7c15ULL))
+      << "round 2's seed is a fresh draw at the rematch, not a function of round 1's";
+}
+
 // A player shown away or back and a rematch asked for are versions like any other: stored before
 // they are shown, so that a rebuilt room starts above every version it showed, with the ended
 // round's rematch requests.
@@ -441,7 +480,7 @@ TEST_F(Table, EveryVersionIsStoredBeforeItIsShownAndARebuiltRoomKeepsItsRematchR
 
   // The room as the store gives it back after a restart.
   StoredRoom stored;
-  stored.room = RoomRecord{room, "quantik", {{"first", "0"}}, 0, false, 0, 0};
+  stored.room = RoomRecord{room, "quantik", {{"first", "0"}}, 0, false, 0, 0, ""};
   stored.seats = {ada->last("welcome")["player"].get<std::string>(), bob->last("welcome")["player"].get<std::string>()};
   stored.version = v + 2;
   RoundRecord round;

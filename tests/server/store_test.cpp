@@ -95,7 +95,7 @@ TEST_F(StoreTest, ARoomComesBackAtTheVersionOfItsLastMove) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, std::nullopt, 2, d); }));
     for (int i = 0; i < 5; ++i)
       ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, i, i % 2, "m" + std::to_string(i), 3 + i, 0}, d); }));
@@ -118,7 +118,7 @@ TEST_F(StoreTest, ARoomWithoutMovesComesBackAtItsSeatVersion) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 1, std::nullopt, 4, d); }));
     store->close();
   }
@@ -136,7 +136,7 @@ TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, std::nullopt, 2, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 0, 0, "m0", 3, 0}, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, 4, d); }));  // a player shown away
@@ -154,7 +154,7 @@ TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
   ASSERT_EQ(loaded->rooms[0].rounds.size(), 1u);
   EXPECT_EQ(loaded->rooms[0].rounds[0].rematch, 0b10u);
   // The next round starts with nobody asking.
-  ASSERT_TRUE(wait([&](Done d) { store->start_round("r1", 2, nlohmann::json::object(), 8, 8, d); }));
+  ASSERT_TRUE(wait([&](Done d) { store->start_round("r1", 2, nlohmann::json::object(), 8, "", 8, d); }));
   store->close();
   store = open();
   ASSERT_TRUE(store);
@@ -173,14 +173,14 @@ TEST_F(StoreTest, ARoomWhoseGameEndedComesBackOnlyIfItEndedLately) {
     auto store = open();
     ASSERT_TRUE(store);
     for (const char* id : {"playing", "ended_late", "ended_early", "closed"}) {
-      ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{id, "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+      ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{id, "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
       ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{id, 1, 0, 0, "m0", 3, 5}, d); }));
     }
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("ended_late", 1, outcome, 2000, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("ended_early", 1, outcome, 999, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("closed", 1, outcome, 2000, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->close_room("closed", d); }));
-    GameRecord imported{"imported", 1, "quantik", nlohmann::json::object(), 7, {"a", "b"}, {{0, "m0", 5}}, outcome, 2000};
+    GameRecord imported{"imported", 1, "quantik", nlohmann::json::object(), 7, {"a", "b"}, {{0, "m0", 5}}, outcome, 2000, ""};
     ASSERT_TRUE(wait([&](Done d) { store->import_record(imported, d); }));
     store->close();
   }
@@ -209,7 +209,7 @@ TEST_F(StoreTest, AFailedWriteFailsAloneAndTheOthersInItsCommitStay) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
     // Queued together: the second repeats the first's place in the log, so it must fail alone.
     std::promise<bool> a, b, c;
     store->append_move(MoveRecord{"r1", 1, 0, 0, "first", 1, 0}, [&a](bool ok) { a.set_value(ok); });
@@ -297,7 +297,7 @@ TEST_F(StoreTest, AWriteIsTimedFromItsArrivalToTheStartOfItsCommit) {
   ASSERT_TRUE(opened.has_value());
   auto& store = **opened;
   int done = 0;
-  store.create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, [&done](bool ok) { done += ok; });
+  store.create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, [&done](bool ok) { done += ok; });
   store.append_move(MoveRecord{"r1", 1, 0, 0, "a", 1, 0}, [&done](bool ok) { done += ok; });
   // Both wait for the rooms' thread to hand them over: nothing is committed, nothing is timed.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -323,7 +323,7 @@ void StoreTest::commit_moves_one_by_one(SqliteStore& store, std::uintmax_t& larg
   constexpr int kRooms = 40;
   for (int r = 0; r < kRooms; ++r)
     ASSERT_TRUE(wait([&](Done d) {
-      store.create_room(RoomRecord{"room" + std::to_string(r), "quantik", nlohmann::json::object(), 1, false, 0, 1}, d);
+      store.create_room(RoomRecord{"room" + std::to_string(r), "quantik", nlohmann::json::object(), 1, false, 0, 1, ""}, d);
     }));
   const auto wal = dir_ / "plateau.db-wal";
   for (int i = 0; i < kCommits; ++i) {
@@ -391,12 +391,13 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
     store->close();
   }
   // Make it the database a schema-2 server leaves: no log, no rematch column, and a round in
   // play whose moves are in `moves`.
-  sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; PRAGMA user_version = 2;"
+  sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; ALTER TABLE rounds DROP COLUMN salt;"
+      "PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
       "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, 12);");
   auto store = open();
@@ -446,7 +447,7 @@ TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
     };
     std::vector<int> played(kLong + kShort, 0), round(kLong + kShort, 1);
     for (int r = 0; r < kLong + kShort; ++r)
-      store->create_room(RoomRecord{name(r), "quantik", nlohmann::json::object(), 1, false, 0, 1}, done());
+      store->create_room(RoomRecord{name(r), "quantik", nlohmann::json::object(), 1, false, 0, 1, ""}, done());
     for (bool more = true; more;) {
       more = false;
       for (int r = 0; r < kLong + kShort; ++r) {
@@ -458,7 +459,7 @@ TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
         store->append_move(MoveRecord{name(r), round[r], i, i % 2, text(r, round[r], i), version, i}, done());
         if (r >= kLong && round[r] == 1 && played[r] == kShortMoves) {
           store->finish_round(name(r), 1, nlohmann::json{{"winner", 0}}, 1, done());
-          store->start_round(name(r), 2, nlohmann::json::object(), 2, version + 1, done());
+          store->start_round(name(r), 2, nlohmann::json::object(), 2, "", version + 1, done());
           round[r] = 2;
           played[r] = 0;
         }
@@ -529,7 +530,7 @@ TEST_F(StoreTest, AStoreKilledMidWriteKeepsEveryAcknowledgedMoveAcrossPrunes) {
     };
     std::vector<int> round(kRooms, 1), played(kRooms, 0);
     for (int r = 0; r < kRooms; ++r)
-      store.create_room(RoomRecord{"r" + std::to_string(r), "quantik", nlohmann::json::object(), 1, false, 0, 1},
+      store.create_room(RoomRecord{"r" + std::to_string(r), "quantik", nlohmann::json::object(), 1, false, 0, 1, ""},
                         [](bool) {});
     for (std::int64_t version = 1;; ++version) {  // until killed
       for (int r = 0; r < kRooms; ++r) {
@@ -540,7 +541,7 @@ TEST_F(StoreTest, AStoreKilledMidWriteKeepsEveryAcknowledgedMoveAcrossPrunes) {
                           });
         if (played[r] == kRoundMoves) {
           store.finish_round("r" + std::to_string(r), n, nlohmann::json{{"winner", 0}}, 1, [](bool) {});
-          store.start_round("r" + std::to_string(r), n + 1, nlohmann::json::object(), 1, version, [](bool) {});
+          store.start_round("r" + std::to_string(r), n + 1, nlohmann::json::object(), 1, "", version, [](bool) {});
           ++round[r];
           played[r] = 0;
         }

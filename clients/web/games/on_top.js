@@ -107,6 +107,7 @@ const STYLE = `
   .ot-drawn h3 { grid-column: 1 / -1; }
   .ot-big { width: 132px; height: 96px; display: block; }
   .ot-drawn .ot-what { font-size: .92rem; display: grid; gap: .25rem; }
+  .ot-result { font-weight: 700; font-size: 1.05rem; }
   .ot-drawn .ot-move { font-weight: 800; font-size: 1.15rem; font-variant-numeric: tabular-nums; }
   .ot-drawn .ot-small { font-size: .8rem; color: #7a7067; }
   .ot-tools { grid-column: 1 / -1; display: flex; gap: .4rem; flex-wrap: wrap; }
@@ -163,6 +164,18 @@ const STYLE = `
 function swatch(colour, size = 18) {
   return s('svg', { viewBox: '-10 -10 20 20', width: size, height: size, class: 'ot-sw', 'aria-hidden': 'true' },
     s('circle', { r: 8, fill: FILL[colour], stroke: DARK[colour], 'stroke-width': 2 }));
+}
+
+// Who won, by colour: "Blue wins", "Blue and Yellow share the win" (several players placed their
+// last pawn together, or equal points and pawns), "Blue and Red win as a team".
+function resultLine(b) {
+  const winners = b.result.winners;
+  if (winners.length === 0) return 'Nobody wins';
+  const names = winners.map((seat) => cap(b.seats[seat].colour));
+  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  const teams = new Set(winners.map((seat) => b.seats[seat].team));
+  if (winners.length === 2 && b.seats[winners[0]].team !== null && teams.size === 1) return `${list} win as a team`;
+  return winners.length === 1 ? `${list} wins` : `${list} share the win`;
 }
 
 function render(table, st, ctx) {
@@ -407,6 +420,7 @@ function render(table, st, ctx) {
   } else {
     drawnPanel.append(el('h3', {}, 'Game over'),
       el('div', { class: 'ot-what', style: 'grid-column: 1 / -1' },
+        b.result ? el('div', { class: 'ot-result', 'data-result': b.result.winners.join(',') }, resultLine(b)) : '',
         el('div', {}, b.result ? cap(b.result.reason) + '.' : 'No tile left to place.'),
         el('div', { class: 'ot-small' }, `${b.tiles_left} tile${b.tiles_left === 1 ? '' : 's'} left face down · ${b.black_left} spare black triangle${b.black_left === 1 ? '' : 's'}`)));
   }

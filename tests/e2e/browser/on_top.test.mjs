@@ -123,10 +123,49 @@ test('three players finish an On Top game by clicks while a spectator sees the s
     assert.ok(seen.towers.some((t) => /=\w+/.test(t) && !t.endsWith('=open')), 'towers are drawn');
     assert.equal(await eve.page.locator('[data-move], [data-choice], [data-place]').count(), 0);
     assert.match(await eve.page.textContent('#status'), /wins|win/);
+    // The game-over panel names the winning colours.
+    const colourOf = (seat) => final.board.seats[seat].colour.replace(/^./, (c) => c.toUpperCase());
+    const winners = final.outcome.winners.map(colourOf);
+    assert.equal(await eve.page.textContent('[data-result]'),
+      winners.length === 1 ? `${winners[0]} wins` : `${winners.slice(0, -1).join(', ')} and ${winners.at(-1)} share the win`);
     console.log(`# ${moves} tiles placed, ${turned} turns, ${pawnsPlaced} pawns in ${scoredMoves} scoring placements: ${final.outcome.reason}`);
     await ada.page.screenshot({ path: `${shots}/on_top-end-ada.png` });
     await bob.page.screenshot({ path: `${shots}/on_top-end-bob-phone.png`, fullPage: true });
     await cy.page.screenshot({ path: `${shots}/on_top-end-cy.png` });
     await eve.page.screenshot({ path: `${shots}/on_top-end-spectator.png` });
+  });
+});
+
+// A shared win (two players placing their last pawns in one placement, or equal points and pawns
+// left) cannot be forced through the server, whose tiles come from a secret seed: the On Top
+// table's own code draws a finished board with two winners in a spectator's real page, and says
+// who shares the win by colour, with the outcome's reason under it.
+test('a shared On Top win names both winning colours', { timeout: 60000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { eve } = await openTable(browser, server, 'on_top', ['Ada', 'Bob'], { players: 2 });
+    const shown = await eve.page.evaluate(async () => {
+      const mod = (await import('/games/on_top.js')).default;
+      const { el } = await import('/dom.js');
+      const st = structuredClone(window.plateau.state);
+      const result = {
+        winners: [0, 1], scores: [0, 0],
+        reason: 'blue and yellow placed their last pawns in the same placement and share the win',
+      };
+      Object.assign(st, { status: 'over', to_move: null, legal_moves: [], outcome: result });
+      Object.assign(st.board, { drawn: null, to_move: null, result });
+      const box = document.createElement('div');
+      document.body.append(box);
+      mod.render(box, st, { you: null, seatName: (i) => ['Ada', 'Bob'][i], seatColour: () => '#888', play: () => {}, el });
+      const out = {
+        line: box.querySelector('[data-result]')?.textContent ?? null,
+        panel: box.querySelector('.ot-what')?.textContent ?? '',
+        tagged: [...box.querySelectorAll('.ot-colour')].filter((d) => d.textContent.includes('wins')).map((d) => d.dataset.colour),
+      };
+      box.remove();
+      return out;
+    });
+    assert.equal(shown.line, 'Blue and Yellow share the win');
+    assert.match(shown.panel, /Blue and yellow placed their last pawns in the same placement and share the win\./);
+    assert.deepEqual(shown.tagged, ['blue', 'yellow'], 'both colours wear the "wins" tag');
   });
 });

@@ -39,6 +39,25 @@ test('two players finish a Quantik game by clicks while a spectator sees the sam
     const labels = (p) => p.$$eval('.q-cell', (cs) => cs.map((c) => c.getAttribute('aria-label')));
     assert.deepEqual(await labels(eve.page), await labels(ada.page));
     assert.match(await eve.page.textContent('#status'), /wins/);
+    // The round's seed, committed to at its start, is revealed and checked by every page.
+    assert.ok(final.fairness.seed && final.fairness.salt, 'the seed and salt are revealed at the end');
+    for (const p of [ada.page, bob.page, eve.page]) {
+      assert.match(await p.textContent('#fairness'), /^Draws verified/);
+      assert.equal(await p.getAttribute('#fairness', 'data-verified'), 'true');
+    }
+    // The page's own SHA-256 (used where SubtleCrypto is missing) is the standard one, and a
+    // revealed seed that does not open the commitment is called out.
+    const check = await eve.page.evaluate(async (f) => {
+      const m = await import('/fairness.js');
+      return {
+        abc: m.sha256Hex(new TextEncoder().encode('abc')),
+        tampered: m.verifyFairness({ ...f, seed: String(BigInt(f.seed) + 1n) }),
+        text: m.fairnessText({ ...f, salt: '0'.repeat(32) }),
+      };
+    }, final.fairness);
+    assert.equal(check.abc, 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    assert.equal(check.tampered, false);
+    assert.match(check.text, /NOT verified/);
     await ada.page.screenshot({ path: `${shots}/quantik-end-ada.png` });
     await bob.page.screenshot({ path: `${shots}/quantik-end-bob-phone.png`, fullPage: true });
     await eve.page.screenshot({ path: `${shots}/quantik-end-spectator.png` });

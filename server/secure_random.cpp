@@ -1,0 +1,50 @@
+#include "secure_random.hpp"
+
+#include <sys/random.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace plateau::server {
+
+void secure_random_bytes(std::span<unsigned char> out) {
+  std::size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t got = ::getrandom(out.data() + done, out.size() - done, 0);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      std::perror("plateau: getrandom");
+      std::abort();
+    }
+    done += static_cast<std::size_t>(got);
+  }
+}
+
+std::uint64_t secure_random_u64() {
+  unsigned char b[8];
+  secure_random_bytes(b);
+  std::uint64_t v = 0;
+  for (unsigned char c : b) v = v << 8 | c;
+  return v;
+}
+
+std::string to_hex(std::span<const unsigned char> bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (unsigned char b : bytes) {
+    out += kHex[b >> 4];
+    out += kHex[b & 15];
+  }
+  return out;
+}
+
+std::string secure_random_hex(std::size_t bytes) {
+  std::vector<unsigned char> b(bytes);
+  secure_random_bytes(b);
+  return to_hex(b);
+}
+
+}  // namespace plateau::server

@@ -1,0 +1,23 @@
+// Randomness that nobody can predict: the operating system's CSPRNG (getrandom(2)). Every
+// token, player id, room id, seed and salt the server makes comes from here; nothing that a
+// client sees is ever the raw output of a seeded generator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace plateau::server {
+
+// Fills `out` from the kernel's CSPRNG. Blocks only before the kernel's pool is first seeded
+// (early boot); aborts the process if the kernel refuses, since no secret may be made without it.
+void secure_random_bytes(std::span<unsigned char> out);
+std::uint64_t secure_random_u64();
+// `bytes` random bytes as 2 × bytes lower-case hex characters.
+std::string secure_random_hex(std::size_t bytes);
+
+// Lower-case hex of any bytes.
+std::string to_hex(std::span<const unsigned char> bytes);
+
+}  // namespace plateau::server
