@@ -19,7 +19,8 @@ class ThrowingStore final : public Store {
     done(true);
   }
   void append_move(const MoveRecord&, Done done) override { done(true); }
-  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, std::int64_t, Done done) override {
+  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, const std::string&, std::int64_t,
+                   Done done) override {
     done(true);
   }
   void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done done) override { done(true); }

@@ -237,10 +237,10 @@ TEST_F(StoreTest, AWriteThatThrowsFailsAloneAndTheWriterGoesOn) {
   ASSERT_TRUE(store);
   const nlohmann::json bad_options{{"name", std::string("\xff\xfe")}};
   std::promise<bool> a, b, c;
-  store->create_room(RoomRecord{"ok1", "quantik", nlohmann::json::object(), 7, false, 0, 1},
+  store->create_room(RoomRecord{"ok1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
                      [&a](bool ok) { a.set_value(ok); });
-  store->create_room(RoomRecord{"bad", "quantik", bad_options, 7, false, 0, 1}, [&b](bool ok) { b.set_value(ok); });
-  store->create_room(RoomRecord{"ok2", "quantik", nlohmann::json::object(), 7, false, 0, 1},
+  store->create_room(RoomRecord{"bad", "quantik", bad_options, 7, false, 0, 1, ""}, [&b](bool ok) { b.set_value(ok); });
+  store->create_room(RoomRecord{"ok2", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
                      [&c](bool ok) { c.set_value(ok); });
   EXPECT_TRUE(a.get_future().get());
   EXPECT_FALSE(b.get_future().get());
