@@ -31,6 +31,8 @@ std::string_view code_string(Code c) {
     case Code::rematch_not_over: return "rematch/not_over";
     case Code::rate_creates: return "rate/creates";
     case Code::rate_hello: return "rate/hello";
+    case Code::store_unavailable: return "store/unavailable";
+    case Code::internal_error: return "internal/error";
     case Code::internal: return "server/internal";
   }
   return "server/internal";

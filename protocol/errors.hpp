@@ -37,7 +37,9 @@ enum class Code {
   rematch_not_over,  // rematch/not_over
   rate_creates,      // rate/creates: this address created as many rooms this minute as it may
   rate_hello,        // rate/hello: this address made as many new players this minute as it may
-  internal,          // server/internal
+  store_unavailable,  // store/unavailable: the store could not write; the change was not made
+  internal_error,     // internal/error: the server failed while handling the message (logged)
+  internal,          // server/internal (kept last: tests walk the codes up to it)
 };
 
 std::string_view code_string(Code c);

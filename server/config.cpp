@@ -66,6 +66,9 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.max_connections, 1, 10'000'000);
        },
        [](const Config& c) { return std::to_string(c.max_connections); }},
+      {"--max-per-ip", "PLATEAU_MAX_PER_IP", "open connections from one address at most",
+       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.max_per_ip, 1, 10'000'000); },
+       [](const Config& c) { return std::to_string(c.max_per_ip); }},
       {"--max-frame", "PLATEAU_MAX_FRAME", "largest WebSocket message in bytes",
        [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.max_frame, 256, 16 << 20); },
        [](const Config& c) { return std::to_string(c.max_frame); }},
@@ -115,6 +118,22 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.max_spectators, 1, 10'000'000);
        },
        [](const Config& c) { return std::to_string(c.max_spectators); }},
+      {"--message-timeout", "PLATEAU_MESSAGE_TIMEOUT",
+       "seconds a WebSocket message may take to arrive whole, once begun",
+       [](Config& c, const std::string& v) { return parse_number(v, c.message_timeout_seconds, 1, 86'400); },
+       [](const Config& c) { return std::to_string(c.message_timeout_seconds); }},
+      {"--max-connection-queue", "PLATEAU_MAX_CONNECTION_QUEUE",
+       "bytes waiting to be sent to one connection before it is dropped as too slow",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_connection_queue, 64 * 1024, std::size_t{1} << 34);
+       },
+       [](const Config& c) { return std::to_string(c.max_connection_queue); }},
+      {"--max-queued-bytes", "PLATEAU_MAX_QUEUED_BYTES",
+       "bytes waiting to be sent to all connections together; past it the slowest readers are dropped",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_queued_bytes, 64 * 1024, std::size_t{1} << 40);
+       },
+       [](const Config& c) { return std::to_string(c.max_queued_bytes); }},
       {"--admin-token", "PLATEAU_ADMIN_TOKEN", "token for the admin HTTP API (unset: API off)",
        [](Config& c, const std::string& v) { c.admin_token = v; return std::string(); },
        [](const Config& c) { return std::string(c.admin_token.empty() ? "" : "(set)"); }},

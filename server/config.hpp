@@ -17,7 +17,8 @@ struct Config {
   bool log_json = false;
   std::string web_root;  // the browser client's files; default: built in at compile time
   std::size_t max_rooms = 10'000;
-  std::size_t max_connections = 20'000;
+  std::size_t max_connections = 20'000;  // every accepted socket counts, HTTP or WebSocket
+  std::size_t max_per_ip = 256;          // open connections from one address (a club behind one NAT)
   std::size_t max_frame = 64 * 1024;
   int rate = 50;           // messages per second a connection may send (burst: twice that)
   int grace_seconds = 10;  // a dropped player's seat shows them connected this long
@@ -31,6 +32,9 @@ struct Config {
   std::size_t rooms_page = 50;            // rooms in a `rooms` reply that asks for no limit
   std::size_t rooms_page_max = 200;       // the most a `rooms` reply holds
   std::size_t max_spectators = 10'000;    // spectators one room may hold
+  int message_timeout_seconds = 30;  // a WebSocket message begun and not finished this long ends its connection
+  std::size_t max_connection_queue = 8 << 20;  // bytes queued for one connection before it is dropped
+  std::size_t max_queued_bytes = std::size_t{512} << 20;  // bytes queued for all connections together
   std::string admin_token;
   std::string tls_cert;
   std::string tls_key;

@@ -51,10 +51,13 @@ class Answerer {
     }
     if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
     if (target == "/healthz") {
-      const json body{{"status", "ok"},
+      // 503 while the store cannot write: moves are refused (store/unavailable) meanwhile.
+      const bool writable = !server_.store() || server_.store()->available();
+      const json body{{"status", writable ? "ok" : "store_unavailable"},
                       {"rooms", server_.lobby().room_count()},
                       {"connections", server_.stats().connections}};
-      return text_response(req, http::status::ok, body.dump() + "\n", "application/json");
+      return text_response(req, writable ? http::status::ok : http::status::service_unavailable, body.dump() + "\n",
+                           "application/json");
     }
     if (target == "/metrics")
       return text_response(req, http::status::ok, server_.metrics_text(), "text/plain; version=0.0.4");

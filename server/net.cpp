@@ -53,6 +53,55 @@ std::expected<std::shared_ptr<asio::ssl::context>, std::string> load_tls_context
   return ctx;
 }
 
+void ConnectionSlot::release() {
+  if (entry_) entry_->table->release(std::exchange(entry_, nullptr));
+}
+
+std::size_t ConnectionTable::AddressHash::operator()(const asio::ip::address& a) const noexcept {
+  if (a.is_v4()) return std::hash<std::uint32_t>{}(a.to_v4().to_uint());
+  const auto bytes = a.to_v6().to_bytes();
+  std::uint64_t hi = 0, lo = 0;
+  std::memcpy(&hi, bytes.data(), 8);
+  std::memcpy(&lo, bytes.data() + 8, 8);
+  return std::hash<std::uint64_t>{}(hi ^ (lo * 0x9e3779b97f4a7c15ull));
+}
+
+ConnectionSlot ConnectionTable::admit(const asio::ip::address& peer, std::size_t max_total,
+                                      std::size_t max_per_address, Refusal& why) {
+  why = Refusal::none;
+  if (open_ >= max_total) {
+    why = Refusal::too_many;
+    return {};
+  }
+  auto [it, added] = by_address_.try_emplace(peer);
+  auto& e = it->second;
+  if (e.open >= max_per_address) {
+    why = Refusal::too_many_from_address;
+    return {};
+  }
+  if (added) {
+    e.table = this;
+    e.address = &it->first;
+  }
+  ++e.open;
+  ++open_;
+  return ConnectionSlot(&e);
+}
+
+void ConnectionTable::release(ConnectionSlot::Entry* e) {
+  --open_;
+  if (--e->open == 0) {
+    const auto address = *e->address;  // a copy: the key goes with its entry
+    by_address_.erase(address);
+  }
+  if (orphaned_ && open_ == 0) delete this;
+}
+
+void ConnectionTable::orphan() {
+  if (open_ == 0) delete this;
+  else orphaned_ = true;
+}
+
 Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, SqliteStore* store,
                std::shared_ptr<asio::ssl::context> tls)
     : config_(std::move(config)),
@@ -61,7 +110,9 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, SqliteStore* 
       store_(store),
       tls_(std::move(tls)),
       acceptor_(ioc),
-      ticker_(ioc) {
+      ticker_(ioc),
+      accept_timer_(ioc),
+      connections_(new ConnectionTable) {
   // The client's files, listed and read once: what is not in the list is never served. The
   // data directory and the TLS files are left out even when they lie inside the web root.
   const std::string root = config_.web_root.empty() ? std::string(default_web_dir()) : config_.web_root;
@@ -72,7 +123,7 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, SqliteStore* 
   spdlog::info("event=web_root path=\"{}\" files={} bytes={}", root, static_files_.size(), static_files_.bytes());
 }
 
-Server::~Server() = default;
+Server::~Server() { connections_->orphan(); }
 
 std::expected<void, std::string> Server::start() {
   // Never serve in clear text what was meant to be encrypted.
@@ -93,8 +144,13 @@ std::expected<void, std::string> Server::start() {
       s->ticker_.expires_after(std::chrono::seconds(1));
       s->ticker_.async_wait([s](beast::error_code ec) {
         if (ec || s->stopping_) return;
-        s->lobby_.tick(now_ms());
+        try {
+          s->lobby_.tick(now_ms());
+        } catch (const std::exception& e) {
+          s->internal_error("tick", e.what());
+        }
         s->sweep_idle();
+        s->watch_store();
         arm(s);
       });
     }
@@ -112,18 +168,43 @@ unsigned short Server::port() const {
 
 void Server::accept() {
   acceptor_.async_accept(ioc_, [this](beast::error_code ec, tcp::socket socket) {
-    if (stopping_) return;
+    if (stopping_ || ec == asio::error::operation_aborted) return;
+    if (ec == asio::error::no_descriptors || ec == boost::system::errc::too_many_files_open_in_system ||
+        ec == asio::error::no_buffer_space || ec == asio::error::no_memory) {
+      // Out of descriptors (or kernel memory): the connection waits in the backlog. Trying again
+      // at once would fail again at once, for as long as it lasts, with the loop at 100% CPU.
+      ++stats_.accept_failures;
+      if (!starved_)
+        spdlog::error("event=accept_paused error=\"{}\" open={} retry_ms=100", ec.message(), connections_->open());
+      starved_ = true;
+      accept_timer_.expires_after(std::chrono::milliseconds(100));
+      accept_timer_.async_wait([this](beast::error_code wait_ec) {
+        if (!wait_ec && !stopping_) accept();
+      });
+      return;
+    }
     if (!ec) {
+      if (starved_) {
+        starved_ = false;
+        spdlog::info("event=accept_resumed open={}", connections_->open());
+      }
       beast::error_code ignored;
-      if (sessions_.size() >= config_.max_connections) {
-        socket.close(ignored);  // over the limit: refused before any byte is read
+      const auto peer = socket.remote_endpoint(ignored);
+      ConnectionTable::Refusal why{};
+      auto slot = ignored ? ConnectionSlot()
+                          : connections_->admit(peer.address(), config_.max_connections, config_.max_per_ip, why);
+      if (!slot) {
+        // Over a limit (or the peer already gone): closed before any byte is read.
+        if (why == ConnectionTable::Refusal::too_many) ++stats_.refused_max_connections;
+        if (why == ConnectionTable::Refusal::too_many_from_address) ++stats_.refused_max_per_ip;
+        socket.close(ignored);
         return accept();
       }
       // Frames are small and each one matters now: Nagle's wait for an ACK would hold a
       // patch back for as long as the peer delays its ACKs.
       socket.set_option(tcp::no_delay(true), ignored);
-      if (tls_) serve_tls(std::move(socket), *this, *tls_);
-      else serve_plain(std::move(socket), *this);
+      if (tls_) serve_tls(std::move(socket), *this, *tls_, std::move(slot));
+      else serve_plain(std::move(socket), *this, std::move(slot));
     }
     accept();
   });
@@ -136,7 +217,92 @@ void Server::sweep_idle() {
     if (const auto s = weak.lock()) s->keep_alive(now, idle);
 }
 
-bool Server::accepting_ws() const { return !stopping_ && sessions_.size() < config_.max_connections; }
+// Every connection was counted against the limits when it was accepted.
+bool Server::accepting_ws() const { return !stopping_; }
+
+void Server::internal_error(const char* where, const char* what) {
+  ++stats_.internal_errors;
+  spdlog::error("event=internal_error where={} error=\"{}\"", where, what);
+}
+
+void Server::watch_store() {
+  if (!store_) return;
+  if (const bool now = store_->available(); now != store_was_available_) {
+    store_was_available_ = now;
+    if (now) spdlog::info("event=store_available");
+    else spdlog::error("event=store_unavailable");  // /healthz answers 503 meanwhile
+  }
+  if (const auto [n, last] = store_->exceptions(); n != store_exceptions_seen_) {
+    stats_.internal_errors += n - store_exceptions_seen_;
+    spdlog::error("event=internal_error where=store count={} error=\"{}\"", n - store_exceptions_seen_, last);
+    store_exceptions_seen_ = n;
+  }
+}
+
+void Server::refuse(const std::shared_ptr<Client>& c, const protocol::Error& e) {
+  try {
+    lobby_.refuse(c, e);
+  } catch (const std::exception& ex) {
+    internal_error("refuse", ex.what());
+  }
+}
+
+void Server::on_message(const std::shared_ptr<Client>& c, std::string frame, bool text, bool within_rate) {
+  const char* what = "unknown exception";
+  try {
+    if (!within_rate) {
+      lobby_.refuse(c, {protocol::Code::rate_limited, "too many messages; slow down", nullptr});
+    } else if (!text) {
+      lobby_.refuse(c, {protocol::Code::bad_json, "send text frames holding JSON", nullptr});
+    } else {
+      auto req = protocol::decode(frame, protocol::Limits{config_.max_frame, 32});
+      if (!req) lobby_.refuse(c, req.error());
+      else lobby_.handle(c, std::move(*req));
+    }
+    return;
+  } catch (const std::exception& e) {
+    what = e.what();
+    internal_error("message", what);
+  } catch (...) {
+    internal_error("message", what);
+  }
+  // What the lobby did before it threw stays done; the client learns that this request failed.
+  refuse(c, {protocol::Code::internal_error, "the server failed to handle this message", nullptr});
+}
+
+void Server::on_left(WsSession* s) {
+  try {
+    lobby_.closed(s);
+  } catch (const std::exception& e) {
+    internal_error("closed", e.what());
+  } catch (...) {
+    internal_error("closed", "unknown exception");
+  }
+}
+
+void Server::queued(std::size_t bytes, std::size_t connection_total) {
+  stats_.queued_bytes += bytes;
+  stats_.queue_peak = std::max<std::uint64_t>(stats_.queue_peak, connection_total);
+}
+
+bool Server::make_room(WsSession* s, std::size_t bytes) {
+  while (stats_.queued_bytes + bytes > config_.max_queued_bytes) {
+    // The slowest readers go first: those with the most waiting for them. A scan of every
+    // connection, but each one frees the most there is to free, and only past the budget.
+    WsSession* worst = nullptr;
+    std::size_t most = 0;
+    for (const auto& [ptr, weak] : sessions_)
+      if (const auto q = ptr->queued_bytes(); q > most) {
+        most = q;
+        worst = ptr;
+      }
+    if (!worst) return true;  // nothing queued anywhere: one frame alone may pass the budget
+    worst->drop_over_budget();
+    if (worst == s) return false;
+    if (worst->queued_bytes() >= most) return true;  // it could not be dropped: never loop on it
+  }
+  return true;
+}
 
 void Server::add(const std::shared_ptr<WsSession>& s) {
   sessions_[s.get()] = s;
@@ -196,6 +362,31 @@ std::string Server::metrics_text() const {
   out << "# HELP plateau_slow_readers_dropped_total Connections dropped for not reading.\n"
          "# TYPE plateau_slow_readers_dropped_total counter\n"
       << "plateau_slow_readers_dropped_total " << stats_.dropped_slow << "\n";
+  out << "# HELP plateau_open_sockets Open connections of every kind, HTTP and WebSocket.\n"
+         "# TYPE plateau_open_sockets gauge\nplateau_open_sockets " << connections_->open() << "\n";
+  out << "# HELP plateau_connections_refused_total Sockets closed at accept, by the limit they hit.\n"
+         "# TYPE plateau_connections_refused_total counter\n"
+      << "plateau_connections_refused_total{limit=\"max_connections\"} " << stats_.refused_max_connections << "\n"
+      << "plateau_connections_refused_total{limit=\"max_per_ip\"} " << stats_.refused_max_per_ip << "\n";
+  out << "# HELP plateau_accept_failures_total Accepts that failed for want of file descriptors or memory.\n"
+         "# TYPE plateau_accept_failures_total counter\nplateau_accept_failures_total "
+      << stats_.accept_failures << "\n";
+  out << "# HELP plateau_queued_bytes Bytes queued for all connections together.\n"
+         "# TYPE plateau_queued_bytes gauge\nplateau_queued_bytes " << stats_.queued_bytes << "\n";
+  out << "# HELP plateau_connection_queue_peak_bytes The most bytes one connection has had queued.\n"
+         "# TYPE plateau_connection_queue_peak_bytes gauge\nplateau_connection_queue_peak_bytes "
+      << stats_.queue_peak << "\n";
+  out << "# HELP plateau_over_budget_dropped_total Connections dropped when all queues together reached "
+         "--max-queued-bytes.\n# TYPE plateau_over_budget_dropped_total counter\nplateau_over_budget_dropped_total "
+      << stats_.dropped_over_budget << "\n";
+  out << "# HELP plateau_too_large_total WebSocket messages refused for their size.\n"
+         "# TYPE plateau_too_large_total counter\nplateau_too_large_total " << stats_.too_large << "\n";
+  out << "# HELP plateau_unfinished_dropped_total Connections dropped for a message left unfinished.\n"
+         "# TYPE plateau_unfinished_dropped_total counter\nplateau_unfinished_dropped_total "
+      << stats_.dropped_unfinished << "\n";
+  out << "# HELP plateau_internal_errors_total Exceptions caught in a handler.\n"
+         "# TYPE plateau_internal_errors_total counter\nplateau_internal_errors_total "
+      << stats_.internal_errors << "\n";
   out << "# HELP plateau_recovery_seconds Time taken to rebuild rooms at start.\n# TYPE plateau_recovery_seconds gauge\n"
       << "plateau_recovery_seconds " << stats_.recovery_seconds << "\n";
   out << "# HELP plateau_rooms_recovered Rooms rebuilt at start.\n# TYPE plateau_rooms_recovered gauge\n"

@@ -30,6 +30,7 @@
 #include "lobby.hpp"
 #include "static_files.hpp"
 #include "throttle.hpp"
+#include "ws_session.hpp"
 
 namespace boost::asio::ssl {
 class context;
@@ -46,6 +47,15 @@ struct NetStats {
   std::uint64_t frames_out = 0;
   std::uint64_t bytes_out = 0;
   std::uint64_t dropped_slow = 0;      // connections dropped for not reading
+  std::uint64_t refused_max_connections = 0;  // sockets closed at accept: --max-connections
+  std::uint64_t refused_max_per_ip = 0;       // sockets closed at accept: --max-per-ip
+  std::uint64_t accept_failures = 0;          // accepts that failed for want of descriptors (or memory)
+  std::uint64_t queued_bytes = 0;             // bytes queued for all connections together
+  std::uint64_t queue_peak = 0;               // the most bytes one connection has had queued
+  std::uint64_t dropped_over_budget = 0;      // connections dropped at --max-queued-bytes
+  std::uint64_t too_large = 0;                // messages refused for their size (then closed, 1009)
+  std::uint64_t dropped_unfinished = 0;       // connections whose message stayed unfinished
+  std::uint64_t internal_errors = 0;          // exceptions caught in a handler
   double recovery_seconds = 0;
   std::uint64_t rooms_recovered = 0;
   std::uint64_t rooms_quarantined = 0;
@@ -87,10 +97,34 @@ class Server {
   void add(const std::shared_ptr<WsSession>& s);
   void remove(WsSession* s);
   bool accepting_ws() const;
+  // Open connections of every kind (each counts against --max-connections and --max-per-ip).
+  std::size_t open_connections() const { return connections_->open(); }
+
+  // A whole message from a WebSocket, for the lobby: `within_rate` says whether the connection
+  // is under --rate. Whatever the lobby throws is caught here: the client gets internal/error,
+  // the event is logged, and the server goes on.
+  void on_message(const std::shared_ptr<Client>& c, std::string frame, bool text, bool within_rate);
+  // A decoding error for the client (counted with the others).
+  void refuse(const std::shared_ptr<Client>& c, const protocol::Error& e);
+  // The connection is gone, or said goodbye: the lobby and the rooms forget it (exceptions
+  // caught as above). The session then leaves the server with remove().
+  void on_left(WsSession* s);
+
+
+
+  // The output budget (--max-queued-bytes): before `bytes` more are queued for `s`, the
+  // connections with the most queued are dropped until they fit. False when `s` itself was.
+  bool make_room(WsSession* s, std::size_t bytes);
+  void queued(std::size_t bytes, std::size_t connection_total);
+  void unqueued(std::size_t bytes) { stats_.queued_bytes -= bytes; }
 
  private:
   void accept();
   void sweep_idle();
+  // Logs an exception caught in a handler and counts it.
+  void internal_error(const char* where, const char* what);
+  // Logs the store becoming unable to write (and able again), and what its threads caught.
+  void watch_store();
 
   Config config_;
   boost::asio::io_context& ioc_;
@@ -99,6 +133,12 @@ class Server {
   std::shared_ptr<boost::asio::ssl::context> tls_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer ticker_;
+  // Accepting waits on this when the process is out of file descriptors, rather than spinning.
+  boost::asio::steady_timer accept_timer_;
+  bool starved_ = false;  // the last accept failed for want of descriptors (logged once)
+  bool store_was_available_ = true;
+  std::uint64_t store_exceptions_seen_ = 0;
+  ConnectionTable* connections_;  // deleted by orphan(), once the Server and every slot are gone
   std::unordered_map<WsSession*, std::weak_ptr<WsSession>> sessions_;
   NetStats stats_;
   StaticFiles static_files_;

@@ -415,7 +415,10 @@ void Room::fail_room() {
   // Changes not yet durable are not announced: they are not promised to anyone.
   outbox_.clear();
   const auto frame = make_frame(protocol::encode_error(
-      {Code::room_unavailable, "the server could not save this room; it takes no more moves", nullptr}));
+      {Code::store_unavailable,
+       "the server could not save the last change, so it was not made; this room takes no more moves until the "
+       "server restarts",
+       nullptr}));
   for (const auto& s : seats_)
     for (const auto& p : s.conns) p->send(frame);
   for (const auto& p : spectators_) p->send(frame);
@@ -551,7 +554,7 @@ std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const prot
                                const json& id) {
   const std::int64_t started = move_timer_ ? move_timer_->start() : -1;
   ensure_views();
-  if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
+  if (failed_) return error(p, Code::store_unavailable, "the store could not save this room; it takes no more moves", id);
   const int a = audience_of(p.get());
   if (a < 0 || a == spectator_audience())
     return error(p, Code::not_a_player, "only a seated player may move", id);

@@ -15,7 +15,8 @@ namespace sessions {
 // connection.
 using WsSocket = asio::basic_stream_socket<tcp, asio::io_context::executor_type>;
 
-void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req) {
+void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req,
+                     ConnectionSlot slot) {
   tcp::socket accepted = stream.release_socket();
   auto& ioc = static_cast<asio::io_context&>(asio::query(accepted.get_executor(), asio::execution::context));
   WsSocket socket(ioc.get_executor());
@@ -29,14 +30,14 @@ void start_websocket(PlainStream&& stream, Server& server, http::request<http::s
     ::close(fd);
     return;
   }
-  std::make_shared<BasicWsSession<WsSocket>>(std::move(socket), server)->run(std::move(req));
+  std::make_shared<BasicWsSession<WsSocket>>(std::move(socket), server, std::move(slot))->run(std::move(req));
 }
 
 }  // namespace sessions
 
-void serve_plain(boost::asio::ip::tcp::socket&& socket, Server& server) {
+void serve_plain(boost::asio::ip::tcp::socket&& socket, Server& server, ConnectionSlot slot) {
   using namespace sessions;
-  std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), server)->run();
+  std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), server, std::move(slot))->run();
 }
 
 }  // namespace plateau::server

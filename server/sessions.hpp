@@ -30,8 +30,7 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = asio::ip::tcp;
 
-constexpr std::size_t kMaxQueuedFrames = 2048;
-constexpr std::size_t kMaxQueuedBytes = 8 << 20;
+constexpr std::size_t kMaxQueuedFrames = 2048;  // and --max-connection-queue bytes
 // A peer that connects and says nothing is dropped this soon, TLS handshake included.
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 // Time given to a TLS peer to answer our close_notify before the socket is closed anyway.
@@ -43,6 +42,10 @@ constexpr std::size_t kMaxBodyBytes = 1024 * 1024;
 // for this long and up to this much, then the socket is closed whatever the peer does.
 constexpr auto kLingerTimeout = std::chrono::seconds(5);
 constexpr std::size_t kMaxLingerBytes = 8 << 20;
+// The rest of a WebSocket message refused for its size is read and dropped up to this much (and
+// within --message-timeout), so that the peer, still sending it, reads the close frame rather
+// than a reset; past it the connection is cut.
+constexpr std::size_t kMaxDrainBytes = 8 << 20;
 
 // The two kinds of connection. The sessions below are templates on the stream; the little that
 // differs between plain TCP and TLS is here, as overloads: how a connection opens (TLS: the
@@ -78,7 +81,8 @@ template <class Stream>
 class BasicWsSession final : public WsSession, public std::enable_shared_from_this<BasicWsSession<Stream>> {
  public:
   // Takes the connection over from the HTTP session that read the upgrade request.
-  BasicWsSession(Stream&& stream, Server& server) : ws_(std::move(stream)), server_(server) {
+  BasicWsSession(Stream&& stream, Server& server, ConnectionSlot slot)
+      : ws_(std::move(stream)), server_(server), slot_(std::move(slot)) {
     // Read once: the socket may be gone when the lobby asks. An IPv6 peer counts by its /64, the
     // block one subscriber holds, so that it cannot dodge per-address limits by changing address.
     beast::error_code ec;
@@ -102,9 +106,11 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, "plateau"); }));
-    // Frames up to 4× the limit are read and answered with proto/too_large; past that the
-    // connection is closed (1009), since reading them would cost memory on a hostile peer.
-    ws_.read_message_max(std::max<std::size_t>(server_.config().max_frame * 4, 256 * 1024));
+    // The session checks each message against --max-frame itself, from the frame header's
+    // length (on_read), so that the peer gets proto/too_large and a clean close (1009): Beast's
+    // own limit would send its close and shut the socket while the message is still arriving,
+    // and the peer would see a reset instead.
+    ws_.read_message_max(0);
     tokens_ = 2.0 * server_.config().rate;
     last_refill_ = std::chrono::steady_clock::now();
     ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
@@ -112,7 +118,8 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
   void send(const Frame& frame) override {
     if (closed_ || closing_ || left_) return;
-    if (queued() >= kMaxQueuedFrames || queued_bytes_ > kMaxQueuedBytes) {
+    // Checked with the frame counted in, so that a queue never holds more than its limit.
+    if (queued() + 1 > kMaxQueuedFrames || queued_bytes_ + frame->size() > server_.config().max_connection_queue) {
       // A reader that cannot keep up is dropped, never waited for.
       ++server_.stats().dropped_slow;
       spdlog::warn("event=drop_slow_reader player={} queued={} bytes={}", player() ? player()->id : "-", queued(),
@@ -123,9 +130,21 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
       cut();
       return;
     }
+    if (!server_.make_room(this, frame->size())) return;  // this one had the most queued: dropped
     queued_bytes_ += frame->size();
+    server_.queued(frame->size(), queued_bytes_);
     queue_.push_back(frame);
     if (!writing_) write_next();
+  }
+
+  std::size_t queued_bytes() const override { return queued_bytes_; }
+
+  void drop_over_budget() override {
+    if (closed_ || cut_) return;
+    ++server_.stats().dropped_over_budget;
+    spdlog::warn("event=drop_over_budget player={} queued={} bytes={} all_bytes={}", player() ? player()->id : "-",
+                 queued(), queued_bytes_, server_.stats().queued_bytes);
+    cut();
   }
 
   void close(websocket::close_code code) override {
@@ -137,6 +156,15 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
   void keep_alive(std::chrono::steady_clock::time_point now, std::chrono::seconds idle) override {
     if (!open_ || closed_ || closing_) return;
+    if (in_message_ && now - message_started_ >= std::chrono::seconds(server_.config().message_timeout_seconds)) {
+      // A message begun and left unfinished (a frame shorter than its header said, fragments
+      // never ended): whatever the peer is doing, it holds a connection and a partial message.
+      ++server_.stats().dropped_unfinished;
+      spdlog::info("event=drop_unfinished_message player={} bytes={}", player() ? player()->id : "-",
+                   refusing_ ? drained_ : message_.size());
+      cut();
+      return;
+    }
     const bool answered = !ping_sent_ || heard_ >= *ping_sent_;
     if (!answered && now - *ping_sent_ >= idle / 2) {
       // A ping went unanswered for half the timeout (the peer has had that long, however late
@@ -157,7 +185,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
  private:
   void on_accept(beast::error_code ec) {
-    if (ec) return;
+    if (ec) return;  // nothing registered yet: its connection slot goes with the session
     // From here the server's keep-alive sweep watches the connection: Beast's own idle timer
     // would hold a pending wait (and its allocation) on every idle connection.
     websocket::stream_base::timeout timeouts{};
@@ -191,23 +219,53 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   void on_read(beast::error_code ec, std::size_t n) {
     if (ec) return gone();
     heard_ = std::chrono::steady_clock::now();
+    if (!in_message_) {
+      in_message_ = true;
+      message_started_ = heard_;
+    }
+    const bool done = ws_.is_message_done();
+    if (refusing_) return drain(n, done);
+    // What the current frame still holds, from its header (Beast's hint is 1 between two
+    // fragments, whose next header is not read yet, and when 1 byte is left: counted as 0).
+    const std::size_t rest = done ? 0 : ws_.read_size_hint(1);
+    const std::size_t max = server_.config().max_frame;
+    if (message_.size() + n > max || (rest > 1 && message_.size() + n + rest > max)) return refuse_too_large(n, done);
     message_.append(chunk_.data(), n);
-    if (!ws_.is_message_done()) return read_next();  // read_message_max bounds the message
+    if (!done) return read_next();
+    in_message_ = false;
     const bool text = ws_.got_text();
     std::string frame = std::move(message_);
     message_ = std::string();
-    if (!rate_ok()) {
-      server_.lobby().refuse(shared_from_this(),
-                             {protocol::Code::rate_limited, "too many messages; slow down", nullptr});
-    } else if (!text) {
-      server_.lobby().refuse(shared_from_this(),
-                             {protocol::Code::bad_json, "send text frames holding JSON", nullptr});
-    } else {
-      auto req = protocol::decode(frame, protocol::Limits{server_.config().max_frame, 32});
-      if (!req) server_.lobby().refuse(shared_from_this(), req.error());
-      else server_.lobby().handle(shared_from_this(), std::move(*req));
-    }
+    server_.on_message(shared_from_this(), std::move(frame), text, rate_ok());
     if (!closed_ && !closing_) read_next();
+  }
+
+  // A message over --max-frame, seen from its frame header (or as the fragments add up): it is
+  // never buffered. The peer is told, the rest of the message is read and dropped, then the
+  // connection closes with 1009. Closing at once would reset the connection under a peer still
+  // sending, and it would never read the error or the close.
+  void refuse_too_large(std::size_t n, bool done) {
+    ++server_.stats().too_large;
+    refusing_ = true;
+    message_ = std::string();
+    server_.refuse(shared_from_this(), {protocol::Code::too_large,
+                                        "a message over " + std::to_string(server_.config().max_frame) +
+                                            " bytes; the connection closes",
+                                        nullptr});
+    drained_ = 0;
+    drain(n, done);
+  }
+  void drain(std::size_t n, bool done) {
+    drained_ += n;
+    if (done) {
+      in_message_ = false;
+      return close(websocket::close_code::too_big);
+    }
+    if (drained_ > kMaxDrainBytes) {
+      spdlog::info("event=drop_oversize_sender bytes={}", drained_);
+      return cut();
+    }
+    read_next();
   }
 
   bool rate_ok() {
@@ -229,10 +287,11 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
   void on_write(beast::error_code ec, std::size_t n) {
     writing_ = false;
-    if (ec) return gone();
+    if (ec || cut_ || closed_) return gone();
     ++server_.stats().frames_out;
     server_.stats().bytes_out += n;
     queued_bytes_ -= queue_[head_]->size();
+    server_.unqueued(queue_[head_]->size());
     queue_[head_++].reset();
     if (head_ == queue_.size()) {
       // Drained: start again at the front, and give back what a burst made the queue grow to.
@@ -248,7 +307,22 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   // one: the pending read (and any write) fails, and gone() follows.
   void cut() {
     closing_ = true;
+    cut_ = true;
+    release_queue();
     beast::close_socket(beast::get_lowest_layer(ws_));
+  }
+
+  // Frees what is queued and takes it off the output budget, but the frame being written: its
+  // bytes stay valid until its write completes.
+  void release_queue() {
+    server_.unqueued(queued_bytes_);
+    queued_bytes_ = 0;
+    if (writing_ && head_ < queue_.size()) {
+      queue_.resize(head_ + 1);
+    } else {
+      queue_.clear();
+      head_ = 0;
+    }
   }
 
   void do_close() {
@@ -264,15 +338,14 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   void gone() {
     if (closed_) return;
     closed_ = true;
-    queue_.clear();
-    head_ = 0;
+    release_queue();
     leave_rooms();
     server_.remove(this);
   }
   void leave_rooms() {
     if (left_) return;
     left_ = true;
-    server_.lobby().closed(this);
+    server_.on_left(this);
   }
 
   websocket::stream<Stream> ws_;
@@ -280,6 +353,9 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   std::array<char, 128> chunk_;
   std::string message_;  // the message being read
   Server& server_;
+  ConnectionSlot slot_;  // counted against --max-connections and --max-per-ip
+  std::chrono::steady_clock::time_point message_started_;  // the first bytes of the message being read
+  std::size_t drained_ = 0;  // bytes dropped of a message refused for its size
   // Frames not yet written, from head_. A vector, not a deque: an empty deque still holds a
   // 512-byte block, and most connections have nothing queued most of the time.
   std::vector<Frame> queue_;
@@ -290,6 +366,9 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   bool closing_ = false;
   bool closed_ = false;
   bool left_ = false;  // the lobby and the rooms were told the connection is gone
+  bool cut_ = false;         // the socket was closed under the session
+  bool in_message_ = false;  // part of a message has arrived, not all of it
+  bool refusing_ = false;    // the message is over --max-frame: read and dropped, then closed
   websocket::close_code close_code_ = websocket::close_code::normal;
   double tokens_ = 0;
   std::chrono::steady_clock::time_point last_refill_;
@@ -302,13 +381,16 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
 // The WebSocket takes the connection over from the HTTP session: each is defined with the
 // connection kind it serves (session_plain.cpp, session_tls.cpp).
-void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req);
-void start_websocket(TlsStream&& stream, Server& server, http::request<http::string_body> req);
+void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req,
+                     ConnectionSlot slot);
+void start_websocket(TlsStream&& stream, Server& server, http::request<http::string_body> req,
+                     ConnectionSlot slot);
 
 template <class Stream>
 class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream>> {
  public:
-  HttpSession(Stream&& stream, Server& server) : stream_(std::move(stream)), server_(server) {
+  HttpSession(Stream&& stream, Server& server, ConnectionSlot slot)
+      : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {
     beast::error_code ec;
     const auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
     if (!ec) peer_ = ep.address().to_string();
@@ -325,6 +407,7 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
 
  private:
   void read_next() {
+    responding_ = false;
     parser_.emplace();
     parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(kMaxBodyBytes);  // an imported record may hold a long game
@@ -398,13 +481,23 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
                                   "WebSockets are open to this server's own pages (see --allowed-origins)"));
       }
       beast::get_lowest_layer(stream_).expires_never();
-      start_websocket(std::move(stream_), server_, std::move(req));
+      start_websocket(std::move(stream_), server_, std::move(req), std::move(slot_));
       return;
     }
-    answer_http(server_, req, peer_, [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
+    try {
+      answer_http(server_, req, peer_, [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
+    } catch (const std::exception& e) {
+      ++server_.stats().internal_errors;
+      spdlog::error("event=internal_error where=http target=\"{}\" error=\"{}\"", std::string(req.target()),
+                    e.what());
+      // If it threw after answering, a write is in flight and a second one must not start.
+      if (!responding_)
+        refuse(http::status::internal_server_error, "internal/error", "the server failed to answer this request");
+    }
   }
 
   void respond(HttpResponse res) {
+    responding_ = true;
     auto shared = std::make_shared<HttpResponse>(std::move(res));
     http::async_write(stream_, *shared, [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
       if (ec) return;
@@ -418,6 +511,8 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
   std::optional<http::request_parser<http::string_body>> parser_;
   Server& server_;
   std::string peer_;  // the client's address, for logs and limits
+  ConnectionSlot slot_;  // counted against --max-connections and --max-per-ip; the WebSocket takes it over
+  bool responding_ = false;  // an answer to the last request is being written
 };
 
 }  // namespace plateau::server::sessions

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
@@ -592,45 +593,96 @@ void SqliteStore::writer_loop() {
       }
       checkpoint_armed_ = true;
     }
-    std::vector<std::pair<Done, bool>> results;
-    results.reserve(batch.size());
-    bool committed = run("BEGIN IMMEDIATE");
-    for (auto& w : batch) {
-      // Each write is all or nothing inside the shared transaction. A failing statement undoes
-      // only itself, so a write of one statement needs no savepoint of its own. An error that
-      // ends the whole transaction (a full disk) fails this write and every one after it.
-      committed = committed && !sqlite3_get_autocommit(db_);
-      bool ok = committed;
-      if (ok && w.atomicity == Atomicity::single_statement) {
-        ok = w.run(cache);
-      } else if (ok && run("SAVEPOINT w")) {
-        ok = w.run(cache);
-        if (!ok) run("ROLLBACK TO w");
-        run("RELEASE w");
+    std::vector<char> oks(batch.size(), 0);
+    bool committed = false;
+    // Nothing thrown here may end the thread (and the process with it): a write that throws
+    // fails, like one whose statement fails, and the writer goes on with the next batch.
+    try {
+      committed = run("BEGIN IMMEDIATE");
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        auto& w = batch[i];
+        // Each write is all or nothing inside the shared transaction. A failing statement undoes
+        // only itself, so a write of one statement needs no savepoint of its own. An error that
+        // ends the whole transaction (a full disk) fails this write and every one after it.
+        committed = committed && !sqlite3_get_autocommit(db_);
+        bool ok = committed;
+        if (ok && w.atomicity == Atomicity::single_statement) {
+          try {
+            ok = w.run(cache);
+          } catch (...) {
+            // Its statement may have run before the throw, with no savepoint to undo it alone:
+            // the whole transaction goes, and every write in it fails.
+            committed = false;
+            throw;
+          }
+        } else if (ok && run("SAVEPOINT w")) {
+          try {
+            ok = w.run(cache);
+          } catch (const std::exception& e) {
+            note_exception(e.what());
+            ok = false;
+          } catch (...) {
+            note_exception("unknown exception");
+            ok = false;
+          }
+          if (!ok) run("ROLLBACK TO w");
+          run("RELEASE w");
+        }
+        oks[i] = ok;
       }
-      results.emplace_back(std::move(w.done), ok);
+      // Pruning shares the batch's transaction: the copy and the delete are durable together.
+      if (committed && logged_since_prune_ >= kPruneEvery) {
+        committed = !sqlite3_get_autocommit(db_) && run("SAVEPOINT p");
+        if (committed && prune_log(cache)) logged_since_prune_ = 0;
+        else if (committed) run("ROLLBACK TO p");
+        committed = committed && run("RELEASE p");
+      }
+      committed = committed && run("COMMIT");
+    } catch (const std::exception& e) {
+      note_exception(e.what());
+      committed = false;
+    } catch (...) {
+      note_exception("unknown exception");
+      committed = false;
     }
-    // Pruning shares the batch's transaction: the copy and the delete are durable together.
-    if (committed && logged_since_prune_ >= kPruneEvery) {
-      committed = !sqlite3_get_autocommit(db_) && run("SAVEPOINT p");
-      if (committed && prune_log(cache)) logged_since_prune_ = 0;
-      else if (committed) run("ROLLBACK TO p");
-      committed = committed && run("RELEASE p");
-    }
-    committed = committed && run("COMMIT");
     if (!committed) {
       exec(db_, "ROLLBACK");
-      for (auto& r : results) r.second = false;
+      std::ranges::fill(oks, 0);
     }
+    // Writable or not, as the last transaction found it: /healthz says so.
+    available_ = committed;
+    std::vector<std::pair<Done, bool>> results;
+    results.reserve(batch.size());
+    for (std::size_t i = 0; i < batch.size(); ++i) results.emplace_back(std::move(batch[i].done), oks[i] != 0);
     const auto ended = commit_timer.start();
     commit_timer.record(started, ended);
     stats_.writes += results.size();
     post_([results = std::move(results), ended, this]() mutable {
       return_timer_.finish(ended);
-      for (auto& [done, ok] : results)
-        if (done) done(ok);
+      // One callback that throws must not keep the others from learning how their write went.
+      for (auto& [done, ok] : results) {
+        if (!done) continue;
+        try {
+          done(ok);
+        } catch (const std::exception& e) {
+          note_exception(e.what());
+        } catch (...) {
+          note_exception("unknown exception");
+        }
+      }
     });
   }
+}
+
+void SqliteStore::note_exception(const char* what) {
+  std::lock_guard lock(exception_mutex_);
+  ++exceptions_;
+  last_exception_ = what;
+}
+
+std::pair<std::uint64_t, std::string> SqliteStore::exceptions() const {
+  std::lock_guard lock(exception_mutex_);
+  return {exceptions_, last_exception_};
 }
 
 void SqliteStore::put_player(const StoredPlayer& p, Done done) {

@@ -101,6 +101,12 @@ class SqliteStore final : public Store {
 
   const CommitStats& stats() const { return stats_; }
   static int schema_version();
+  // False while the store cannot write: its last transaction failed (a full disk, a write
+  // error, the database locked by another process for longer than the busy timeout).
+  bool available() const { return available_; }
+  // Exceptions caught in the writer or in a write's callback (the server logs them): how many,
+  // and the last one's message.
+  std::pair<std::uint64_t, std::string> exceptions() const;
 
   void put_player(const StoredPlayer& player, Done done) override;
   void create_room(const RoomRecord& room, Done done) override;
@@ -136,6 +142,7 @@ class SqliteStore final : public Store {
   // ended into `moves` first. Runs on the writer thread, inside a transaction.
   bool prune_log(StmtCache& cache);
   void checkpoint_loop();
+  void note_exception(const char* what);
 
   sqlite3* db_;
   sqlite3* reader_;
@@ -148,6 +155,10 @@ class SqliteStore final : public Store {
   bool released_ = false;        // the queue was handed off: the writer may take it
   bool stopping_ = false;
   std::thread writer_;
+  std::atomic<bool> available_{true};
+  mutable std::mutex exception_mutex_;
+  std::uint64_t exceptions_ = 0;
+  std::string last_exception_;
   // The moves of each room's round in play, as logged (rooms' thread only). finish_round()
   // writes them into `moves`: reading them back from the log would scan it.
   struct LiveRound {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -45,8 +46,12 @@ class ServerProcess {
     }
   }
 
-  // The program started: the build's server unless a benchmark names another (a wrapper, say).
-  std::string binary = server_binary();
+  // The program started: the build's server unless a benchmark names another (a wrapper, say),
+  // or PLATEAU_TEST_SERVER_BIN does (to check that a test fails against a server without its fix).
+  std::string binary = [] {
+    const char* other = std::getenv("PLATEAU_TEST_SERVER_BIN");
+    return std::string(other && *other ? other : server_binary());
+  }();
 
   // Starts the server (port 0: the kernel picks) and waits until it listens. Returns the port,
   // or 0 when it did not come up (its log says why).

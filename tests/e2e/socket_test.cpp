@@ -70,7 +70,6 @@ TEST_F(Sockets, BadInputGetsAStableErrorAndNobodyElseNotices) {
   expect_error(R"({"type":"join","room":")" + room + R"(","as":"player"})", "room/full");
   expect_error(R"({"type":"move","room":")" + room + R"(","version":)" + std::to_string(v) + R"(,"move":"cube@a1"})",
                "move/not_a_player");
-  expect_error(R"({"type":"hello","name":")" + std::string(100'000, 'x') + R"("})", "proto/too_large");
   expect_error(std::string(1000, '[') + std::string(1000, ']'), "proto/too_deep");
   // Moves by the players themselves.
   bob->ws.send({{"type", "move"}, {"room", room}, {"version", v}, {"move", "cube@a1"}, {"id", 1}});
@@ -82,6 +81,12 @@ TEST_F(Sockets, BadInputGetsAStableErrorAndNobodyElseNotices) {
   EXPECT_EQ((*ada->expect("error"))["code"], "move/stale_version");
   ada->ws.send({{"type", "move"}, {"room", room}, {"version", v}, {"move", "cube@z9"}});
   EXPECT_EQ((*ada->expect("error"))["code"], "move/illegal");
+  // A message over --max-frame is refused, and its connection closed (limits_test checks the close).
+  auto oversize = connect(port_, "Oversize");
+  ASSERT_TRUE(oversize->ws.send_text(R"({"type":"hello","name":")" + std::string(100'000, 'x') + R"("})"));
+  auto too_large = oversize->ws.recv_type("error");
+  ASSERT_TRUE(too_large.has_value());
+  EXPECT_EQ((*too_large)["code"], "proto/too_large");
   // Nothing changed, the bad client still works, and the game goes on.
   EXPECT_EQ(fresh_sync(*eve)["board"]["last"], nullptr);
   EXPECT_EQ(eve->version, v);

@@ -173,6 +173,39 @@ TEST_F(TlsBacklog, AReaderThatFallsTooFarBehindIsCutOffAloneAndAtOnce) {
 }
 
 // The server must not come up, must say why, and must exit 1 (not crash, not serve clear text).
+// --max-per-ip over TLS: failed handshakes, HTTPS requests and wss:// connections each hold a
+// place while open and give it back however they end.
+class TlsPerIp : public Tls {
+  std::vector<std::string> extra_args() const override { return {"--max-per-ip", "2"}; }
+};
+
+bool eventually_true(const std::function<bool()>& ok) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!ok()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(50ms);
+  }
+  return true;
+}
+
+TEST_F(TlsPerIp, EveryKindOfConnectionGivesItsPlaceBackWhenItEnds) {
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(http_get(port_, "/healthz").status, 0) << "a failed handshake";
+  EXPECT_TRUE(eventually_true([&] { return https_get(*ctx_, port_, "/healthz").status == 200; }))
+      << "failed handshakes and HTTPS requests do not keep their places";
+  auto ada = connect_tls(*ctx_, port_, "Ada");
+  std::unique_ptr<TlsSeat> bob;
+  ASSERT_TRUE(eventually_true([&] {
+    auto s = std::make_unique<TlsSeat>(*ctx_);
+    if (s->ws.connect("127.0.0.1", port_) != "") return false;
+    bob = std::move(s);
+    return true;
+  }));
+  EXPECT_EQ(https_get(*ctx_, port_, "/healthz").status, 0) << "two wss:// connections fill the places";
+  ada->ws.close();
+  EXPECT_TRUE(eventually_true([&] { return https_get(*ctx_, port_, "/healthz").status == 200; }))
+      << "a wss:// connection's end frees its place";
+}
+
 void expect_refused_start(const std::vector<std::string>& args, const std::string& says) {
   ServerProcess server({}, args);
   EXPECT_EQ(server.start(), 0) << server.log();

@@ -80,5 +80,32 @@ TEST(Config, BadValuesAreRefusedByName) {
   g_env.clear();
 }
 
+TEST(Config, TheLimitsOfConnectionsMessagesAndQueuesHaveSaneDefaultsAndBounds) {
+  g_env.clear();
+  const auto d = parse_config({}, fake_env);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->max_per_ip, 256u) << "a club behind one NAT fits";
+  EXPECT_EQ(d->message_timeout_seconds, 30);
+  EXPECT_EQ(d->max_connection_queue, 8u << 20);
+  EXPECT_EQ(d->max_queued_bytes, std::size_t{512} << 20);
+  g_env = {{"PLATEAU_MAX_PER_IP", "3"}, {"PLATEAU_MESSAGE_TIMEOUT", "2"}, {"PLATEAU_MAX_QUEUED_BYTES", "1048576"},
+           {"PLATEAU_MAX_CONNECTION_QUEUE", "65536"}};
+  const auto c = parse_config({}, fake_env);
+  ASSERT_TRUE(c.has_value()) << c.error();
+  EXPECT_EQ(c->max_per_ip, 3u);
+  EXPECT_EQ(c->message_timeout_seconds, 2);
+  EXPECT_EQ(c->max_queued_bytes, 1048576u);
+  EXPECT_EQ(c->max_connection_queue, 65536u);
+  g_env.clear();
+  auto bad = [](std::vector<std::string> args) {
+    const auto r = parse_config(args, fake_env);
+    return r.has_value() ? std::string() : r.error();
+  };
+  EXPECT_NE(bad({"--max-per-ip", "0"}).find("--max-per-ip"), std::string::npos);
+  EXPECT_NE(bad({"--message-timeout", "0"}).find("--message-timeout"), std::string::npos);
+  EXPECT_NE(bad({"--max-queued-bytes", "1000"}).find("--max-queued-bytes"), std::string::npos) << "64 KiB at least";
+  EXPECT_NE(bad({"--max-connection-queue", "1000"}).find("--max-connection-queue"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace plateau::server

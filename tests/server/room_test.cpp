@@ -228,10 +228,12 @@ TEST_F(Table, AFailedWriteTakesTheRoomOutOfServiceWithoutAnnouncingTheMove) {
   move(ada, room, "cone@b2");
   store.release_all(false);
   EXPECT_EQ(bob->versions[room], v);
-  EXPECT_EQ(error_code(bob), "room/unavailable");
+  EXPECT_EQ(error_code(bob), "store/unavailable");
+  EXPECT_EQ(error_code(ada), "store/unavailable") << "the mover learns that the move was not made";
+  EXPECT_EQ(ada->versions[room], v);
   store.automatic = true;
   move(ada, room, "cone@c2");
-  EXPECT_EQ(error_code(ada), "room/unavailable");
+  EXPECT_EQ(error_code(ada), "store/unavailable");
 }
 
 TEST_F(Table, ADroppedPlayerComesBackWithTheirTokenAndNobodyElseCanTakeTheSeat) {

@@ -272,6 +272,40 @@ TEST_F(StoreTest, AFailedWriteFailsAloneAndTheOthersInItsCommitStay) {
   EXPECT_EQ(moves[1].second, "second");
 }
 
+// A write that throws in the writer thread (here: options holding a string that is not UTF-8,
+// which the JSON library refuses to serialize) fails alone; the writer, and the process, go on.
+TEST_F(StoreTest, AWriteThatThrowsFailsAloneAndTheWriterGoesOn) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  const nlohmann::json bad_options{{"name", std::string("\xff\xfe")}};
+  std::promise<bool> a, b, c;
+  store->create_room(RoomRecord{"ok1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                     [&a](bool ok) { a.set_value(ok); });
+  store->create_room(RoomRecord{"bad", "quantik", bad_options, 7, false, 0, 1, ""}, [&b](bool ok) { b.set_value(ok); });
+  store->create_room(RoomRecord{"ok2", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                     [&c](bool ok) { c.set_value(ok); });
+  EXPECT_TRUE(a.get_future().get());
+  EXPECT_FALSE(b.get_future().get());
+  EXPECT_TRUE(c.get_future().get());
+  EXPECT_TRUE(wait([&](Done d) { store->put_player({"p1", "hash", "Ada"}, d); })) << "the writer still writes";
+  EXPECT_TRUE(store->available()) << "a write that failed alone does not make the store unavailable";
+  const auto [count, last] = store->exceptions();
+  EXPECT_EQ(count, 1u);
+  EXPECT_FALSE(last.empty());
+  // A callback that throws does not keep the next one from running.
+  std::promise<bool> after;
+  store->put_player({"p2", "hash2", "Bob"}, [](bool) { throw std::runtime_error("a callback failed"); });
+  store->put_player({"p3", "hash3", "Cy"}, [&after](bool ok) { after.set_value(ok); });
+  EXPECT_TRUE(after.get_future().get());
+  EXPECT_EQ(store->exceptions().first, 2u);
+  store->close();
+  auto reopened = open();
+  const auto loaded = reopened->load();
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->rooms.size(), 2u) << "the rooms whose writes succeeded";
+  EXPECT_EQ(loaded->players.size(), 3u);
+}
+
 // The rooms' thread as the store sees it: what the store posts waits here until the test runs it.
 class PostQueue {
  public:
