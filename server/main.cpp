@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <random>
 
 #include "config.hpp"
 #include "lobby.hpp"
 #include "net.hpp"
+#include "secure_random.hpp"
 #include "sqlite_store.hpp"
 
 using namespace plateau::server;
@@ -65,10 +65,6 @@ int main(int argc, char** argv) {
   }
 
   boost::asio::io_context ioc(1);
-  std::random_device device;
-  std::mt19937_64 random(
-      (static_cast<std::uint64_t>(device()) << 32) ^ device() ^
-      static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
 
   std::unique_ptr<SqliteStore> sqlite;
   NullStore null_store;
@@ -86,7 +82,8 @@ int main(int argc, char** argv) {
     store = sqlite.get();
   }
   const Millis idle_room_ms = 30 * 60'000;
-  Lobby lobby(*store, [&random] { return random(); },
+  // Every token, id, seed and salt comes from the kernel's CSPRNG.
+  Lobby lobby(*store, secure_random_u64,
               LobbyLimits{.max_rooms = config.max_rooms,
                           .idle_room_ms = idle_room_ms,
                           .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000,
