@@ -1,4 +1,4 @@
-#include "config.hpp"
+#include "server/config.hpp"
 
 #include <algorithm>
 #include <charconv>

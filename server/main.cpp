@@ -9,11 +9,11 @@
 #include <filesystem>
 #include <iostream>
 
-#include "config.hpp"
-#include "lobby.hpp"
-#include "net.hpp"
-#include "secure_random.hpp"
-#include "sqlite_store.hpp"
+#include "server/config.hpp"
+#include "server/rooms/lobby.hpp"
+#include "server/net/net.hpp"
+#include "server/secure_random.hpp"
+#include "server/store/sqlite_store.hpp"
 
 using namespace plateau::server;
 

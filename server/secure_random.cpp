@@ -1,4 +1,4 @@
-#include "secure_random.hpp"
+#include "server/secure_random.hpp"
 
 #include <sys/random.h>
 

@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <future>
 
-#include "server/lobby.hpp"
-#include "server/sqlite_store.hpp"
+#include "server/rooms/lobby.hpp"
+#include "server/store/sqlite_store.hpp"
 
 using namespace plateau::server;
 using nlohmann::json;

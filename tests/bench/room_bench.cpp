@@ -17,7 +17,7 @@
 #include <cstdio>
 #include <random>
 
-#include "server/lobby.hpp"
+#include "server/rooms/lobby.hpp"
 
 using namespace plateau::server;
 using nlohmann::json;

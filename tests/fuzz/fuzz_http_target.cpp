@@ -28,7 +28,7 @@
 #include <boost/beast/http/string_body.hpp>
 
 #include "check.hpp"
-#include "server/static_files.hpp"
+#include "server/net/static_files.hpp"
 
 namespace {
 
@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 namespace http = boost::beast::http;
 using plateau::server::StaticFiles;
 
-// server/sessions.hpp's kMaxHeaderBytes and kMaxBodyBytes.
+// server/net/sessions.hpp's kMaxHeaderBytes and kMaxBodyBytes.
 constexpr std::size_t kHeaderLimit = 16 * 1024;
 constexpr std::size_t kBodyLimit = 1024 * 1024;
 

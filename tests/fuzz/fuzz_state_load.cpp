@@ -2,7 +2,7 @@
 //
 // - a game record, as /api/import receives it and /api/replay reads it from the store:
 //   record_from_json, then replay_frames through the rules core;
-// - a stored room, as the SQLite store reads it back at start (server/store.hpp's StoredRoom), in
+// - a stored room, as the SQLite store reads it back at start (server/store/store.hpp's StoredRoom), in
 //   the JSON shape below, then Room::restore as Lobby::restore_room calls it:
 //     {"room": {"id", "game", "options", "seed", "private", "spectator_delay"},
 //      "seats": [player id or null, ...], "version": n,
@@ -23,9 +23,9 @@
 #include <nlohmann/json.hpp>
 
 #include "check.hpp"
-#include "server/history.hpp"
-#include "server/room.hpp"
-#include "server/store.hpp"
+#include "server/store/history.hpp"
+#include "server/rooms/room.hpp"
+#include "server/store/store.hpp"
 
 namespace {
 

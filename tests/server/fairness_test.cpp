@@ -3,7 +3,7 @@
 
 #include <set>
 
-#include "server/fairness.hpp"
+#include "server/rooms/fairness.hpp"
 #include "server/secure_random.hpp"
 
 namespace plateau::server::testing {

@@ -10,7 +10,7 @@
 #include <map>
 
 #include "protocol/view.hpp"
-#include "server/lobby.hpp"
+#include "server/rooms/lobby.hpp"
 
 namespace plateau::server::testing {
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fakes.hpp"
-#include "server/net.hpp"
+#include "server/net/net.hpp"
 
 namespace plateau::server {
 namespace {

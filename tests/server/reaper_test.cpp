@@ -1,11 +1,11 @@
-// The reaper frees what rooms are done with on its own thread (server/reaper.hpp).
+// The reaper frees what rooms are done with on its own thread (server/rooms/reaper.hpp).
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <thread>
 
 #include "fakes.hpp"
-#include "server/reaper.hpp"
+#include "server/rooms/reaper.hpp"
 
 namespace plateau::server::testing {
 namespace {

@@ -22,7 +22,7 @@
 
 #include <sqlite3.h>
 
-#include "server/sqlite_store.hpp"
+#include "server/store/sqlite_store.hpp"
 
 namespace plateau::server {
 namespace {

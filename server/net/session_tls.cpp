@@ -1,5 +1,5 @@
 // The sessions for TLS connections (https:// and wss://).
-#include "sessions.hpp"
+#include "server/net/sessions.hpp"
 
 namespace plateau::server {
 

@@ -1,4 +1,4 @@
-#include "web_dir.hpp"
+#include "server/net/web_dir.hpp"
 
 namespace plateau::server {
 

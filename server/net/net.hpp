@@ -26,11 +26,11 @@
 
 #include <boost/asio.hpp>
 
-#include "config.hpp"
-#include "lobby.hpp"
-#include "static_files.hpp"
-#include "throttle.hpp"
-#include "ws_session.hpp"
+#include "server/config.hpp"
+#include "server/rooms/lobby.hpp"
+#include "server/net/static_files.hpp"
+#include "server/net/throttle.hpp"
+#include "server/net/ws_session.hpp"
 
 namespace boost::asio::ssl {
 class context;

@@ -1,4 +1,4 @@
-#include "sqlite_store.hpp"
+#include "server/store/sqlite_store.hpp"
 
 #include <pthread.h>
 #include <sqlite3.h>

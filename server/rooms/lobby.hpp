@@ -12,11 +12,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "participant.hpp"
+#include "server/rooms/participant.hpp"
 #include "protocol/messages.hpp"
-#include "room.hpp"
-#include "secure_random.hpp"
-#include "store.hpp"
+#include "server/rooms/room.hpp"
+#include "server/secure_random.hpp"
+#include "server/store/store.hpp"
 
 namespace plateau::server {
 

@@ -1,8 +1,8 @@
-#include "history.hpp"
+#include "server/store/history.hpp"
 
 #include <charconv>
 
-#include "fairness.hpp"
+#include "server/rooms/fairness.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"

@@ -1,4 +1,4 @@
-#include "lobby.hpp"
+#include "server/rooms/lobby.hpp"
 
 #include <openssl/sha.h>
 

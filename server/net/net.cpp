@@ -1,4 +1,4 @@
-#include "net.hpp"
+#include "server/net/net.hpp"
 
 #include <boost/asio/ssl/context.hpp>
 #include <openssl/ssl.h>
@@ -9,9 +9,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "sqlite_store.hpp"
-#include "web_dir.hpp"
-#include "ws_session.hpp"
+#include "server/store/sqlite_store.hpp"
+#include "server/net/web_dir.hpp"
+#include "server/net/ws_session.hpp"
 
 namespace plateau::server {
 

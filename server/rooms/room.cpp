@@ -1,8 +1,8 @@
-#include "room.hpp"
+#include "server/rooms/room.hpp"
 
 #include <algorithm>
 
-#include "secure_random.hpp"
+#include "server/secure_random.hpp"
 #include <utility>
 
 namespace plateau::server {

@@ -18,9 +18,9 @@
 #include <optional>
 #include <vector>
 
-#include "http_api.hpp"
-#include "net.hpp"
-#include "ws_session.hpp"
+#include "server/net/http_api.hpp"
+#include "server/net/net.hpp"
+#include "server/net/ws_session.hpp"
 
 namespace plateau::server::sessions {
 

@@ -1,5 +1,5 @@
 // The sessions for plain TCP connections (http:// and ws://).
-#include "sessions.hpp"
+#include "server/net/sessions.hpp"
 
 #include <unistd.h>
 

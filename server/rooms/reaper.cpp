@@ -1,4 +1,4 @@
-#include "reaper.hpp"
+#include "server/rooms/reaper.hpp"
 
 #include <pthread.h>
 

@@ -1,4 +1,4 @@
-#include "http_api.hpp"
+#include "server/net/http_api.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,9 +6,9 @@
 #include <cctype>
 #include <optional>
 
-#include "history.hpp"
-#include "net.hpp"
-#include "sqlite_store.hpp"
+#include "server/store/history.hpp"
+#include "server/net/net.hpp"
+#include "server/store/sqlite_store.hpp"
 
 namespace plateau::server {
 

@@ -1,8 +1,8 @@
-#include "fairness.hpp"
+#include "server/rooms/fairness.hpp"
 
 #include <openssl/sha.h>
 
-#include "secure_random.hpp"
+#include "server/secure_random.hpp"
 
 namespace plateau::server {
 

@@ -20,14 +20,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fairness.hpp"
-#include "histogram.hpp"
-#include "participant.hpp"
+#include "server/rooms/fairness.hpp"
+#include "server/histogram.hpp"
+#include "server/rooms/participant.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/view.hpp"
-#include "reaper.hpp"
+#include "server/rooms/reaper.hpp"
 #include "rules/game.hpp"
-#include "store.hpp"
+#include "server/store/store.hpp"
 
 namespace plateau::server {
 

@@ -10,7 +10,7 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 #include <utility>
 
-#include "lobby.hpp"
+#include "server/rooms/lobby.hpp"
 
 namespace boost::asio::ssl {
 class context;

@@ -23,9 +23,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "histogram.hpp"
-#include "history.hpp"
-#include "store.hpp"
+#include "server/histogram.hpp"
+#include "server/store/history.hpp"
+#include "server/store/store.hpp"
 
 struct sqlite3;
 

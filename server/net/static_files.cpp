@@ -1,4 +1,4 @@
-#include "static_files.hpp"
+#include "server/net/static_files.hpp"
 
 #include <spdlog/spdlog.h>
 
