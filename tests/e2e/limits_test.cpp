@@ -120,12 +120,6 @@ double cpu_seconds(pid_t pid) {
 // can, logs once that it is out of descriptors, tries again every 100 ms rather than spinning, and
 // serves again once descriptors are free.
 TEST(Connections, OutOfFileDescriptorsTheServerWaitsAndServesAgainAfter) {
-#ifdef __SANITIZE_ADDRESS__
-  // Under GCC's UBSan, Boost.System's error category behind accept's EMFILE trips the vptr
-  // check ("does not point to an object of type 'error_category'") and the server stops. Seen
-  // only in the sanitizer build; the plain build runs this test. To look at: -fno-sanitize=vptr.
-  GTEST_SKIP() << "the sanitizer build's vptr check stops the server at EMFILE (see above)";
-#endif
   ServerProcess server;
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
