@@ -1,4 +1,5 @@
 #include "errors.hpp"
+#include "rule_errors.hpp"
 
 namespace plateau::protocol {
 
@@ -36,6 +37,16 @@ std::string_view code_string(Code c) {
     case Code::internal: return "server/internal";
   }
   return "server/internal";
+}
+
+Code code_for(rules::RuleError e) {
+  switch (e) {
+    case rules::RuleError::game_over: return Code::game_over;
+    case rules::RuleError::not_your_turn: return Code::not_your_turn;
+    case rules::RuleError::illegal_move: return Code::illegal_move;
+    case rules::RuleError::bad_option: return Code::bad_option;
+  }
+  return Code::illegal_move;
 }
 
 }  // namespace plateau::protocol

@@ -186,8 +186,8 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
   const auto options = game->normalize_options(req.options);
   if (!options) return reply_error(c, Code::bad_option, "an option is unknown or out of range", id);
   auto secret = fresh_round_secret(random_);
-  if (auto probe = game->create(*options, secret.seed); !probe)
-    return reply_error(c, Code::bad_option, "these options do not go together", id);
+  auto match = Match::start(*game, *options, secret, req.spectator_delay);
+  if (!match) return reply_error(c, Code::bad_option, "these options do not go together", id);
   if (rooms_.size() >= limits_.max_rooms)
     return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may", id);
   const std::string& creator = c->player()->id;
@@ -207,7 +207,7 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
                         .max_spectators = limits_.max_spectators};
   RoomRecord record{room_id, std::string(game->id()), *options, secret.seed, req.is_private,
                     req.spectator_delay, now_, secret.salt};
-  auto room = std::make_shared<Room>(room_id, *game, *options, std::move(secret), settings, store_, now_);
+  auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
   rooms_[room_id] = room;

@@ -6,6 +6,8 @@
 #include "protocol/messages.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
+#include "protocol/rule_errors.hpp"
+#include "rules/replay.hpp"
 
 namespace plateau::server {
 
@@ -93,33 +95,38 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
 std::expected<json, std::string> replay_frames(const GameRecord& r) {
   const rules::Game* game = rules::find_game(r.game);
   if (!game) return std::unexpected("unknown game '" + r.game + "'");
-  auto created = game->create(r.options, r.seed);
-  if (!created) return std::unexpected("the options are refused by the rules");
-  auto& state = *created;
-  if (r.players.size() != static_cast<std::size_t>(state->num_seats()))
-    return std::unexpected("the record names " + std::to_string(r.players.size()) + " players for " +
-                           std::to_string(state->num_seats()) + " seats");
+  std::vector<rules::Played> played;
+  played.reserve(r.moves.size());
+  for (const auto& m : r.moves) played.push_back({m.seat, m.move});
   std::vector<protocol::SeatInfo> seats;
   for (const auto& p : r.players) seats.push_back({p, false});
   const RoundSecret secret{r.seed, r.salt};
   const auto sealed = fairness_of(secret, false), revealed = fairness_of(secret, true);
-  auto frame = [&] {
-    const bool over = state->is_over();
+  std::string why;
+  json frames = json::array();
+  const auto visit = [&](const rules::State& state) {
+    if (frames.empty() && r.players.size() != static_cast<std::size_t>(state.num_seats())) {
+      why = "the record names " + std::to_string(r.players.size()) + " players for " +
+            std::to_string(state.num_seats()) + " seats";
+      return false;
+    }
+    const bool over = state.is_over();
     protocol::RoomFacts facts{game->id(), over ? protocol::Status::over : protocol::Status::playing,
                               &seats, nullptr, r.round, over ? revealed : sealed};
-    return protocol::make_state(facts, *state, std::nullopt);
+    frames.push_back(protocol::make_state(facts, state, std::nullopt));
+    return true;
   };
-  json frames = json::array();
-  frames.push_back(frame());
-  for (std::size_t i = 0; i < r.moves.size(); ++i) {
-    const auto& m = r.moves[i];
-    const auto ok = state->apply(m.seat, rules::Move{m.move});
-    if (!ok)
-      return std::unexpected("move " + std::to_string(i + 1) + " (" + m.move + " by seat " + std::to_string(m.seat) +
-                             ") is refused: " + std::string(rules::error_code(ok.error())));
-    frames.push_back(frame());
+  const auto state = rules::replay(*game, r.options, r.seed, played, visit);
+  if (!state) {
+    const auto& e = state.error();
+    if (e.stopped) return std::unexpected(why);
+    if (!e.move) return std::unexpected("the options are refused by the rules");
+    const auto& m = r.moves[*e.move];
+    return std::unexpected("move " + std::to_string(*e.move + 1) + " (" + m.move + " by seat " +
+                           std::to_string(m.seat) + ") is refused: " +
+                           std::string(protocol::code_string(protocol::code_for(e.error))));
   }
-  const auto outcome = state->outcome();
+  const auto outcome = (*state)->outcome();
   const json replayed = outcome ? rules::to_json(*outcome) : json(nullptr);
   if (!r.result.is_null() && replayed != r.result)
     return std::unexpected("the replayed result differs from the record's");

@@ -41,7 +41,7 @@ class Sink final : public Client {
   Frame last;
 };
 
-struct Table {
+struct OpenRoom {
   std::string room;
   std::vector<std::shared_ptr<Sink>> players, watchers;
 };
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
   double cpu = 0;
 
   auto open = [&](int slot) {
-    Table t;
+    OpenRoom t;
     t.players = {std::make_shared<Sink>(), std::make_shared<Sink>()};
     for (int s = 0; s < spectators; ++s) t.watchers.push_back(std::make_shared<Sink>());
     for (auto& c : t.players) say(c, {{"type", "hello"}, {"name", "p"}});
@@ -86,18 +86,18 @@ int main(int argc, char** argv) {
     for (auto& c : t.players) say(c, {{"type", "join"}, {"room", t.room}, {"as", "player"}});
     return t;
   };
-  auto close = [&](Table& t) {
+  auto close = [&](OpenRoom& t) {
     for (auto& c : t.players) bytes += c->bytes, lobby.closed(c.get());
     for (auto& c : t.watchers) bytes += c->bytes, lobby.closed(c.get());
     lobby.close_room(t.room);
     ++games;
   };
 
-  std::vector<Table> tables;
+  std::vector<OpenRoom> tables;
   for (int i = 0; i < rooms; ++i) tables.push_back(open(i));
   while (moves < target) {
     for (int i = 0; i < rooms && moves < target; ++i) {
-      Table& t = tables[static_cast<std::size_t>(i)];
+      OpenRoom& t = tables[static_cast<std::size_t>(i)];
       auto r = lobby.find(t.room);
       const auto& st = r->state();
       const auto legal = st.legal_moves();

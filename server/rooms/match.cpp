@@ -1,0 +1,129 @@
+#include "server/rooms/match.hpp"
+
+#include <algorithm>
+
+#include "protocol/rule_errors.hpp"
+#include "rules/replay.hpp"
+
+namespace plateau::server {
+
+using nlohmann::json;
+
+namespace {
+
+std::vector<rules::Played> played(const std::vector<std::pair<int, std::string>>& moves) {
+  std::vector<rules::Played> out;
+  out.reserve(moves.size());
+  for (const auto& [seat, text] : moves) out.push_back({seat, text});
+  return out;
+}
+
+}  // namespace
+
+Match::Match(const rules::Game& game, json options, RoundSecret secret, int spectator_delay,
+             std::unique_ptr<rules::State> state)
+    : game_(&game),
+      options_(std::move(options)),
+      secret_(std::move(secret)),
+      spectator_delay_(spectator_delay),
+      state_(std::move(state)) {
+  seal_round();
+  if (spectator_delay_ > 0) spectator_state_ = state_->clone();
+}
+
+std::expected<Match, rules::RuleError> Match::start(const rules::Game& game, json options, RoundSecret secret,
+                                                    int spectator_delay) {
+  auto created = game.create(options, secret.seed);
+  if (!created) return std::unexpected(created.error());
+  return Match(game, std::move(options), std::move(secret), spectator_delay, std::move(*created));
+}
+
+std::expected<Match, std::string> Match::restore(const rules::Game& game, const StoredRoom& stored) {
+  auto match = start(game, stored.room.options, RoundSecret{stored.room.seed, stored.room.salt},
+                     stored.room.spectator_delay);
+  if (!match) return std::unexpected("its options are refused by the rules");
+  for (std::size_t i = 0; i < stored.rounds.size(); ++i) {
+    const auto& r = stored.rounds[i];
+    if (r.round != static_cast<int>(i) + 1) return std::unexpected("round numbers are not consecutive");
+    const auto where = "round " + std::to_string(r.round);
+    auto state = rules::replay(game, r.options, r.seed, played(r.moves));
+    if (!state && !state.error().move) return std::unexpected(where + ": options refused");
+    if (!state) {
+      const auto n = *state.error().move;
+      const auto& [seat, text] = r.moves[n];
+      return std::unexpected(where + ", move " + std::to_string(n) + " (" + text + " by seat " +
+                             std::to_string(seat) + "): " +
+                             std::string(protocol::code_string(protocol::code_for(state.error().error))));
+    }
+    if (!r.outcome.is_null() && (*state)->outcome() && rules::to_json(*(*state)->outcome()) != r.outcome)
+      return std::unexpected(where + ": the replayed outcome differs from the stored one");
+    match->state_ = std::move(*state);
+    match->options_ = r.options;
+    match->secret_ = RoundSecret{r.seed, r.salt};
+    match->seal_round();
+    match->round_ = r.round;
+    match->moves_ = r.moves;
+  }
+  if (match->spectator_delay_ > 0) {
+    // The spectators see every move but the last `delay` (all of them once the game is over).
+    const auto& moves = match->moves_;
+    const auto shown = match->state_->is_over()
+                           ? moves.size()
+                           : moves.size() - std::min(moves.size(), static_cast<std::size_t>(match->spectator_delay_));
+    const auto all = played(moves);
+    match->spectator_state_ =
+        rules::replay(game, match->options_, match->secret_.seed, std::span(all).first(shown)).value();
+  }
+  return std::move(*match);
+}
+
+rules::Result<> Match::play(int seat, const std::string& move) {
+  const auto ok = state_->apply(seat, rules::Move{move});
+  if (!ok) return ok;
+  moves_.emplace_back(seat, move);
+  ++generation_;
+  advance_spectator_state();
+  return {};
+}
+
+rules::Result<> Match::next_round(const std::function<std::uint64_t()>& random) {
+  auto options = game_->rematch_options(options_, *state_->outcome());
+  // A fresh seed from the CSPRNG: nothing revealed about the round just ended (its seed is
+  // now public) tells anything about this one.
+  auto secret = fresh_round_secret(random);
+  auto created = game_->create(options, secret.seed);
+  if (!created) return std::unexpected(created.error());
+  ++round_;
+  options_ = std::move(options);
+  secret_ = std::move(secret);
+  seal_round();
+  retire(std::exchange(state_, std::move(*created)));
+  ++generation_;
+  moves_.clear();
+  if (spectator_state_) retire(std::exchange(spectator_state_, state_->clone()));
+  return {};
+}
+
+void Match::seal_round() {
+  sealed_ = fairness_of(secret_, false);
+  revealed_ = fairness_of(secret_, true);
+}
+
+void Match::advance_spectator_state() {
+  if (!spectator_state_) return;
+  if (state_->is_over()) {
+    spectator_state_ = state_->clone();  // the game is over: nothing is left to protect
+    return;
+  }
+  const auto delay = static_cast<std::size_t>(spectator_delay_);
+  if (moves_.size() > delay) {
+    const auto& [seat, text] = moves_[moves_.size() - 1 - delay];
+    (void)spectator_state_->apply(seat, rules::Move{text});
+  }
+}
+
+void Match::retire(std::unique_ptr<rules::State> state) {
+  if (reaper_ && state) reaper_->retire(std::shared_ptr<const rules::State>(std::move(state)));
+}
+
+}  // namespace plateau::server

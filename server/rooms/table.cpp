@@ -1,0 +1,173 @@
+#include "server/rooms/table.hpp"
+
+#include <algorithm>
+
+namespace plateau::server {
+
+using nlohmann::json;
+
+Table::Table(int seats) : seats_(static_cast<std::size_t>(seats)), rematch_(seats_.size(), false) {}
+
+std::optional<rules::Seat> Table::viewer_of(int audience) const {
+  if (audience == spectator_audience()) return std::nullopt;
+  return audience;
+}
+
+int Table::audience_of(const Participant* p) const {
+  const auto it = places_.find(p);
+  return it == places_.end() ? -1 : it->second.audience;
+}
+
+const Connections& Table::connections(int audience) const {
+  return audience == spectator_audience() ? spectators_ : seats_[at(audience)].conns;
+}
+
+void Table::send_all(const Frame& frame) const {
+  for (const auto& s : seats_)
+    for (const auto& p : s.conns) p->send(frame);
+  for (const auto& p : spectators_) p->send(frame);
+}
+
+std::optional<rules::Seat> Table::seat_of(const std::string& player_id) const {
+  for (std::size_t s = 0; s < seats_.size(); ++s)
+    if (seats_[s].player_id == player_id) return static_cast<rules::Seat>(s);
+  return std::nullopt;
+}
+
+std::optional<int> Table::first_free_seat() const {
+  for (std::size_t s = 0; s < seats_.size(); ++s)
+    if (!seats_[s].player_id) return static_cast<int>(s);
+  return std::nullopt;
+}
+
+std::vector<std::pair<std::optional<std::string>, std::string>> Table::seated() const {
+  std::vector<std::pair<std::optional<std::string>, std::string>> out;
+  for (const auto& s : seats_) out.emplace_back(s.player_id, s.player_id ? s.name : std::string());
+  return out;
+}
+
+std::vector<protocol::SeatInfo> Table::seat_infos() const {
+  std::vector<protocol::SeatInfo> infos;
+  for (const auto& s : seats_) {
+    protocol::SeatInfo info;
+    if (s.player_id) info.name = s.name;
+    info.connected = s.shown_connected;
+    infos.push_back(std::move(info));
+  }
+  return infos;
+}
+
+json Table::summary() const {
+  json lines = json::array();
+  for (std::size_t s = 0; s < seats_.size(); ++s)
+    lines.push_back({{"seat", s},
+                     {"name", seats_[s].player_id ? json(seats_[s].name) : json(nullptr)},
+                     {"connected", !seats_[s].conns.empty()}});
+  return lines;
+}
+
+void Table::sit(int seat, const Player& player, const std::shared_ptr<Participant>& p) {
+  auto& slot = seats_[at(seat)];
+  slot.player_id = player.id;
+  slot.name = player.name;
+  slot.conns = {p};
+  places_[p.get()] = Place{seat, 0};
+  slot.shown_connected = true;
+  started_ = started_ || std::ranges::all_of(seats_, [](const Slot& s) { return s.player_id.has_value(); });
+}
+
+void Table::restore_seat(int seat, std::optional<std::string> player_id, std::string name) {
+  auto& slot = seats_[at(seat)];
+  slot.player_id = std::move(player_id);
+  slot.name = std::move(name);
+}
+
+void Table::free_seat(int seat) {
+  auto& slot = seats_[at(seat)];
+  for (const auto& c : slot.conns) places_.erase(c.get());
+  slot = Slot{};
+}
+
+void Table::attach(int seat, const std::shared_ptr<Participant>& p) {
+  places_[p.get()] = Place{seat, 0};
+  seats_[at(seat)].conns.push_back(p);
+}
+
+bool Table::detach(int seat, const Participant* p, Millis now) {
+  places_.erase(p);
+  auto& slot = seats_[at(seat)];
+  const auto it = std::ranges::find_if(slot.conns, [&](const auto& c) { return c.get() == p; });
+  if (it == slot.conns.end()) return false;
+  slot.conns.erase(it);
+  if (!slot.conns.empty()) return false;
+  slot.away_since = now;
+  return true;
+}
+
+bool Table::show_present(int seat, const std::string& name) {
+  auto& slot = seats_[at(seat)];
+  if (slot.shown_connected && slot.name == name) return false;
+  slot.shown_connected = true;
+  slot.name = name;
+  return true;
+}
+
+bool Table::show_away(int seat) {
+  auto& slot = seats_[at(seat)];
+  if (!slot.shown_connected) return false;
+  slot.shown_connected = false;
+  return true;
+}
+
+std::vector<int> Table::overdue(Millis now, Millis grace) const {
+  std::vector<int> out;
+  for (std::size_t s = 0; s < seats_.size(); ++s) {
+    const auto& slot = seats_[s];
+    if (slot.player_id && slot.conns.empty() && slot.shown_connected && now - slot.away_since >= grace)
+      out.push_back(static_cast<int>(s));
+  }
+  return out;
+}
+
+bool Table::deserted() const {
+  if (!spectators_.empty()) return false;
+  return std::ranges::all_of(seats_, [](const Slot& s) { return s.conns.empty() && !s.shown_connected; });
+}
+
+void Table::add_spectator(const std::shared_ptr<Participant>& p) {
+  places_[p.get()] = Place{spectator_audience(), spectators_.size()};
+  spectators_.push_back(p);
+  crowd_changed_ = true;
+}
+
+void Table::remove_spectator(const Participant* p) {
+  const auto it = places_.find(p);
+  const std::size_t i = it->second.index;
+  // The last spectator takes the leaver's place: the order of an audience does not matter.
+  if (i + 1 != spectators_.size()) {
+    spectators_[i] = std::move(spectators_.back());
+    places_[spectators_[i].get()].index = i;
+  }
+  spectators_.pop_back();
+  places_.erase(it);
+  crowd_changed_ = true;
+}
+
+bool Table::ask_rematch(int seat) {
+  if (rematch_[at(seat)]) return false;
+  rematch_[at(seat)] = true;
+  return true;
+}
+
+bool Table::everyone_asked() const {
+  return std::ranges::all_of(rematch_, [](bool b) { return b; });
+}
+
+std::uint32_t Table::rematch_bits() const {
+  std::uint32_t asked = 0;
+  for (std::size_t s = 0; s < rematch_.size(); ++s)
+    if (rematch_[s]) asked |= 1u << s;
+  return asked;
+}
+
+}  // namespace plateau::server

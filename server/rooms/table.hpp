@@ -1,0 +1,117 @@
+// The table of a room: who sits where, which connections are here (each seat's and the
+// spectators'), what each seat shows of its player's presence, and the rematch requests.
+// It decides nothing about versions or frames: the room publishes what changes here.
+//
+// Audiences. Each seat is an audience (numbered as the seat) and the spectators are one more,
+// the last: every connection of an audience is sent the same frames.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/view.hpp"
+#include "rules/game.hpp"
+#include "server/rooms/participant.hpp"
+
+namespace plateau::server {
+
+using Millis = std::int64_t;  // milliseconds since the epoch
+
+using Connections = std::vector<std::shared_ptr<Participant>>;
+
+class Table {
+ public:
+  explicit Table(int seats);
+
+  int seats() const { return static_cast<int>(seats_.size()); }
+  int audiences() const { return seats() + 1; }
+  int spectator_audience() const { return seats(); }
+  // The seat an audience sees the game as; nullopt for the spectators.
+  std::optional<rules::Seat> viewer_of(int audience) const;
+  // -1 when `p` is not here.
+  int audience_of(const Participant* p) const;
+  const Connections& connections(int audience) const;
+  // Every connection here.
+  void send_all(const Frame& frame) const;
+
+  std::optional<rules::Seat> seat_of(const std::string& player_id) const;
+  const std::optional<std::string>& player_at(int seat) const { return seats_[at(seat)].player_id; }
+  std::optional<int> first_free_seat() const;
+  // Each seat's player (none while free) and the name it shows.
+  std::vector<std::pair<std::optional<std::string>, std::string>> seated() const;
+  // What the seats show: names and presence (lagging by the grace period).
+  std::vector<protocol::SeatInfo> seat_infos() const;
+  // Each seat's line in the lobby's list: presence there is the connections', not the shown.
+  nlohmann::json summary() const;
+
+  // Whether the game has started: every seat was taken once. Set by sit(), or when rebuilt.
+  bool started() const { return started_; }
+  void set_started(bool started) { started_ = started; }
+
+  // `player` takes the free `seat` with its first connection, shown present.
+  void sit(int seat, const Player& player, const std::shared_ptr<Participant>& p);
+  // Seat `seat` of a rebuilt room: its player (none while free), shown away.
+  void restore_seat(int seat, std::optional<std::string> player_id, std::string name);
+  // The seat's player is gone before the game started: the seat is free again, and every
+  // connection there leaves.
+  void free_seat(int seat);
+  // One more connection at the seat of its player.
+  void attach(int seat, const std::shared_ptr<Participant>& p);
+  // `p` at a seat goes; true when it was the seat's last connection (its player is now away
+  // since `now`).
+  bool detach(int seat, const Participant* p, Millis now);
+  bool has_connections(int seat) const { return !seats_[at(seat)].conns.empty(); }
+
+  // Presence as the seat shows it. Each returns whether what the seat shows changed.
+  bool show_present(int seat, const std::string& name);
+  bool show_away(int seat);
+  // Seats whose player has been away for `grace` and still show present.
+  std::vector<int> overdue(Millis now, Millis grace) const;
+  // Nobody is here, and no seat still shows anyone present.
+  bool deserted() const;
+
+  int spectators() const { return static_cast<int>(spectators_.size()); }
+  void add_spectator(const std::shared_ptr<Participant>& p);
+  void remove_spectator(const Participant* p);
+  // Whether the spectator count changed since the last call.
+  bool take_crowd_change() { return std::exchange(crowd_changed_, false); }
+
+  // Rematch requests of the round that ended, a flag per seat.
+  const std::vector<bool>& rematch() const { return rematch_; }
+  // Returns false when the seat had asked already.
+  bool ask_rematch(int seat);
+  bool everyone_asked() const;
+  std::uint32_t rematch_bits() const;
+  void clear_rematch() { rematch_.assign(seats_.size(), false); }
+
+ private:
+  struct Slot {
+    std::optional<std::string> player_id;
+    std::string name;
+    Connections conns;
+    bool shown_connected = false;  // what the seat last showed (lags by the grace period)
+    Millis away_since = 0;
+  };
+  // Where each connection here is: its audience and, for a spectator, its index in
+  // spectators_, so that finding or removing one costs the same however large the audience.
+  struct Place {
+    int audience;
+    std::size_t index;
+  };
+  std::size_t at(int seat) const { return static_cast<std::size_t>(seat); }
+
+  std::vector<Slot> seats_;
+  Connections spectators_;
+  std::unordered_map<const Participant*, Place> places_;
+  std::vector<bool> rematch_;
+  bool started_ = false;
+  bool crowd_changed_ = false;
+};
+
+}  // namespace plateau::server
