@@ -4,7 +4,10 @@
 
 namespace plateau::server {
 
-Outbox::Outbox(int audiences, KeepLimits limits) : limits_(limits), kept_(static_cast<std::size_t>(audiences)) {}
+Outbox::Outbox(int audiences, KeepLimits limits)
+    : limits_(limits),
+      recent_(static_cast<std::size_t>(audiences)),
+      kept_(static_cast<std::size_t>(audiences)) {}
 
 std::uint64_t Outbox::hold(std::int64_t version, std::vector<std::pair<int, Frame>> frames,
                            std::int64_t move_started) {
@@ -35,6 +38,7 @@ void Outbox::flush(const Table& table) {
     ++base_;
     for (const auto& [a, frame] : out.audience_frames) {
       const auto& conns = table.connections(a);
+      remember(recent_[at(a)], out.version, frame);
       if (a == table.spectator_audience() || conns.empty()) keep(kept_[at(a)], out.version, frame);
       for (const auto& p : conns) {
         const auto it = whole_.find(p.get());
@@ -52,7 +56,33 @@ std::int64_t Outbox::sent_version(std::int64_t latest) const {
   return next == queue_.end() ? latest : next->version - 1;
 }
 
-void Outbox::keep_from(int audience, std::int64_t after) { kept_[at(audience)] = Kept{after, {}, 0}; }
+void Outbox::keep_from(int audience, std::int64_t after) {
+  Kept kept{after, {}, 0};
+  // The recent patches that lead up to `after` without a gap, latest first.
+  const auto& recent = recent_[at(audience)].frames;
+  auto it = recent.rbegin();
+  while (it != recent.rend() && it->first > after) ++it;
+  std::vector<Frame> earlier;
+  for (; it != recent.rend() && it->first == kept.after; ++it, --kept.after) {
+    earlier.push_back(it->second);
+    kept.bytes += it->second->size();
+  }
+  kept.frames.assign(earlier.rbegin(), earlier.rend());
+  kept.lead = kept.frames.size();
+  kept.lead_bytes = kept.bytes;
+  kept_[at(audience)] = std::move(kept);
+}
+
+void Outbox::remember(Recent& recent, std::int64_t version, const Frame& frame) const {
+  if (limits_.recent_frames == 0) return;
+  recent.frames.emplace_back(version, frame);
+  recent.bytes += frame->size();
+  while (recent.frames.size() > limits_.recent_frames ||
+         (recent.bytes > limits_.recent_bytes && recent.frames.size() > 1)) {
+    recent.bytes -= recent.frames.front().second->size();
+    recent.frames.pop_front();
+  }
+}
 
 bool Outbox::covers(int audience, std::int64_t held) const {
   const auto& kept = kept_[at(audience)];
@@ -66,8 +96,8 @@ void Outbox::send_kept(Participant& p, int audience, std::int64_t held) const {
 
 void Outbox::keep(std::optional<Kept>& kept, std::int64_t version, const Frame& frame) const {
   if (!kept) return;
-  if (version != kept->last() + 1 || kept->frames.size() >= limits_.frames ||
-      kept->bytes + frame->size() > limits_.bytes) {
+  if (version != kept->last() + 1 || kept->frames.size() - kept->lead >= limits_.frames ||
+      kept->bytes - kept->lead_bytes + frame->size() > limits_.bytes) {
     kept.reset();  // whoever comes back gets the whole state
     return;
   }

@@ -6,8 +6,8 @@
 // waits.
 //
 // Kept patches. While a seat has nobody connected, or since a spectator dropped, the patches
-// its audience was sent are kept, within KeepLimits: a client back with the version it holds
-// is then sent only what it missed.
+// its audience was sent are kept, within KeepLimits, from a few before the drop: a client back
+// with the version it holds is then sent only what it missed, even what was lost on the way.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,11 @@ namespace plateau::server {
 struct KeepLimits {
   std::size_t frames = 64;
   std::size_t bytes = 32 * 1024;
+  // The last patches each audience was sent, kept at all times. A connection that drops loses
+  // what was on its way to it (a browser drops what arrives after it closes a socket), so the
+  // room cannot know the version it holds: keeping starts this far back.
+  std::size_t recent_frames = 4;
+  std::size_t recent_bytes = 4 * 1024;
 };
 
 class Outbox {
@@ -63,7 +68,8 @@ class Outbox {
   // last version made).
   std::int64_t sent_version(std::int64_t latest) const;
 
-  // Keeps `audience`'s patches after version `after` from now on.
+  // Keeps `audience`'s patches after version `after` from now on, and the recent ones up to
+  // `after` that it still has: a client that lost them on the way holds an earlier version.
   void keep_from(int audience, std::int64_t after);
   bool keeping(int audience) const { return kept_[at(audience)].has_value(); }
   void stop_keeping(int audience) { kept_[at(audience)].reset(); }
@@ -88,13 +94,24 @@ class Outbox {
     std::int64_t after = 0;
     std::vector<Frame> frames;  // versions after+1, after+2, ...
     std::size_t bytes = 0;
+    // The first `lead` frames (`lead_bytes`) were sent before the drop, from the recent ones:
+    // KeepLimits bound what came after it.
+    std::size_t lead = 0, lead_bytes = 0;
     std::int64_t last() const { return after + static_cast<std::int64_t>(frames.size()); }
   };
   std::size_t at(int audience) const { return static_cast<std::size_t>(audience); }
   // Adds the patch to `kept`, or lets it go when it would hold too much.
   void keep(std::optional<Kept>& kept, std::int64_t version, const Frame& frame) const;
 
+  // The last patches sent to an audience, (version, frame), within the recent_* limits.
+  struct Recent {
+    std::deque<std::pair<std::int64_t, Frame>> frames;
+    std::size_t bytes = 0;
+  };
+  void remember(Recent& recent, std::int64_t version, const Frame& frame) const;
+
   KeepLimits limits_;
+  std::vector<Recent> recent_;  // per audience
   std::deque<Outgoing> queue_;
   std::uint64_t base_ = 0;  // the entry number of queue_.front()
   std::vector<std::optional<Kept>> kept_;  // per audience

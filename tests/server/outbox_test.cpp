@@ -93,6 +93,30 @@ TEST(Outbox, AnEmptySeatKeepsWhatItMissed) {
   EXPECT_FALSE(r.out.keeping(1));
 }
 
+// Eve's browser closed its socket while patches 5 and 6 were on their way: it drops what comes
+// after, so she holds version 4 though the room sent her 6. She still resumes by patches.
+TEST(Outbox, AClientThatLostPatchesOnTheWayStillResumesByPatches) {
+  Scenery r;
+  for (std::int64_t v = 1; v <= 6; ++v) r.out.release(r.out.hold(v, r.patches(v)));
+  r.out.flush(r.table);
+  r.out.keep_from(2, 6);  // the room saw her go after sending version 6
+  r.out.release(r.out.hold(7, r.patches(7)));
+  r.out.flush(r.table);
+  EXPECT_TRUE(r.out.covers(2, 4));
+  EXPECT_TRUE(r.out.covers(2, 2)) << "the last 4 patches before the drop are kept: 3 to 6";
+  EXPECT_FALSE(r.out.covers(2, 1));
+  const auto back = recorder();
+  r.out.send_kept(*back, 2, 4);
+  EXPECT_EQ(back->frames, (std::vector<std::string>{"2@5", "2@6", "2@7"}));
+
+  Outbox forgetful(3, KeepLimits{.recent_frames = 0});
+  forgetful.release(forgetful.hold(1, r.patches(1)));
+  forgetful.flush(r.table);
+  forgetful.keep_from(2, 1);
+  EXPECT_FALSE(forgetful.covers(2, 0)) << "without recent patches, keeping starts at the drop";
+  EXPECT_TRUE(forgetful.covers(2, 1));
+}
+
 TEST(Outbox, KeepingStopsPastItsLimits) {
   Table table(1);
   Outbox out(2, KeepLimits{.frames = 2, .bytes = 1000});
