@@ -1,9 +1,10 @@
 // The rules core: the contract every game implements.
 //
-// A Game is an immutable description (id, name, seat counts, options); a State is one position.
-// The core stays pure: no I/O, no clocks, no threads, no global random numbers. Chance comes from
-// an Rng seeded from the seed the State was created with, so a game replays exactly from its
-// options, seed and moves. See ../shared/DESIGN.md §2.
+// A Game is an immutable description (its GameInfo: id, name, seat counts, options) that makes
+// States; a State is one position. The core stays pure: no I/O, no clocks, no threads, no global
+// random numbers. Chance comes from an Rng seeded from the seed the State was created with, so a
+// game replays exactly from its options, seed and moves. Each game has its folder here, with its
+// rules page (rules/<game>/RULES.md); registry.cpp lists the games the server offers.
 #pragma once
 
 #include <cstdint>
@@ -202,15 +203,29 @@ struct OptionSpec {
   std::string label;                 // what it means, for people
 };
 
+// What a game is, as one value: its identity, how many play and what a host may set. Nothing
+// in it depends on a position; the lobby and `welcome` show it as it is.
+struct GameInfo {
+  std::string id;    // stable: on the wire, in records and in the web client's file names
+  std::string name;  // for people
+  int min_seats = 2;
+  int max_seats = 2;
+  std::vector<OptionSpec> options;  // the game's own ("players" is added by the core)
+};
+
 class Game {
  public:
+  explicit Game(GameInfo info) : info_(std::move(info)) {}
   virtual ~Game() = default;
-  virtual std::string_view id() const = 0;
-  virtual std::string_view name() const = 0;
-  virtual int min_seats() const = 0;
-  virtual int max_seats() const = 0;
-  // The game's own options (not "players").
-  virtual std::vector<OptionSpec> options() const { return {}; }
+  Game(const Game&) = delete;
+  Game& operator=(const Game&) = delete;
+
+  const GameInfo& info() const { return info_; }
+  std::string_view id() const { return info_.id; }
+  std::string_view name() const { return info_.name; }
+  int min_seats() const { return info_.min_seats; }
+  int max_seats() const { return info_.max_seats; }
+  const std::vector<OptionSpec>& options() const { return info_.options; }
 
   // Checks `options` against the specs (unknown names, wrong types, out of range are
   // bad_option), fills in defaults and adds "players" (default min_seats()).
@@ -228,6 +243,9 @@ class Game {
   // `options` is normalized; may still refuse combinations (bad_option).
   virtual Result<std::unique_ptr<State>> do_create(const nlohmann::json& options,
                                                    std::uint64_t seed) const = 0;
+
+ private:
+  GameInfo info_;
 };
 
 // Short forms for the three kinds of option.

@@ -301,14 +301,15 @@ class KwintyState final : public TurnState<KwintyState> {
 
 class KwintyGame final : public Game {
  public:
-  std::string_view id() const override { return "kwinty"; }
-  std::string_view name() const override { return "Kwinty"; }
-  int min_seats() const override { return 2; }
-  int max_seats() const override { return 2; }
-  std::vector<OptionSpec> options() const override {
-    return {first_player_option(2),
-            bool_option("strict", false, "strict rule c: no short side may touch a block of its colour")};
-  }
+  KwintyGame()
+      : Game({.id = "kwinty",
+              .name = "Kwinty",
+              .min_seats = 2,
+              .max_seats = 2,
+              .options = {first_player_option(2),
+                          bool_option("strict", false,
+                                      "strict rule c: no short side may touch a block of its "
+                                      "colour")}}) {}
 
   // "Le perdant commence la partie suivante": the loser starts; a draw changes nothing.
   json rematch_options(const json& options, const Outcome& last) const override {

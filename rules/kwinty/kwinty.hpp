@@ -1,6 +1,5 @@
-// Kwinty (BLOCKS, Steffen-Spiele 2014; Fred Horn) — rules:
-// ../shared/rules/blocks_kwinty_turris.fr.md (first part) and the Kwinty section of
-// ../shared/rules/DECISIONS.md; our page: RULES.md here.
+// Kwinty (BLOCKS, Steffen-Spiele 2014; Fred Horn) — rules: RULES.md in this folder, which
+// quotes the French text sentence by sentence and names the tests that check each.
 //
 // Two players build one vertical wall together, 20 blocks each; seat 0 plays white, seat 1
 // black. A block shows two squares: lying (2 wide × 1 high) or standing (1 × 2). Row 1 is the

@@ -725,14 +725,17 @@ class LTilesState final : public TurnState<LTilesState> {
 
 class LTilesGame final : public Game {
  public:
-  std::string_view id() const override { return "ltiles"; }
-  std::string_view name() const override { return "L-Tiles"; }
-  int min_seats() const override { return 2; }
-  int max_seats() const override { return 2; }
-  std::vector<OptionSpec> options() const override {
-    return {first_player_option(2),
-            choice_option("variant", {kVariantNames.begin(), kVariantNames.end()}, "standard", "variant: standard, ordered (each orders their pile first), open (all tiles face up), hand (a face-up hand of 3)")};
-  }
+  LTilesGame()
+      : Game({.id = "ltiles",
+              .name = "L-Tiles",
+              .min_seats = 2,
+              .max_seats = 2,
+              .options = {first_player_option(2),
+                          choice_option("variant", {kVariantNames.begin(), kVariantNames.end()},
+                                        "standard",
+                                        "variant: standard, ordered (each orders their pile "
+                                        "first), open (all tiles face up), hand (a face-up hand "
+                                        "of 3)")}}) {}
 
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {

@@ -1,6 +1,6 @@
 // L-Tiles: the L-tile stacking game for 2 players ("Élargir / Empiler"; its real title is
-// unknown) — rules: ../shared/rules/ltiles.fr.md and its section of DECISIONS.md; our rules page
-// is RULES.md beside this file.
+// unknown) — rules: RULES.md in this folder, which quotes the French text sentence by sentence
+// and names the tests that check each.
 //
 // Seat 0 is red and plays lot 1, seat 1 is green and plays lot 2: 20 L tiles of 3 squares each
 // (red, green or neutral), listed in inventory.json (our stand-in for the real box, embedded at

@@ -762,16 +762,20 @@ Result<std::unique_ptr<State>> make_state(const json& options, std::uint64_t see
 
 class OnTopGame final : public Game {
  public:
-  std::string_view id() const override { return "on_top"; }
-  std::string_view name() const override { return "On Top"; }
-  int min_seats() const override { return 2; }
-  int max_seats() const override { return 4; }
-  std::vector<OptionSpec> options() const override {
-    return {first_player_option(4),
-            bool_option("teams", false, "4 players only: partners sit opposite and add their points"),
-            choice_option("start", {"red", "alternative", "random"}, "red", "where the black start triangles go: the two red cells, the board's alternative cells, or cells drawn at random"),
-            int_option("start_triangles", kMinStart, kMinStart, kMaxStart, "how many black start triangles (the red cells take exactly 2)")};
-  }
+  OnTopGame()
+      : Game({.id = "on_top",
+              .name = "On Top",
+              .min_seats = 2,
+              .max_seats = 4,
+              .options = {first_player_option(4),
+                          bool_option("teams", false,
+                                      "4 players only: partners sit opposite and add their points"),
+                          choice_option("start", {"red", "alternative", "random"}, "red",
+                                        "where the black start triangles go: the two red cells, "
+                                        "the board's alternative cells, or cells drawn at random"),
+                          int_option("start_triangles", kMinStart, kMinStart, kMaxStart,
+                                     "how many black start triangles (the red cells take "
+                                     "exactly 2)")}}) {}
 
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {

@@ -1,5 +1,5 @@
-// On Top (KOSMOS 2008, Günter Burkhardt) — rules: ../shared/rules/on_top.fr.md and its section of
-// DECISIONS.md; our rules page: RULES.md in this folder.
+// On Top (KOSMOS 2008, Günter Burkhardt) — rules: RULES.md in this folder, which quotes the
+// French text sentence by sentence and names the tests that check each.
 //
 // 2–4 players place rhombus tiles (two triangles) on a board of triangles. Each tile carries
 // coloured sixths of circles at its corners (1 sixth at each sharp tip, 2 at each wide corner).

@@ -180,11 +180,12 @@ class QuantikState final : public TurnState<QuantikState> {
 
 class QuantikGame final : public Game {
  public:
-  std::string_view id() const override { return "quantik"; }
-  std::string_view name() const override { return "Quantik"; }
-  int min_seats() const override { return 2; }
-  int max_seats() const override { return 2; }
-  std::vector<OptionSpec> options() const override { return {first_player_option(2)}; }
+  QuantikGame()
+      : Game({.id = "quantik",
+              .name = "Quantik",
+              .min_seats = 2,
+              .max_seats = 2,
+              .options = {first_player_option(2)}}) {}
 
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {

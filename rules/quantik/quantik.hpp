@@ -1,5 +1,5 @@
-// Quantik (Gigamic, Nouri Khalifa) — rules: ../shared/rules/quantik.fr.md, DECISIONS.md; our
-// rules page: RULES.md in this folder.
+// Quantik (Gigamic, Nouri Khalifa) — rules: RULES.md in this folder, which quotes the French
+// text sentence by sentence and names the tests that check each.
 //
 // Two players, 8 pieces each (2 spheres, 2 cylinders, 2 cubes, 2 cones) on a 4×4 board made of
 // four 2×2 regions. A piece goes on an empty cell unless the *opponent* already has the same

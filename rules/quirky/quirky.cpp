@@ -565,15 +565,19 @@ Result<std::unique_ptr<State>> make_state(const json& options, std::uint64_t see
 
 class QuirkyGame final : public Game {
  public:
-  std::string_view id() const override { return "quirky"; }
-  std::string_view name() const override { return "Quirky"; }
-  int min_seats() const override { return 2; }
-  int max_seats() const override { return 3; }
-  std::vector<OptionSpec> options() const override {
-    return {first_player_option(3),
-            choice_option("triangles", {"any", "aligned"}, "any", "which triangles score: any equilateral triangle, tilted ones included, or only those whose sides follow the lattice lines"),
-            bool_option("purple_quirks", true, "play with the 3 purple Quirks (off: a less random game)")};
-  }
+  QuirkyGame()
+      : Game({.id = "quirky",
+              .name = "Quirky",
+              .min_seats = 2,
+              .max_seats = 3,
+              .options = {first_player_option(3),
+                          choice_option("triangles", {"any", "aligned"}, "any",
+                                        "which triangles score: any equilateral triangle, tilted "
+                                        "ones included, or only those whose sides follow the "
+                                        "lattice lines"),
+                          bool_option("purple_quirks", true,
+                                      "play with the 3 purple Quirks (off: a less random "
+                                      "game)")}}) {}
 
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {

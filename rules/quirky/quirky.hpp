@@ -1,5 +1,5 @@
-// Quirky (Family Games America, 2005) — rules: ../shared/rules/quirky.fr.md and its section of
-// DECISIONS.md; our rules page: RULES.md beside this file.
+// Quirky (Family Games America, 2005) — rules: RULES.md in this folder, which quotes the French
+// text sentence by sentence and names the tests that check each.
 //
 // 2 or 3 players; colours green (seat 0), yellow (seat 1), red (seat 2). With 2 players red is
 // neutral: it blocks and scores for nobody. One bag holds 45 markers (15 per colour) and 9 Quirks

@@ -706,14 +706,14 @@ class TurrisState final : public TurnState<TurrisState> {
 
 class TurrisGame final : public Game {
  public:
-  std::string_view id() const override { return "turris"; }
-  std::string_view name() const override { return "Turris"; }
-  int min_seats() const override { return 2; }
-  int max_seats() const override { return 2; }
-  std::vector<OptionSpec> options() const override {
-    return {first_player_option(2),
-            bool_option("chain_bonus", true, "a bonus placement on a centre earns a further bonus")};
-  }
+  TurrisGame()
+      : Game({.id = "turris",
+              .name = "Turris",
+              .min_seats = 2,
+              .max_seats = 2,
+              .options = {first_player_option(2),
+                          bool_option("chain_bonus", true,
+                                      "a bonus placement on a centre earns a further bonus")}}) {}
 
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {

@@ -1,5 +1,5 @@
-// Turris (Steffen-Spiele 2014, Steffen Mühlhäuser) — rules: ../shared/rules/blocks_kwinty_turris.fr.md
-// (second part), settled by ../shared/rules/DECISIONS.md; our rules page is rules/turris/RULES.md.
+// Turris (Steffen-Spiele 2014, Steffen Mühlhäuser) — rules: RULES.md in this folder, which quotes
+// the French text sentence by sentence and names the tests that check each.
 //
 // Two players, 20 blocks each (1×1×2), build one tower on a fixed 3×3 footprint. Seat 0 is white,
 // seat 1 black. Cells are named <column><row>/<level>: column a–c, row 1–3, level 1 = on the base

@@ -55,6 +55,7 @@
 #include "../e2e/http_client.hpp"
 #include "../e2e/server_process.hpp"
 #include "machine.hpp"
+#include "rules/game.hpp"
 #include "ws_loop.hpp"
 #include "percentile.hpp"
 
@@ -117,10 +118,11 @@ class Room {
     spectators_ = opt.spectators;
     views_.resize(conns_.size());
     versions_.assign(conns_.size(), 0);
-    // "mixed": the rooms play every game in turn (the server's six; a game it does not know
-    // shows as error frames).
-    static constexpr std::array<const char*, 6> kGames{"quantik", "kwinty", "turris", "quirky", "on_top", "ltiles"};
-    game_ = opt.game == "mixed" ? kGames[static_cast<std::size_t>(index) % kGames.size()] : opt.game;
+    // "mixed": the rooms play every game in turn, the registry's, which the server it starts
+    // is built from.
+    const auto& games = plateau::rules::all_games();
+    game_ = opt.game == "mixed" ? std::string(games[static_cast<std::size_t>(index) % games.size()]->id())
+                                : opt.game;
     for (int i = 0; i < static_cast<int>(conns_.size()); ++i) {
       conns_[i]->on_message = [this, i](std::string_view text) {
         // Spectators only need the version: finding it costs far less than parsing the frame,

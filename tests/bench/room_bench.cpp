@@ -9,7 +9,7 @@
 // With --rooms N, N rooms are open at once and take their moves in turn, one each, as the
 // server's rooms do under load: each room's boards and views then fall out of the CPU's caches
 // between two of its moves, which one room played alone never shows. "mixed" gives the rooms
-// the six games in turn. A room whose game ends is closed and a new one opened in its place
+// the registry's games in turn. A room whose game ends is closed and a new one opened in its place
 // (untimed).
 #include <algorithm>
 #include <array>
@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <random>
 
+#include "rules/game.hpp"
 #include "server/rooms/lobby.hpp"
 
 using namespace plateau::server;
@@ -60,7 +61,6 @@ int main(int argc, char** argv) {
     else if (k == "--moves") target = std::stol(v);
     else if (k == "--rooms") rooms = std::max(1, std::stoi(v));
   }
-  static constexpr std::array<const char*, 6> kGames{"quantik", "kwinty", "turris", "quirky", "on_top", "ltiles"};
   NullStore store;
   std::uint64_t n = 1;
   // One address and one creator for every room: no per-address or per-player limit here.
@@ -79,7 +79,9 @@ int main(int argc, char** argv) {
     for (int s = 0; s < spectators; ++s) t.watchers.push_back(std::make_shared<Sink>());
     for (auto& c : t.players) say(c, {{"type", "hello"}, {"name", "p"}});
     for (auto& c : t.watchers) say(c, {{"type", "hello"}, {"name", "w"}});
-    const std::string g = game == "mixed" ? kGames[static_cast<std::size_t>(slot) % kGames.size()] : game;
+    const auto& games = plateau::rules::all_games();
+    const std::string g =
+        game == "mixed" ? std::string(games[static_cast<std::size_t>(slot) % games.size()]->id()) : game;
     say(t.players[0], {{"type", "create"}, {"game", g}});
     t.room = json::parse(*t.players[0]->last)["room"];
     for (auto& c : t.watchers) say(c, {{"type", "join"}, {"room", t.room}, {"as", "spectator"}});

@@ -168,6 +168,14 @@ export async function allAt(pages, v) {
   for (const p of pages) await p.waitForFunction((x) => window.plateau.version >= x && window.plateau.drawn === window.plateau.state, v);
 }
 
+// The ids of the games the server offers, in its order, as its `welcome` lists them to the
+// lobby of `page`.
+export async function offeredGames(page, url) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.plateau.games.length > 0);
+  return page.evaluate(() => window.plateau.games.map((g) => g.id));
+}
+
 // Creates a table of `game` from the lobby of `page`; returns the room id once seated.
 export async function createTable(page, url, game, options = {}) {
   await page.goto(url);

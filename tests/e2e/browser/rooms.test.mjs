@@ -3,7 +3,7 @@
 // itself, and a finished game replays forward and back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots, botGame, shown, assertSamePage, movesShown, drawnAt } from './harness.mjs';
+import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, shots, botGame, shown, assertSamePage, movesShown, drawnAt, offeredGames } from './harness.mjs';
 
 async function clickMove(page) {
   const before = await version(page);
@@ -244,9 +244,9 @@ test('the lobby leads a player back to their own tables, private ones too', { ti
 
 test('a finished game of every game replays in the browser, forward and back', { timeout: 180000 }, async () => {
   await withBrowser(async (server, browser) => {
-    const games = ['quantik', 'kwinty', 'turris', 'quirky', 'on_top', 'ltiles'];
     const watcher = await player(browser, 'Ada');
     const { page } = watcher;
+    const games = await offeredGames(page, server.url);
     for (const game of games) {
       const room = await botGame(server.port, game, games.indexOf(game) + 7);
       const record = await (await fetch(`${server.url}/api/replay?room=${room}`)).json();
