@@ -6,14 +6,13 @@
 
 #include <csignal>
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 #include "server/config.hpp"
 #include "server/rooms/lobby.hpp"
 #include "server/net/net.hpp"
 #include "server/secure_random.hpp"
-#include "server/store/sqlite_store.hpp"
+#include "server/store/sqlite.hpp"
 
 using namespace plateau::server;
 
@@ -66,20 +65,18 @@ int main(int argc, char** argv) {
 
   boost::asio::io_context ioc(1);
 
-  std::unique_ptr<SqliteStore> sqlite;
+  std::unique_ptr<Storage> storage;
   NullStore null_store;
   Store* store = &null_store;
   if (config.data != "none") {
-    std::error_code ec;
-    std::filesystem::create_directories(config.data, ec);
-    const auto path = (std::filesystem::path(config.data) / "plateau.db").string();
-    auto opened = SqliteStore::open(path, [&ioc](std::function<void()> f) { boost::asio::post(ioc, std::move(f)); });
+    auto opened = open_sqlite_store(
+        config.data, [&ioc](std::function<void()> f) { boost::asio::post(ioc, std::move(f)); });
     if (!opened) {
       spdlog::critical("event=store_open_failed error=\"{}\"", opened.error());
       return 1;
     }
-    sqlite = std::move(*opened);
-    store = sqlite.get();
+    storage = std::move(*opened);
+    store = storage.get();
   }
   const Millis idle_room_ms = 30 * 60'000;
   // Every token, id, seed and salt comes from the kernel's CSPRNG.
@@ -91,19 +88,19 @@ int main(int argc, char** argv) {
                           .max_rooms_per_player = config.max_rooms_per_player,
                           .creates_per_minute = config.creates_per_minute,
                           // A store that keeps nothing could not give an unloaded game back.
-                          .unload_after_ms = sqlite ? static_cast<Millis>(config.unload_after_seconds) * 1000 : 0,
+                          .unload_after_ms = storage ? static_cast<Millis>(config.unload_after_seconds) * 1000 : 0,
                           .new_players_per_minute = config.new_players_per_minute,
                           .forget_players_ms = static_cast<Millis>(config.forget_players_after_hours) * 3'600'000,
                           .rooms_page = config.rooms_page,
                           .rooms_page_max = config.rooms_page_max,
                           .max_spectators = config.max_spectators});
-  Server server(config, ioc, lobby, sqlite.get(), tls);
+  Server server(config, ioc, lobby, storage.get(), tls);
 
-  if (sqlite) {
+  if (storage) {
     const auto t0 = std::chrono::steady_clock::now();
     // A room whose game ended before the restart comes back too while its players could still
     // be at the table, as long as the lobby would have kept it had the server stayed up.
-    auto loaded = sqlite->load(now_ms() - idle_room_ms);
+    auto loaded = storage->load(now_ms() - idle_room_ms);
     if (!loaded) {
       spdlog::critical("event=store_load_failed error=\"{}\"", loaded.error());
       return 1;

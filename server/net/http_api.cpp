@@ -8,7 +8,7 @@
 
 #include "server/store/history.hpp"
 #include "server/net/net.hpp"
-#include "server/store/sqlite_store.hpp"
+#include "server/store/storage.hpp"
 
 namespace plateau::server {
 
@@ -33,6 +33,20 @@ std::string query_param(std::string_view target, std::string_view key) {
     rest = rest.substr(amp + 1);
   }
   return "";
+}
+
+// The list /api/history answers with.
+json games_json(const std::vector<GameSummary>& games) {
+  json out = json::array();
+  for (const auto& g : games)
+    out.push_back({{"room", g.room},
+                   {"round", g.round},
+                   {"game", g.game},
+                   {"result", g.result},
+                   {"finished", g.finished_ms},
+                   {"imported", g.imported},
+                   {"players", g.players}});
+  return out;
 }
 
 // One request's answer. Holds nothing but the server, so it is made for each request.
@@ -167,15 +181,16 @@ class Answerer {
     return json_response(req, http::status::ok, json{{"closed", closed}});
   }
 
-  // History and replays: read from the store's read-only connection.
+  // History and replays: read from the store's archive, beside its writes.
   HttpResponse api(const HttpRequest& req, const std::string& path, const std::string& target) {
-    SqliteStore* store = server_.store();
+    Storage* store = server_.store();
     if (!store) return json_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
     if (path == "/api/history") {
       int limit = 50;
       if (const auto l = query_param(target, "limit"); !l.empty() && l.size() < 4 && l.find_first_not_of("0123456789") == std::string::npos)
         limit = std::clamp(std::stoi(l), 1, 500);
-      return json_response(req, http::status::ok, json{{"games", store->finished_games(limit)}});
+      const auto games = store->finished_games(limit);
+      return json_response(req, http::status::ok, json{{"games", games_json(games)}});
     }
     if (path == "/api/replay" || path == "/api/export") {
       const auto room = query_param(target, "room");
@@ -222,7 +237,7 @@ class Answerer {
       res.set(http::field::retry_after, "60");
       return res;
     }
-    SqliteStore* store = server_.store();
+    Storage* store = server_.store();
     if (!store) return json_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
     const json body = json::parse(req.body(), nullptr, false);
     if (body.is_discarded()) return json_error(req, http::status::bad_request, "import/bad_json", "the body is not JSON");

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "server/store/sqlite_store.hpp"
+#include "server/store/storage.hpp"
 #include "server/net/web_dir.hpp"
 #include "server/net/ws_session.hpp"
 
@@ -102,7 +102,7 @@ void ConnectionTable::orphan() {
   else orphaned_ = true;
 }
 
-Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, SqliteStore* store,
+Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* store,
                std::shared_ptr<asio::ssl::context> tls)
     : config_(std::move(config)),
       ioc_(ioc),

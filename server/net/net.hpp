@@ -38,7 +38,7 @@ class context;
 
 namespace plateau::server {
 
-class SqliteStore;
+class Storage;
 class WsSession;
 
 struct NetStats {
@@ -73,7 +73,7 @@ Millis now_ms();
 class Server {
  public:
   // With `tls`, every connection starts with a TLS handshake (HTTPS and wss://).
-  Server(Config config, boost::asio::io_context& ioc, Lobby& lobby, SqliteStore* store,
+  Server(Config config, boost::asio::io_context& ioc, Lobby& lobby, Storage* store,
          std::shared_ptr<boost::asio::ssl::context> tls = nullptr);
   ~Server();
   // Binds and starts accepting. Returns an error for a port in use and the like.
@@ -86,7 +86,7 @@ class Server {
   NetStats& stats() { return stats_; }
   const Config& config() const { return config_; }
   Lobby& lobby() { return lobby_; }
-  SqliteStore* store() { return store_; }
+  Storage* store() { return store_; }
   const StaticFiles& static_files() const { return static_files_; }
   // Refused admin tokens per address, and imports per address (http_api.cpp).
   Backoff& admin_backoff() { return admin_backoff_; }
@@ -129,7 +129,7 @@ class Server {
   Config config_;
   boost::asio::io_context& ioc_;
   Lobby& lobby_;
-  SqliteStore* store_;
+  Storage* store_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
   boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer ticker_;

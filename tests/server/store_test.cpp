@@ -22,6 +22,7 @@
 
 #include <sqlite3.h>
 
+#include "server/store/sqlite.hpp"
 #include "server/store/sqlite_store.hpp"
 
 namespace plateau::server {
@@ -631,6 +632,46 @@ TEST_F(StoreTest, AStoreKilledMidWriteKeepsEveryAcknowledgedMoveAcrossPrunes) {
     ASSERT_GT(have, static_cast<std::size_t>(i)) << "r" << r << " round " << n << " lost acknowledged move " << i;
   }
   EXPECT_GT(checked_ended, 0u) << "some rounds ended before the kill";
+}
+
+// The server's way in: the factory makes the data folder and its database, and the store seen
+// only as a Storage lists an imported game and backs it up while open.
+TEST_F(StoreTest, TheFactoryOpensTheFolderAndTheArchiveListsAndBacksUpAnImport) {
+  const auto folder = dir_ / "data";
+  auto opened = open_sqlite_store(folder, [](std::function<void()> f) { f(); });
+  ASSERT_TRUE(opened.has_value()) << opened.error();
+  Storage& storage = **opened;
+  EXPECT_TRUE(fs::exists(folder / "plateau.db"));
+  const auto outcome =
+      nlohmann::json{{"winners", {1}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
+  const GameRecord imported{"imp", 1, "quantik", nlohmann::json::object(), 7, {"ada", "bob"},
+                            {{0, "m0", 5}, {1, "m1", 6}}, outcome, 2000, ""};
+  ASSERT_TRUE(wait([&](Done d) { storage.import_record(imported, d); }));
+
+  const auto games = storage.finished_games(10);
+  ASSERT_EQ(games.size(), 1u);
+  EXPECT_EQ(games[0].room, "imp");
+  EXPECT_EQ(games[0].round, 1);
+  EXPECT_EQ(games[0].game, "quantik");
+  EXPECT_EQ(games[0].result, outcome);
+  EXPECT_EQ(games[0].finished_ms, 2000);
+  EXPECT_TRUE(games[0].imported);
+  EXPECT_EQ(games[0].players, (std::vector<std::string>{"ada", "bob"}));
+
+  const auto copy = dir_ / "copy.db";
+  const auto backed_up = storage.backup_to(copy.string());
+  ASSERT_TRUE(backed_up.has_value()) << backed_up.error();
+  storage.close();
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open_v2(copy.string().c_str(), &db, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  std::int64_t moves = -1;
+  const char* query = "SELECT count(*) FROM moves WHERE room = 'imp'";
+  if (sqlite3_prepare_v2(db, query, -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    moves = sqlite3_column_int64(s, 0);
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  EXPECT_EQ(moves, 2) << "the copy holds the imported game";
 }
 
 }  // namespace

@@ -1,0 +1,154 @@
+// The SQLite store as an Archive: the history's reads (on the reader connection, beside the
+// writer), an imported game written through the writer like any other write, and the online
+// backup of the live database.
+#include <sqlite3.h>
+
+#include "server/store/sqlite_stmt.hpp"
+#include "server/store/sqlite_store.hpp"
+
+namespace plateau::server {
+
+using nlohmann::json;
+using sqlite::from_db;
+using sqlite::Stmt;
+using sqlite::StmtCache;
+using sqlite::to_db;
+
+std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(const std::string& room, int round) {
+  std::lock_guard lock(reader_mutex_);
+  GameRecord r;
+  r.room = room;
+  r.round = round;
+  {
+    Stmt q(reader_, "SELECT r.game, o.options, o.seed, o.outcome, o.finished_ms, o.salt FROM rooms r "
+                    "JOIN rounds o ON o.room = r.id WHERE r.id = ?1 AND o.round = ?2");
+    q.bind(1, room).bind(2, round);
+    if (!q.row()) {
+      if (!q.ok()) return std::unexpected(std::string(sqlite3_errmsg(reader_)));
+      return std::optional<GameRecord>{};
+    }
+    r.game = q.text(0);
+    r.options = json::parse(q.text(1), nullptr, false);
+    r.seed = from_db(q.i64(2));
+    r.result = q.is_null(3) ? json(nullptr) : json::parse(q.text(3), nullptr, false);
+    r.finished_ms = q.is_null(4) ? 0 : q.i64(4);
+    if (!q.is_null(5)) r.salt = q.text(5);
+  }
+  {
+    Stmt q(reader_, "SELECT s.seat, COALESCE(p.name, '') FROM seats s LEFT JOIN players p ON p.id = s.player "
+                    "WHERE s.room = ?1 ORDER BY s.seat");
+    q.bind(1, room);
+    while (q.row()) {
+      const auto seat = static_cast<std::size_t>(q.i64(0));
+      if (r.players.size() <= seat) r.players.resize(seat + 1);
+      r.players[seat] = q.text(1);
+    }
+  }
+  {
+    Stmt q(reader_, "SELECT seat, move, at_ms FROM moves WHERE room = ?1 AND round = ?2 ORDER BY idx");
+    q.bind(1, room).bind(2, round);
+    while (q.row()) r.moves.push_back({static_cast<int>(q.i64(0)), q.text(1), q.i64(2)});
+  }
+  if (const auto n = r.options.value("players", 0); n > 0 && r.players.size() < static_cast<std::size_t>(n))
+    r.players.resize(static_cast<std::size_t>(n));
+  return std::optional<GameRecord>(std::move(r));
+}
+
+std::vector<GameSummary> SqliteStore::finished_games(int limit) {
+  std::lock_guard lock(reader_mutex_);
+  std::vector<GameSummary> out;
+  Stmt q(reader_, "SELECT r.id, o.round, r.game, o.outcome, o.finished_ms, r.imported, "
+                  "(SELECT group_concat(COALESCE(p.name, ''), char(31)) FROM "
+                  "  (SELECT p.name AS name FROM seats s LEFT JOIN players p ON p.id = s.player "
+                  "   WHERE s.room = r.id ORDER BY s.seat) p) "
+                  "FROM rounds o JOIN rooms r ON r.id = o.room "
+                  "WHERE o.finished_ms IS NOT NULL AND r.private = 0 ORDER BY o.finished_ms DESC LIMIT ?1");
+  q.bind(1, limit);
+  while (q.row()) {
+    GameSummary g{.room = q.text(0),
+                  .round = static_cast<int>(q.i64(1)),
+                  .game = q.text(2),
+                  .result = json::parse(q.text(3), nullptr, false),
+                  .finished_ms = q.i64(4),
+                  .imported = q.i64(5) != 0,
+                  .players = {}};
+    std::string names = q.text(6);
+    std::size_t start = 0;
+    while (!names.empty()) {
+      const auto sep = names.find(char(31), start);
+      g.players.push_back(names.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
+      if (sep == std::string::npos) break;
+      start = sep + 1;
+    }
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+void SqliteStore::import_record(const GameRecord& r, Done done) {
+  enqueue(
+      [r](StmtCache& db) {
+        bool ok = Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms, finished, "
+                           "imported) VALUES(?1, ?2, ?3, ?4, 0, 0, ?5, 1, 1)")
+                      .bind(1, r.room)
+                      .bind(2, r.game)
+                      .bind(3, r.options.dump())
+                      .bind(4, to_db(r.seed))
+                      .bind(5, r.finished_ms)
+                      .run() &&
+                  Stmt(db, "INSERT INTO rounds(room, round, options, seed, outcome, finished_ms, salt) "
+                           "VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)")
+                      .bind(1, r.room)
+                      .bind(2, r.options.dump())
+                      .bind(3, to_db(r.seed))
+                      .bind(4, r.result.dump())
+                      .bind(5, r.finished_ms)
+                      .bind(6, r.salt)
+                      .run();
+        for (std::size_t s = 0; ok && s < r.players.size(); ++s) {
+          // Imported players are names only: a player row with an unguessable, unusable token.
+          const std::string pid = "import:" + r.room + ":" + std::to_string(s);
+          ok = Stmt(db, "INSERT INTO players(id, token_hash, name) VALUES(?1, ?2, ?3)")
+                   .bind(1, pid)
+                   .bind(2, "none:" + pid)
+                   .bind(3, r.players[s])
+                   .run() &&
+               Stmt(db, "INSERT INTO seats(room, seat, player) VALUES(?1, ?2, ?3)")
+                   .bind(1, r.room)
+                   .bind(2, static_cast<std::int64_t>(s))
+                   .bind(3, pid)
+                   .run();
+        }
+        for (std::size_t i = 0; ok && i < r.moves.size(); ++i)
+          ok = Stmt(db, "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)")
+                   .bind(1, r.room)
+                   .bind(2, static_cast<std::int64_t>(i))
+                   .bind(3, r.moves[i].seat)
+                   .bind(4, r.moves[i].move)
+                   .bind(5, static_cast<std::int64_t>(i + 1))
+                   .bind(6, r.moves[i].at_ms)
+                   .run();
+        return ok;
+      },
+      std::move(done));
+}
+
+std::expected<void, std::string> SqliteStore::backup_to(const std::string& path) {
+  sqlite3* dest = nullptr;
+  if (sqlite3_open(path.c_str(), &dest) != SQLITE_OK) {
+    sqlite3_close(dest);
+    return std::unexpected("cannot open " + path);
+  }
+  sqlite3_backup* b = sqlite3_backup_init(dest, "main", db_, "main");
+  if (!b) {
+    std::string why = sqlite3_errmsg(dest);
+    sqlite3_close(dest);
+    return std::unexpected(why);
+  }
+  const int rc = sqlite3_backup_step(b, -1);
+  sqlite3_backup_finish(b);
+  sqlite3_close(dest);
+  if (rc != SQLITE_DONE) return std::unexpected(std::string("backup failed: ") + sqlite3_errstr(rc));
+  return {};
+}
+}  // namespace plateau::server
