@@ -33,7 +33,7 @@ void read_room(Stmt& q, StoredRoom& r) {
 }
 
 // A row of `rounds` as both reads select it, from column `first` on: round, options, seed,
-// outcome, rematch.
+// outcome, rematch, salt.
 RoundRecord read_round(Stmt& q, int first) {
   RoundRecord round;
   round.round = static_cast<int>(q.i64(first));
@@ -41,6 +41,7 @@ RoundRecord read_round(Stmt& q, int first) {
   round.seed = from_db(q.i64(first + 2));
   round.outcome = q.is_null(first + 3) ? json(nullptr) : json::parse(q.text(first + 3), nullptr, false);
   round.rematch = static_cast<std::uint32_t>(q.i64(first + 4));
+  if (!q.is_null(first + 5)) round.salt = q.text(first + 5);
   return round;
 }
 
@@ -100,9 +101,7 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
     while (q.row()) {
       const auto it = index.find(q.text(0));
       if (it == index.end()) continue;
-      RoundRecord round = read_round(q, 1);
-      if (!q.is_null(6)) round.salt = q.text(6);
-      out.rooms[it->second].rounds.push_back(std::move(round));
+      out.rooms[it->second].rounds.push_back(read_round(q, 1));
     }
   }
   {
@@ -179,7 +178,8 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(con
     if (!q.ok()) return std::unexpected(std::string("reading a room's seats: ") + sqlite3_errmsg(reader_));
   }
   {
-    Stmt q(reader_, "SELECT round, options, seed, outcome, rematch FROM rounds WHERE room = ?1 ORDER BY round");
+    Stmt q(reader_, "SELECT round, options, seed, outcome, rematch, salt FROM rounds WHERE room = ?1 "
+                    "ORDER BY round");
     q.bind(1, id);
     while (q.row()) {
       r.rounds.push_back(read_round(q, 0));

@@ -97,7 +97,7 @@ TEST_F(StoreTest, OneRoomReadsBackAsLoadWouldAndAPlayerWithoutASeatCanBeForgotte
   ASSERT_TRUE(store);
   for (const char* p : {"ada", "bob", "cy"})
     ASSERT_TRUE(wait([&](Done d) { store->put_player({p, std::string("hash-") + p, p}, std::move(d)); }));
-  ASSERT_TRUE(wait([&](Done d) { store->create_room({"r1", "quantik", {{"first", "0"}}, 7, true, 1, 5, ""}, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) { store->create_room({"r1", "quantik", {{"first", "0"}}, 7, true, 1, 5, "salt-1"}, std::move(d)); }));
   ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, "ada", 1, std::move(d)); }));
   ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 1, "bob", 2, std::move(d)); }));
   ASSERT_TRUE(wait([&](Done d) { store->append_move({"r1", 1, 0, 0, "sphere@a1", 3, 10}, std::move(d)); }));
@@ -115,6 +115,7 @@ TEST_F(StoreTest, OneRoomReadsBackAsLoadWouldAndAPlayerWithoutASeatCanBeForgotte
   EXPECT_EQ(r.seats, (std::vector<std::optional<std::string>>{"ada", "bob"}));
   ASSERT_EQ(r.rounds.size(), 1u);
   EXPECT_EQ(r.rounds[0].moves, (std::vector<std::pair<int, std::string>>{{0, "sphere@a1"}}));
+  EXPECT_EQ(r.rounds[0].salt, "salt-1") << "the round's commitment still opens after an unload";
   EXPECT_EQ(r.version, 3);
   // The round goes on after it: the next move is the round's second.
   ASSERT_TRUE(wait([&](Done d) { store->append_move({"r1", 1, 1, 1, "cube@d4", 4, 11}, std::move(d)); }));
