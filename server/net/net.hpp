@@ -8,11 +8,9 @@
 // locks; the store's writer thread hands its completions back through asio::post, and the
 // lobby's reaper thread frees the boards and positions rooms hand it (their last references).
 //
-// Writes stay on that thread too, though sendmsg is about 40% of its time. Handing them to a
-// send thread of their own was measured (issue 7, session 10): on a 2-core machine shared with
-// the load bench it cut the loop's load by a third (0.69 to 0.50 of a core at 4,000 moves/s) but
-// added 5-8% CPU per move, and p99 there rose (13.0-17.3 ms against 10.7-14.4, three alternating
-// pairs) with no more throughput, because the two cores, not this thread, are the limit there.
+// Writes stay on that thread too, though sendmsg is much of its time: a send thread of its own
+// was measured, and on two cores it cost more CPU per move than it took off this thread
+// (README, "Benchmark": "Why writes stay on the event loop").
 #pragma once
 
 #include <atomic>
