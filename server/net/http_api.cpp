@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "server/store/history.hpp"
+#include "server/net/metrics.hpp"
 #include "server/net/net.hpp"
 #include "server/store/storage.hpp"
 
@@ -74,7 +75,7 @@ class Answerer {
                            "application/json");
     }
     if (target == "/metrics")
-      return text_response(req, http::status::ok, server_.metrics_text(), "text/plain; version=0.0.4");
+      return text_response(req, http::status::ok, metrics_text(server_), "text/plain; version=0.0.4");
     if (target.rfind("/api/", 0) == 0) return api(req, target, full_target);
     return serve_file(req, target);
   }

@@ -89,7 +89,6 @@ class Server {
   // Refused admin tokens per address, and imports per address (http_api.cpp).
   Backoff& admin_backoff() { return admin_backoff_; }
   RateByKey& import_rate() { return import_rate_; }
-  std::string metrics_text() const;
 
   // Sessions register so shutdown can reach them.
   void add(const std::shared_ptr<WsSession>& s);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fakes.hpp"
+#include "server/net/metrics.hpp"
 #include "server/net/net.hpp"
 
 namespace plateau::server {
@@ -51,7 +52,7 @@ TEST(Edge, AHandlerThatThrowsAnswersInternalErrorAndTheServerGoesOn) {
   const auto rooms = ada->take("rooms");
   ASSERT_EQ(rooms.size(), 1u) << "the same connection is still served";
   EXPECT_EQ(rooms[0]["id"], 8);
-  EXPECT_NE(server.metrics_text().find("plateau_internal_errors_total 1"), std::string::npos);
+  EXPECT_NE(metrics_text(server).find("plateau_internal_errors_total 1"), std::string::npos);
 }
 
 // A connection as the budget sees it: so many bytes queued, dropped or not.
