@@ -23,14 +23,14 @@ std::unexpected<Error> fail(Code code, std::string message, const json& id = nul
 
 // Field readers: each returns an error naming the field, or the value.
 std::expected<std::string, Error> get_string(const json& obj, const char* key, std::size_t max_len,
-                                             const json& id, bool allow_empty = false) {
+                                             const json& id) {
   const auto it = obj.find(key);
   if (it == obj.end()) return fail(Code::bad_field, std::string("missing field '") + key + "'", id);
   if (!it->is_string()) return fail(Code::bad_field, std::string("'") + key + "' must be a string", id);
   const auto& s = it->get_ref<const std::string&>();
   if (s.size() > max_len)
     return fail(Code::bad_field, std::string("'") + key + "' is too long", id);
-  if (s.empty() && !allow_empty)
+  if (s.empty())
     return fail(Code::bad_field, std::string("'") + key + "' must not be empty", id);
   return s;
 }
@@ -137,7 +137,8 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
   if (type == "move") {
     auto room = get_string(obj, "room", kMaxRoom, id);
     if (!room) return std::unexpected(room.error());
-    auto move = get_string(obj, "move", kMaxMove, id, true);
+    // No game has an empty move: refusing it here keeps "" out of the rules and the store.
+    auto move = get_string(obj, "move", kMaxMove, id);
     if (!move) return std::unexpected(move.error());
     auto version = get_optional_int(obj, "version", id);
     if (!version) return std::unexpected(version.error());

@@ -134,6 +134,7 @@ TEST(Decode, GarbageGetsAStableCodeAndNeverThrows) {
   EXPECT_EQ(refused(R"({"type":"move","room":"r","version":"3","move":"x"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"move","room":"r","version":3.5,"move":"x"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"move","room":"r","version":3,"move":["x"]})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"move","room":"r","version":185,"move":"","idX":{"x":1}})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"sync"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"rooms","id":{"a":1}})"), "proto/bad_field");
 }
