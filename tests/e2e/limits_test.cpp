@@ -314,7 +314,7 @@ TEST_F(Queues, PastTheOutputBudgetTheSlowestReaderIsDroppedFirstAndTheOthersAreS
   auto b = connect(port_, "B"), a = connect(port_, "A");
   const int asked_b = static_cast<int>((5u << 19) / reply_bytes_);
   const int asked_a = static_cast<int>((16u << 20) / reply_bytes_);
-  ask_rooms(*b, asked_b);
+  ASSERT_EQ(ask_rooms(*b, asked_b), asked_b) << "B, which asked for less than its queue holds, is not dropped";
   ask_rooms(*a, asked_a);
   ASSERT_TRUE(eventually([&] { return metric(port_, "plateau_over_budget_dropped_total") >= 1; }, 60s));
   owner_->ws.send({{"type", "rooms"}, {"id", "still"}});

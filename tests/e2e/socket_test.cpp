@@ -240,7 +240,7 @@ class Backlog : public ::testing::Test {
 TEST_F(Backlog, RepliesQueuedPastTheSocketBuffersArriveWholeAndInOrder) {
   auto late = connect(port_, "Late");
   const int n = static_cast<int>((6u << 20) / reply_bytes_);
-  ask_rooms(*late, n);
+  ASSERT_EQ(ask_rooms(*late, n), n);
   std::this_thread::sleep_for(1s);
   for (int i = 0; i < n; ++i) {
     const auto m = late->ws.recv(10s);
