@@ -1,8 +1,8 @@
 // The server's HTTP answers, whatever the connection runs on: the browser client's files,
 // /healthz, /metrics, the history API (/api/...) and the admin API (/admin/...).
 //
-// The sessions that carry them are templates on the stream (plain TCP or TLS); this code is not,
-// so it is compiled once and the sessions only read requests and write answers.
+// The connections that carry them are templates on the stream (plain TCP or TLS); this code is not,
+// so it is compiled once and the connections only read requests and write answers.
 #pragma once
 
 #include <functional>

@@ -11,7 +11,7 @@
 
 #include "server/store/storage.hpp"
 #include "server/net/web_dir.hpp"
-#include "server/net/ws_session.hpp"
+#include "server/net/ws_connection.hpp"
 
 namespace plateau::server {
 
@@ -213,7 +213,7 @@ void Server::accept() {
 void Server::sweep_idle() {
   const auto now = std::chrono::steady_clock::now();
   const std::chrono::seconds idle(config_.idle_timeout_seconds);
-  for (const auto& [ptr, weak] : sessions_)
+  for (const auto& [ptr, weak] : websockets_)
     if (const auto s = weak.lock()) s->keep_alive(now, idle);
 }
 
@@ -239,7 +239,7 @@ void Server::watch_store() {
   }
 }
 
-void Server::refuse(const std::shared_ptr<Client>& c, const protocol::Error& e) {
+void Server::refuse(const std::shared_ptr<Connection>& c, const protocol::Error& e) {
   try {
     lobby_.refuse(c, e);
   } catch (const std::exception& ex) {
@@ -247,7 +247,7 @@ void Server::refuse(const std::shared_ptr<Client>& c, const protocol::Error& e) 
   }
 }
 
-void Server::on_message(const std::shared_ptr<Client>& c, std::string frame, bool text, bool within_rate) {
+void Server::on_message(const std::shared_ptr<Connection>& c, std::string frame, bool text, bool within_rate) {
   const char* what = "unknown exception";
   try {
     if (!within_rate) {
@@ -270,7 +270,7 @@ void Server::on_message(const std::shared_ptr<Client>& c, std::string frame, boo
   refuse(c, {protocol::Code::internal_error, "the server failed to handle this message", nullptr});
 }
 
-void Server::on_left(WsSession* s) {
+void Server::on_left(WsConnection* s) {
   try {
     lobby_.closed(s);
   } catch (const std::exception& e) {
@@ -285,13 +285,13 @@ void Server::queued(std::size_t bytes, std::size_t connection_total) {
   stats_.queue_peak = std::max<std::uint64_t>(stats_.queue_peak, connection_total);
 }
 
-bool Server::make_room(WsSession* s, std::size_t bytes) {
+bool Server::make_room(WsConnection* s, std::size_t bytes) {
   while (stats_.queued_bytes + bytes > config_.max_queued_bytes) {
     // The slowest readers go first: those with the most waiting for them. A scan of every
     // connection, but each one frees the most there is to free, and only past the budget.
-    WsSession* worst = nullptr;
+    WsConnection* worst = nullptr;
     std::size_t most = 0;
-    for (const auto& [ptr, weak] : sessions_)
+    for (const auto& [ptr, weak] : websockets_)
       if (const auto q = ptr->queued_bytes(); q > most) {
         most = q;
         worst = ptr;
@@ -304,15 +304,15 @@ bool Server::make_room(WsSession* s, std::size_t bytes) {
   return true;
 }
 
-void Server::add(const std::shared_ptr<WsSession>& s) {
-  sessions_[s.get()] = s;
-  stats_.connections = sessions_.size();
+void Server::add(const std::shared_ptr<WsConnection>& s) {
+  websockets_[s.get()] = s;
+  stats_.connections = websockets_.size();
   ++stats_.connections_total;
 }
 
-void Server::remove(WsSession* s) {
-  sessions_.erase(s);
-  stats_.connections = sessions_.size();
+void Server::remove(WsConnection* s) {
+  websockets_.erase(s);
+  stats_.connections = websockets_.size();
 }
 
 void Server::shutdown(std::function<void()> done) {
@@ -321,12 +321,12 @@ void Server::shutdown(std::function<void()> done) {
   beast::error_code ignored;
   acceptor_.close(ignored);
   ticker_.cancel();
-  spdlog::info("event=shutdown connections={} rooms={}", sessions_.size(), lobby_.room_count());
+  spdlog::info("event=shutdown connections={} rooms={}", websockets_.size(), lobby_.room_count());
   lobby_.announce("The server is restarting. Your games are saved; this page reconnects by itself.");
   // Every acknowledged move is already durable; this writes what is still in flight.
   if (store_) store_->close();
-  std::vector<std::shared_ptr<WsSession>> open;
-  for (auto& [ptr, weak] : sessions_)
+  std::vector<std::shared_ptr<WsConnection>> open;
+  for (auto& [ptr, weak] : websockets_)
     if (auto s = weak.lock()) open.push_back(std::move(s));
   for (auto& s : open) s->close(websocket::close_code::going_away);
   auto timer = std::make_shared<asio::steady_timer>(ioc_, std::chrono::milliseconds(300));

@@ -1,7 +1,7 @@
-// The network edge (Boost.Beast): a listener, HTTP sessions that serve the browser client,
-// /healthz and /metrics and upgrade /ws, and WebSocket sessions that decode frames for the lobby.
+// The network edge (Boost.Beast): a listener, HTTP connections that serve the browser client,
+// /healthz and /metrics and upgrade /ws, and WebSocket connections that decode frames for the lobby.
 //
-// Every connection is plain TCP, or TLS when the server was given a certificate: the sessions are
+// Every connection is plain TCP, or TLS when the server was given a certificate: the connections are
 // templates on the stream, so both kinds run the same code.
 //
 // Threading: one io_context thread runs every socket, the lobby and the rooms, so they need no
@@ -28,7 +28,7 @@
 #include "server/rooms/lobby.hpp"
 #include "server/net/static_files.hpp"
 #include "server/net/throttle.hpp"
-#include "server/net/ws_session.hpp"
+#include "server/net/ws_connection.hpp"
 
 namespace boost::asio::ssl {
 class context;
@@ -37,7 +37,7 @@ class context;
 namespace plateau::server {
 
 class Storage;
-class WsSession;
+class WsConnection;
 
 struct NetStats {
   std::uint64_t connections = 0;       // open WebSocket connections
@@ -90,9 +90,9 @@ class Server {
   Backoff& admin_backoff() { return admin_backoff_; }
   RateByKey& import_rate() { return import_rate_; }
 
-  // Sessions register so shutdown can reach them.
-  void add(const std::shared_ptr<WsSession>& s);
-  void remove(WsSession* s);
+  // Connections register so shutdown can reach them.
+  void add(const std::shared_ptr<WsConnection>& s);
+  void remove(WsConnection* s);
   bool accepting_ws() const;
   // Open connections of every kind (each counts against --max-connections and --max-per-ip).
   std::size_t open_connections() const { return connections_->open(); }
@@ -100,18 +100,18 @@ class Server {
   // A whole message from a WebSocket, for the lobby: `within_rate` says whether the connection
   // is under --rate. Whatever the lobby throws is caught here: the client gets internal/error,
   // the event is logged, and the server goes on.
-  void on_message(const std::shared_ptr<Client>& c, std::string frame, bool text, bool within_rate);
+  void on_message(const std::shared_ptr<Connection>& c, std::string frame, bool text, bool within_rate);
   // A decoding error for the client (counted with the others).
-  void refuse(const std::shared_ptr<Client>& c, const protocol::Error& e);
+  void refuse(const std::shared_ptr<Connection>& c, const protocol::Error& e);
   // The connection is gone, or said goodbye: the lobby and the rooms forget it (exceptions
-  // caught as above). The session then leaves the server with remove().
-  void on_left(WsSession* s);
+  // caught as above). The connection then leaves the server with remove().
+  void on_left(WsConnection* s);
 
 
 
   // The output budget (--max-queued-bytes): before `bytes` more are queued for `s`, the
   // connections with the most queued are dropped until they fit. False when `s` itself was.
-  bool make_room(WsSession* s, std::size_t bytes);
+  bool make_room(WsConnection* s, std::size_t bytes);
   void queued(std::size_t bytes, std::size_t connection_total);
   void unqueued(std::size_t bytes) { stats_.queued_bytes -= bytes; }
 
@@ -136,7 +136,7 @@ class Server {
   bool store_was_available_ = true;
   std::uint64_t store_exceptions_seen_ = 0;
   ConnectionTable* connections_;  // deleted by orphan(), once the Server and every slot are gone
-  std::unordered_map<WsSession*, std::weak_ptr<WsSession>> sessions_;
+  std::unordered_map<WsConnection*, std::weak_ptr<WsConnection>> websockets_;  // the open WebSocket connections
   NetStats stats_;
   StaticFiles static_files_;
   Backoff admin_backoff_;

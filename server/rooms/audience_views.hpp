@@ -23,7 +23,7 @@
 
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
-#include "server/rooms/participant.hpp"
+#include "server/rooms/connection.hpp"
 #include "server/rooms/reaper.hpp"
 
 namespace plateau::server {

@@ -68,16 +68,16 @@ std::string Lobby::random_hex(int bytes) {
   return out;
 }
 
-void Lobby::reply_error(const std::shared_ptr<Client>& c, Code code, std::string message, const json& id) {
+void Lobby::reply_error(const std::shared_ptr<Connection>& c, Code code, std::string message, const json& id) {
   refuse(c, protocol::Error{code, std::move(message), id});
 }
 
-void Lobby::refuse(const std::shared_ptr<Client>& c, const protocol::Error& e) {
+void Lobby::refuse(const std::shared_ptr<Connection>& c, const protocol::Error& e) {
   ++counters_.refused[std::string(protocol::code_string(e.code))];
   c->send(make_frame(protocol::encode_error(e)));
 }
 
-void Lobby::handle(const std::shared_ptr<Client>& c, protocol::Request req) {
+void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) {
   clients_.try_emplace(c.get(), c);
   const json& id = req.id;
   if (const auto* h = std::get_if<protocol::Hello>(&req.body)) return hello(c, *h, id);
@@ -123,7 +123,7 @@ void Lobby::handle(const std::shared_ptr<Client>& c, protocol::Request req) {
   if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];
 }
 
-void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, const json& id) {
+void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h, const json& id) {
   Player player;
   std::string token;
   const auto known =
@@ -180,7 +180,7 @@ void Lobby::hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, co
   }
 }
 
-void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req, const json& id) {
+void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create& req, const json& id) {
   const rules::Game* game = rules::find_game(req.game);
   if (!game) return reply_error(c, Code::unknown_game, "no game '" + req.game.substr(0, 64) + "'", id);
   const auto options = game->normalize_options(req.options);
@@ -216,7 +216,7 @@ void Lobby::create(const std::shared_ptr<Client>& c, const protocol::Create& req
   store_player(creator);
   // `created` goes out once the room is durable, so a link shared from it always works.
   store_.create_room(record,
-                     [weak = std::weak_ptr<Client>(c), room_id, id](bool ok) {
+                     [weak = std::weak_ptr<Connection>(c), room_id, id](bool ok) {
                        const auto client = weak.lock();
                        if (!client) return;
                        client->send(make_frame(
@@ -289,7 +289,7 @@ const Lobby::Listing& Lobby::listing() {
   return listing_;
 }
 
-void Lobby::list(const std::shared_ptr<Client>& c, const protocol::ListRooms& req, const json& id) {
+void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms& req, const json& id) {
   if (req.game && !rules::find_game(*req.game))
     return reply_error(c, Code::unknown_game, "no game '" + req.game->substr(0, 64) + "'", id);
   const Listing& all = listing();
@@ -338,7 +338,7 @@ void Lobby::list(const std::shared_ptr<Client>& c, const protocol::ListRooms& re
   c->send(make_frame(protocol::encode_rooms(id, out, total, from, yours)));
 }
 
-void Lobby::closed(Client* c) {
+void Lobby::closed(Connection* c) {
   const auto it = rooms_of_.find(c);
   if (it != rooms_of_.end()) {
     // Only rooms in memory: one unloaded holds no connection.

@@ -12,25 +12,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "server/rooms/participant.hpp"
+#include "server/rooms/connection.hpp"
 #include "protocol/messages.hpp"
 #include "server/rooms/room.hpp"
 #include "server/secure_random.hpp"
 #include "server/store/store.hpp"
 
 namespace plateau::server {
-
-// A connection as the lobby sees it: a Participant whose player the lobby sets on hello.
-class Client : public Participant {
- public:
-  const Player* player() const override { return player_ ? &*player_ : nullptr; }
-  void set_player(Player p) { player_ = std::move(p); }
-  // The peer's IP address as text (an IPv6 peer's /64): what per-address limits count by.
-  virtual std::string address() const = 0;
-
- private:
-  std::optional<Player> player_;
-};
 
 // The most tables where the asking player sits that a `rooms` reply lists (its `mine`).
 inline constexpr std::size_t kMineListed = 50;
@@ -88,11 +76,11 @@ class Lobby {
   Lobby(const Lobby&) = delete;  // rooms hold pointers into it
   Lobby& operator=(const Lobby&) = delete;
 
-  void handle(const std::shared_ptr<Client>& c, protocol::Request req);
+  void handle(const std::shared_ptr<Connection>& c, protocol::Request req);
   // A decoding error, answered on the connection (and counted).
-  void refuse(const std::shared_ptr<Client>& c, const protocol::Error& e);
+  void refuse(const std::shared_ptr<Connection>& c, const protocol::Error& e);
   // The connection is gone: its seats show it away, its spectating ends.
-  void closed(Client* c);
+  void closed(Connection* c);
   void tick(Millis now);
 
   // Recovery: players and rooms read back from the store.
@@ -126,11 +114,11 @@ class Lobby {
   std::string new_room_id();
 
  private:
-  void hello(const std::shared_ptr<Client>& c, const protocol::Hello& h, const nlohmann::json& id);
-  void create(const std::shared_ptr<Client>& c, const protocol::Create& req, const nlohmann::json& id);
-  void list(const std::shared_ptr<Client>& c, const protocol::ListRooms& req, const nlohmann::json& id);
+  void hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h, const nlohmann::json& id);
+  void create(const std::shared_ptr<Connection>& c, const protocol::Create& req, const nlohmann::json& id);
+  void list(const std::shared_ptr<Connection>& c, const protocol::ListRooms& req, const nlohmann::json& id);
   std::string random_hex(int bytes);
-  void reply_error(const std::shared_ptr<Client>& c, protocol::Code code, std::string message,
+  void reply_error(const std::shared_ptr<Connection>& c, protocol::Code code, std::string message,
                    const nlohmann::json& id);
 
   // A room in play unloaded from memory: what the lobby still shows of it (its line in lists,
@@ -212,8 +200,8 @@ class Lobby {
   };
   std::unordered_map<std::string, Known> players_;
   std::unordered_map<TokenKey, std::string, TokenKeyHash> player_by_token_;
-  std::unordered_map<Client*, std::weak_ptr<Client>> clients_;
-  std::unordered_map<Client*, std::set<std::string>> rooms_of_;
+  std::unordered_map<Connection*, std::weak_ptr<Connection>> clients_;
+  std::unordered_map<Connection*, std::set<std::string>> rooms_of_;
   Counters counters_;
   LatencyHistogram move_latency_;
   SpanTimer move_timer_{move_latency_};

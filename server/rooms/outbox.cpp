@@ -21,7 +21,7 @@ bool Outbox::release(std::uint64_t entry) {
   return true;
 }
 
-void Outbox::send(const std::shared_ptr<Participant>& p, Frame frame) {
+void Outbox::send(const std::shared_ptr<Connection>& p, Frame frame) {
   if (queue_.empty()) {
     p->send(frame);  // nothing is waiting: no need to queue
     return;
@@ -89,7 +89,7 @@ bool Outbox::covers(int audience, std::int64_t held) const {
   return kept && held >= kept->after && held <= kept->last();
 }
 
-void Outbox::send_kept(Participant& p, int audience, std::int64_t held) const {
+void Outbox::send_kept(Connection& p, int audience, std::int64_t held) const {
   const auto& kept = *kept_[at(audience)];
   for (auto i = static_cast<std::size_t>(held - kept.after); i < kept.frames.size(); ++i) p.send(kept.frames[i]);
 }

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "server/histogram.hpp"
-#include "server/rooms/participant.hpp"
+#include "server/rooms/connection.hpp"
 #include "server/rooms/table.hpp"
 
 namespace plateau::server {
@@ -51,7 +51,7 @@ class Outbox {
   // false when the entry is gone already (the queue was cleared).
   bool release(std::uint64_t entry);
   // A frame for `p` alone: now if nothing waits, else behind everything queued.
-  void send(const std::shared_ptr<Participant>& p, Frame frame);
+  void send(const std::shared_ptr<Connection>& p, Frame frame);
   // Sends everything at the head of the queue that may go, to the connections of `table`.
   void flush(const Table& table);
   // Nothing queued goes: those changes were not made. Their entries stay counted, so that a
@@ -62,8 +62,8 @@ class Outbox {
   }
 
   // `p` was given the whole state at `version`: patches up to it are not sent it again.
-  void holds_whole(const Participant* p, std::int64_t version) { whole_[p] = version; }
-  void forget(const Participant* p) { whole_.erase(p); }
+  void holds_whole(const Connection* p, std::int64_t version) { whole_[p] = version; }
+  void forget(const Connection* p) { whole_.erase(p); }
   // Every connection still here has been sent every version up to this one (`latest` is the
   // last version made).
   std::int64_t sent_version(std::int64_t latest) const;
@@ -76,7 +76,7 @@ class Outbox {
   // Whether a client of `audience` holding version `held` can go on by kept patches alone.
   bool covers(int audience, std::int64_t held) const;
   // Sends `p` the kept patches after `held` at once, ahead of the queue: they went out already.
-  void send_kept(Participant& p, int audience, std::int64_t held) const;
+  void send_kept(Connection& p, int audience, std::int64_t held) const;
 
   void time_moves(const SpanTimer* timer) { move_timer_ = timer; }
 
@@ -85,7 +85,7 @@ class Outbox {
     std::int64_t version;  // patches: the version they lead to; frames to one connection: 0
     bool durable = true;   // false while its store write is in flight
     std::vector<std::pair<int, Frame>> audience_frames;  // (audience, frame)
-    std::vector<std::pair<std::shared_ptr<Participant>, Frame>> direct;
+    std::vector<std::pair<std::shared_ptr<Connection>, Frame>> direct;
     std::int64_t move_started = -1;
   };
   // Patches an audience was sent since a connection of it dropped holding every version up to
@@ -115,7 +115,7 @@ class Outbox {
   std::deque<Outgoing> queue_;
   std::uint64_t base_ = 0;  // the entry number of queue_.front()
   std::vector<std::optional<Kept>> kept_;  // per audience
-  std::unordered_map<const Participant*, std::int64_t> whole_;
+  std::unordered_map<const Connection*, std::int64_t> whole_;
   const SpanTimer* move_timer_ = nullptr;
 };
 

@@ -124,7 +124,7 @@ Done Room::durable_done(std::uint64_t entry) {
   };
 }
 
-void Room::send_full(const std::shared_ptr<Participant>& p, const json& id) {
+void Room::send_full(const std::shared_ptr<Connection>& p, const json& id) {
   outbox_.holds_whole(p.get(), version_);
   const auto state = views_.state_of(table_.audience_of(p.get()));
   outbox_.send(p, make_frame(protocol::encode_full(id, id_, version_, state)));
@@ -142,12 +142,12 @@ void Room::fail_room() {
        nullptr})));
 }
 
-Code Room::error(const std::shared_ptr<Participant>& p, Code code, std::string message, const json& id) {
+Code Room::error(const std::shared_ptr<Connection>& p, Code code, std::string message, const json& id) {
   p->send(make_frame(protocol::encode_error({code, std::move(message), id})));
   return code;
 }
 
-std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const json& id) {
+std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const protocol::Join& req, const json& id) {
   ensure_views();
   const Player* player = p->player();
   if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
@@ -234,7 +234,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Participant>& p, const prot
   return std::nullopt;
 }
 
-std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const protocol::MoveRequest& req,
+std::optional<Code> Room::move(const std::shared_ptr<Connection>& p, const protocol::MoveRequest& req,
                                const json& id) {
   const std::int64_t started = move_timer_ ? move_timer_->start() : -1;
   ensure_views();
@@ -263,7 +263,7 @@ std::optional<Code> Room::move(const std::shared_ptr<Participant>& p, const prot
   return std::nullopt;
 }
 
-std::optional<Code> Room::sync(const std::shared_ptr<Participant>& p, const json& id) {
+std::optional<Code> Room::sync(const std::shared_ptr<Connection>& p, const json& id) {
   ensure_views();
   if (table_.audience_of(p.get()) < 0)
     return error(p, Code::not_in_room, "join the room before asking for its state", id);
@@ -272,7 +272,7 @@ std::optional<Code> Room::sync(const std::shared_ptr<Participant>& p, const json
   return std::nullopt;
 }
 
-std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const json& id) {
+std::optional<Code> Room::leave(const std::shared_ptr<Connection>& p, const json& id) {
   ensure_views();
   const int a = table_.audience_of(p.get());
   if (a < 0) return error(p, Code::not_in_room, "you are not in this room", id);
@@ -293,9 +293,9 @@ std::optional<Code> Room::leave(const std::shared_ptr<Participant>& p, const jso
   return std::nullopt;
 }
 
-void Room::disconnect(Participant* p) { drop(p, true); }
+void Room::disconnect(Connection* p) { drop(p, true); }
 
-void Room::drop(Participant* p, bool may_return) {
+void Room::drop(Connection* p, bool may_return) {
   ensure_views();
   outbox_.forget(p);
   const int a = table_.audience_of(p);
@@ -311,7 +311,7 @@ void Room::drop(Participant* p, bool may_return) {
   if (settings_.grace_ms <= 0) show_away(a);
 }
 
-void Room::rebind(const std::shared_ptr<Participant>& p, std::optional<std::int64_t> held) {
+void Room::rebind(const std::shared_ptr<Connection>& p, std::optional<std::int64_t> held) {
   const Player* player = p->player();
   const auto seat = player ? seat_of(player->id) : std::nullopt;
   if (!seat) return;
@@ -337,7 +337,7 @@ void Room::show_away(int seat) {
   flush();
 }
 
-std::optional<Code> Room::rematch(const std::shared_ptr<Participant>& p, const json& id) {
+std::optional<Code> Room::rematch(const std::shared_ptr<Connection>& p, const json& id) {
   ensure_views();
   const int a = table_.audience_of(p.get());
   if (a < 0 || a == table_.spectator_audience())

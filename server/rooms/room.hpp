@@ -1,5 +1,5 @@
 // A room: the authority for one table. A plain class with no Asio: it reaches connections only
-// through Participant, the store only through Store, and learns the time only through tick(now),
+// through Connection, the store only through Store, and learns the time only through tick(now),
 // so tests drive it directly with fakes (DESIGN.md §3).
 //
 // It composes four parts and owns each: the Match (the game, its moves and rounds), the Table
@@ -26,7 +26,7 @@
 #include "server/rooms/fairness.hpp"
 #include "server/rooms/match.hpp"
 #include "server/rooms/outbox.hpp"
-#include "server/rooms/participant.hpp"
+#include "server/rooms/connection.hpp"
 #include "server/rooms/reaper.hpp"
 #include "server/rooms/table.hpp"
 #include "server/store/store.hpp"
@@ -73,22 +73,22 @@ class Room : public std::enable_shared_from_this<Room> {
   // Each seat's player (none while free) and the name it shows.
   std::vector<std::pair<std::optional<std::string>, std::string>> seated() const { return table_.seated(); }
 
-  // Requests from a connection. Replies, errors and broadcasts go through Participant::send;
+  // Requests from a connection. Replies, errors and broadcasts go through Connection::send;
   // each returns the code of its refusal, or nullopt when it was accepted.
   // A join naming the version its client still holds (a connection back at its own seat, or a
   // spectator watching again) gets the patches since then when the room kept them all.
-  std::optional<protocol::Code> join(const std::shared_ptr<Participant>& p, const protocol::Join& req, const nlohmann::json& id);
-  std::optional<protocol::Code> move(const std::shared_ptr<Participant>& p,
+  std::optional<protocol::Code> join(const std::shared_ptr<Connection>& p, const protocol::Join& req, const nlohmann::json& id);
+  std::optional<protocol::Code> move(const std::shared_ptr<Connection>& p,
                                      const protocol::MoveRequest& req, const nlohmann::json& id);
-  std::optional<protocol::Code> sync(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
-  std::optional<protocol::Code> leave(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
-  std::optional<protocol::Code> rematch(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
+  std::optional<protocol::Code> sync(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
+  std::optional<protocol::Code> leave(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
+  std::optional<protocol::Code> rematch(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
   // The connection is gone (closed or dropped); its seat stays its player's.
-  void disconnect(Participant* p);
+  void disconnect(Connection* p);
   // A player said hello again on a new connection: rebind them to their seat here. `held` is
   // the version of this room their client still holds, if it said: when the room kept every
   // patch the seat missed since then, it sends those instead of the whole state.
-  void rebind(const std::shared_ptr<Participant>& p, std::optional<std::int64_t> held = {});
+  void rebind(const std::shared_ptr<Connection>& p, std::optional<std::int64_t> held = {});
 
   // Sends the spectator count to everyone here if it changed since the last tick: one `crowd`
   // per tick however many came and went, not one to everyone per arrival.
@@ -115,14 +115,14 @@ class Room : public std::enable_shared_from_this<Room> {
   void publish_table();
   Done durable_done(std::uint64_t entry);
   void flush() { outbox_.flush(table_); }
-  void send_full(const std::shared_ptr<Participant>& p, const nlohmann::json& id);
+  void send_full(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
   void fail_room();
   // Sends an error and returns its code.
-  protocol::Code error(const std::shared_ptr<Participant>& p, protocol::Code code,
+  protocol::Code error(const std::shared_ptr<Connection>& p, protocol::Code code,
                        std::string message, const nlohmann::json& id);
   void start_next_round();
   // A connection leaves the room; a spectator's patches are kept from here if it `may_return`.
-  void drop(Participant* p, bool may_return);
+  void drop(Connection* p, bool may_return);
   void show_away(int seat);
   // A seated player's connection is here, under `name`: a version if that changes what is shown.
   void show_present(int seat, const std::string& name);

@@ -13,7 +13,7 @@ std::optional<rules::Seat> Table::viewer_of(int audience) const {
   return audience;
 }
 
-int Table::audience_of(const Participant* p) const {
+int Table::audience_of(const Connection* p) const {
   const auto it = places_.find(p);
   return it == places_.end() ? -1 : it->second.audience;
 }
@@ -66,7 +66,7 @@ json Table::summary() const {
   return lines;
 }
 
-void Table::sit(int seat, const Player& player, const std::shared_ptr<Participant>& p) {
+void Table::sit(int seat, const Player& player, const std::shared_ptr<Connection>& p) {
   auto& slot = seats_[at(seat)];
   slot.player_id = player.id;
   slot.name = player.name;
@@ -88,12 +88,12 @@ void Table::free_seat(int seat) {
   slot = Slot{};
 }
 
-void Table::attach(int seat, const std::shared_ptr<Participant>& p) {
+void Table::attach(int seat, const std::shared_ptr<Connection>& p) {
   places_[p.get()] = Place{seat, 0};
   seats_[at(seat)].conns.push_back(p);
 }
 
-bool Table::detach(int seat, const Participant* p, Millis now) {
+bool Table::detach(int seat, const Connection* p, Millis now) {
   places_.erase(p);
   auto& slot = seats_[at(seat)];
   const auto it = std::ranges::find_if(slot.conns, [&](const auto& c) { return c.get() == p; });
@@ -134,13 +134,13 @@ bool Table::deserted() const {
   return std::ranges::all_of(seats_, [](const Slot& s) { return s.conns.empty() && !s.shown_connected; });
 }
 
-void Table::add_spectator(const std::shared_ptr<Participant>& p) {
+void Table::add_spectator(const std::shared_ptr<Connection>& p) {
   places_[p.get()] = Place{spectator_audience(), spectators_.size()};
   spectators_.push_back(p);
   crowd_changed_ = true;
 }
 
-void Table::remove_spectator(const Participant* p) {
+void Table::remove_spectator(const Connection* p) {
   const auto it = places_.find(p);
   const std::size_t i = it->second.index;
   // The last spectator takes the leaver's place: the order of an audience does not matter.

@@ -17,13 +17,13 @@
 
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
-#include "server/rooms/participant.hpp"
+#include "server/rooms/connection.hpp"
 
 namespace plateau::server {
 
 using Millis = std::int64_t;  // milliseconds since the epoch
 
-using Connections = std::vector<std::shared_ptr<Participant>>;
+using Connections = std::vector<std::shared_ptr<Connection>>;
 
 class Table {
  public:
@@ -35,7 +35,7 @@ class Table {
   // The seat an audience sees the game as; nullopt for the spectators.
   std::optional<rules::Seat> viewer_of(int audience) const;
   // -1 when `p` is not here.
-  int audience_of(const Participant* p) const;
+  int audience_of(const Connection* p) const;
   const Connections& connections(int audience) const;
   // Every connection here.
   void send_all(const Frame& frame) const;
@@ -55,17 +55,17 @@ class Table {
   void set_started(bool started) { started_ = started; }
 
   // `player` takes the free `seat` with its first connection, shown present.
-  void sit(int seat, const Player& player, const std::shared_ptr<Participant>& p);
+  void sit(int seat, const Player& player, const std::shared_ptr<Connection>& p);
   // Seat `seat` of a rebuilt room: its player (none while free), shown away.
   void restore_seat(int seat, std::optional<std::string> player_id, std::string name);
   // The seat's player is gone before the game started: the seat is free again, and every
   // connection there leaves.
   void free_seat(int seat);
   // One more connection at the seat of its player.
-  void attach(int seat, const std::shared_ptr<Participant>& p);
+  void attach(int seat, const std::shared_ptr<Connection>& p);
   // `p` at a seat goes; true when it was the seat's last connection (its player is now away
   // since `now`).
-  bool detach(int seat, const Participant* p, Millis now);
+  bool detach(int seat, const Connection* p, Millis now);
   bool has_connections(int seat) const { return !seats_[at(seat)].conns.empty(); }
 
   // Presence as the seat shows it. Each returns whether what the seat shows changed.
@@ -77,8 +77,8 @@ class Table {
   bool deserted() const;
 
   int spectators() const { return static_cast<int>(spectators_.size()); }
-  void add_spectator(const std::shared_ptr<Participant>& p);
-  void remove_spectator(const Participant* p);
+  void add_spectator(const std::shared_ptr<Connection>& p);
+  void remove_spectator(const Connection* p);
   // Whether the spectator count changed since the last call.
   bool take_crowd_change() { return std::exchange(crowd_changed_, false); }
 
@@ -108,7 +108,7 @@ class Table {
 
   std::vector<Slot> seats_;
   Connections spectators_;
-  std::unordered_map<const Participant*, Place> places_;
+  std::unordered_map<const Connection*, Place> places_;
   std::vector<bool> rematch_;
   bool started_ = false;
   bool crowd_changed_ = false;

@@ -31,7 +31,7 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-class Sink final : public Client {
+class Sink final : public Connection {
  public:
   std::string address() const override { return "bench"; }
   void send(const Frame& f) override {

@@ -1,5 +1,5 @@
 // Fuzzes what a request's bytes reach before any answer: Beast's request parser, with the limits
-// the server's sessions set, then the parsed target through the static-file lookup
+// the server's connections set, then the parsed target through the static-file lookup
 // (StaticFiles::find), as http_api.cpp's serve_file does; the whole input is also looked up as a
 // target by itself, which reaches the lookup with any bytes at all.
 //
@@ -36,7 +36,7 @@ namespace fs = std::filesystem;
 namespace http = boost::beast::http;
 using plateau::server::StaticFiles;
 
-// server/net/sessions.hpp's kMaxHeaderBytes and kMaxBodyBytes.
+// server/net/connections.hpp's kMaxHeaderBytes and kMaxBodyBytes.
 constexpr std::size_t kHeaderLimit = 16 * 1024;
 constexpr std::size_t kBodyLimit = 1024 * 1024;
 

@@ -94,7 +94,7 @@ void check_diff(const json& doc) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  const protocol::Limits limits{plateau::server::Config{}.max_frame, 32};  // as server/net/sessions.hpp decodes
+  const protocol::Limits limits{plateau::server::Config{}.max_frame, 32};  // as server/net/connections.hpp decodes
 
   const auto decoded = protocol::decode(text, limits);
   const int depth = protocol::json_depth(text, 1 << 30);

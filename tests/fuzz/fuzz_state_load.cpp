@@ -112,19 +112,18 @@ server::StoredRoom stored_room(const json& doc) {
 }
 
 // A connection that keeps the frames it is sent.
-class Recorder final : public server::Participant {
+class Recorder final : public server::Connection {
  public:
-  explicit Recorder(std::optional<server::Player> player) : player_(std::move(player)) {}
+  explicit Recorder(std::optional<server::Player> player) {
+    if (player) set_player(std::move(*player));
+  }
   void send(const server::Frame& frame) override {
     const json msg = json::parse(*frame, nullptr, false);
     FUZZ_CHECK(msg.is_object(), "a frame that is not a JSON object: " + *frame);
     if (msg.value("type", "") == "full") full = msg;
   }
-  const server::Player* player() const override { return player_ ? &*player_ : nullptr; }
+  std::string address() const override { return "192.0.2.1"; }
   json full;  // the last full state
-
- private:
-  std::optional<server::Player> player_;
 };
 
 void check_room(const json& doc) {

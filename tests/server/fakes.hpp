@@ -14,7 +14,7 @@
 
 namespace plateau::server::testing {
 
-class FakeClient final : public Client {
+class FakeConnection final : public Connection {
  public:
   std::string addr = "192.0.2.1";  // every fake comes from one address unless a test says
   std::string address() const override { return addr; }

@@ -9,7 +9,7 @@
 namespace plateau::server {
 namespace {
 
-using testing::FakeClient;
+using testing::FakeConnection;
 
 // A store whose room creation throws, as an allocation failing in it would.
 class ThrowingStore final : public Store {
@@ -40,7 +40,7 @@ TEST(Edge, AHandlerThatThrowsAnswersInternalErrorAndTheServerGoesOn) {
   std::uint64_t n = 0;
   Lobby lobby(store, [&n] { return ++n; });
   Server server(Config{}, ioc, lobby, nullptr);
-  auto ada = std::make_shared<FakeClient>();
+  auto ada = std::make_shared<FakeConnection>();
   server.on_message(ada, R"({"type":"hello","name":"Ada"})", true, true);
   ASSERT_EQ(ada->take("welcome").size(), 1u);
   EXPECT_NO_THROW(server.on_message(ada, R"({"type":"create","game":"quantik","id":7})", true, true));
@@ -56,7 +56,7 @@ TEST(Edge, AHandlerThatThrowsAnswersInternalErrorAndTheServerGoesOn) {
 }
 
 // A connection as the budget sees it: so many bytes queued, dropped or not.
-class QueuedSession final : public WsSession {
+class QueuedSession final : public WsConnection {
  public:
   QueuedSession(Server& server, std::size_t queued) : server_(server), queued_(queued) { server.queued(queued, queued); }
   void send(const Frame&) override {}

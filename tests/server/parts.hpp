@@ -5,21 +5,18 @@
 #include <string>
 #include <vector>
 
-#include "server/rooms/participant.hpp"
+#include "server/rooms/connection.hpp"
 
 namespace plateau::server::testing {
 
 // A connection that records the text of every frame it is sent.
-class Recorder final : public Participant {
+class Recorder final : public Connection {
  public:
-  explicit Recorder(std::string id = "p", std::string name = "P") : me_{std::move(id), std::move(name)} {}
+  explicit Recorder(std::string id = "p", std::string name = "P") { set_player({std::move(id), std::move(name)}); }
   void send(const Frame& frame) override { frames.push_back(*frame); }
-  const Player* player() const override { return &me_; }
-  const Player& me() const { return me_; }
+  std::string address() const override { return "192.0.2.1"; }
+  const Player& me() const { return *player(); }
   std::vector<std::string> frames;
-
- private:
-  Player me_;
 };
 
 inline std::shared_ptr<Recorder> recorder(std::string id = "p", std::string name = "P") {

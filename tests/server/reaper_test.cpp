@@ -77,11 +77,11 @@ TEST(ReaperTest, ARoomHandsOverItsFinishedRoundAndKeepsPlaying) {
   std::uint64_t counter = 1;
   Lobby lobby{store, [&] { return counter++ * 0x9e3779b97f4a7c15ULL; }};
   auto hello = [&](const std::string& name) {
-    auto c = std::make_shared<FakeClient>();
+    auto c = std::make_shared<FakeConnection>();
     lobby.handle(c, *protocol::decode(json{{"type", "hello"}, {"name", name}}.dump()));
     return c;
   };
-  auto send = [&](const std::shared_ptr<FakeClient>& c, const json& msg) { lobby.handle(c, *protocol::decode(msg.dump())); };
+  auto send = [&](const std::shared_ptr<FakeConnection>& c, const json& msg) { lobby.handle(c, *protocol::decode(msg.dump())); };
   auto ada = hello("Ada"), bob = hello("Bob"), eve = hello("Eve");
   send(ada, {{"type", "create"}, {"game", "turris"}});
   const std::string room = ada->take("created").at(0)["room"];

@@ -23,39 +23,39 @@ class Table : public ::testing::Test {
   std::uint64_t counter = 1;
   Lobby lobby;
 
-  std::shared_ptr<FakeClient> client(const std::string& name, std::optional<std::string> token = {}) {
-    auto c = std::make_shared<FakeClient>();
+  std::shared_ptr<FakeConnection> client(const std::string& name, std::optional<std::string> token = {}) {
+    auto c = std::make_shared<FakeConnection>();
     send(c, json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
     return c;
   }
-  void send(const std::shared_ptr<FakeClient>& c, const json& msg) {
+  void send(const std::shared_ptr<FakeConnection>& c, const json& msg) {
     auto req = protocol::decode(msg.dump());
     if (!req) lobby.refuse(c, req.error());
     else lobby.handle(c, std::move(*req));
   }
-  std::string create(const std::shared_ptr<FakeClient>& c, json options = json::object(), int spectator_delay = 0) {
+  std::string create(const std::shared_ptr<FakeConnection>& c, json options = json::object(), int spectator_delay = 0) {
     send(c, {{"type", "create"}, {"game", "quantik"}, {"options", options}, {"spectator_delay", spectator_delay}});
     const auto created = c->take("created");
     EXPECT_EQ(created.size(), 1u);
     return created.empty() ? "" : created[0]["room"].get<std::string>();
   }
-  void join(const std::shared_ptr<FakeClient>& c, const std::string& room, const char* as = "player",
+  void join(const std::shared_ptr<FakeConnection>& c, const std::string& room, const char* as = "player",
             std::optional<int> seat = {}) {
     json msg{{"type", "join"}, {"room", room}, {"as", as}};
     if (seat) msg["seat"] = *seat;
     send(c, msg);
   }
-  void move(const std::shared_ptr<FakeClient>& c, const std::string& room, const std::string& m,
+  void move(const std::shared_ptr<FakeConnection>& c, const std::string& room, const std::string& m,
             std::optional<std::int64_t> version = {}) {
     send(c, {{"type", "move"}, {"room", room}, {"version", version ? *version : c->versions[room]}, {"move", m}});
   }
-  std::string error_code(const std::shared_ptr<FakeClient>& c) {
+  std::string error_code(const std::shared_ptr<FakeConnection>& c) {
     const auto errors = c->take("error");
     return errors.empty() ? "" : errors.back()["code"].get<std::string>();
   }
   // Ada and Bob seated at a quantik table Ada starts, Eve watching (`spectator_delay` moves late).
   struct Seated {
-    std::shared_ptr<FakeClient> ada, bob, eve;
+    std::shared_ptr<FakeConnection> ada, bob, eve;
     std::string room;
   };
   Seated seated_table(int spectator_delay = 0) {
@@ -68,14 +68,14 @@ class Table : public ::testing::Test {
   }
   // Four moves that end a game Ada started: Bob wins.
   static constexpr std::array<const char*, 4> kEnding{"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"};
-  void play_to_the_end(const std::shared_ptr<FakeClient>& ada, const std::shared_ptr<FakeClient>& bob,
+  void play_to_the_end(const std::shared_ptr<FakeConnection>& ada, const std::shared_ptr<FakeConnection>& bob,
                        const std::string& room) {
     for (const char* m : kEnding) move(ada->states[room]["to_move"] == 0 ? ada : bob, room, m);
   }
   // A fresh sync's state, to compare with a client's patched copy.
   // A fresh full state of `room` for `c`. It replaces the client's patched copy as it arrives, so
   // a caller comparing the two must take its copy first.
-  json synced(const std::shared_ptr<FakeClient>& c, const std::string& room) {
+  json synced(const std::shared_ptr<FakeConnection>& c, const std::string& room) {
     send(c, {{"type", "sync"}, {"room", room}, {"id", "s"}});
     const auto fulls = c->take("full");
     EXPECT_FALSE(fulls.empty());
@@ -175,7 +175,7 @@ TEST_F(Table, SeatsAreGivenExactlyOrRefused) {
   EXPECT_EQ(error_code(cy), "room/unknown_game");
   send(cy, {{"type", "create"}, {"game", "quantik"}, {"options", {{"players", 5}}}});
   EXPECT_EQ(error_code(cy), "room/bad_option");
-  auto stranger = std::make_shared<FakeClient>();
+  auto stranger = std::make_shared<FakeConnection>();
   send(stranger, {{"type", "rooms"}});
   EXPECT_EQ(error_code(stranger), "proto/no_hello");
 }
@@ -304,7 +304,7 @@ TEST_F(Table, TheListLeadsEachPlayerBackToTheirOwnTablesPrivateOnesToo) {
   const auto other = create(bob);
   join(bob, other);
   join(ada, other, "spectator");  // Ada only watches this one
-  auto mine = [&](const std::shared_ptr<FakeClient>& who, json req = json::object()) {
+  auto mine = [&](const std::shared_ptr<FakeConnection>& who, json req = json::object()) {
     req["type"] = "rooms";
     send(who, req);
     const auto reply = who->take("rooms");
@@ -506,7 +506,7 @@ TEST_F(Table, EveryVersionIsStoredBeforeItIsShownAndARebuiltRoomKeepsItsRematchR
   Lobby lobby2{store2, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }};
   std::string why;
   ASSERT_TRUE(lobby2.restore_room(stored, why)) << why;
-  auto eve2 = std::make_shared<FakeClient>();
+  auto eve2 = std::make_shared<FakeConnection>();
   lobby2.handle(eve2, *protocol::decode(R"({"type":"hello","name":"Eve"})"));
   lobby2.handle(eve2, *protocol::decode(json{{"type", "join"}, {"room", room}, {"as", "spectator"}}.dump()));
   EXPECT_GT(eve2->versions[room], v + 2) << "above every version shown before";
@@ -549,7 +549,7 @@ TEST_F(Table, APlayerRenamedByANewHelloIsShownSoAtOnce) {
 // A player whose connection dropped comes back on a new connection that starts from the copy
 // the old one held (as the browser does), saying hello with its version.
 struct Returning {
-  std::shared_ptr<FakeClient> conn;
+  std::shared_ptr<FakeConnection> conn;
   std::vector<std::string> types;  // what it was sent after the welcome, in order
 };
 
@@ -573,7 +573,7 @@ class Resume : public Table {
   }
   Returning come_back(const Dropped& d, std::optional<std::int64_t> held) {
     const auto& room = d.table.room;
-    auto c = std::make_shared<FakeClient>();
+    auto c = std::make_shared<FakeConnection>();
     c->states[room] = d.held_state;
     c->versions[room] = d.held;
     json hello{{"type", "hello"}, {"name", "Bob"}, {"token", d.token}};
@@ -582,14 +582,14 @@ class Resume : public Table {
     return collect(c);
   }
   void release() { store.release_all(); }
-  static Returning collect(const std::shared_ptr<FakeClient>& c) {
+  static Returning collect(const std::shared_ptr<FakeConnection>& c) {
     Returning r{c, {}};
     for (const auto& m : c->received)
       if (m["type"] != "welcome") r.types.push_back(m["type"]);
     return r;
   }
   // The patches `c` was sent for each version of `room`.
-  static std::map<std::int64_t, int> patch_counts(const FakeClient& c, const std::string& room) {
+  static std::map<std::int64_t, int> patch_counts(const FakeConnection& c, const std::string& room) {
     std::map<std::int64_t, int> n;
     for (const auto& m : c.received)
       if (m["type"] == "patch" && m["room"] == room) ++n[m["version"].get<std::int64_t>()];
@@ -623,7 +623,7 @@ TEST_F(Resume, APlayerBackWithTheVersionItHoldsGetsOnlyThePatchesItMissed) {
   lobby.closed(back.conn.get());
   move(ada, room, "cone@a2");
   const auto again = collect([&] {
-    auto c = std::make_shared<FakeClient>();
+    auto c = std::make_shared<FakeConnection>();
     c->states[room] = back.conn->states[room];
     c->versions[room] = back.conn->versions[room];
     send(c, {{"type", "hello"}, {"name", "Bob"}, {"token", d.token}, {"resume", {{room, back.conn->versions[room]}}}});
@@ -650,7 +650,7 @@ TEST_F(Resume, AVersionTheSeatDoesNotCoverGetsTheWholeState) {
   EXPECT_EQ(come_back(d, std::nullopt).types, (Types{"joined", "full", "crowd"}));
   // A version for a room where the player does not sit puts nobody anywhere.
   const auto& [ada, bob, eve, room] = d.table;
-  auto e = std::make_shared<FakeClient>();
+  auto e = std::make_shared<FakeConnection>();
   send(e, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->last("welcome")["token"]}, {"resume", {{room, 3}}}});
   EXPECT_EQ(e->received.size(), 1u) << e->received.back().dump();
   EXPECT_EQ(e->last("welcome")["tables"], json::array());
@@ -749,11 +749,11 @@ class SpectatorResume : public Resume {
     json held_state;
     std::int64_t held;
   };
-  static Watcher holding(const std::shared_ptr<FakeClient>& c, const std::string& room) {
+  static Watcher holding(const std::shared_ptr<FakeConnection>& c, const std::string& room) {
     return {c->last("welcome")["token"], c->states[room], c->versions[room]};
   }
   Returning watch_again(const std::string& room, const Watcher& w, std::optional<std::int64_t> held) {
-    auto c = std::make_shared<FakeClient>();
+    auto c = std::make_shared<FakeConnection>();
     c->states[room] = w.held_state;
     c->versions[room] = w.held;
     send(c, {{"type", "hello"}, {"name", "Eve"}, {"token", w.token}});
@@ -926,10 +926,10 @@ TEST(Grace, ADroppedSeatShowsAwayOnlyAfterTheGracePeriod) {
   std::uint64_t n = 1;
   Lobby lobby(store, [&n] { return n++ * 77; }, LobbyLimits{.max_rooms = 10, .idle_room_ms = 1'000'000, .grace_ms = 5000, .keep = {}});
   lobby.tick(1000);
-  auto hello = [&](const std::shared_ptr<FakeClient>& c, const char* name) {
+  auto hello = [&](const std::shared_ptr<FakeConnection>& c, const char* name) {
     lobby.handle(c, *protocol::decode(nlohmann::json{{"type", "hello"}, {"name", name}}.dump()));
   };
-  auto ada = std::make_shared<FakeClient>(), bob = std::make_shared<FakeClient>();
+  auto ada = std::make_shared<FakeConnection>(), bob = std::make_shared<FakeConnection>();
   hello(ada, "Ada");
   hello(bob, "Bob");
   lobby.handle(ada, *protocol::decode(R"({"type":"create","game":"quantik"})"));
@@ -958,11 +958,11 @@ AwayAndBack away_and_back(KeepLimits keep) {
   ManualStore store;
   std::uint64_t n = 1;
   Lobby lobby(store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }, LobbyLimits{.keep = keep});
-  auto send = [&](const std::shared_ptr<FakeClient>& c, const json& msg) {
+  auto send = [&](const std::shared_ptr<FakeConnection>& c, const json& msg) {
     lobby.handle(c, *protocol::decode(msg.dump()));
   };
   auto hello = [&](const char* name, const json& token = nullptr) {
-    auto c = std::make_shared<FakeClient>();
+    auto c = std::make_shared<FakeConnection>();
     send(c, {{"type", "hello"}, {"name", name}, {"token", token}});
     return c;
   };
@@ -982,8 +982,8 @@ AwayAndBack away_and_back(KeepLimits keep) {
     lobby.closed(ada.get());
     ada = hello("Ada", ada_token);
   }
-  auto back = [&](const std::shared_ptr<FakeClient>& was, std::int64_t held) {
-    auto c = std::make_shared<FakeClient>();
+  auto back = [&](const std::shared_ptr<FakeConnection>& was, std::int64_t held) {
+    auto c = std::make_shared<FakeConnection>();
     c->states[room] = was->states[room];
     c->versions[room] = held;
     return c;
@@ -993,7 +993,7 @@ AwayAndBack away_and_back(KeepLimits keep) {
   send(eve2, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->last("welcome")["token"]}});
   send(eve2, {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", eve_held}});
   AwayAndBack r;
-  const auto read = [&](FakeClient& c, std::vector<std::string>& types, std::size_t& patches, std::size_t& bytes) {
+  const auto read = [&](FakeConnection& c, std::vector<std::string>& types, std::size_t& patches, std::size_t& bytes) {
     for (const auto& m : c.received)
       if (m["type"] != "welcome") types.push_back(m["type"]);
     patches = c.patch_sizes.size();
@@ -1053,7 +1053,7 @@ TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
   const rules::Game* game = rules::find_game(param.game);
   ASSERT_NE(game, nullptr);
   const int seats = param.options.contains("players") ? param.options["players"].get<int>() : game->min_seats();
-  std::vector<std::shared_ptr<FakeClient>> players;
+  std::vector<std::shared_ptr<FakeConnection>> players;
   for (int s = 0; s < seats; ++s) players.push_back(client("P" + std::to_string(s)));
   auto eve = client("Eve");
   send(players[0], {{"type", "create"}, {"game", param.game}, {"options", param.options}, {"spectator_delay", param.delay}});
@@ -1146,18 +1146,18 @@ template <LobbyLimits (*kLimits)()>
 class Limited : public Table {
  protected:
   Limited() : Table(kLimits()) {}
-  std::shared_ptr<FakeClient> from(const std::string& address, const std::string& name,
+  std::shared_ptr<FakeConnection> from(const std::string& address, const std::string& name,
                                    std::optional<std::string> token = {}) {
-    auto c = std::make_shared<FakeClient>();
+    auto c = std::make_shared<FakeConnection>();
     c->addr = address;
     send(c, json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
     return c;
   }
-  std::string token_of(const std::shared_ptr<FakeClient>& c) { return c->last("welcome")["token"]; }
-  std::string id_of(const std::shared_ptr<FakeClient>& c) { return c->last("welcome")["player"]; }
+  std::string token_of(const std::shared_ptr<FakeConnection>& c) { return c->last("welcome")["token"]; }
+  std::string id_of(const std::shared_ptr<FakeConnection>& c) { return c->last("welcome")["player"]; }
   // A create's reply: the room id, or the error's code.
   // A new room's id (24 hex characters), or the error code of the refusal.
-  std::string try_create(const std::shared_ptr<FakeClient>& c) {
+  std::string try_create(const std::shared_ptr<FakeConnection>& c) {
     send(c, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}});
     const auto created = c->take("created");
     return created.empty() ? error_code(c) : created[0]["room"].get<std::string>();
@@ -1477,7 +1477,7 @@ TEST_F(Table, TheListingIsBuiltOnceATickAndSharedByEveryoneWhoAsks) {
   lobby.tick(1'000);
   auto ada = client("Ada"), bob = client("Bob");
   const auto first = create(ada);
-  auto listed = [&](const std::shared_ptr<FakeClient>& who) {
+  auto listed = [&](const std::shared_ptr<FakeConnection>& who) {
     send(who, {{"type", "rooms"}});
     const auto reply = who->take("rooms").at(0);
     std::vector<std::string> ids;
@@ -1498,7 +1498,7 @@ TEST_F(Table, ArrivalsAndDeparturesSendOneCrowdPerTickToEveryone) {
   const auto [ada, bob, eve, room] = seated_table();
   lobby.tick(1'000);
   for (auto& c : {ada, bob, eve}) c->take("crowd");
-  std::vector<std::shared_ptr<FakeClient>> crowd;
+  std::vector<std::shared_ptr<FakeConnection>> crowd;
   for (int i = 0; i < 20; ++i) {
     crowd.push_back(client("S" + std::to_string(i)));
     join(crowd.back(), room, "spectator");

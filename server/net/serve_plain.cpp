@@ -1,11 +1,11 @@
-// The sessions for plain TCP connections (http:// and ws://).
-#include "server/net/sessions.hpp"
+// The connections for plain TCP connections (http:// and ws://).
+#include "server/net/connections.hpp"
 
 #include <unistd.h>
 
 namespace plateau::server {
 
-namespace sessions {
+namespace connections {
 
 // Over plain TCP the WebSocket keeps just the socket: it runs its own timeouts, and a
 // tcp_stream's timers would cost every idle connection another half kilobyte. The socket names
@@ -30,14 +30,14 @@ void start_websocket(PlainStream&& stream, Server& server, http::request<http::s
     ::close(fd);
     return;
   }
-  std::make_shared<BasicWsSession<WsSocket>>(std::move(socket), server, std::move(slot))->run(std::move(req));
+  std::make_shared<BasicWsConnection<WsSocket>>(std::move(socket), server, std::move(slot))->run(std::move(req));
 }
 
-}  // namespace sessions
+}  // namespace connections
 
 void serve_plain(boost::asio::ip::tcp::socket&& socket, Server& server, ConnectionSlot slot) {
-  using namespace sessions;
-  std::make_shared<HttpSession<PlainStream>>(PlainStream(std::move(socket)), server, std::move(slot))->run();
+  using namespace connections;
+  std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), server, std::move(slot))->run();
 }
 
 }  // namespace plateau::server

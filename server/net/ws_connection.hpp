@@ -1,5 +1,5 @@
-// What the server knows of a connection: a WebSocket session it can close and keep alive, and
-// how a freshly accepted socket becomes a session (plain TCP or TLS).
+// What the server knows of a connection: a WebSocket connection it can close and keep alive, and
+// how a freshly accepted socket becomes a connection (plain TCP or TLS).
 #pragma once
 
 #include <chrono>
@@ -54,7 +54,7 @@ struct ConnectionSlot::Entry {
 
 // Open connections, in all and by peer address, against --max-connections and --max-per-ip.
 // Owned by the Server, but it outlives it while a slot is held: at exit the io_context destroys
-// the last sessions after the Server.
+// the last connections after the Server.
 class ConnectionTable {
  public:
   enum class Refusal { none, too_many, too_many_from_address };
@@ -82,7 +82,7 @@ class ConnectionTable {
 };
 
 // A WebSocket connection as the server sees it, whatever it runs on: shutdown closes it.
-class WsSession : public Client {
+class WsConnection : public Connection {
  public:
   // Sends what is queued, then closes with `code`.
   virtual void close(boost::beast::websocket::close_code code) = 0;

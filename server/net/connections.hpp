@@ -1,9 +1,9 @@
-// The connection sessions, as templates on the stream: an HTTP session reads requests (the
-// answers come from http_api.cpp) and hands an upgrade to a WebSocket session, which decodes
+// A connection's two phases, as templates on the stream: HttpConnection reads requests (the
+// answers come from http_api.cpp) and hands an upgrade to a BasicWsConnection, which decodes
 // frames for the lobby and writes what the rooms send.
 //
-// Only session_plain.cpp and session_tls.cpp include this: each instantiates the sessions for
-// one kind of connection, so the two heavy instantiations compile apart.
+// Only serve_plain.cpp and serve_tls.cpp include this: each instantiates both phases for
+// one kind of stream, so the two heavy instantiations compile apart.
 #pragma once
 
 #include <boost/asio/ssl.hpp>
@@ -20,9 +20,9 @@
 
 #include "server/net/http_api.hpp"
 #include "server/net/net.hpp"
-#include "server/net/ws_session.hpp"
+#include "server/net/ws_connection.hpp"
 
-namespace plateau::server::sessions {
+namespace plateau::server::connections {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -47,7 +47,7 @@ constexpr std::size_t kMaxLingerBytes = 8 << 20;
 // than a reset; past it the connection is cut.
 constexpr std::size_t kMaxDrainBytes = 8 << 20;
 
-// The two kinds of connection. The sessions below are templates on the stream; the little that
+// The two kinds of connection. The connections below are templates on the stream; the little that
 // differs between plain TCP and TLS is here, as overloads: how a connection opens (TLS: the
 // handshake, bounded in time) and how the server ends it (plain: FIN; TLS: close_notify, then FIN).
 using PlainStream = beast::tcp_stream;
@@ -78,10 +78,10 @@ void async_end(TlsStream& stream, Handler&& handler) {
 }
 
 template <class Stream>
-class BasicWsSession final : public WsSession, public std::enable_shared_from_this<BasicWsSession<Stream>> {
+class BasicWsConnection final : public WsConnection, public std::enable_shared_from_this<BasicWsConnection<Stream>> {
  public:
-  // Takes the connection over from the HTTP session that read the upgrade request.
-  BasicWsSession(Stream&& stream, Server& server, ConnectionSlot slot)
+  // Takes the connection over from the HTTP connection that read the upgrade request.
+  BasicWsConnection(Stream&& stream, Server& server, ConnectionSlot slot)
       : ws_(std::move(stream)), server_(server), slot_(std::move(slot)) {
     // Read once: the socket may be gone when the lobby asks. An IPv6 peer counts by its /64, the
     // block one subscriber holds, so that it cannot dodge per-address limits by changing address.
@@ -98,7 +98,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     }
     if (!ec) address_ = peer.to_string();
   }
-  using std::enable_shared_from_this<BasicWsSession<Stream>>::shared_from_this;
+  using std::enable_shared_from_this<BasicWsConnection<Stream>>::shared_from_this;
 
   std::string address() const override { return address_; }
 
@@ -106,7 +106,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, "plateau"); }));
-    // The session checks each message against --max-frame itself, from the frame header's
+    // The connection checks each message against --max-frame itself, from the frame header's
     // length (on_read), so that the peer gets proto/too_large and a clean close (1009): Beast's
     // own limit would send its close and shut the socket while the message is still arriving,
     // and the peer would see a reset instead.
@@ -185,7 +185,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
 
  private:
   void on_accept(beast::error_code ec) {
-    if (ec) return;  // nothing registered yet: its connection slot goes with the session
+    if (ec) return;  // nothing registered yet: its connection slot goes with the connection
     // From here the server's keep-alive sweep watches the connection: Beast's own idle timer
     // would hold a pending wait (and its allocation) on every idle connection.
     websocket::stream_base::timeout timeouts{};
@@ -208,7 +208,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
     read_next();
   }
 
-  // Reads a message piece by piece into a small buffer of the session's own, so that an idle
+  // Reads a message piece by piece into a small buffer of the connection's own, so that an idle
   // connection's pending read holds no heap buffer (a dynamic buffer would reserve 1.5 KB).
   void read_next() {
     ws_.async_read_some(asio::buffer(chunk_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
@@ -366,7 +366,7 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   bool closing_ = false;
   bool closed_ = false;
   bool left_ = false;  // the lobby and the rooms were told the connection is gone
-  bool cut_ = false;         // the socket was closed under the session
+  bool cut_ = false;         // the socket was closed under the connection
   bool in_message_ = false;  // part of a message has arrived, not all of it
   bool refusing_ = false;    // the message is over --max-frame: read and dropped, then closed
   websocket::close_code close_code_ = websocket::close_code::normal;
@@ -379,23 +379,23 @@ class BasicWsSession final : public WsSession, public std::enable_shared_from_th
   std::optional<std::chrono::steady_clock::time_point> ping_sent_;  // the last ping, if any
 };
 
-// The WebSocket takes the connection over from the HTTP session: each is defined with the
-// connection kind it serves (session_plain.cpp, session_tls.cpp).
+// The WebSocket takes the connection over from the HTTP connection: each is defined with the
+// connection kind it serves (serve_plain.cpp, serve_tls.cpp).
 void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req,
                      ConnectionSlot slot);
 void start_websocket(TlsStream&& stream, Server& server, http::request<http::string_body> req,
                      ConnectionSlot slot);
 
 template <class Stream>
-class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream>> {
+class HttpConnection final : public std::enable_shared_from_this<HttpConnection<Stream>> {
  public:
-  HttpSession(Stream&& stream, Server& server, ConnectionSlot slot)
+  HttpConnection(Stream&& stream, Server& server, ConnectionSlot slot)
       : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {
     beast::error_code ec;
     const auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
     if (!ec) peer_ = ep.address().to_string();
   }
-  using std::enable_shared_from_this<HttpSession<Stream>>::shared_from_this;
+  using std::enable_shared_from_this<HttpConnection<Stream>>::shared_from_this;
 
   void run() {
     async_open(stream_, [self = shared_from_this()](beast::error_code ec) {
@@ -515,4 +515,4 @@ class HttpSession final : public std::enable_shared_from_this<HttpSession<Stream
   bool responding_ = false;  // an answer to the last request is being written
 };
 
-}  // namespace plateau::server::sessions
+}  // namespace plateau::server::connections
