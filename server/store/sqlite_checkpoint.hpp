@@ -18,9 +18,9 @@ namespace plateau::server {
 //
 // Starting the log over costs the commit that does it four flushes instead of one: the log
 // before its last frames are copied, the database after, the new log header, then the commit
-// itself. At 1,000 pages a cycle, 10,000 moves/s started it over ten times a second, and those
-// commits (5 to 9 ms each, and every move queued behind them) were most of the slowest 1%.
-// So the writer makes the log start over only past `restart_at` pages, while the checkpoint
+// itself, and every move queued behind that commit waits for all four: started over often, the
+// log puts those commits into the slowest percentile of moves (README, "Why the write-ahead log
+// starts over rarely"). So the writer makes the log start over only past `restart_at` pages, while the checkpoint
 // thread copies it every `pass_every` pages and flushes the database itself, off the writer's
 // path, so that the writer's final copy has only the last few frames to flush. (Under a light
 // load a pass often copies the whole log between two commits; the next commit then starts it
