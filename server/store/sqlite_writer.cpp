@@ -16,17 +16,16 @@ using sqlite::Stmt;
 using sqlite::StmtCache;
 
 void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done, Atomicity atomicity) {
-  bool closed = false, post_handoff = false;
-  {
-    std::lock_guard lock(mutex_);
-    closed = stopping_;
-    if (!closed) {
-      queue_.push_back({std::move(run), std::move(done), atomicity, queue_timer_.start()});
-      post_handoff = !handoff_posted_;
-      handoff_posted_ = true;
-    }
+  std::unique_lock lock(mutex_);
+  if (stopping_) {
+    lock.unlock();
+    post_([done = std::move(done)] { done(false); });  // closed: nothing more is written
+    return;
   }
-  if (closed) post_([done = std::move(done)] { done(false); });  // closed: nothing more is written
+  queue_.push_back({std::move(run), std::move(done), atomicity, queue_timer_.start()});
+  const bool post_handoff = !handoff_posted_;
+  handoff_posted_ = true;
+  lock.unlock();
   if (!post_handoff) return;
   // Wake the writer once the rooms' thread has handled everything its last poll brought in, so
   // that every write of that pass goes into one commit rather than the first one alone.
