@@ -206,7 +206,7 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
                         .grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_,
                         .max_spectators = limits_.max_spectators};
   RoomRecord record{room_id, std::string(game->id()), *options, secret.seed, req.is_private,
-                    req.spectator_delay, now_, secret.salt};
+                    req.spectator_delay, now_, secret.salt, c->player()->id};
   auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
@@ -563,9 +563,16 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
   if (!room) return false;
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
+  // Its creator, for their count of open rooms: as stored, or as known when it left memory.
+  std::string creator = r.room.creator;
   if (before != unloaded_.end()) {
-    if (!before->second.creator.empty()) creator_of_[r.room.id] = before->second.creator;
+    if (!before->second.creator.empty()) creator = before->second.creator;
     unloaded_.erase(before);
+  }
+  if (!creator.empty()) {
+    creator_of_[r.room.id] = creator;
+    auto& mine = created_by_[creator];
+    if (std::ranges::find(mine, r.room.id) == mine.end()) mine.push_back(r.room.id);
   }
   for (const auto& p : r.seats)
     if (p) sit(*p, r.room.id);

@@ -20,7 +20,7 @@ using sqlite::Stmt;
 namespace {
 
 // A row of `rooms` as both reads select it: id, game, options, seed, private,
-// spectator_delay, created_ms, version.
+// spectator_delay, created_ms, version, creator.
 void read_room(Stmt& q, StoredRoom& r) {
   r.room.id = q.text(0);
   r.room.game = q.text(1);
@@ -30,6 +30,7 @@ void read_room(Stmt& q, StoredRoom& r) {
   r.room.spectator_delay = static_cast<int>(q.i64(5));
   r.room.created_ms = q.i64(6);
   r.version = q.i64(7);
+  r.room.creator = q.text(8);  // "" for NULL
 }
 
 // A row of `rounds` as both reads select it, from column `first` on: round, options, seed,
@@ -73,7 +74,8 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   std::map<std::string, std::size_t> index;
   {
     Stmt q(db_,
-           "SELECT id, game, options, seed, private, spectator_delay, created_ms, version FROM rooms "
+           "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator "
+           "FROM rooms "
            "WHERE id IN restoring ORDER BY created_ms, id");
     while (q.row()) {
       StoredRoom r;
@@ -157,7 +159,8 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(con
   {
     // The rooms load() rebuilds: in play (or waiting), or their last round ended since then.
     Stmt q(reader_,
-           "SELECT id, game, options, seed, private, spectator_delay, created_ms, version FROM rooms r "
+           "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator "
+           "FROM rooms r "
            "WHERE id = ?1 AND imported = 0 AND (finished = 0 OR (finished = 1 AND EXISTS ("
            "SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= ?2)))");
     q.bind(1, id).bind(2, ended_since_ms);

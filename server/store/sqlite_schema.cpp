@@ -78,6 +78,11 @@ const std::vector<const char*> kMigrations{
     R"sql(
     ALTER TABLE rounds ADD COLUMN salt TEXT;
     )sql",
+    // 6: who created each room, so that a player's open rooms are counted across a restart;
+    // NULL for older rooms and imported games.
+    R"sql(
+    ALTER TABLE rooms ADD COLUMN creator TEXT;
+    )sql",
 };
 
 }  // namespace

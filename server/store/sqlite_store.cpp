@@ -100,8 +100,8 @@ void SqliteStore::put_player(const StoredPlayer& p, Done done) {
 void SqliteStore::create_room(const RoomRecord& r, Done done) {
   enqueue(
       [r](StmtCache& db) {
-        return Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms) "
-                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+        return Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms, "
+                        "creator) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULLIF(?8, ''))")
                    .bind(1, r.id)
                    .bind(2, r.game)
                    .bind(3, r.options.dump())
@@ -109,6 +109,7 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
                    .bind(5, r.is_private ? 1 : 0)
                    .bind(6, r.spectator_delay)
                    .bind(7, r.created_ms)
+                   .bind(8, r.creator)
                    .run() &&
                Stmt(db, "INSERT INTO rounds(room, round, options, seed, salt) VALUES(?1, 1, ?2, ?3, ?4)")
                    .bind(1, r.id)

@@ -25,6 +25,9 @@ struct RoomRecord {
   int spectator_delay = 0;
   std::int64_t created_ms = 0;
   std::string salt;  // of round 1's seed commitment (fairness.hpp)
+  // The player who created it, against --max-rooms-per-player across restarts; "" when not
+  // known (rooms stored before schema 6, imported games).
+  std::string creator{};
 };
 
 struct MoveRecord {

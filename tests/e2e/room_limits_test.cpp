@@ -41,6 +41,29 @@ TEST(Limits, OneAddressIsRefusedPastItsRoomsAndItsNewPlayersAMinute) {
   EXPECT_NE(metrics.body.find(R"(plateau_refused_total{code="rate/hello"} 1)"), std::string::npos);
 }
 
+// The rooms a player created are stored with them: after a restart (here a kill -9) they still
+// count against --max-rooms-per-player, which a restart must not reset.
+TEST(Limits, APlayersOpenRoomsStillCountAfterARestart) {
+  ServerProcess server({}, {"--max-rooms-per-player", "2"});
+  auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto ada = connect(port, "Ada");
+  EXPECT_FALSE(create(*ada, "quantik").empty());
+  EXPECT_FALSE(create(*ada, "kwinty").empty());
+  ada->ws.send({{"type", "create"}, {"game", "quantik"}});
+  EXPECT_EQ(refusal(*ada), "room/too_many_yours");
+  const std::string token = ada->token;
+  ada->ws.close();
+  server.kill(SIGKILL);
+  port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto back = connect(port, "Ada", token);
+  back->ws.send({{"type", "create"}, {"game", "quantik"}});
+  EXPECT_EQ(refusal(*back), "room/too_many_yours") << "the two rooms from before the restart still count";
+  auto bob = connect(port, "Bob");
+  EXPECT_FALSE(create(*bob, "quantik").empty()) << "another player's count is their own";
+}
+
 TEST(Limits, AGameWhosePlayersAllLeftLeavesMemoryAndComesBackFromTheStore) {
   ServerProcess server({}, {"--unload-after", "1"});
   const auto port = server.start();

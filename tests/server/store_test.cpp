@@ -97,7 +97,7 @@ TEST_F(StoreTest, OneRoomReadsBackAsLoadWouldAndAPlayerWithoutASeatCanBeForgotte
   ASSERT_TRUE(store);
   for (const char* p : {"ada", "bob", "cy"})
     ASSERT_TRUE(wait([&](Done d) { store->put_player({p, std::string("hash-") + p, p}, std::move(d)); }));
-  ASSERT_TRUE(wait([&](Done d) { store->create_room({"r1", "quantik", {{"first", "0"}}, 7, true, 1, 5, "salt-1"}, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) { store->create_room({"r1", "quantik", {{"first", "0"}}, 7, true, 1, 5, "salt-1", "ada"}, std::move(d)); }));
   ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, "ada", 1, std::move(d)); }));
   ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 1, "bob", 2, std::move(d)); }));
   ASSERT_TRUE(wait([&](Done d) { store->append_move({"r1", 1, 0, 0, "sphere@a1", 3, 10}, std::move(d)); }));
@@ -116,6 +116,7 @@ TEST_F(StoreTest, OneRoomReadsBackAsLoadWouldAndAPlayerWithoutASeatCanBeForgotte
   ASSERT_EQ(r.rounds.size(), 1u);
   EXPECT_EQ(r.rounds[0].moves, (std::vector<std::pair<int, std::string>>{{0, "sphere@a1"}}));
   EXPECT_EQ(r.rounds[0].salt, "salt-1") << "the round's commitment still opens after an unload";
+  EXPECT_EQ(r.room.creator, "ada") << "its creator's count of open rooms survives an unload";
   EXPECT_EQ(r.version, 3);
   // The round goes on after it: the next move is the round's second.
   ASSERT_TRUE(wait([&](Done d) { store->append_move({"r1", 1, 1, 1, "cube@d4", 4, 11}, std::move(d)); }));
@@ -441,7 +442,7 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
   // Make it the database a schema-2 server leaves: no log, no rematch column, and a round in
   // play whose moves are in `moves`.
   sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; ALTER TABLE rounds DROP COLUMN salt;"
-      "PRAGMA user_version = 2;"
+      "ALTER TABLE rooms DROP COLUMN creator; PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
       "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, 12);");
   auto store = open();
@@ -450,6 +451,7 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
   const auto loaded = store->load();
   ASSERT_TRUE(loaded.has_value()) << loaded.error();
   ASSERT_EQ(loaded->rooms.size(), 1u);
+  EXPECT_EQ(loaded->rooms[0].room.creator, "") << "a room from before schema 6 has no known creator";
   EXPECT_EQ(loaded->rooms[0].version, 3);
   ASSERT_EQ(loaded->rooms[0].rounds.at(0).moves.size(), 3u);
   EXPECT_EQ(loaded->rooms[0].rounds[0].moves[2], (std::pair<int, std::string>{0, "old2"}));
