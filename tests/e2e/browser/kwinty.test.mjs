@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown } from './harness.mjs';
 
-test('two players finish a Kwinty game by clicks while a spectator sees the same wall', { timeout: 120000 }, async () => {
+test('two players finish a Kwinty game by clicks while a spectator sees the same wall', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { seated: [ada, bob], eve, pages } = await openTable(browser, server, 'kwinty', ['Ada', 'Bob']);  // Bob is on a phone
     const seatOf = new Map([[(await state(ada.page)).you, ada.page], [(await state(bob.page)).you, bob.page]]);

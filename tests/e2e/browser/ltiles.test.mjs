@@ -184,10 +184,10 @@ async function playWholeGame(variant, options) {
   });
 }
 
-test('two players finish a standard L-Tiles game by clicks while a spectator sees the same table', { timeout: 90000 }, async () => {
+test('two players finish a standard L-Tiles game by clicks while a spectator sees the same table', { timeout: 300000 }, async () => {
   await playWholeGame('standard');
 });
 
-test('variant 1: both players order their piles by clicks, then finish the game', { timeout: 90000 }, async () => {
+test('variant 1: both players order their piles by clicks, then finish the game', { timeout: 300000 }, async () => {
   await playWholeGame('ordered', { variant: 'ordered' });
 });

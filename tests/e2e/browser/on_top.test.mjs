@@ -14,7 +14,7 @@ const screen = (page) => page.evaluate(() => ({
   last: document.querySelector('[data-last-move]')?.dataset.lastMove ?? null,
 }));
 
-test('three players finish an On Top game by clicks while a spectator sees the same board', { timeout: 120000 }, async () => {
+test('three players finish an On Top game by clicks while a spectator sees the same board', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { seated, eve, pages } = await openTable(browser, server, 'on_top', ['Ada', 'Bob', 'Cy'], { players: 3 });
     const [ada, bob, cy] = seated;  // Bob is on a phone
@@ -140,7 +140,7 @@ test('three players finish an On Top game by clicks while a spectator sees the s
 // left) cannot be forced through the server, whose tiles come from a secret seed: the On Top
 // table's own code draws a finished board with two winners in a spectator's real page, and says
 // who shares the win by colour, with the outcome's reason under it.
-test('a shared On Top win names both winning colours', { timeout: 60000 }, async () => {
+test('a shared On Top win names both winning colours', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { eve } = await openTable(browser, server, 'on_top', ['Ada', 'Bob'], { players: 2 });
     const shown = await eve.page.evaluate(async () => {

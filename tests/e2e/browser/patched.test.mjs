@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBrowser, player, watch, version, drawnAt, botGame, shown, assertSamePage, offeredGames } from './harness.mjs';
 
-test('every game: a spectator\'s page, patched move by move, is the page a newcomer gets', { timeout: 240000 }, async (t) => {
+test('every game: a spectator\'s page, patched move by move, is the page a newcomer gets', { timeout: 600000 }, async (t) => {
   await withBrowser(async (server, browser) => {
     const [eve, mia, zed] = [await player(browser, 'Eve'), await player(browser, 'Mia'), await player(browser, 'Zed')];
     for (const [g, game] of (await offeredGames(eve.page, server.url)).entries()) {
@@ -74,5 +74,5 @@ async function fallBehind(flood) {
   }, flood ? ['--rate', '20'] : []);
 }
 
-test('a page that falls behind asks for the whole state once, not once per patch', { timeout: 120000 }, () => fallBehind(false));
-test('a page that falls behind while over the rate limit asks again when refused', { timeout: 120000 }, () => fallBehind(true));
+test('a page that falls behind asks for the whole state once, not once per patch', { timeout: 300000 }, () => fallBehind(false));
+test('a page that falls behind while over the rate limit asks again when refused', { timeout: 300000 }, () => fallBehind(true));

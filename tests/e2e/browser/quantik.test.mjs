@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBrowser, openTable, state, version, allAt, shots } from './harness.mjs';
 
-test('two players finish a Quantik game by clicks while a spectator sees the same board', { timeout: 120000 }, async () => {
+test('two players finish a Quantik game by clicks while a spectator sees the same board', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { seated: [ada, bob], eve, pages } = await openTable(browser, server, 'quantik', ['Ada', 'Bob']);  // Bob is on a phone
     await ada.page.screenshot({ path: `${shots}/quantik-start.png` });

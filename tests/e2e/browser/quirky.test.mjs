@@ -12,7 +12,7 @@ const screen = (page) => page.evaluate(() => ({
   drawn: document.querySelector('.qk-drawn')?.dataset.drawn,
 }));
 
-test('three players finish a Quirky game by clicks while a spectator sees the same board', { timeout: 150000 }, async () => {
+test('three players finish a Quirky game by clicks while a spectator sees the same board', { timeout: 375000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { seated, eve, pages } = await openTable(browser, server, 'quirky', ['Ada', 'Bob', 'Cy'], { players: 3 });
     const [ada, bob, cy] = seated;  // Bob is on a phone

@@ -23,7 +23,7 @@ async function adaAndBob(browser, server) {
   return { ada, bob, room };
 }
 
-test('reload, late spectator, server crash and replay', { timeout: 120000 }, async () => {
+test('reload, late spectator, server crash and replay', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { ada, bob, room } = await adaAndBob(browser, server);
     await allAt([ada.page, bob.page], await version(bob.page));
@@ -92,7 +92,7 @@ test('reload, late spectator, server crash and replay', { timeout: 120000 }, asy
 // A dropped connection: each page keeps its table on screen and reconnects by itself; the
 // player and the spectator get only the patches they missed, and neither page ever goes back
 // to "Loading…".
-test('a dropped connection: the player and the spectator get only what they missed, and no page goes blank', { timeout: 90000 }, async () => {
+test('a dropped connection: the player and the spectator get only what they missed, and no page goes blank', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { ada, bob, room } = await adaAndBob(browser, server);
     const eve = await player(browser, 'Eve');
@@ -148,7 +148,7 @@ test('a dropped connection: the player and the spectator get only what they miss
   });
 });
 
-test('the lobby shows its tables a page at a time, of every game or of one', { timeout: 60000 }, async () => {
+test('the lobby shows its tables a page at a time, of every game or of one', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     const ada = await player(browser, 'Ada');
     await ada.page.goto(server.url);
@@ -191,7 +191,7 @@ test('the lobby shows its tables a page at a time, of every game or of one', { t
   });
 });
 
-test('the lobby leads a player back to their own tables, private ones too', { timeout: 90000 }, async () => {
+test('the lobby leads a player back to their own tables, private ones too', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     // A public game, Ada to move, and a private one of Bob's where Ada sat through the link.
     const { ada, bob, room } = await adaAndBob(browser, server);
@@ -242,7 +242,7 @@ test('the lobby leads a player back to their own tables, private ones too', { ti
   });
 });
 
-test('a finished game of every game replays in the browser, forward and back', { timeout: 180000 }, async () => {
+test('a finished game of every game replays in the browser, forward and back', { timeout: 450000 }, async () => {
   await withBrowser(async (server, browser) => {
     const watcher = await player(browser, 'Ada');
     const { page } = watcher;

@@ -4,7 +4,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown } from './harness.mjs';
 
-test('two players finish a Turris game by clicks while a spectator sees the same tower', { timeout: 120000 }, async () => {
+test('two players finish a Turris game by clicks while a spectator sees the same tower', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
     for (const f of readdirSync(shots)) if (/^turris-.*\.png$/.test(f)) rmSync(`${shots}/${f}`);  // no stale pictures
     const { seated: [ada, bob], eve, pages } = await openTable(browser, server, 'turris', ['Ada', 'Bob']);  // Bob is on a phone
