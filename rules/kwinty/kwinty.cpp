@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "../view_parts.hpp"
+
 namespace plateau::rules::kwinty {
 namespace {
 
@@ -72,7 +74,7 @@ json line_json(const Line& line) {
   return out;
 }
 
-class KwintyState final : public TurnState<KwintyState> {
+class KwintyState final : public TurnState<KwintyState>, public ViewParts {
  public:
   KwintyState(Seat first, bool strict) : TurnState(first), first_(first), strict_(strict) {
     grid_.fill(-1);
@@ -91,6 +93,7 @@ class KwintyState final : public TurnState<KwintyState> {
     return moves;
   }
 
+  json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return false; }
   json changing_view(std::optional<Seat>) const override {
     // Nothing in Kwinty is hidden: every viewer sees the same wall.
@@ -101,7 +104,7 @@ class KwintyState final : public TurnState<KwintyState> {
 
   // Blocks are only ever added to the wall: a board some moves back gets the new ones appended,
   // and the rest anew.
-  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+  bool update_view(json& board, std::optional<Seat>, const Shown*, Update& update) const override {
     json* blocks = member_of(board, "blocks", json::value_t::array);
     if (!blocks || blocks->size() > blocks_.size()) return false;
     update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ltiles_inventory.hpp"  // generated from inventory.json
+#include "../view_parts.hpp"
 
 namespace plateau::rules::ltiles {
 namespace {
@@ -200,7 +201,7 @@ struct Verdict {
 
 enum class Phase { setup, play };
 
-class LTilesState final : public TurnState<LTilesState> {
+class LTilesState final : public TurnState<LTilesState>, public ViewParts {
  public:
   LTilesState(Variant variant, Seat first, Rng rng)
       : TurnState(first), variant_(variant), first_(first), rng_(rng) {
@@ -271,6 +272,7 @@ class LTilesState final : public TurnState<LTilesState> {
   }
 
   // Only an ordered pile's owner sees its order; every other variant shows all viewers the same.
+  json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return variant_ == Variant::ordered; }
   json changing_view(std::optional<Seat> viewer) const override {
     json view = rest_of_view(viewer);
@@ -283,7 +285,8 @@ class LTilesState final : public TurnState<LTilesState> {
 
   // Tiles are only ever added, and a tile changes only the squares it covers: a board some
   // tiles back gets those tiles and squares in place, and the small rest anew.
-  bool update_view(json& board, std::optional<Seat> viewer, ViewUpdate& update) const override {
+  bool update_view(json& board, std::optional<Seat> viewer, const Shown*,
+                   Update& update) const override {
     const json* placed = member_of(board, "placed", json::value_t::number_integer);
     json* tiles = member_of(board, "tiles", json::value_t::array);
     json* squares = member_of(board, "squares", json::value_t::object);

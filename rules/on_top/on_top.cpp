@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "on_top_data.hpp"
+#include "../view_parts.hpp"
 
 namespace plateau::rules::on_top {
 namespace {
@@ -214,7 +215,7 @@ struct Setup {
   std::array<int, kColours> seconds_order{0, 1, 2, 3};  // test-only: see TestSetup
 };
 
-class OnTopState final : public TurnState<OnTopState> {
+class OnTopState final : public TurnState<OnTopState>, public ViewParts {
  public:
   OnTopState(Setup setup, Rng rng)
       : TurnState(setup.first),
@@ -250,6 +251,7 @@ class OnTopState final : public TurnState<OnTopState> {
     return moves;
   }
 
+  json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return false; }
   std::shared_ptr<const json> fixed_view() const override { return board().fixed; }
   json changing_view(std::optional<Seat>) const override {
@@ -263,7 +265,7 @@ class OnTopState final : public TurnState<OnTopState> {
 
   // A move fills a cell and may close towers: cells and towers are compared where they are on
   // the board and only those that differ are replaced.
-  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+  bool update_view(json& board, std::optional<Seat>, const Shown*, Update& update) const override {
     json* cells = member_of(board, "cells", json::value_t::array);
     json* towers = member_of(board, "towers", json::value_t::array);
     if (!cells || !towers || cells->size() != cells_.size() || towers->size() != towers_.size()) return false;
@@ -282,31 +284,6 @@ class OnTopState final : public TurnState<OnTopState> {
         if (same) continue;
       }
       node = tower_json(v);
-      update.edits.push_back({false, "/towers/" + std::to_string(v)});
-    }
-    update.rest = rest_of_view();
-    return true;
-  }
-
-  // The same from the position the board shows: cells and towers are compared as numbers, and
-  // only those that differ touch the board.
-  bool compares_shown_state() const override { return true; }
-  bool update_view_since(const State& shown_state, json& board, std::optional<Seat> viewer,
-                         ViewUpdate& update) const override {
-    const auto* shown = dynamic_cast<const OnTopState*>(&shown_state);
-    json* cells = member_of(board, "cells", json::value_t::array);
-    json* towers = member_of(board, "towers", json::value_t::array);
-    if (!shown || !cells || !towers || shown->cells_.size() != cells_.size() || cells->size() != cells_.size() ||
-        shown->towers_.size() != towers_.size() || towers->size() != towers_.size())
-      return update_view(board, viewer, update);
-    for (std::size_t i = 0; i < cells_.size(); ++i) {
-      if (cells_[i] == shown->cells_[i]) continue;
-      (*cells)[i] = cell_json(i);
-      update.edits.push_back({false, "/cells/" + std::to_string(i)});
-    }
-    for (std::size_t v = 0; v < towers_.size(); ++v) {
-      if (closed_[v] == shown->closed_[v] && (!closed_[v] || towers_[v] == shown->towers_[v])) continue;
-      (*towers)[v] = tower_json(v);
       update.edits.push_back({false, "/towers/" + std::to_string(v)});
     }
     update.rest = rest_of_view();

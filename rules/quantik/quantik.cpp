@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "../view_parts.hpp"
+
 namespace plateau::rules::quantik {
 namespace {
 
@@ -32,7 +34,7 @@ Group region_group(int region) {
   return {r0 * 4 + c0, r0 * 4 + c0 + 1, (r0 + 1) * 4 + c0, (r0 + 1) * 4 + c0 + 1};
 }
 
-class QuantikState final : public TurnState<QuantikState> {
+class QuantikState final : public TurnState<QuantikState>, public ViewParts {
  public:
   explicit QuantikState(Seat first) : TurnState(first) {
     for (auto& p : pieces_) p.fill(kPiecesPerShape);
@@ -50,6 +52,7 @@ class QuantikState final : public TurnState<QuantikState> {
     return moves;
   }
 
+  json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return false; }
   json changing_view(std::optional<Seat>) const override {
     json cells = array_of(kSize, [this](std::size_t r) {
@@ -62,7 +65,7 @@ class QuantikState final : public TurnState<QuantikState> {
 
   // A piece once placed stays where it is for the rest of the game: a board some moves back
   // gets the cells filled since, and the small rest anew.
-  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+  bool update_view(json& board, std::optional<Seat>, const Shown*, Update& update) const override {
     json* cells = member_of(board, "cells", json::value_t::array);
     if (!cells || cells->size() != kSize) return false;
     for (const json& row : *cells)

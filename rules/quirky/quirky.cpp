@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "quirky/board_data.hpp"
+#include "../view_parts.hpp"
 
 namespace plateau::rules::quirky {
 namespace {
@@ -180,7 +181,7 @@ struct LogEntry {
   int returned = kNoColour;  // the colour a black Quirk put back in the bag
 };
 
-class QuirkyState final : public TurnState<QuirkyState> {
+class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
  public:
   QuirkyState(int seats, bool aligned_only, const std::array<int, kKinds>& bag,
               std::optional<std::deque<int>> stacked, Rng rng)
@@ -214,6 +215,7 @@ class QuirkyState final : public TurnState<QuirkyState> {
     return moves;
   }
 
+  json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return false; }
   json changing_view(std::optional<Seat>) const override {
     // Nothing in Quirky is private to a seat, so every viewer sees the same thing; what must stay
@@ -229,7 +231,7 @@ class QuirkyState final : public TurnState<QuirkyState> {
 
   // A move changes a stack or two and adds to the log, which is never rewritten: the stacks
   // are compared where they are on the board and the new log entries appended.
-  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+  bool update_view(json& board, std::optional<Seat>, const Shown*, Update& update) const override {
     json* points = member_of(board, "points", json::value_t::array);
     json* log = member_of(board, "log", json::value_t::array);
     if (!points || !log || points->size() != stacks_.size() || log->size() > log_.size()) return false;

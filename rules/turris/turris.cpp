@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "../view_parts.hpp"
+
 namespace plateau::rules::turris {
 namespace {
 
@@ -243,7 +245,7 @@ std::array<Face, 5> faces_of(const Cells& cells, const std::vector<Block>& block
   return faces;
 }
 
-class TurrisState final : public TurnState<TurrisState> {
+class TurrisState final : public TurnState<TurrisState>, public ViewParts {
  public:
   TurrisState(Seat first, bool chain) : TurnState(first), chain_(chain) {
     cells_.fill(kEmpty);
@@ -258,6 +260,7 @@ class TurrisState final : public TurnState<TurrisState> {
     return moves;
   }
 
+  json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return false; }
   json changing_view(std::optional<Seat>) const override {
     // Nothing in Turris is hidden: every viewer sees the same board.
@@ -269,13 +272,96 @@ class TurrisState final : public TurnState<TurrisState> {
     return view;
   }
 
-  // The tower's cells, its blocks and its faces' squares are compared where they are on the
-  // board and only those that differ are replaced: most stay as they were from move to move.
-  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
+  // A move changes few cells, blocks and squares, and most of the board stays as it was: they
+  // are compared as numbers with the position the board shows, and only those that differ touch
+  // the board, rather than every node of it being looked up and compared.
+  struct TurrisShown final : Shown {
+    Cells cells{};
+    std::vector<bool> alive;  // by block id
+    std::shared_ptr<const std::array<Face, 5>> faces;
+  };
+  std::shared_ptr<const Shown> shown() const override {
+    auto out = std::make_shared<TurrisShown>();
+    out->cells = cells_;
+    out->alive.reserve(blocks_.size());
+    for (const Block& b : blocks_) out->alive.push_back(b.alive);
+    tower_faces();
+    out->faces = faces_;
+    return out;
+  }
+  bool update_view(json& board, std::optional<Seat>, const Shown* shown_base,
+                   Update& update) const override {
     json* levels = member_of(board, "levels", json::value_t::array);
     json* blocks = member_of(board, "blocks", json::value_t::array);
     json* faces = member_of(board, "faces", json::value_t::object);
-    if (!levels || !blocks || !faces || blocks->size() > blocks_.size()) return false;
+    if (!levels || !blocks || !faces) return false;
+    // Only this game's shown() made it.
+    const auto* shown = static_cast<const TurrisShown*>(shown_base);
+    if (!shown || shown->alive.size() > blocks_.size() || blocks->size() != shown->alive.size() ||
+        levels->size() != static_cast<std::size_t>(tower_height(shown->cells)))
+      return update_by_walking(levels, blocks, faces, update);
+    const auto &all = tower_faces(), &before = *shown->faces;
+    update.rest = rest_of_view(all);
+    const auto height = static_cast<std::size_t>(tower_height(cells_));
+    if (levels->size() > height) {
+      update.rest["levels"] = levels_json();
+    } else {
+      for (int i = 0; i < static_cast<int>(levels->size()) * kLevelCells; ++i) {
+        if (cells_[i] == shown->cells[i]) continue;
+        const auto z = static_cast<std::size_t>(cell_z(i)), y = static_cast<std::size_t>(cell_y(i)),
+                   x = static_cast<std::size_t>(cell_x(i));
+        (*levels)[z][y][x] = id_or_null(cells_[i]);
+        update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) +
+                                           "/" + std::to_string(x)});
+      }
+      update.append(*levels, height, "/levels", [this](std::size_t z) { return level_json(z); });
+    }
+    for (std::size_t i = 0; i < shown->alive.size(); ++i) {
+      if (blocks_[i].alive == shown->alive[i]) continue;  // its seat and shape never change
+      (*blocks)[i] = block_json(blocks_[i]);
+      update.edits.push_back({false, "/blocks/" + std::to_string(i)});
+    }
+    update.append(*blocks, blocks_.size(), "/blocks",
+                  [this](std::size_t i) { return block_json(blocks_[i]); });
+    for (std::size_t f = 0; f < all.size(); ++f)
+      if (all[f].grid.size() < before[f].grid.size()) {  // shrank: rebuilt whole, diffed
+        update.rest["faces"] = faces_json(all);
+        return true;
+      }
+    for (std::size_t f = 0; f < all.size(); ++f) {
+      const Face &face = all[f], &was = before[f];
+      json* node = nullptr;  // looked up the first time something on this face changed
+      const std::string at = "/faces/" + std::string(face.name);
+      const auto face_node = [&]() -> json& {
+        if (!node) node = &(*faces)[std::string(face.name)];
+        return *node;
+      };
+      if (face.score != was.score) {
+        face_node()["score"] = face.score;
+        update.edits.push_back({false, at + "/score"});
+      }
+      for (std::size_t r = 0; r < was.grid.size(); ++r)
+        for (int c = 0; c < kSide; ++c) {
+          const auto k = static_cast<std::size_t>(c);
+          const Square &now = face.grid[r][k], &then = was.grid[r][k];
+          if (now.block == then.block && now.seat == then.seat && now.depth == then.depth &&
+              face.best[r][k] == was.best[r][k])
+            continue;
+          face_node()["grid"][r][k] = square_json(face, r, c);
+          update.edits.push_back(
+              {false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
+        }
+      if (face.grid.size() > was.grid.size())
+        update.append(face_node()["grid"], face.grid.size(), at + "/grid",
+                      [&face](std::size_t r) { return row_json(face, r); });
+    }
+    return true;
+  }
+
+  // Without a Shown: the tower's cells, its blocks and its faces' squares are compared where
+  // they are on the board and only those that differ are replaced.
+  bool update_by_walking(json* levels, json* blocks, json* faces, Update& update) const {
+    if (blocks->size() > blocks_.size()) return false;
     const auto& all = tower_faces();
     update.rest = rest_of_view(all);
     const auto height = static_cast<std::size_t>(tower_height(cells_));
@@ -328,74 +414,6 @@ class TurrisState final : public TurnState<TurrisState> {
           update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
         }
       update.append(grid, face.grid.size(), at + "/grid", [&face](std::size_t r) { return row_json(face, r); });
-    }
-    return true;
-  }
-
-  // The same as update_view, from the position the board shows: the tower's cells, the blocks
-  // and the faces' squares are compared as numbers, and only those that differ touch the board,
-  // rather than every node of it being looked up and compared.
-  bool compares_shown_state() const override { return true; }
-  bool update_view_since(const State& shown_state, json& board, std::optional<Seat> viewer,
-                         ViewUpdate& update) const override {
-    const auto* shown = dynamic_cast<const TurrisState*>(&shown_state);
-    json* levels = member_of(board, "levels", json::value_t::array);
-    json* blocks = member_of(board, "blocks", json::value_t::array);
-    json* faces = member_of(board, "faces", json::value_t::object);
-    if (!shown || !levels || !blocks || !faces || shown->blocks_.size() > blocks_.size() ||
-        blocks->size() != shown->blocks_.size() ||
-        levels->size() != static_cast<std::size_t>(tower_height(shown->cells_)))
-      return update_view(board, viewer, update);
-    const auto &all = tower_faces(), &before = shown->tower_faces();
-    update.rest = rest_of_view(all);
-    const auto height = static_cast<std::size_t>(tower_height(cells_));
-    if (levels->size() > height) {
-      update.rest["levels"] = levels_json();
-    } else {
-      for (int i = 0; i < static_cast<int>(levels->size()) * kLevelCells; ++i) {
-        if (cells_[i] == shown->cells_[i]) continue;
-        const auto z = static_cast<std::size_t>(cell_z(i)), y = static_cast<std::size_t>(cell_y(i)),
-                   x = static_cast<std::size_t>(cell_x(i));
-        (*levels)[z][y][x] = id_or_null(cells_[i]);
-        update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) + "/" + std::to_string(x)});
-      }
-      update.append(*levels, height, "/levels", [this](std::size_t z) { return level_json(z); });
-    }
-    for (std::size_t i = 0; i < shown->blocks_.size(); ++i) {
-      if (blocks_[i].alive == shown->blocks_[i].alive) continue;  // its seat and shape never change
-      (*blocks)[i] = block_json(blocks_[i]);
-      update.edits.push_back({false, "/blocks/" + std::to_string(i)});
-    }
-    update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
-    for (std::size_t f = 0; f < all.size(); ++f)
-      if (all[f].grid.size() < before[f].grid.size()) {  // a face shrank: rebuilt whole, diffed by the room
-        update.rest["faces"] = faces_json(all);
-        return true;
-      }
-    for (std::size_t f = 0; f < all.size(); ++f) {
-      const Face &face = all[f], &was = before[f];
-      json* node = nullptr;  // looked up the first time something on this face changed
-      const std::string at = "/faces/" + std::string(face.name);
-      const auto face_node = [&]() -> json& {
-        if (!node) node = &(*faces)[std::string(face.name)];
-        return *node;
-      };
-      if (face.score != was.score) {
-        face_node()["score"] = face.score;
-        update.edits.push_back({false, at + "/score"});
-      }
-      for (std::size_t r = 0; r < was.grid.size(); ++r)
-        for (int c = 0; c < kSide; ++c) {
-          const auto k = static_cast<std::size_t>(c);
-          const Square &now = face.grid[r][k], &then = was.grid[r][k];
-          if (now.block == then.block && now.seat == then.seat && now.depth == then.depth &&
-              face.best[r][k] == was.best[r][k])
-            continue;
-          face_node()["grid"][r][k] = square_json(face, r, c);
-          update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
-        }
-      if (face.grid.size() > was.grid.size())
-        update.append(face_node()["grid"], face.grid.size(), at + "/grid", [&face](std::size_t r) { return row_json(face, r); });
     }
     return true;
   }
@@ -681,9 +699,9 @@ class TurrisState final : public TurnState<TurrisState> {
                        why + "; the four faces and the roof score " + tally + ": " + verdict};
   }
 
-  // The tower's five faces in this position, computed on first use. A copy shares them: the
-  // room keeps a copy of each position it shows and compares the next position with it, whose
-  // faces are then already there rather than computed a second time.
+  // The tower's five faces in this position, computed on first use. A copy and a Shown share
+  // them: the next position's view is compared with them, and finds them already there rather
+  // than computed a second time.
   const std::array<Face, 5>& tower_faces() const {
     if (!faces_) faces_ = std::make_shared<const std::array<Face, 5>>(faces_of(cells_, blocks_));
     return *faces_;
