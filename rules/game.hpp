@@ -80,11 +80,12 @@ class State {
   virtual void do_apply(const Move& move) = 0;
 };
 
-// Helpers for building a board.
-// [a, b, ...] and {"key": value, ...}, built in place. A braced list (json{{"k", v}} or
-// json::array({a, b})) wraps every element, checks whether the list could be an object and then
-// copies each element in; the boards are partly rebuilt at every move, and most of what they
-// rebuild is small lists and objects, so games build those with these instead.
+// Helpers for building JSON: a board (view_parts.hpp has more), or what a game records of a move
+// to show it (On Top's last placement, built as the move is played). [a, b, ...] and
+// {"key": value, ...}, built in place. A braced list (json{{"k", v}} or json::array({a, b}))
+// wraps every element, checks whether the list could be an object and then copies each element
+// in; the boards are partly rebuilt at every move, and most of what they rebuild is small lists
+// and objects, so games build those with these instead.
 template <class... Items>
 nlohmann::json list_of(Items&&... items) {
   nlohmann::json list(nlohmann::json::value_t::array);
@@ -108,14 +109,6 @@ nlohmann::json object_of(KeysAndValues&&... keys_and_values) {
   nlohmann::json object(nlohmann::json::value_t::object);
   detail::put_members(object.get_ref<nlohmann::json::object_t&>(), std::forward<KeysAndValues>(keys_and_values)...);
   return object;
-}
-
-// The JSON array [element(0), ..., element(n - 1)].
-template <class Element>
-nlohmann::json array_of(std::size_t n, Element element) {
-  nlohmann::json list = nlohmann::json::array();
-  for (std::size_t i = 0; i < n; ++i) list.push_back(element(i));
-  return list;
 }
 
 // What every game here has in common: one seat to move until the game ends, and an outcome once

@@ -95,10 +95,18 @@ inline const ViewParts* view_parts(const State& state) {
   return dynamic_cast<const ViewParts*>(&state);
 }
 
-// Helpers for building a board and bringing it up to date.
+// Helpers for building a board and bringing it up to date (game.hpp has list_of and object_of).
 // `board`'s member `key` when it has type `type`; nullptr when it is missing or of another
 // type: for update_view, which must check the board it is given before it changes it.
 nlohmann::json* member_of(nlohmann::json& board, std::string_view key,
                           nlohmann::json::value_t type);
+
+// The JSON array [element(0), ..., element(n - 1)].
+template <class Element>
+nlohmann::json array_of(std::size_t n, Element element) {
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t i = 0; i < n; ++i) list.push_back(element(i));
+  return list;
+}
 
 }  // namespace plateau::rules
