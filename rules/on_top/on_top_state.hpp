@@ -116,9 +116,16 @@ class OnTopState final : public TurnState<OnTopState>, public ViewParts {
   std::shared_ptr<const json> fixed_view() const override { return board().fixed; }
   json changing_view(std::optional<Seat>) const override;
 
-  // A move fills a cell and may close towers: cells and towers are compared where they are on
-  // the board and only those that differ are replaced.
-  bool update_view(json& board, std::optional<Seat>, const Shown*, Update& update) const override;
+  // A move fills a cell or two and may close towers, and a tower once closed never changes:
+  // cells and closed flags are compared as numbers with the position the board shows, and only
+  // those that differ touch the board, rather than every cell of it being looked up and compared.
+  struct OnTopShown;
+  std::shared_ptr<const Shown> shown() const override;
+  bool update_view(json& board, std::optional<Seat>, const Shown* shown_base,
+                   Update& update) const override;
+  // Without a Shown: cells and towers are compared where they are on the board and only those
+  // that differ are replaced.
+  bool update_by_walking(json& cells, json& towers, Update& update) const;
 
  private:
   json cell_json(std::size_t i) const;

@@ -11,18 +11,52 @@ json OnTopState::changing_view(std::optional<Seat>) const {
   return view;
 }
 
-bool OnTopState::update_view(json& board, std::optional<Seat>, const Shown*, Update& update) const {
+// What update_view compares the next position with: numbers rather than the board's nodes.
+struct OnTopState::OnTopShown final : Shown {
+  std::vector<CellState> cells;
+  std::vector<bool> closed;
+};
+
+std::shared_ptr<const ViewParts::Shown> OnTopState::shown() const {
+  auto out = std::make_shared<OnTopShown>();
+  out->cells = cells_;
+  out->closed = closed_;
+  return out;
+}
+
+bool OnTopState::update_view(json& board, std::optional<Seat>, const Shown* shown_base,
+                             Update& update) const {
   json* cells = member_of(board, "cells", json::value_t::array);
   json* towers = member_of(board, "towers", json::value_t::array);
-  if (!cells || !towers || cells->size() != cells_.size() || towers->size() != towers_.size()) return false;
+  if (!cells || !towers || cells->size() != cells_.size() || towers->size() != towers_.size())
+    return false;
+  // Only this game's shown() made it.
+  const auto* shown = static_cast<const OnTopShown*>(shown_base);
+  if (!shown || shown->cells.size() != cells_.size() || shown->closed.size() != closed_.size())
+    return update_by_walking(*cells, *towers, update);
   for (std::size_t i = 0; i < cells_.size(); ++i) {
-    json& node = (*cells)[i];
+    if (cells_[i] == shown->cells[i]) continue;
+    (*cells)[i] = cell_json(i);
+    update.edits.push_back({false, "/cells/" + std::to_string(i)});
+  }
+  for (std::size_t v = 0; v < towers_.size(); ++v) {
+    if (closed_[v] == shown->closed[v]) continue;
+    (*towers)[v] = tower_json(v);
+    update.edits.push_back({false, "/towers/" + std::to_string(v)});
+  }
+  update.rest = rest_of_view();
+  return true;
+}
+
+bool OnTopState::update_by_walking(json& cells, json& towers, Update& update) const {
+  for (std::size_t i = 0; i < cells_.size(); ++i) {
+    json& node = cells[i];
     if (shows_cell(node, i)) continue;
     node = cell_json(i);
     update.edits.push_back({false, "/cells/" + std::to_string(i)});
   }
   for (std::size_t v = 0; v < towers_.size(); ++v) {
-    json& node = (*towers)[v];
+    json& node = towers[v];
     if (closed_[v] ? node.is_array() && node.size() == towers_[v].size() : node.is_null()) {
       bool same = true;
       for (std::size_t k = 0; same && closed_[v] && k < towers_[v].size(); ++k)
