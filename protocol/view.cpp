@@ -337,7 +337,8 @@ const json* find_node(const json& root, std::string_view pointer) {
 
 }  // namespace
 
-void append_view_update(std::string& ops, json& board, rules::State::ViewUpdate&& update, const std::string& prefix) {
+void append_view_update(std::string& ops, json& board, rules::ViewParts::Update&& update,
+                        const std::string& prefix) {
   std::string path;
   for (const auto& e : update.edits) {
     path = prefix;

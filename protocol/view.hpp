@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rules/game.hpp"
+#include "rules/view_parts.hpp"
 
 namespace plateau::protocol {
 
@@ -72,10 +73,11 @@ void append_envelope_diff(std::string& ops, const Envelope& from, const Envelope
 // The same for any two JSON values, with `prefix` (a JSON pointer, "" for the root) before
 // every path.
 void append_diff(std::string& ops, const nlohmann::json& from, const nlohmann::json& to, std::string prefix);
-// The operations for a board that State::update_view brought up to date in place: its edits,
-// with their values as they are in `board`, then the diff of each key of `update.rest`, which
-// is then stored into `board`. Afterwards `board` is the new board.
-void append_view_update(std::string& ops, nlohmann::json& board, rules::State::ViewUpdate&& update, const std::string& prefix);
+// The operations for a board that ViewParts::update_view brought up to date in place: its
+// edits, with their values as they are in `board`, then the diff of each key of `update.rest`,
+// which is then stored into `board`. Afterwards `board` is the new board.
+void append_view_update(std::string& ops, nlohmann::json& board, rules::ViewParts::Update&& update,
+                        const std::string& prefix);
 
 // RFC 6902 operations turning `from` into `to`. apply_patch(from, diff(from, to)) == to.
 nlohmann::json diff(const nlohmann::json& from, const nlohmann::json& to);

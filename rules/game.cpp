@@ -30,17 +30,6 @@ json to_json(const Outcome& o) {
   return json{{"winners", o.winners}, {"scores", o.scores}, {"reason", o.reason}};
 }
 
-json State::complete_view(json changing, const json* fixed) {
-  if (fixed)
-    for (const auto& [key, value] : fixed->items()) changing[key] = value;
-  return changing;
-}
-
-json* member_of(json& board, std::string_view key, json::value_t type) {
-  const auto it = board.find(key);
-  return it != board.end() && it->type() == type ? &*it : nullptr;
-}
-
 bool State::is_legal(const Move& move) const {
   const auto moves = legal_moves();
   return std::find(moves.begin(), moves.end(), move) != moves.end();

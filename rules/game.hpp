@@ -61,67 +61,10 @@ class State {
   virtual std::vector<Move> legal_moves() const = 0;
   // nullopt until the game is over.
   virtual std::optional<Outcome> outcome() const = 0;
-  // The game's own board as `viewer` may see it (nullopt = a spectator): changing_view(viewer)
-  // with fixed_view()'s keys added. Must hold nothing the viewer may not know: no seed, no order
-  // of a bag or a pile.
-  nlohmann::json view(std::optional<Seat> viewer) const { return complete_view(changing_view(viewer), fixed_view().get()); }
-  // The part of the board no move changes and every viewer sees alike (a board's geometry, say):
-  // a JSON object, or null for none. A room keeps it as one shared object, puts it into every
-  // full state and never rebuilds or diffs it while it stays the same object; a game whose
-  // board has such a part saves the building, copying, comparing and freeing of it at every move.
-  virtual std::shared_ptr<const nlohmann::json> fixed_view() const { return nullptr; }
-  // The rest of the board. None of its keys is one of fixed_view()'s.
-  virtual nlohmann::json changing_view(std::optional<Seat> viewer) const = 0;
-  // `changing` with the keys of `fixed` (an object, or null for none) added.
-  static nlohmann::json complete_view(nlohmann::json changing, const nlohmann::json* fixed);
-  // Whether view() can differ from one viewer to another. A game that shows every viewer the
-  // same board says false, and the server builds and diffs one board for all of them. The
-  // default is the safe answer; the conformance suite checks every game that says false.
-  virtual bool view_depends_on_viewer() const { return true; }
-
-  // What update_view did to a board: the members it added or replaced in place, and the
-  // top-level keys it built afresh instead.
-  struct ViewUpdate {
-    struct Edit {
-      bool added = false;   // a new object member or a new last array element; else replaced
-      std::string pointer;  // JSON pointer from the board's root, e.g. "/tiles/12"
-    };
-    std::vector<Edit> edits;  // in order; none removes anything
-    nlohmann::json rest = nlohmann::json::object();  // key -> its value now; each an existing key
-
-    // Grows `array`, at `pointer` on the board, to `count` items, each new one make(index), and
-    // lists each as added: the lists games only ever append to.
-    template <class Make>
-    void append(nlohmann::json& array, std::size_t count, const std::string& pointer, Make&& make) {
-      for (std::size_t i = array.size(); i < count; ++i) {
-        array.push_back(make(i));
-        edits.push_back({true, pointer + "/" + std::to_string(i)});
-      }
-    }
-  };
-  // Brings `board`, changing_view(viewer) of an earlier position of this same game, up to this
-  // position in place, so that a long board is not built, compared and freed whole at every
-  // move: afterwards `board` with `rest`'s keys set is exactly changing_view(viewer). A game
-  // checks on `board` itself that it can (the earlier position may be any number of moves
-  // back); when it cannot it returns false and leaves `board` untouched, and the room builds
-  // the board afresh. The default always declines. The conformance suite checks every game.
-  virtual bool update_view(nlohmann::json& board, std::optional<Seat> viewer, ViewUpdate& update) const {
-    (void)board, (void)viewer, (void)update;
-    return false;
-  }
-  // Whether update_view_since reads the position a board shows: a room then keeps a copy of
-  // each position it shows (clone()), which a game says yes to when that copy costs less than
-  // walking its board.
-  virtual bool compares_shown_state() const { return false; }
-  // update_view, told which position `board` shows: `shown`, an earlier position of this same
-  // game (a clone of it), with board == shown.changing_view(viewer). A game that says so in
-  // compares_shown_state compares its own typed state with `shown` and touches the board only
-  // where they differ; the default forgets `shown`.
-  virtual bool update_view_since(const State& shown, nlohmann::json& board, std::optional<Seat> viewer,
-                                 ViewUpdate& update) const {
-    (void)shown;
-    return update_view(board, viewer, update);
-  }
+  // The game's own board as `viewer` may see it (nullopt = a spectator). Must hold nothing the
+  // viewer may not know: no seed, no order of a bag or a pile. A game may also say how its
+  // board can be shared between viewers, split and updated in place: view_parts.hpp.
+  virtual nlohmann::json view(std::optional<Seat> viewer) const = 0;
 
   // Checks that the game is not over, that `seat` is to move and that the move is legal, then
   // plays it. Never throws; on error the state is unchanged.
@@ -137,13 +80,12 @@ class State {
   virtual void do_apply(const Move& move) = 0;
 };
 
-// Helpers for building a board and bringing it up to date (State::update_view).
-// `board`'s member `key` when it has type `type`; nullptr when it is missing or of another type.
-nlohmann::json* member_of(nlohmann::json& board, std::string_view key, nlohmann::json::value_t type);
-// [a, b, ...] and {"key": value, ...}, built in place. A braced list (json{{"k", v}} or
-// json::array({a, b})) wraps every element, checks whether the list could be an object and then
-// copies each element in; the boards are partly rebuilt at every move, and most of what they
-// rebuild is small lists and objects, so games build those with these instead.
+// Helpers for building JSON: a board (view_parts.hpp has more), or what a game records of a move
+// to show it (On Top's last placement, built as the move is played). [a, b, ...] and
+// {"key": value, ...}, built in place. A braced list (json{{"k", v}} or json::array({a, b}))
+// wraps every element, checks whether the list could be an object and then copies each element
+// in; the boards are partly rebuilt at every move, and most of what they rebuild is small lists
+// and objects, so games build those with these instead.
 template <class... Items>
 nlohmann::json list_of(Items&&... items) {
   nlohmann::json list(nlohmann::json::value_t::array);
@@ -167,14 +109,6 @@ nlohmann::json object_of(KeysAndValues&&... keys_and_values) {
   nlohmann::json object(nlohmann::json::value_t::object);
   detail::put_members(object.get_ref<nlohmann::json::object_t&>(), std::forward<KeysAndValues>(keys_and_values)...);
   return object;
-}
-
-// The JSON array [element(0), ..., element(n - 1)].
-template <class Element>
-nlohmann::json array_of(std::size_t n, Element element) {
-  nlohmann::json list = nlohmann::json::array();
-  for (std::size_t i = 0; i < n; ++i) list.push_back(element(i));
-  return list;
 }
 
 // What every game here has in common: one seat to move until the game ends, and an outcome once

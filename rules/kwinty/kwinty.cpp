@@ -1,50 +1,18 @@
-#include "kwinty.hpp"
-
-#include <algorithm>
-#include <array>
+#include "kwinty_state.hpp"
 
 namespace plateau::rules::kwinty {
+
 namespace {
 
-using nlohmann::json;
+// "L@i1" / "S@k2" → a placement inside the frame; nullopt for anything else ("pass" included).
+std::optional<Placement> parse_placement(std::string_view text) {
+  if (text.size() != 4 || (text[0] != 'L' && text[0] != 'S') || text[1] != '@') return std::nullopt;
+  const char col = text[2], row = text[3];
+  if (col < 'a' || col >= 'a' + kColumns || row < '1' || row >= '1' + kRows) return std::nullopt;
+  return Placement{text[0] == 'L', col - 'a', row - '1'};
+}
 
-constexpr int kColumns = 17;     // the frame: a..q; see the header for why 17 is enough
-constexpr int kRows = 9;         // the wall may not be taller than 9 squares
-constexpr int kMaxExtent = 9;    // nor wider than 9 squares
-constexpr int kFirstColumn = 8;  // column i: where the first block's lower-left square goes
-constexpr int kBlocksEach = 20;
-constexpr int kWinLength = 5;
-constexpr int kFourLength = 4;
-constexpr std::array<std::string_view, 2> kColours{"white", "black"};
-
-struct Cell {
-  int x = 0, y = 0;
-  friend bool operator==(const Cell&, const Cell&) = default;
-};
-using Line = std::vector<Cell>;
-
-// The four directions a line can run in, each counted once (a line read backwards is the same).
-struct Direction {
-  int dx, dy;
-  std::string_view name;
-};
-constexpr std::array<Direction, 4> kDirections{{{1, 0, "horizontally"},
-                                                {0, 1, "vertically"},
-                                                {1, 1, "on the rising diagonal"},
-                                                {1, -1, "on the falling diagonal"}}};
-constexpr std::array<Cell, 4> kNeighbours{{{1, 0}, {-1, 0}, {0, 1}, {0, -1}}};
-
-struct Block {
-  Seat seat = 0;
-  bool lying = true;
-  int x = 0, y = 0;  // the lower-left square
-  Cell second() const { return lying ? Cell{x + 1, y} : Cell{x, y + 1}; }
-};
-
-struct Placement {
-  bool lying;
-  int x, y;
-};
+}  // namespace
 
 bool in_frame(Cell c) { return c.x >= 0 && c.x < kColumns && c.y >= 0 && c.y < kRows; }
 
@@ -56,248 +24,142 @@ std::string placement_text(const Placement& p) {
   return std::string(p.lying ? "L@" : "S@") + cell_name({p.x, p.y});
 }
 
-// "L@i1" / "S@k2" → a placement inside the frame; nullopt for anything else ("pass" included).
-std::optional<Placement> parse_placement(std::string_view text) {
-  if (text.size() != 4 || (text[0] != 'L' && text[0] != 'S') || text[1] != '@') return std::nullopt;
-  const char col = text[2], row = text[3];
-  if (col < 'a' || col >= 'a' + kColumns || row < '1' || row >= '1' + kRows) return std::nullopt;
-  return Placement{text[0] == 'L', col - 'a', row - '1'};
+std::vector<Move> KwintyState::legal_moves() const {
+  std::vector<Move> moves;
+  if (outcome_) return moves;
+  for_each_placement(to_move_, [&](const Placement& p) {
+    moves.push_back(Move{placement_text(p)});
+    return false;
+  });
+  if (moves.empty()) moves.push_back(Move{"pass"});
+  return moves;
 }
 
-json cell_json(Cell c) { return list_of(c.x, c.y); }
+bool KwintyState::is_legal(const Move& move) const {
+  if (move.text == "pass") return !can_place_anything(to_move_);
+  const auto p = parse_placement(move.text);
+  return p && can_place(to_move_, *p);
+}
 
-json line_json(const Line& line) {
-  json out = json::array();
-  for (const Cell& c : line) out.push_back(cell_json(c));
+void KwintyState::do_apply(const Move& move) {
+  const Seat mover = to_move_;
+  last_ = move.text;
+  last_seat_ = mover;
+  if (const auto p = parse_placement(move.text)) {
+    place(mover, *p);
+    if (!win_lines_.empty()) {
+      outcome_ = Outcome{{mover}, {}, win_reason_};
+      return;
+    }
+  }
+  to_move_ = 1 - mover;
+  if (!can_place_anything(0) && !can_place_anything(1)) score_lines_of_four();
+}
+
+Seat KwintyState::owner(Cell c) const {
+  const int b = block_at(c);
+  return b < 0 ? -1 : blocks_[b].seat;
+}
+
+bool KwintyState::can_place_anything(Seat seat) const {
+  return for_each_placement(seat, [](const Placement&) { return true; });
+}
+
+bool KwintyState::can_place(Seat seat, const Placement& p) const {
+  if (left_[seat] == 0) return false;
+  const Block block{seat, p.lying, p.x, p.y};
+  const Cell a{p.x, p.y}, b = block.second();
+  if (!in_frame(a) || !in_frame(b) || block_at(a) >= 0 || block_at(b) >= 0) return false;
+  // Rule a: the first block goes anywhere on the table, which our frame fixes at i1.
+  if (blocks_.empty()) return p.x == kFirstColumn && p.y == 0;
+  if (std::max(max_x_, b.x) - std::min(min_x_, a.x) + 1 > kMaxExtent) return false;
+  // Rule b: every square rests on the table or on a square (a standing block's top square
+  // rests on its own bottom one).
+  if (p.y > 0 && (block_at({a.x, a.y - 1}) < 0 || (p.lying && block_at({b.x, b.y - 1}) < 0)))
+    return false;
+  bool touches = false;
+  for (const Cell c : {a, b})
+    for (const Cell d : kNeighbours) {
+      const Cell n{c.x + d.x, c.y + d.y};
+      if (n == a || n == b) continue;
+      const int other = block_at(n);
+      if (other < 0) continue;
+      touches = true;
+      const Block& o = blocks_[other];
+      if (o.seat != seat) continue;
+      // Rule c. A contact is "by a short side" of a block when it runs along that block's
+      // length: horizontal contacts for a lying block, vertical ones for a standing block.
+      const bool horizontal = d.y == 0;
+      const bool end_of_new = horizontal == p.lying;
+      const bool end_of_old = horizontal == o.lying;
+      if (strict_ ? (end_of_new || end_of_old) : (end_of_new && end_of_old)) return false;
+    }
+  return touches;  // rule a: every later block touches the wall along an edge
+}
+
+void KwintyState::place(Seat seat, const Placement& p) {
+  const Block block{seat, p.lying, p.x, p.y};
+  const int index = static_cast<int>(blocks_.size());
+  blocks_.push_back(block);
+  const Cell a{p.x, p.y}, b = block.second();
+  for (const Cell c : {a, b}) grid_[c.y * kColumns + c.x] = index;
+  min_x_ = index == 0 ? a.x : std::min(min_x_, a.x);
+  max_x_ = index == 0 ? b.x : std::max(max_x_, b.x);
+  --left_[seat];
+  for (const Direction& d : kDirections)
+    for (const Cell c : {a, b}) {
+      const Line line = run_through(c, d);
+      if (static_cast<int>(line.size()) >= kWinLength &&
+          std::ranges::find(win_lines_, line) == win_lines_.end()) {
+        if (win_lines_.empty())
+          win_reason_ = std::string(kColours[seat]) + " lined up " + std::to_string(line.size()) +
+                        " squares " + std::string(d.name);
+        win_lines_.push_back(line);
+      }
+    }
+}
+
+Line KwintyState::run_through(Cell c, const Direction& d) const {
+  const Seat seat = owner(c);
+  Cell start = c;
+  while (owner({start.x - d.dx, start.y - d.dy}) == seat)
+    start = {start.x - d.dx, start.y - d.dy};
+  Line line;
+  for (Cell at = start; owner(at) == seat; at = {at.x + d.dx, at.y + d.dy}) line.push_back(at);
+  return line;
+}
+
+std::array<std::vector<Line>, 2> KwintyState::lines_of_four() const {
+  std::array<std::vector<Line>, 2> out;
+  if (blocks_.empty()) return out;
+  // Only the wall's columns hold squares (at most 9 of the frame's 17).
+  for (const Direction& d : kDirections)
+    for (int y = 0; y < kRows; ++y)
+      for (int x = min_x_; x <= max_x_; ++x) {
+        const Seat seat = owner({x, y});
+        // Count each run once, from its first square.
+        if (seat < 0 || owner({x - d.dx, y - d.dy}) == seat) continue;
+        Line line = run_through({x, y}, d);
+        if (static_cast<int>(line.size()) == kFourLength) out[seat].push_back(std::move(line));
+      }
   return out;
 }
 
-class KwintyState final : public TurnState<KwintyState> {
- public:
-  KwintyState(Seat first, bool strict) : TurnState(first), first_(first), strict_(strict) {
-    grid_.fill(-1);
-  }
+void KwintyState::score_lines_of_four() {
+  const auto fours = lines_of_four();
+  const int white = static_cast<int>(fours[0].size()), black = static_cast<int>(fours[1].size());
+  std::string reason = blocks_.size() == 2 * kBlocksEach
+                           ? "all 40 blocks placed without a line of five"
+                           : "neither player can place a block";
+  reason +=
+      "; lines of four: white " + std::to_string(white) + ", black " + std::to_string(black);
+  std::vector<Seat> winners;
+  if (white != black) winners.push_back(white > black ? 0 : 1);
+  reason += winners.empty() ? " (a draw)" : "";
+  outcome_ = Outcome{std::move(winners), {white, black}, std::move(reason)};
+}
 
-  int num_seats() const override { return 2; }
-
-  std::vector<Move> legal_moves() const override {
-    std::vector<Move> moves;
-    if (outcome_) return moves;
-    for_each_placement(to_move_, [&](const Placement& p) {
-      moves.push_back(Move{placement_text(p)});
-      return false;
-    });
-    if (moves.empty()) moves.push_back(Move{"pass"});
-    return moves;
-  }
-
-  bool view_depends_on_viewer() const override { return false; }
-  json changing_view(std::optional<Seat>) const override {
-    // Nothing in Kwinty is hidden: every viewer sees the same wall.
-    json view = rest_of_view();
-    view["blocks"] = array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
-    return view;
-  }
-
-  // Blocks are only ever added to the wall: a board some moves back gets the new ones appended,
-  // and the rest anew.
-  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
-    json* blocks = member_of(board, "blocks", json::value_t::array);
-    if (!blocks || blocks->size() > blocks_.size()) return false;
-    update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
-    update.rest = rest_of_view();
-    return true;
-  }
-
- private:
-  static json block_json(const Block& b) {
-    return object_of("seat", b.seat, "move", placement_text({b.lying, b.x, b.y}), "x", b.x, "y", b.y, "w",
-                     b.lying ? 2 : 1, "h", b.lying ? 1 : 2);
-  }
-
-  // Everything on the board but its blocks.
-  json rest_of_view() const {
-    const auto fours = lines_of_four();
-    json fours_json = json::array();
-    for (const auto& lines : fours) {
-      json per_seat = json::array();
-      for (const Line& l : lines) per_seat.push_back(line_json(l));
-      fours_json.push_back(std::move(per_seat));
-    }
-    json wins = json::array();
-    for (const Line& l : win_lines_) wins.push_back(line_json(l));
-    // The columns a square of the next block may occupy so that the wall stays 9 columns wide.
-    const json x_range = blocks_.empty()
-                             ? list_of(kFirstColumn, kFirstColumn + 1)
-                             : list_of(max_x_ - (kMaxExtent - 1), min_x_ + (kMaxExtent - 1));
-    return object_of("columns", kColumns,
-                     "rows", kRows,
-                     "max_extent", kMaxExtent,
-                     "colours", kColours,
-                     "strict", strict_,
-                     "first", first_,
-                     "blocks_left", left_,
-                     "extent", blocks_.empty() ? json(nullptr) : list_of(min_x_, max_x_),
-                     "x_range", x_range,
-                     "fours", std::move(fours_json),
-                     "fours_count", list_of(fours[0].size(), fours[1].size()),
-                     "win_lines", std::move(wins),
-                     "last", last_.empty() ? json(nullptr) : object_of("seat", last_seat_, "move", last_));
-  }
-
- protected:
-  bool is_legal(const Move& move) const override {
-    if (move.text == "pass") return !can_place_anything(to_move_);
-    const auto p = parse_placement(move.text);
-    return p && can_place(to_move_, *p);
-  }
-
-  void do_apply(const Move& move) override {
-    const Seat mover = to_move_;
-    last_ = move.text;
-    last_seat_ = mover;
-    if (const auto p = parse_placement(move.text)) {
-      place(mover, *p);
-      if (!win_lines_.empty()) {
-        outcome_ = Outcome{{mover}, {}, win_reason_};
-        return;
-      }
-    }
-    to_move_ = 1 - mover;
-    if (!can_place_anything(0) && !can_place_anything(1)) score_lines_of_four();
-  }
-
- private:
-  int block_at(Cell c) const { return in_frame(c) ? grid_[c.y * kColumns + c.x] : -1; }
-  Seat owner(Cell c) const {
-    const int b = block_at(c);
-    return b < 0 ? -1 : blocks_[b].seat;
-  }
-
-  // Calls `f` on each placement open to `seat` until it returns true; returns whether it did.
-  template <class F>
-  bool for_each_placement(Seat seat, F&& f) const {
-    if (left_[seat] == 0) return false;
-    for (int y = 0; y < kRows; ++y)
-      for (int x = 0; x < kColumns; ++x)
-        for (const bool lying : {true, false}) {
-          const Placement p{lying, x, y};
-          if (can_place(seat, p) && f(p)) return true;
-        }
-    return false;
-  }
-
-  bool can_place_anything(Seat seat) const {
-    return for_each_placement(seat, [](const Placement&) { return true; });
-  }
-
-  bool can_place(Seat seat, const Placement& p) const {
-    if (left_[seat] == 0) return false;
-    const Block block{seat, p.lying, p.x, p.y};
-    const Cell a{p.x, p.y}, b = block.second();
-    if (!in_frame(a) || !in_frame(b) || block_at(a) >= 0 || block_at(b) >= 0) return false;
-    // Rule a: the first block goes anywhere on the table, which our frame fixes at i1.
-    if (blocks_.empty()) return p.x == kFirstColumn && p.y == 0;
-    if (std::max(max_x_, b.x) - std::min(min_x_, a.x) + 1 > kMaxExtent) return false;
-    // Rule b: every square rests on the table or on a square (a standing block's top square
-    // rests on its own bottom one).
-    if (p.y > 0 && (block_at({a.x, a.y - 1}) < 0 || (p.lying && block_at({b.x, b.y - 1}) < 0)))
-      return false;
-    bool touches = false;
-    for (const Cell c : {a, b})
-      for (const Cell d : kNeighbours) {
-        const Cell n{c.x + d.x, c.y + d.y};
-        if (n == a || n == b) continue;
-        const int other = block_at(n);
-        if (other < 0) continue;
-        touches = true;
-        const Block& o = blocks_[other];
-        if (o.seat != seat) continue;
-        // Rule c. A contact is "by a short side" of a block when it runs along that block's
-        // length: horizontal contacts for a lying block, vertical ones for a standing block.
-        const bool horizontal = d.y == 0;
-        const bool end_of_new = horizontal == p.lying;
-        const bool end_of_old = horizontal == o.lying;
-        if (strict_ ? (end_of_new || end_of_old) : (end_of_new && end_of_old)) return false;
-      }
-    return touches;  // rule a: every later block touches the wall along an edge
-  }
-
-  void place(Seat seat, const Placement& p) {
-    const Block block{seat, p.lying, p.x, p.y};
-    const int index = static_cast<int>(blocks_.size());
-    blocks_.push_back(block);
-    const Cell a{p.x, p.y}, b = block.second();
-    for (const Cell c : {a, b}) grid_[c.y * kColumns + c.x] = index;
-    min_x_ = index == 0 ? a.x : std::min(min_x_, a.x);
-    max_x_ = index == 0 ? b.x : std::max(max_x_, b.x);
-    --left_[seat];
-    for (const Direction& d : kDirections)
-      for (const Cell c : {a, b}) {
-        const Line line = run_through(c, d);
-        if (static_cast<int>(line.size()) >= kWinLength &&
-            std::ranges::find(win_lines_, line) == win_lines_.end()) {
-          if (win_lines_.empty())
-            win_reason_ = std::string(kColours[seat]) + " lined up " + std::to_string(line.size()) +
-                          " squares " + std::string(d.name);
-          win_lines_.push_back(line);
-        }
-      }
-  }
-
-  // The maximal run of `c`'s colour through `c` along `d`, from its lower-left end.
-  Line run_through(Cell c, const Direction& d) const {
-    const Seat seat = owner(c);
-    Cell start = c;
-    while (owner({start.x - d.dx, start.y - d.dy}) == seat)
-      start = {start.x - d.dx, start.y - d.dy};
-    Line line;
-    for (Cell at = start; owner(at) == seat; at = {at.x + d.dx, at.y + d.dy}) line.push_back(at);
-    return line;
-  }
-
-  // For each seat, every maximal run of exactly four squares of its colour, in any direction.
-  std::array<std::vector<Line>, 2> lines_of_four() const {
-    std::array<std::vector<Line>, 2> out;
-    if (blocks_.empty()) return out;
-    // Only the wall's columns hold squares (at most 9 of the frame's 17).
-    for (const Direction& d : kDirections)
-      for (int y = 0; y < kRows; ++y)
-        for (int x = min_x_; x <= max_x_; ++x) {
-          const Seat seat = owner({x, y});
-          // Count each run once, from its first square.
-          if (seat < 0 || owner({x - d.dx, y - d.dy}) == seat) continue;
-          Line line = run_through({x, y}, d);
-          if (static_cast<int>(line.size()) == kFourLength) out[seat].push_back(std::move(line));
-        }
-    return out;
-  }
-
-  void score_lines_of_four() {
-    const auto fours = lines_of_four();
-    const int white = static_cast<int>(fours[0].size()), black = static_cast<int>(fours[1].size());
-    std::string reason = blocks_.size() == 2 * kBlocksEach
-                             ? "all 40 blocks placed without a line of five"
-                             : "neither player can place a block";
-    reason +=
-        "; lines of four: white " + std::to_string(white) + ", black " + std::to_string(black);
-    std::vector<Seat> winners;
-    if (white != black) winners.push_back(white > black ? 0 : 1);
-    reason += winners.empty() ? " (a draw)" : "";
-    outcome_ = Outcome{std::move(winners), {white, black}, std::move(reason)};
-  }
-
-  std::array<int, kColumns * kRows> grid_{};  // index into blocks_, or -1
-  std::vector<Block> blocks_;                 // in the order placed
-  std::array<int, 2> left_{kBlocksEach, kBlocksEach};
-  int min_x_ = 0, max_x_ = 0;  // the wall's extent, once a block is down
-  Seat first_;
-  bool strict_;
-  std::string last_;
-  Seat last_seat_ = -1;
-  std::vector<Line> win_lines_;
-  std::string win_reason_;
-};
+namespace {
 
 class KwintyGame final : public Game {
  public:

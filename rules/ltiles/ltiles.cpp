@@ -1,38 +1,10 @@
-#include "ltiles.hpp"
-
-#include <algorithm>
-#include <array>
-#include <charconv>
-#include <cstdlib>
-#include <iterator>
-#include <map>
-#include <tuple>
-#include <vector>
+#include "ltiles_state.hpp"
 
 #include "ltiles_inventory.hpp"  // generated from inventory.json
 
 namespace plateau::rules::ltiles {
+
 namespace {
-
-using nlohmann::json;
-
-constexpr int kSeats = 2;
-constexpr int kHandSize = 3;
-constexpr std::array<char, kSeats> kSeatLetter{'R', 'G'};
-constexpr std::array<std::string_view, kSeats> kSeatColour{"red", "green"};
-
-enum class Variant { standard, ordered, open, hand };
-constexpr std::array<std::string_view, 4> kVariantNames{"standard", "ordered", "open", "hand"};
-
-// ---------------------------------------------------------------------------------------------
-// The inventory (data, embedded at build time).
-
-struct Inventory {
-  std::string domino;  // colour at (0,0), then at (1,0)
-  // Per lot (seat), its kinds in data order with their counts.
-  std::array<std::vector<std::pair<std::string, int>>, kSeats> lots;
-  int per_lot = 0;
-};
 
 bool is_colour(char c) { return c == 'R' || c == 'G' || c == 'N'; }
 
@@ -72,60 +44,7 @@ Inventory parse_inventory() {
   return inv;
 }
 
-const Inventory& inventory() {
-  static const Inventory inv = parse_inventory();
-  return inv;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Geometry.
-
-struct Pos {
-  int x = 0;
-  int y = 0;
-  friend auto operator<=>(const Pos&, const Pos&) = default;
-};
-
-constexpr std::array<Pos, 4> kDirs{Pos{1, 0}, Pos{0, 1}, Pos{-1, 0}, Pos{0, -1}};  // E S W N
-
 Pos add(Pos a, Pos b) { return {a.x + b.x, a.y + b.y}; }
-
-// Corner, arm A, arm B of a tile with its corner at `at` and `rot` clockwise quarter turns.
-std::array<Pos, 3> footprint(Pos at, int rot) {
-  return {at, add(at, kDirs[rot]), add(at, kDirs[(rot + 1) % 4])};
-}
-
-std::string key_of(Pos p) { return std::to_string(p.x) + "," + std::to_string(p.y); }
-
-struct Placement {
-  std::string kind;
-  Pos at;
-  int rot = 0;
-};
-
-std::string placement_text(const std::string& kind, Pos at, int rot) {
-  // Written into one buffer and made a string once: the legal moves are hundreds of these at
-  // every move, and most ("RGN@-3,12,2") fit in the string itself, with no allocation at all.
-  std::array<char, 64> buf;  // a kind of three letters, '@', two ints, two commas and a digit
-  char* out = buf.data();
-  char* const end = buf.data() + buf.size();
-  auto put = [&](std::string_view text) {
-    const auto n = std::min(text.size(), static_cast<std::size_t>(end - out));
-    out = std::copy_n(text.data(), n, out);
-  };
-  auto put_int = [&](int n) {
-    std::array<char, 12> digits;  // "-2147483648" fits
-    put({digits.data(), static_cast<std::size_t>(std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr - digits.data())});
-  };
-  put(kind);
-  put("@");
-  put_int(at.x);
-  put(",");
-  put_int(at.y);
-  put(",");
-  put_int(rot);
-  return std::string(buf.data(), out);
-}
 
 // A plain decimal integer as the notation writes it: no "+", no leading zero, no "-0".
 std::optional<int> parse_int(std::string_view text) {
@@ -168,560 +87,328 @@ std::string ordinal(int n) {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// The state.
+}  // namespace
 
-struct Square {
-  char colour = 'N';
-  int tile = 0;  // index into tiles_
-};
+const Inventory& inventory() {
+  static const Inventory inv = parse_inventory();
+  return inv;
+}
 
-struct PlacedTile {
-  Seat seat = -1;  // -1: the start domino
-  std::string kind;
-  Pos at;
-  int rot = 0;
-  int level = 1;
-  std::vector<Pos> cells;
-};
+std::array<Pos, 3> footprint(Pos at, int rot) {
+  return {at, add(at, kDirs[rot]), add(at, kDirs[(rot + 1) % 4])};
+}
 
-struct Zone {
-  int score = 0;
-  int area = 0;
-  int height = 0;
-  std::vector<Pos> cells;  // sorted
-};
+std::string placement_text(const std::string& kind, Pos at, int rot) {
+  // Written into one buffer and made a string once: the legal moves are hundreds of these at
+  // every move, and most ("RGN@-3,12,2") fit in the string itself, with no allocation at all.
+  std::array<char, 64> buf;  // a kind of three letters, '@', two ints, two commas and a digit
+  char* out = buf.data();
+  char* const end = buf.data() + buf.size();
+  auto put = [&](std::string_view text) {
+    const auto n = std::min(text.size(), static_cast<std::size_t>(end - out));
+    out = std::copy_n(text.data(), n, out);
+  };
+  auto put_int = [&](int n) {
+    std::array<char, 12> digits;  // "-2147483648" fits
+    put({digits.data(), static_cast<std::size_t>(std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr - digits.data())});
+  };
+  put(kind);
+  put("@");
+  put_int(at.x);
+  put(",");
+  put_int(at.y);
+  put(",");
+  put_int(rot);
+  return std::string(buf.data(), out);
+}
 
-// Which seat leads and at which rank (0 = best zone) the comparison was decided.
-struct Verdict {
-  std::optional<Seat> winner;
-  int rank = -1;  // -1: every zone ties
-};
-
-enum class Phase { setup, play };
-
-class LTilesState final : public TurnState<LTilesState> {
- public:
-  LTilesState(Variant variant, Seat first, Rng rng)
-      : TurnState(first), variant_(variant), first_(first), rng_(rng) {
-    const Inventory& inv = inventory();
-    // The start domino is tile 0, placed before anything else.
-    tiles_.push_back(PlacedTile{-1, inv.domino, Pos{0, 0}, 0, 1, {Pos{0, 0}, Pos{1, 0}}});
-    board_[Pos{0, 0}].push_back(Square{inv.domino[0], 0});
-    board_[Pos{1, 0}].push_back(Square{inv.domino[1], 0});
-    total_ = kSeats * inv.per_lot;
-    for (int seat = 0; seat < kSeats; ++seat) {
-      std::vector<std::string> lot;
-      for (const auto& [kind, count] : inv.lots[seat]) {
-        left_[seat][kind] = count;
-        lot.insert(lot.end(), count, kind);
-      }
-      switch (variant_) {
-        case Variant::standard:
-        case Variant::hand:
-          // Lot 1, then lot 2, from the generator in the state: the seed fixes both piles.
-          rng_.shuffle(lot);
-          pile_[seat] = std::move(lot);
-          break;
-        case Variant::ordered:
-          to_order_[seat] = left_[seat];
-          break;
-        case Variant::open:
-          break;
-      }
-      if (variant_ == Variant::hand) {
-        for (auto& slot : hand_[seat]) slot = draw(seat);
-      }
-    }
-    if (variant_ == Variant::ordered) {
-      phase_ = Phase::setup;
-      for (int seat = 0; seat < kSeats; ++seat) auto_order(seat);
-      // A lot of one single kind needs no ordering at all.
-      if (to_order_count(first_) == 0) finish_ordering(first_);
-    }
-  }
-
-  int num_seats() const override { return kSeats; }
-
-  std::vector<Move> legal_moves() const override {
-    std::vector<Move> moves;
-    if (outcome_) return moves;
-    if (phase_ == Phase::setup) {
-      for (const auto& [kind, count] : to_order_[to_move_])
-        if (count > 0) moves.push_back(Move{"pile " + kind});
-      return moves;
-    }
-    const ColumnGrid grid = column_grid(2);
-    const std::vector<std::pair<Pos, int>> spread = spread_spots(grid);
-    std::vector<std::pair<Pos, int>> stack, spots;
-    const auto kinds = playable_kinds(to_move_);
-    moves.reserve(kinds.size() * (spread.size() + 4 * board_.size() / 8));  // stacks are few
-    for (const std::string& kind : kinds) {
-      // Both lists are in (corner, rotation) order, and a spread covers empty cells where a
-      // stack covers placed ones: merged, they are the kind's spots in order, each once.
-      stack.clear();
-      for (const auto& [pos, column] : board_)
-        for (int rot = 0; rot < 4; ++rot)
-          if (stacks(kind, pos, rot, grid)) stack.emplace_back(pos, rot);
-      spots.clear();
-      std::ranges::merge(spread, stack, std::back_inserter(spots));
-      for (const auto& [pos, rot] : spots) moves.push_back(Move{placement_text(kind, pos, rot)});
-    }
+std::vector<Move> LTilesState::legal_moves() const {
+  std::vector<Move> moves;
+  if (outcome_) return moves;
+  if (phase_ == Phase::setup) {
+    for (const auto& [kind, count] : to_order_[to_move_])
+      if (count > 0) moves.push_back(Move{"pile " + kind});
     return moves;
   }
-
-  // Only an ordered pile's owner sees its order; every other variant shows all viewers the same.
-  bool view_depends_on_viewer() const override { return variant_ == Variant::ordered; }
-  json changing_view(std::optional<Seat> viewer) const override {
-    json view = rest_of_view(viewer);
-    json squares = json::object();
-    for (const auto& [pos, column] : board_) squares[key_of(pos)] = square_json(column);
-    view["squares"] = std::move(squares);
-    view["tiles"] = array_of(tiles_.size(), [this](std::size_t i) { return tile_json(tiles_[i]); });
-    return view;
+  const ColumnGrid grid = column_grid(2);
+  const std::vector<std::pair<Pos, int>> spread = spread_spots(grid);
+  std::vector<std::pair<Pos, int>> stack, spots;
+  const auto kinds = playable_kinds(to_move_);
+  moves.reserve(kinds.size() * (spread.size() + 4 * board_.size() / 8));  // stacks are few
+  for (const std::string& kind : kinds) {
+    // Both lists are in (corner, rotation) order, and a spread covers empty cells where a
+    // stack covers placed ones: merged, they are the kind's spots in order, each once.
+    stack.clear();
+    for (const auto& [pos, column] : board_)
+      for (int rot = 0; rot < 4; ++rot)
+        if (stacks(kind, pos, rot, grid)) stack.emplace_back(pos, rot);
+    spots.clear();
+    std::ranges::merge(spread, stack, std::back_inserter(spots));
+    for (const auto& [pos, rot] : spots) moves.push_back(Move{placement_text(kind, pos, rot)});
   }
+  return moves;
+}
 
-  // Tiles are only ever added, and a tile changes only the squares it covers: a board some
-  // tiles back gets those tiles and squares in place, and the small rest anew.
-  bool update_view(json& board, std::optional<Seat> viewer, ViewUpdate& update) const override {
-    const json* placed = member_of(board, "placed", json::value_t::number_integer);
-    json* tiles = member_of(board, "tiles", json::value_t::array);
-    json* squares = member_of(board, "squares", json::value_t::object);
-    if (!placed || !tiles || !squares) return false;
-    const std::size_t shown = tiles->size();  // the start domino included
-    if (shown == 0 || shown > tiles_.size() || placed->get<std::size_t>() != shown - 1) return false;
-    std::vector<Pos> covered;
-    for (std::size_t i = shown; i < tiles_.size(); ++i)
-      for (const Pos& p : tiles_[i].cells)
-        if (std::ranges::find(covered, p) == covered.end()) covered.push_back(p);
-    update.append(*tiles, tiles_.size(), "/tiles", [this](std::size_t i) { return tile_json(tiles_[i]); });
-    for (const Pos& p : covered) {
-      const std::string key = key_of(p);
-      const bool added = !squares->contains(key);
-      (*squares)[key] = square_json(board_.at(p));
-      update.edits.push_back({added, "/squares/" + key});
+bool LTilesState::is_legal(const Move& move) const {
+  if (outcome_) return false;
+  if (phase_ == Phase::setup) {
+    const std::string_view text = move.text;
+    if (!text.starts_with("pile ")) return false;
+    const auto it = to_order_[to_move_].find(std::string(text.substr(5)));
+    return it != to_order_[to_move_].end() && it->second > 0;
+  }
+  const auto p = parse_placement(move.text);
+  if (!p) return false;
+  const auto kinds = playable_kinds(to_move_);
+  if (std::ranges::find(kinds, p->kind) == kinds.end()) return false;
+  return can_spread(p->at, p->rot) || can_stack(p->kind, p->at, p->rot);
+}
+
+void LTilesState::do_apply(const Move& move) {
+  const Seat seat = to_move_;
+  if (phase_ == Phase::setup) {
+    const std::string kind = move.text.substr(5);
+    order_[seat].push_back(kind);
+    --to_order_[seat][kind];
+    auto_order(seat);
+    if (to_order_count(seat) > 0) return;
+    finish_ordering(seat);
+    return;
+  }
+  const Placement p = *parse_placement(move.text);
+  take_tile(seat, p.kind);
+  const auto cells = footprint(p.at, p.rot);
+  const auto below = board_.find(cells[0]);
+  const int level = below == board_.end() ? 1 : static_cast<int>(below->second.size()) + 1;
+  const int index = static_cast<int>(tiles_.size());
+  tiles_.push_back(PlacedTile{seat, p.kind, p.at, p.rot, level, {cells.begin(), cells.end()}});
+  for (int i = 0; i < 3; ++i) board_[cells[i]].push_back(Square{p.kind[i], index});
+  last_tile_ = index;
+  if (static_cast<int>(tiles_.size()) - 1 == total_) {
+    finish();
+    return;
+  }
+  to_move_ = 1 - seat;
+}
+
+int LTilesState::height(Pos p) const {
+  const auto it = board_.find(p);
+  return it == board_.end() ? 0 : static_cast<int>(it->second.size());
+}
+
+bool LTilesState::can_spread(Pos at, int rot) const {
+  const auto cells = footprint(at, rot);
+  for (const Pos& c : cells)
+    if (height(c) > 0) return false;
+  for (const Pos& c : cells)
+    for (const Pos& d : kDirs)
+      if (height(add(c, d)) > 0) return true;
+  return false;
+}
+
+LTilesState::ColumnGrid LTilesState::column_grid(int margin) const {
+  ColumnGrid g;
+  if (board_.empty()) return g;
+  int x1 = board_.begin()->first.x, y1 = board_.begin()->first.y;
+  g.x0 = x1, g.y0 = y1;
+  for (const auto& [pos, column] : board_) {
+    g.x0 = std::min(g.x0, pos.x), g.y0 = std::min(g.y0, pos.y);
+    x1 = std::max(x1, pos.x), y1 = std::max(y1, pos.y);
+  }
+  g.x0 -= margin, g.y0 -= margin;
+  g.w = x1 + margin - g.x0 + 1, g.h = y1 + margin - g.y0 + 1;
+  g.cells.assign(static_cast<std::size_t>(g.w) * static_cast<std::size_t>(g.h), nullptr);
+  for (const auto& [pos, column] : board_) g.cells[g.index(pos)] = &column;
+  return g;
+}
+
+const std::vector<Square>* LTilesState::column(Pos p) const {
+  const auto it = board_.find(p);
+  return it == board_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::pair<Pos, int>> LTilesState::spread_spots(const ColumnGrid& grid) const {
+  enum Near : unsigned char { apart, beside, placed };
+  // The grid with one more cell on every side, so that each square of a spot whose corner is in
+  // the grid has a cell here: the loop below, thousands of spots a move, checks no bounds.
+  const int w = grid.w + 2, h = grid.h + 2;
+  std::vector<Near> cell(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), apart);
+  const auto index = [&](Pos p) { return static_cast<std::ptrdiff_t>(p.y - grid.y0 + 1) * w + (p.x - grid.x0 + 1); };
+  for (const auto& [pos, column] : board_) {
+    cell[static_cast<std::size_t>(index(pos))] = placed;
+    for (const Pos& d : kDirs)
+      if (auto& c = cell[static_cast<std::size_t>(index(add(pos, d)))]; c == apart) c = beside;  // margin >= 1
+  }
+  const std::array<std::ptrdiff_t, 4> step{1, w, -1, -w};  // kDirs (E S W N) as steps in `cell`
+  const auto near = [&](std::ptrdiff_t i) { return cell[static_cast<std::size_t>(i)]; };
+  std::vector<std::pair<Pos, int>> spots;
+  for (int x = grid.x0; x < grid.x0 + grid.w; ++x)
+    for (int y = grid.y0; y < grid.y0 + grid.h; ++y) {
+      const std::ptrdiff_t i = index(Pos{x, y});
+      const Near a = near(i);
+      if (a == placed) continue;  // the corner's own square would be on a placed one
+      for (int rot = 0; rot < 4; ++rot) {  // footprint(): the corner, then arms along kDirs[rot], kDirs[rot + 1]
+        const Near b = near(i + step[rot]), c = near(i + step[(rot + 1) % 4]);
+        if (b != placed && c != placed && (a == beside || b == beside || c == beside)) spots.emplace_back(Pos{x, y}, rot);
+      }
     }
-    update.rest = rest_of_view(viewer);
-    return true;
+  return spots;
+}
+
+std::vector<std::string> LTilesState::playable_kinds(Seat seat) const {
+  std::vector<std::string> kinds;
+  switch (variant_) {
+    case Variant::standard:
+    case Variant::ordered:
+      if (!pile_[seat].empty()) kinds.push_back(pile_[seat].back());
+      break;
+    case Variant::open:
+      for (const auto& [kind, count] : left_[seat])
+        if (count > 0) kinds.push_back(kind);
+      break;
+    case Variant::hand:
+      for (const auto& slot : hand_[seat])
+        if (slot && std::ranges::find(kinds, *slot) == kinds.end()) kinds.push_back(*slot);
+      break;
   }
+  return kinds;
+}
 
- private:
-  static json square_json(const std::vector<Square>& column) {
-    const Square& top = column.back();
-    return object_of("level", static_cast<int>(column.size()), "colour", std::string(1, top.colour), "tile", top.tile);
+std::optional<std::string> LTilesState::draw(Seat seat) {
+  if (pile_[seat].empty()) return std::nullopt;
+  std::string top = std::move(pile_[seat].back());
+  pile_[seat].pop_back();
+  return top;
+}
+
+void LTilesState::take_tile(Seat seat, const std::string& kind) {
+  --left_[seat][kind];
+  switch (variant_) {
+    case Variant::standard:
+    case Variant::ordered: pile_[seat].pop_back(); break;
+    case Variant::open: break;
+    case Variant::hand:
+      for (auto& slot : hand_[seat])
+        if (slot == kind) {
+          // The text: the player "replaces the tile just played by the top tile of the pile".
+          slot = draw(seat);
+          break;
+        }
+      break;
   }
+}
 
-  static json tile_json(const PlacedTile& t) {
-    json cells = json::array();
-    for (std::size_t i = 0; i < t.cells.size(); ++i)
-      cells.push_back(list_of(t.cells[i].x, t.cells[i].y, std::string(1, t.kind[i])));
-    return object_of("seat", t.seat < 0 ? json(nullptr) : json(t.seat), "kind", t.kind, "at", list_of(t.at.x, t.at.y),
-                     "rot", t.rot, "level", t.level, "cells", std::move(cells));
+int LTilesState::to_order_count(Seat seat) const {
+  int n = 0;
+  for (const auto& [kind, count] : to_order_[seat]) n += count;
+  return n;
+}
+
+void LTilesState::auto_order(Seat seat) {
+  int kinds = 0;
+  for (const auto& [kind, count] : to_order_[seat]) kinds += count > 0;
+  if (kinds != 1) return;
+  for (auto& [kind, count] : to_order_[seat]) {
+    order_[seat].insert(order_[seat].end(), count, kind);
+    count = 0;
   }
+}
 
-  // Everything on the board but its squares and tiles.
-  json rest_of_view(std::optional<Seat> viewer) const {
-    int min_x = 0, min_y = 0, max_x = 0, max_y = 0;
-    for (const auto& [pos, column] : board_) {
-      min_x = std::min(min_x, pos.x);
-      min_y = std::min(min_y, pos.y);
-      max_x = std::max(max_x, pos.x);
-      max_y = std::max(max_y, pos.y);
-    }
-    json piles = json::array();
-    for (int seat = 0; seat < kSeats; ++seat) piles.push_back(pile_view(seat, viewer));
-
-    const auto zones = all_zones();
-    json scores = json::array();
-    for (int seat = 0; seat < kSeats; ++seat) {
-      json list = json::array();
-      for (const Zone& z : zones[seat]) list.push_back(list_of(z.score, z.area, z.height));
-      json best_cells = json::array();
-      if (!zones[seat].empty())
-        for (const Pos& p : zones[seat].front().cells)
-          best_cells.push_back(list_of(p.x, p.y));
-      scores.push_back(object_of("best", zones[seat].empty() ? 0 : zones[seat].front().score, "zones", std::move(list),
-                                 "best_cells", std::move(best_cells)));
-    }
-    const Verdict verdict = compare(zones);
-
-    json last = nullptr;
-    if (last_tile_ > 0) {
-      const PlacedTile& t = tiles_[last_tile_];
-      last = object_of("seat", t.seat, "move", placement_text(t.kind, t.at, t.rot), "tile", last_tile_);
-    }
-    return object_of("variant", kVariantNames[static_cast<int>(variant_)],
-                     "colours", list_of(kSeatColour[0], kSeatColour[1]),
-                     "phase", outcome_ ? "over" : (phase_ == Phase::setup ? "setup" : "play"),
-                     "placed", static_cast<int>(tiles_.size()) - 1,
-                     "total", total_,
-                     "extent", list_of(min_x, min_y, max_x, max_y),
-                     "piles", std::move(piles),
-                     "scores", std::move(scores),
-                     "leader", verdict.winner ? json(*verdict.winner) : json(nullptr),
-                     "last", std::move(last));
+void LTilesState::finish_ordering(Seat seat) {
+  pile_[seat].assign(order_[seat].rbegin(), order_[seat].rend());  // back = top = first pick
+  ordered_[seat] = true;
+  const Seat other = 1 - seat;
+  if (!ordered_[other]) {
+    to_move_ = other;
+    if (to_order_count(other) == 0) finish_ordering(other);
+    return;
   }
+  phase_ = Phase::play;
+  to_move_ = first_;
+}
 
- protected:
-  bool is_legal(const Move& move) const override {
-    if (outcome_) return false;
-    if (phase_ == Phase::setup) {
-      const std::string_view text = move.text;
-      if (!text.starts_with("pile ")) return false;
-      const auto it = to_order_[to_move_].find(std::string(text.substr(5)));
-      return it != to_order_[to_move_].end() && it->second > 0;
-    }
-    const auto p = parse_placement(move.text);
-    if (!p) return false;
-    const auto kinds = playable_kinds(to_move_);
-    if (std::ranges::find(kinds, p->kind) == kinds.end()) return false;
-    return can_spread(p->at, p->rot) || can_stack(p->kind, p->at, p->rot);
-  }
-
-  void do_apply(const Move& move) override {
-    const Seat seat = to_move_;
-    if (phase_ == Phase::setup) {
-      const std::string kind = move.text.substr(5);
-      order_[seat].push_back(kind);
-      --to_order_[seat][kind];
-      auto_order(seat);
-      if (to_order_count(seat) > 0) return;
-      finish_ordering(seat);
-      return;
-    }
-    const Placement p = *parse_placement(move.text);
-    take_tile(seat, p.kind);
-    const auto cells = footprint(p.at, p.rot);
-    const auto below = board_.find(cells[0]);
-    const int level = below == board_.end() ? 1 : static_cast<int>(below->second.size()) + 1;
-    const int index = static_cast<int>(tiles_.size());
-    tiles_.push_back(PlacedTile{seat, p.kind, p.at, p.rot, level, {cells.begin(), cells.end()}});
-    for (int i = 0; i < 3; ++i) board_[cells[i]].push_back(Square{p.kind[i], index});
-    last_tile_ = index;
-    if (static_cast<int>(tiles_.size()) - 1 == total_) {
-      finish();
-      return;
-    }
-    to_move_ = 1 - seat;
-  }
-
- private:
-  int height(Pos p) const {
-    const auto it = board_.find(p);
-    return it == board_.end() ? 0 : static_cast<int>(it->second.size());
-  }
-
-  // Élargir: three empty cells, one of them edge-adjacent to a placed square. (Listing the spots
-  // answers the same question for every cell at once: spread_spots.)
-  bool can_spread(Pos at, int rot) const {
-    const auto cells = footprint(at, rot);
-    for (const Pos& c : cells)
-      if (height(c) > 0) return false;
-    for (const Pos& c : cells)
-      for (const Pos& d : kDirs)
-        if (height(add(c, d)) > 0) return true;
-    return false;
-  }
-
-  // The table's columns on a dense window around it, `margin` cells wider on every side; none
-  // outside. Listing the spots asks for thousands of cells a move: too many for the map.
-  struct ColumnGrid {
-    int x0 = 0, y0 = 0, w = 0, h = 0;
-    std::vector<const std::vector<Square>*> cells;
-    bool inside(Pos p) const { return p.x >= x0 && p.y >= y0 && p.x < x0 + w && p.y < y0 + h; }
-    std::size_t index(Pos p) const { return static_cast<std::size_t>((p.y - y0) * w + (p.x - x0)); }
-    const std::vector<Square>* column(Pos p) const { return inside(p) ? cells[index(p)] : nullptr; }
-    int operator()(Pos p) const {  // the height, as height() gives it
-      const auto* c = column(p);
-      return c ? static_cast<int>(c->size()) : 0;
-    }
+std::array<std::vector<Zone>, kSeats> LTilesState::all_zones() const {
+  std::array<std::vector<Zone>, kSeats> zones;
+  const ColumnGrid grid = column_grid(1);  // a cell beside the table is inside, and empty
+  std::vector<bool> seen(grid.cells.size(), false);
+  const auto colour_of = [&grid](Pos p) {
+    const auto* column = grid.column(p);
+    return column ? column->back().colour : 'N';
   };
-  ColumnGrid column_grid(int margin) const {
-    ColumnGrid g;
-    if (board_.empty()) return g;
-    int x1 = board_.begin()->first.x, y1 = board_.begin()->first.y;
-    g.x0 = x1, g.y0 = y1;
-    for (const auto& [pos, column] : board_) {
-      g.x0 = std::min(g.x0, pos.x), g.y0 = std::min(g.y0, pos.y);
-      x1 = std::max(x1, pos.x), y1 = std::max(y1, pos.y);
-    }
-    g.x0 -= margin, g.y0 -= margin;
-    g.w = x1 + margin - g.x0 + 1, g.h = y1 + margin - g.y0 + 1;
-    g.cells.assign(static_cast<std::size_t>(g.w) * static_cast<std::size_t>(g.h), nullptr);
-    for (const auto& [pos, column] : board_) g.cells[g.index(pos)] = &column;
-    return g;
-  }
-
-  // Empiler: three tops at one level, from at least two tiles, never red on green or green on
-  // red. `column_of` gives a cell's squares (nullptr when none): the map's or a ColumnGrid's.
-  template <class ColumnOf>
-  static bool stacks(const std::string& kind, Pos at, int rot, const ColumnOf& column_of) {
-    const auto cells = footprint(at, rot);
-    std::array<const Square*, 3> under{};
-    std::size_t level = 0;
-    for (int i = 0; i < 3; ++i) {
-      const std::vector<Square>* column = column_of.column(cells[i]);
-      if (!column) return false;  // a gap: nothing under this square
-      if (i == 0) level = column->size();
-      if (column->size() != level) return false;  // resting on squares at two levels
-      under[i] = &column->back();
-    }
-    if (under[0]->tile == under[1]->tile && under[1]->tile == under[2]->tile) return false;
-    for (int i = 0; i < 3; ++i) {
-      const char top = kind[i], low = under[i]->colour;
-      if ((top == 'R' && low == 'G') || (top == 'G' && low == 'R')) return false;
-    }
-    return true;
-  }
-  const std::vector<Square>* column(Pos p) const {
-    const auto it = board_.find(p);
-    return it == board_.end() ? nullptr : &it->second;
-  }
-  bool can_stack(const std::string& kind, Pos at, int rot) const { return stacks(kind, at, rot, *this); }
-
-  // Every élargir spot (corner, rotation), in (corner, rotation) order; the same for every kind.
-  // A spot has a square on an empty cell beside a placed one, so its corner is within 2 of a
-  // placed cell: inside `grid`, whose margin must be 2 or more. A cell outside the grid is empty
-  // and beside nothing.
-  std::vector<std::pair<Pos, int>> spread_spots(const ColumnGrid& grid) const {
-    enum Near : unsigned char { apart, beside, placed };
-    // The grid with one more cell on every side, so that each square of a spot whose corner is in
-    // the grid has a cell here: the loop below, thousands of spots a move, checks no bounds.
-    const int w = grid.w + 2, h = grid.h + 2;
-    std::vector<Near> cell(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), apart);
-    const auto index = [&](Pos p) { return static_cast<std::ptrdiff_t>(p.y - grid.y0 + 1) * w + (p.x - grid.x0 + 1); };
-    for (const auto& [pos, column] : board_) {
-      cell[static_cast<std::size_t>(index(pos))] = placed;
-      for (const Pos& d : kDirs)
-        if (auto& c = cell[static_cast<std::size_t>(index(add(pos, d)))]; c == apart) c = beside;  // margin >= 1
-    }
-    const std::array<std::ptrdiff_t, 4> step{1, w, -1, -w};  // kDirs (E S W N) as steps in `cell`
-    const auto near = [&](std::ptrdiff_t i) { return cell[static_cast<std::size_t>(i)]; };
-    std::vector<std::pair<Pos, int>> spots;
-    for (int x = grid.x0; x < grid.x0 + grid.w; ++x)
-      for (int y = grid.y0; y < grid.y0 + grid.h; ++y) {
-        const std::ptrdiff_t i = index(Pos{x, y});
-        const Near a = near(i);
-        if (a == placed) continue;  // the corner's own square would be on a placed one
-        for (int rot = 0; rot < 4; ++rot) {  // footprint(): the corner, then arms along kDirs[rot], kDirs[rot + 1]
-          const Near b = near(i + step[rot]), c = near(i + step[(rot + 1) % 4]);
-          if (b != placed && c != placed && (a == beside || b == beside || c == beside)) spots.emplace_back(Pos{x, y}, rot);
-        }
+  for (const auto& [start, start_column] : board_) {
+    const char colour = start_column.back().colour;
+    if (colour == 'N' || seen[grid.index(start)]) continue;
+    const int seat = colour == kSeatLetter[0] ? 0 : 1;
+    Zone zone;
+    std::vector<Pos> todo{start};
+    seen[grid.index(start)] = true;
+    while (!todo.empty()) {
+      const Pos p = todo.back();
+      todo.pop_back();
+      zone.cells.push_back(p);
+      zone.height = std::max(zone.height, grid(p));
+      for (const Pos& d : kDirs) {
+        const Pos q = add(p, d);
+        if (colour_of(q) != colour || seen[grid.index(q)]) continue;
+        seen[grid.index(q)] = true;
+        todo.push_back(q);
       }
-    return spots;
-  }
-
-  // The kinds `seat` may play now, each once, in a fixed order.
-  std::vector<std::string> playable_kinds(Seat seat) const {
-    std::vector<std::string> kinds;
-    switch (variant_) {
-      case Variant::standard:
-      case Variant::ordered:
-        if (!pile_[seat].empty()) kinds.push_back(pile_[seat].back());
-        break;
-      case Variant::open:
-        for (const auto& [kind, count] : left_[seat])
-          if (count > 0) kinds.push_back(kind);
-        break;
-      case Variant::hand:
-        for (const auto& slot : hand_[seat])
-          if (slot && std::ranges::find(kinds, *slot) == kinds.end()) kinds.push_back(*slot);
-        break;
     }
-    return kinds;
+    std::ranges::sort(zone.cells);
+    zone.area = static_cast<int>(zone.cells.size());
+    zone.score = zone.area * zone.height;
+    zones[seat].push_back(std::move(zone));
   }
+  for (auto& list : zones)
+    std::ranges::sort(list, [](const Zone& a, const Zone& b) {
+      return std::tie(b.score, b.area, a.cells.front()) <
+             std::tie(a.score, a.area, b.cells.front());
+    });
+  return zones;
+}
 
-  std::optional<std::string> draw(Seat seat) {
-    if (pile_[seat].empty()) return std::nullopt;
-    std::string top = std::move(pile_[seat].back());
-    pile_[seat].pop_back();
-    return top;
+Verdict LTilesState::compare(const std::array<std::vector<Zone>, kSeats>& zones) {
+  const std::size_t n = std::max(zones[0].size(), zones[1].size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const int a = i < zones[0].size() ? zones[0][i].score : 0;
+    const int b = i < zones[1].size() ? zones[1][i].score : 0;
+    if (a != b) return Verdict{a > b ? 0 : 1, static_cast<int>(i)};
   }
+  return Verdict{};
+}
 
-  void take_tile(Seat seat, const std::string& kind) {
-    --left_[seat][kind];
-    switch (variant_) {
-      case Variant::standard:
-      case Variant::ordered: pile_[seat].pop_back(); break;
-      case Variant::open: break;
-      case Variant::hand:
-        for (auto& slot : hand_[seat])
-          if (slot == kind) {
-            // The text: the player "replaces the tile just played by the top tile of the pile".
-            slot = draw(seat);
-            break;
-          }
-        break;
-    }
-  }
-
-  int to_order_count(Seat seat) const {
-    int n = 0;
-    for (const auto& [kind, count] : to_order_[seat]) n += count;
-    return n;
-  }
-
-  // Once the tiles left to order are all of one kind there is no choice left: fill them in.
-  void auto_order(Seat seat) {
-    int kinds = 0;
-    for (const auto& [kind, count] : to_order_[seat]) kinds += count > 0;
-    if (kinds != 1) return;
-    for (auto& [kind, count] : to_order_[seat]) {
-      order_[seat].insert(order_[seat].end(), count, kind);
-      count = 0;
-    }
-  }
-
-  // The seat's pile is complete: the other seat orders next, or play starts with the first player.
-  void finish_ordering(Seat seat) {
-    pile_[seat].assign(order_[seat].rbegin(), order_[seat].rend());  // back = top = first pick
-    ordered_[seat] = true;
-    const Seat other = 1 - seat;
-    if (!ordered_[other]) {
-      to_move_ = other;
-      if (to_order_count(other) == 0) finish_ordering(other);
-      return;
-    }
-    phase_ = Phase::play;
-    to_move_ = first_;
-  }
-
-  // Zones: 4-connected visible squares of one colour, red for seat 0 and green for seat 1,
-  // sorted best first (score, then area, then the position of their first square).
-  std::array<std::vector<Zone>, kSeats> all_zones() const {
-    std::array<std::vector<Zone>, kSeats> zones;
-    const ColumnGrid grid = column_grid(1);  // a cell beside the table is inside, and empty
-    std::vector<bool> seen(grid.cells.size(), false);
-    const auto colour_of = [&grid](Pos p) {
-      const auto* column = grid.column(p);
-      return column ? column->back().colour : 'N';
+void LTilesState::finish() {
+  const auto zones = all_zones();
+  const Verdict v = compare(zones);
+  std::array<int, kSeats> best{};
+  for (int seat = 0; seat < kSeats; ++seat)
+    best[seat] = zones[seat].empty() ? 0 : zones[seat].front().score;
+  std::string reason;
+  if (!v.winner) {
+    reason = "every zone ties (best zones " + std::to_string(best[0]) + " each): a draw";
+  } else {
+    const Seat w = *v.winner;
+    const auto score_at = [&](Seat s) {
+      const auto i = static_cast<std::size_t>(v.rank);
+      return i < zones[s].size() ? zones[s][i].score : 0;
     };
-    for (const auto& [start, start_column] : board_) {
-      const char colour = start_column.back().colour;
-      if (colour == 'N' || seen[grid.index(start)]) continue;
-      const int seat = colour == kSeatLetter[0] ? 0 : 1;
-      Zone zone;
-      std::vector<Pos> todo{start};
-      seen[grid.index(start)] = true;
-      while (!todo.empty()) {
-        const Pos p = todo.back();
-        todo.pop_back();
-        zone.cells.push_back(p);
-        zone.height = std::max(zone.height, grid(p));
-        for (const Pos& d : kDirs) {
-          const Pos q = add(p, d);
-          if (colour_of(q) != colour || seen[grid.index(q)]) continue;
-          seen[grid.index(q)] = true;
-          todo.push_back(q);
-        }
-      }
-      std::ranges::sort(zone.cells);
-      zone.area = static_cast<int>(zone.cells.size());
-      zone.score = zone.area * zone.height;
-      zones[seat].push_back(std::move(zone));
-    }
-    for (auto& list : zones)
-      std::ranges::sort(list, [](const Zone& a, const Zone& b) {
-        return std::tie(b.score, b.area, a.cells.front()) <
-               std::tie(a.score, a.area, b.cells.front());
-      });
-    return zones;
-  }
-
-  // Best zone against best zone, then the next-best, and so on; a missing zone counts 0.
-  static Verdict compare(const std::array<std::vector<Zone>, kSeats>& zones) {
-    const std::size_t n = std::max(zones[0].size(), zones[1].size());
-    for (std::size_t i = 0; i < n; ++i) {
-      const int a = i < zones[0].size() ? zones[0][i].score : 0;
-      const int b = i < zones[1].size() ? zones[1][i].score : 0;
-      if (a != b) return Verdict{a > b ? 0 : 1, static_cast<int>(i)};
-    }
-    return Verdict{};
-  }
-
-  void finish() {
-    const auto zones = all_zones();
-    const Verdict v = compare(zones);
-    std::array<int, kSeats> best{};
-    for (int seat = 0; seat < kSeats; ++seat)
-      best[seat] = zones[seat].empty() ? 0 : zones[seat].front().score;
-    std::string reason;
-    if (!v.winner) {
-      reason = "every zone ties (best zones " + std::to_string(best[0]) + " each): a draw";
+    reason = std::string(kSeatColour[w]) + " wins: ";
+    if (v.rank == 0) {
+      const Zone& z = zones[w].front();
+      reason += "best zone " + std::to_string(z.score) + " (" + std::to_string(z.area) +
+                " squares, up to level " + std::to_string(z.height) + ") against " +
+                std::to_string(best[1 - w]);
     } else {
-      const Seat w = *v.winner;
-      const auto score_at = [&](Seat s) {
-        const auto i = static_cast<std::size_t>(v.rank);
-        return i < zones[s].size() ? zones[s][i].score : 0;
-      };
-      reason = std::string(kSeatColour[w]) + " wins: ";
-      if (v.rank == 0) {
-        const Zone& z = zones[w].front();
-        reason += "best zone " + std::to_string(z.score) + " (" + std::to_string(z.area) +
-                  " squares, up to level " + std::to_string(z.height) + ") against " +
-                  std::to_string(best[1 - w]);
-      } else {
-        reason += "best zones tie at " + std::to_string(best[0]) + "; " +
-                  ordinal(v.rank + 1) + " zone " + std::to_string(score_at(w)) + " against " +
-                  std::to_string(score_at(1 - w));
-      }
+      reason += "best zones tie at " + std::to_string(best[0]) + "; " +
+                ordinal(v.rank + 1) + " zone " + std::to_string(score_at(w)) + " against " +
+                std::to_string(score_at(1 - w));
     }
-    outcome_ = Outcome{v.winner ? std::vector<Seat>{*v.winner} : std::vector<Seat>{},
-                       {best[0], best[1]}, reason};
   }
+  outcome_ = Outcome{v.winner ? std::vector<Seat>{*v.winner} : std::vector<Seat>{},
+                     {best[0], best[1]}, reason};
+}
 
-  json pile_view(Seat seat, std::optional<Seat> viewer) const {
-    json left = json::object();
-    for (const auto& [kind, count] : left_[seat]) left[kind] = count;
-    json top = nullptr;
-    if (phase_ == Phase::play && !pile_[seat].empty() && variant_ != Variant::open)
-      top = pile_[seat].back();
-    int size = 0;
-    switch (variant_) {
-      case Variant::standard:
-      case Variant::hand: size = static_cast<int>(pile_[seat].size()); break;
-      case Variant::ordered:
-        size = phase_ == Phase::setup ? static_cast<int>(order_[seat].size())
-                                      : static_cast<int>(pile_[seat].size());
-        break;
-      case Variant::open:
-        for (const auto& [kind, count] : left_[seat]) size += count;
-        break;
-    }
-    json hand = nullptr;
-    if (variant_ == Variant::hand) {
-      hand = json::array();
-      for (const auto& slot : hand_[seat]) hand.push_back(slot ? json(*slot) : json(nullptr));
-    }
-    // Only the owner of an ordered pile knows its order (they chose it); nobody else does.
-    json order = nullptr;
-    if (variant_ == Variant::ordered && viewer == seat) {
-      order = json::array();
-      if (phase_ == Phase::setup && !ordered_[seat]) {
-        for (const auto& kind : order_[seat]) order.push_back(kind);
-      } else {
-        for (auto it = pile_[seat].rbegin(); it != pile_[seat].rend(); ++it) order.push_back(*it);
-      }
-    }
-    return object_of("colour", kSeatColour[seat], "size", size, "top", std::move(top), "hand", std::move(hand),
-                     "left", std::move(left), "order", std::move(order));
-  }
-
-  Variant variant_;
-  Seat first_;
-  Phase phase_ = Phase::play;
-  Rng rng_;  // all chance: the first player and the shuffles, drawn at creation
-  int total_ = 0;
-  std::map<Pos, std::vector<Square>> board_;  // each cell's squares, bottom first
-  std::vector<PlacedTile> tiles_;             // 0 is the start domino
-  int last_tile_ = 0;                         // 0: no tile placed yet
-  std::array<std::vector<std::string>, kSeats> pile_;  // back = top
-  std::array<std::array<std::optional<std::string>, kHandSize>, kSeats> hand_;
-  std::array<std::map<std::string, int>, kSeats> left_;      // unplayed tiles by kind (public)
-  std::array<std::map<std::string, int>, kSeats> to_order_;  // ordered: still to put in the pile
-  std::array<std::vector<std::string>, kSeats> order_;       // ordered: picks so far, first first
-  std::array<bool, kSeats> ordered_{};
-};
+namespace {
 
 class LTilesGame final : public Game {
  public:

@@ -1,57 +1,10 @@
-#include "on_top.hpp"
-
-#include <algorithm>
-#include <map>
-#include <numeric>
+#include "on_top_state.hpp"
 
 #include "on_top_data.hpp"
 
 namespace plateau::rules::on_top {
+
 namespace {
-
-using nlohmann::json;
-
-constexpr int kColours = 4;
-constexpr std::array<std::string_view, kColours> kColourNames{"blue", "yellow", "red", "white"};
-constexpr std::string_view kColourLetters = "BYRW";
-constexpr int kPawnsPerColour = 21;
-// A player's first pawn is their marker on the score track, so they have one fewer to place.
-constexpr int kMarkerPawns = 1;
-constexpr int kBlackTriangles = 10;
-constexpr int kSixths = 6;
-constexpr int kMinStart = 2;
-constexpr int kMaxStart = 6;
-constexpr int kNone = -1;
-
-using Tile = std::array<int, kSixths>;  // a colour index per sixth, in the notation's order
-
-struct Point {
-  int x = 0, y = 0;
-  friend bool operator==(const Point&, const Point&) = default;
-};
-
-struct CellGeo {
-  std::string name;
-  bool up = false;
-  std::array<Point, 3> points;          // clockwise on screen (y grows downwards)
-  std::array<int, 3> intersection{};    // the intersection at each point
-  std::vector<int> neighbours;          // cells sharing an edge, ascending
-};
-
-struct Intersection {
-  Point at;
-  std::vector<std::pair<int, int>> around;  // (cell, corner of that cell), cells ascending
-  bool golden = false;
-};
-
-struct Board {
-  std::vector<CellGeo> cells;
-  std::vector<Intersection> intersections;  // reading order: by y, then x
-  std::map<std::string, int, std::less<>> by_name;
-  std::vector<int> red_start, alternative_start;
-  int track_spaces = 0;
-  std::shared_ptr<const json> fixed;  // {"geometry": ...}: the part of every view no move changes
-};
 
 json point_json(Point p) { return json::array({p.x, p.y}); }
 
@@ -153,11 +106,6 @@ Board load_board() {
   return b;
 }
 
-const Board& board() {
-  static const Board instance = load_board();
-  return instance;
-}
-
 std::optional<Tile> parse_tile(std::string_view text) {
   if (text.size() != kSixths) return std::nullopt;
   Tile t{};
@@ -180,7 +128,12 @@ const std::vector<std::string>& box_tile_texts() {
   return instance;
 }
 
-enum class Kind : std::uint8_t { empty, start, black, hole, tile };  // hole: empty, counts as black
+}  // namespace
+
+const Board& board() {
+  static const Board instance = load_board();
+  return instance;
+}
 
 std::string_view kind_name(Kind k) {
   switch (k) {
@@ -193,493 +146,277 @@ std::string_view kind_name(Kind k) {
   return "empty";
 }
 
-struct CellState {
-  Kind kind = Kind::empty;
-  int tile = kNone;  // the tile's id (its index in the box) when kind == tile
-  int turn = 0;      // which placement (1, 2, ...) put it there
-  int pair = kNone;  // the tile's other cell
-  std::array<int, 3> corners{kNone, kNone, kNone};  // colour at each of the cell's points
-  friend bool operator==(const CellState&, const CellState&) = default;
-};
+std::vector<Move> OnTopState::legal_moves() const {
+  std::vector<Move> moves;
+  if (outcome_) return moves;
+  const auto& cells = board().cells;
+  for (int a = 0; a < static_cast<int>(cells.size()); ++a)
+    for (int b : cells[a].neighbours)
+      if (can_place(a, b)) moves.push_back(Move{cells[a].name + "-" + cells[b].name});
+  return moves;
+}
 
-struct Setup {
-  int players = 2;
-  bool teams = false;
-  Seat first = 0;
-  std::vector<int> start_cells;
-  int spare_blacks = 0;
-  std::vector<Tile> tiles;
-  bool fixed_order = false;  // test-only: draw tiles in order instead of at random
-  std::array<int, kColours> pawns{};
-  std::array<int, kColours> seconds_order{0, 1, 2, 3};  // test-only: see TestSetup
-};
+bool OnTopState::is_legal(const Move& move) const {
+  if (outcome_) return false;
+  const auto parsed = parse_move(move.text);
+  return parsed && can_place(parsed->first, parsed->second);
+}
 
-class OnTopState final : public TurnState<OnTopState> {
- public:
-  OnTopState(Setup setup, Rng rng)
-      : TurnState(setup.first),
-        players_(setup.players),
-        teams_(setup.teams),
-        fixed_order_(setup.fixed_order),
-        tiles_(std::move(setup.tiles)),
-        start_cells_(std::move(setup.start_cells)),
-        cells_(board().cells.size()),
-        towers_(board().intersections.size()),
-        closed_(board().intersections.size(), false),
-        pawns_(setup.pawns),
-        seconds_order_(setup.seconds_order),
-        score_(setup.players, 0),
-        penalty_(setup.players, 0),
-        spare_blacks_(setup.spare_blacks),
-        rng_(rng) {
-    for (int c : start_cells_) cells_[c].kind = Kind::start;
-    pile_.resize(tiles_.size());
-    std::iota(pile_.begin(), pile_.end(), 0);
-    begin_turn();
-  }
+void OnTopState::do_apply(const Move& move) {
+  const auto [a, b] = *parse_move(move.text);
+  const int tile = *drawn_;
+  drawn_.reset();
+  ++placed_;
+  place(a, b, tile);
+  last_ = object_of("seat", to_move_, "colour", kColourNames[to_move_], "move", move.text, "tile", tile, "cells",
+                    list_of(a, b), "filled", fill_holes(), "scored", json::array());
+  score_completed(last_["scored"]);
+  if (outcome_) return;
+  to_move_ = (to_move_ + 1) % players_;
+  begin_turn();
+}
 
-  int num_seats() const override { return players_; }
+std::optional<std::pair<int, int>> OnTopState::parse_move(std::string_view text) {
+  const auto dash = text.find('-');
+  if (dash == std::string_view::npos) return std::nullopt;
+  const auto& names = board().by_name;
+  const auto a = names.find(text.substr(0, dash));
+  const auto b = names.find(text.substr(dash + 1));
+  if (a == names.end() || b == names.end()) return std::nullopt;
+  return std::pair{a->second, b->second};
+}
 
-  std::vector<Move> legal_moves() const override {
-    std::vector<Move> moves;
-    if (outcome_) return moves;
-    const auto& cells = board().cells;
-    for (int a = 0; a < static_cast<int>(cells.size()); ++a)
-      for (int b : cells[a].neighbours)
-        if (can_place(a, b)) moves.push_back(Move{cells[a].name + "-" + cells[b].name});
-    return moves;
-  }
+bool OnTopState::can_place(int a, int b) const {
+  if (!drawn_ || filled(a) || filled(b)) return false;
+  const auto& cells = board().cells;
+  if (std::ranges::find(cells[a].neighbours, b) == cells[a].neighbours.end()) return false;
+  auto touches = [&](int cell, int other) {
+    return std::ranges::any_of(cells[cell].neighbours,
+                               [&](int n) { return n != other && filled(n); });
+  };
+  return touches(a, b) || touches(b, a);
+}
 
-  bool view_depends_on_viewer() const override { return false; }
-  std::shared_ptr<const json> fixed_view() const override { return board().fixed; }
-  json changing_view(std::optional<Seat>) const override {
-    // Nothing here is private: every viewer, spectators included, sees the same table. The pile
-    // shows only its size; which tile comes next is not even decided until it is drawn.
-    json view = rest_of_view();
-    view["cells"] = array_of(cells_.size(), [this](std::size_t i) { return cell_json(i); });
-    view["towers"] = array_of(towers_.size(), [this](std::size_t v) { return tower_json(v); });
-    return view;
-  }
-
-  // A move fills a cell and may close towers: cells and towers are compared where they are on
-  // the board and only those that differ are replaced.
-  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
-    json* cells = member_of(board, "cells", json::value_t::array);
-    json* towers = member_of(board, "towers", json::value_t::array);
-    if (!cells || !towers || cells->size() != cells_.size() || towers->size() != towers_.size()) return false;
-    for (std::size_t i = 0; i < cells_.size(); ++i) {
-      json& node = (*cells)[i];
-      if (shows_cell(node, i)) continue;
-      node = cell_json(i);
-      update.edits.push_back({false, "/cells/" + std::to_string(i)});
-    }
-    for (std::size_t v = 0; v < towers_.size(); ++v) {
-      json& node = (*towers)[v];
-      if (closed_[v] ? node.is_array() && node.size() == towers_[v].size() : node.is_null()) {
-        bool same = true;
-        for (std::size_t k = 0; same && closed_[v] && k < towers_[v].size(); ++k)
-          same = node[k].is_string() && node[k].get_ref<const std::string&>() == kColourNames[towers_[v][k]];
-        if (same) continue;
-      }
-      node = tower_json(v);
-      update.edits.push_back({false, "/towers/" + std::to_string(v)});
-    }
-    update.rest = rest_of_view();
-    return true;
-  }
-
-  // The same from the position the board shows: cells and towers are compared as numbers, and
-  // only those that differ touch the board.
-  bool compares_shown_state() const override { return true; }
-  bool update_view_since(const State& shown_state, json& board, std::optional<Seat> viewer,
-                         ViewUpdate& update) const override {
-    const auto* shown = dynamic_cast<const OnTopState*>(&shown_state);
-    json* cells = member_of(board, "cells", json::value_t::array);
-    json* towers = member_of(board, "towers", json::value_t::array);
-    if (!shown || !cells || !towers || shown->cells_.size() != cells_.size() || cells->size() != cells_.size() ||
-        shown->towers_.size() != towers_.size() || towers->size() != towers_.size())
-      return update_view(board, viewer, update);
-    for (std::size_t i = 0; i < cells_.size(); ++i) {
-      if (cells_[i] == shown->cells_[i]) continue;
-      (*cells)[i] = cell_json(i);
-      update.edits.push_back({false, "/cells/" + std::to_string(i)});
-    }
-    for (std::size_t v = 0; v < towers_.size(); ++v) {
-      if (closed_[v] == shown->closed_[v] && (!closed_[v] || towers_[v] == shown->towers_[v])) continue;
-      (*towers)[v] = tower_json(v);
-      update.edits.push_back({false, "/towers/" + std::to_string(v)});
-    }
-    update.rest = rest_of_view();
-    return true;
-  }
-
- private:
-  json cell_json(std::size_t i) const {
-    const auto& cell = cells_[i];
-    if (cell.kind == Kind::empty) return nullptr;
-    json j{{"kind", kind_name(cell.kind)}};
-    if (cell.kind == Kind::tile) {
-      json corners = json::array();
-      for (int c : cell.corners) corners.push_back(kColourNames[c]);
-      j["tile"] = cell.tile;
-      j["turn"] = cell.turn;
-      j["pair"] = cell.pair;
-      j["corners"] = std::move(corners);
-    }
-    return j;
-  }
-  // Whether `node` is cell_json(i), without building it.
-  bool shows_cell(const json& node, std::size_t i) const {
-    const auto& cell = cells_[i];
-    if (cell.kind == Kind::empty) return node.is_null();
-    if (!node.is_object() || node.size() != (cell.kind == Kind::tile ? 5u : 1u)) return false;
-    const auto kind = node.find("kind");
-    if (kind == node.end() || !kind->is_string() || kind->get_ref<const std::string&>() != kind_name(cell.kind)) return false;
-    if (cell.kind != Kind::tile) return true;
-    const auto tile = node.find("tile"), turn = node.find("turn"), pair = node.find("pair"), corners = node.find("corners");
-    if (tile == node.end() || turn == node.end() || pair == node.end() || corners == node.end() ||
-        *tile != cell.tile || *turn != cell.turn || *pair != cell.pair || !corners->is_array() ||
-        corners->size() != cell.corners.size())
-      return false;
-    for (std::size_t k = 0; k < cell.corners.size(); ++k) {
-      const json& c = (*corners)[k];
-      if (!c.is_string() || c.get_ref<const std::string&>() != kColourNames[cell.corners[k]]) return false;
-    }
-    return true;
-  }
-  json tower_json(std::size_t v) const {
-    if (!closed_[v]) return nullptr;
-    json tower = json::array();
-    for (int c : towers_[v]) tower.push_back(kColourNames[c]);
-    return tower;
-  }
-
-  // Everything on the board but its cells and towers.
-  json rest_of_view() const {
-    json colours = json::array();
-    for (int c = 0; c < kColours; ++c)
-      colours.push_back(
-          object_of("colour", kColourNames[c], "seat", c < players_ ? json(c) : json(nullptr), "pawns_left", pawns_[c]));
-    json seats = json::array();
-    for (Seat s = 0; s < players_; ++s)
-      seats.push_back(object_of("colour", kColourNames[s], "team", teams_ ? json(s % 2) : json(nullptr), "score",
-                                score_[s], "penalty", penalty_[s]));
-    json drawn = nullptr;
-    if (drawn_) {
-      json sixths = json::array();
-      for (int c : tiles_[*drawn_]) sixths.push_back(kColourNames[c]);
-      drawn = object_of("tile", *drawn_, "sixths", std::move(sixths));
-    }
-    return object_of("start_cells", start_cells_,
-                     "colours", std::move(colours),
-                     "seats", std::move(seats),
-                     "drawn", std::move(drawn),
-                     "tiles_left", pile_.size(),
-                     "black_left", spare_blacks_,
-                     "turn", placed_ + 1,
-                     "to_move", outcome_ ? json(nullptr) : json(to_move_),
-                     "last", last_,
-                     "result", outcome_ ? to_json(*outcome_) : json(nullptr));
-  }
-
- protected:
-  bool is_legal(const Move& move) const override {
-    if (outcome_) return false;
-    const auto parsed = parse_move(move.text);
-    return parsed && can_place(parsed->first, parsed->second);
-  }
-
-  void do_apply(const Move& move) override {
-    const auto [a, b] = *parse_move(move.text);
-    const int tile = *drawn_;
-    drawn_.reset();
-    ++placed_;
-    place(a, b, tile);
-    last_ = object_of("seat", to_move_, "colour", kColourNames[to_move_], "move", move.text, "tile", tile, "cells",
-                      list_of(a, b), "filled", fill_holes(), "scored", json::array());
-    score_completed(last_["scored"]);
-    if (outcome_) return;
-    to_move_ = (to_move_ + 1) % players_;
-    begin_turn();
-  }
-
- private:
-  static std::optional<std::pair<int, int>> parse_move(std::string_view text) {
-    const auto dash = text.find('-');
-    if (dash == std::string_view::npos) return std::nullopt;
-    const auto& names = board().by_name;
-    const auto a = names.find(text.substr(0, dash));
-    const auto b = names.find(text.substr(dash + 1));
-    if (a == names.end() || b == names.end()) return std::nullopt;
-    return std::pair{a->second, b->second};
-  }
-
-  bool filled(int cell) const { return cells_[cell].kind != Kind::empty; }
-
-  // Both cells empty and edge neighbours, and one of them touching a tile or a black triangle
-  // (start, filled hole or a hole left empty) along an edge.
-  bool can_place(int a, int b) const {
-    if (!drawn_ || filled(a) || filled(b)) return false;
-    const auto& cells = board().cells;
-    if (std::ranges::find(cells[a].neighbours, b) == cells[a].neighbours.end()) return false;
-    auto touches = [&](int cell, int other) {
-      return std::ranges::any_of(cells[cell].neighbours,
-                                 [&](int n) { return n != other && filled(n); });
-    };
-    return touches(a, b) || touches(b, a);
-  }
-
-  bool any_placement() const {
-    const auto& cells = board().cells;
-    for (int a = 0; a < static_cast<int>(cells.size()); ++a) {
-      if (filled(a)) continue;
-      for (int b : cells[a].neighbours) {
-        if (filled(b)) continue;
-        for (int n : cells[a].neighbours)
-          if (n != b && filled(n)) return true;
-        for (int n : cells[b].neighbours)
-          if (n != a && filled(n)) return true;
-      }
-    }
-    return false;
-  }
-
-  void begin_turn() {
-    if (pile_.empty()) return finish_by_points("the tiles ran out", true);
-    if (!any_placement()) return finish_by_points("no room is left for a tile", true);
-    std::size_t at = 0;
-    if (!fixed_order_) at = static_cast<std::size_t>(rng_.below(pile_.size()));
-    drawn_ = pile_[at];
-    pile_.erase(pile_.begin() + static_cast<std::ptrdiff_t>(at));
-  }
-
-  // Half A on `a`, half B on `b` (see the notation in the header).
-  void place(int a, int b, int tile) {
-    const auto& geo = board().cells;
-    const Tile& t = tiles_[tile];
-    auto corner_of = [&](int cell, Point p) {
-      return static_cast<int>(std::ranges::find(geo[cell].points, p) - geo[cell].points.begin());
-    };
-    int far_a = 0;
-    while (corner_of(b, geo[a].points[far_a]) < 3) ++far_a;
-    const Point w1 = geo[a].points[(far_a + 1) % 3], w2 = geo[a].points[(far_a + 2) % 3];
-    const int b_w1 = corner_of(b, w1), b_w2 = corner_of(b, w2);
-    const int far_b = 3 - b_w1 - b_w2;
-    CellState& ca = cells_[a];
-    CellState& cb = cells_[b];
-    ca = CellState{Kind::tile, tile, placed_, b, {}};
-    cb = CellState{Kind::tile, tile, placed_, a, {}};
-    ca.corners[far_a] = t[0];
-    ca.corners[(far_a + 1) % 3] = t[1];
-    cb.corners[b_w1] = t[2];
-    cb.corners[far_b] = t[3];
-    cb.corners[b_w2] = t[4];
-    ca.corners[(far_a + 2) % 3] = t[5];
-  }
-
-  // Every empty cell left without an empty edge-neighbour is a hole: a black triangle goes in
-  // while spares last, after that it stays empty and counts as black. Filling one hole cannot
-  // make another, so one pass in cell order is enough.
-  json fill_holes() {
-    json filled_now = json::array();
-    const auto& geo = board().cells;
-    for (int i = 0; i < static_cast<int>(geo.size()); ++i) {
-      if (filled(i)) continue;
-      if (std::ranges::any_of(geo[i].neighbours, [&](int n) { return !filled(n); })) continue;
-      if (spare_blacks_ > 0) {
-        --spare_blacks_;
-        cells_[i].kind = Kind::black;
-      } else {
-        cells_[i].kind = Kind::hole;
-      }
-      filled_now.push_back(object_of("cell", i, "kind", kind_name(cells_[i].kind)));
-    }
-    return filled_now;
-  }
-
-  void score_completed(json& scored) {
-    const auto& inters = board().intersections;
-    for (int v = 0; v < static_cast<int>(inters.size()) && !outcome_; ++v) {
-      if (closed_[v]) continue;
-      if (!std::ranges::all_of(inters[v].around, [&](const auto& ck) { return filled(ck.first); }))
-        continue;
-      scored.push_back(score_intersection(v));
+bool OnTopState::any_placement() const {
+  const auto& cells = board().cells;
+  for (int a = 0; a < static_cast<int>(cells.size()); ++a) {
+    if (filled(a)) continue;
+    for (int b : cells[a].neighbours) {
+      if (filled(b)) continue;
+      for (int n : cells[a].neighbours)
+        if (n != b && filled(n)) return true;
+      for (int n : cells[b].neighbours)
+        if (n != a && filled(n)) return true;
     }
   }
+  return false;
+}
 
-  json score_intersection(int v) {
-    const Intersection& inter = board().intersections[v];
-    closed_[v] = true;
-    std::array<int, kColours> counts{};
-    for (const auto& [cell, corner] : inter.around)
-      if (cells_[cell].kind == Kind::tile) ++counts[cells_[cell].corners[corner]];
-    json record{{"intersection", v}, {"golden", inter.golden}, {"counts", counts},
-                {"tie", false},      {"placed", json::array()}, {"top", nullptr},
-                {"height", 0},       {"points", 0},          {"scorer", nullptr}};
-    const int most = *std::ranges::max_element(counts);
-    const int at_most = static_cast<int>(std::ranges::count(counts, most));
-    if (most == 0) return record;  // only black around: no colour to place
-    if (at_most > 1) {
-      record["tie"] = true;
-      return record;
+void OnTopState::begin_turn() {
+  if (pile_.empty()) return finish_by_points("the tiles ran out", true);
+  if (!any_placement()) return finish_by_points("no room is left for a tile", true);
+  std::size_t at = 0;
+  if (!fixed_order_) at = static_cast<std::size_t>(rng_.below(pile_.size()));
+  drawn_ = pile_[at];
+  pile_.erase(pile_.begin() + static_cast<std::ptrdiff_t>(at));
+}
+
+void OnTopState::place(int a, int b, int tile) {
+  const auto& geo = board().cells;
+  const Tile& t = tiles_[tile];
+  auto corner_of = [&](int cell, Point p) {
+    return static_cast<int>(std::ranges::find(geo[cell].points, p) - geo[cell].points.begin());
+  };
+  int far_a = 0;
+  while (corner_of(b, geo[a].points[far_a]) < 3) ++far_a;
+  const Point w1 = geo[a].points[(far_a + 1) % 3], w2 = geo[a].points[(far_a + 2) % 3];
+  const int b_w1 = corner_of(b, w1), b_w2 = corner_of(b, w2);
+  const int far_b = 3 - b_w1 - b_w2;
+  CellState& ca = cells_[a];
+  CellState& cb = cells_[b];
+  ca = CellState{Kind::tile, tile, placed_, b, {}};
+  cb = CellState{Kind::tile, tile, placed_, a, {}};
+  ca.corners[far_a] = t[0];
+  ca.corners[(far_a + 1) % 3] = t[1];
+  cb.corners[b_w1] = t[2];
+  cb.corners[far_b] = t[3];
+  cb.corners[b_w2] = t[4];
+  ca.corners[(far_a + 2) % 3] = t[5];
+}
+
+json OnTopState::fill_holes() {
+  json filled_now = json::array();
+  const auto& geo = board().cells;
+  for (int i = 0; i < static_cast<int>(geo.size()); ++i) {
+    if (filled(i)) continue;
+    if (std::ranges::any_of(geo[i].neighbours, [&](int n) { return !filled(n); })) continue;
+    if (spare_blacks_ > 0) {
+      --spare_blacks_;
+      cells_[i].kind = Kind::black;
+    } else {
+      cells_[i].kind = Kind::hole;
     }
-    int second = 0;
-    for (int n : counts)
-      if (n < most) second = std::max(second, n);
-    // Every colour in second place puts a pawn down, all at once (« l'ordre est sans
-    // importance »): the pawns go down in whatever order the colours are listed, the tower and
-    // the record then hold them in colour order, and only then is the end of the game checked,
-    // once, on every colour that has just placed its last pawn.
-    std::vector<int> seconds;
-    if (second > 0)
-      for (int c : seconds_order_)
-        if (counts[c] == second) seconds.push_back(c);
-    for (int c : seconds) {
-      towers_[v].push_back(c);
-      --pawns_[c];
-    }
-    std::ranges::sort(seconds);
-    std::ranges::sort(towers_[v]);  // seconds only so far: colour order, whatever the listing
-    for (int c : seconds)
-      record["placed"].push_back(object_of("colour", kColourNames[c], "seat", seat_json(c)));
-    check_ran_out(seconds);
-    if (outcome_) return record;
-    const int top = static_cast<int>(std::ranges::max_element(counts) - counts.begin());
-    towers_[v].push_back(top);
-    --pawns_[top];
-    const int height = static_cast<int>(towers_[v].size());
-    const int points = height * (inter.golden ? 2 : 1);
-    record["placed"].push_back(object_of("colour", kColourNames[top], "seat", seat_json(top)));
-    record["top"] = kColourNames[top];
-    record["height"] = height;
-    record["points"] = top < players_ ? points : 0;  // a neutral colour moves no marker
-    if (top < players_) {
-      score_[top] += points;
-      record["scorer"] = top;
-    }
-    check_ran_out({top});
+    filled_now.push_back(object_of("cell", i, "kind", kind_name(cells_[i].kind)));
+  }
+  return filled_now;
+}
+
+void OnTopState::score_completed(json& scored) {
+  const auto& inters = board().intersections;
+  for (int v = 0; v < static_cast<int>(inters.size()) && !outcome_; ++v) {
+    if (closed_[v]) continue;
+    if (!std::ranges::all_of(inters[v].around, [&](const auto& ck) { return filled(ck.first); }))
+      continue;
+    scored.push_back(score_intersection(v));
+  }
+}
+
+json OnTopState::score_intersection(int v) {
+  const Intersection& inter = board().intersections[v];
+  closed_[v] = true;
+  std::array<int, kColours> counts{};
+  for (const auto& [cell, corner] : inter.around)
+    if (cells_[cell].kind == Kind::tile) ++counts[cells_[cell].corners[corner]];
+  json record{{"intersection", v}, {"golden", inter.golden}, {"counts", counts},
+              {"tie", false},      {"placed", json::array()}, {"top", nullptr},
+              {"height", 0},       {"points", 0},          {"scorer", nullptr}};
+  const int most = *std::ranges::max_element(counts);
+  const int at_most = static_cast<int>(std::ranges::count(counts, most));
+  if (most == 0) return record;  // only black around: no colour to place
+  if (at_most > 1) {
+    record["tie"] = true;
     return record;
   }
-
-  json seat_json(int colour) const { return colour < players_ ? json(colour) : json(nullptr); }
-
-  // Ends the game if any of `placed` (colours that have just each put down a pawn, together, in
-  // colour order) has none left. Players who placed their last pawn win at once, sharing the win
-  // when there are several (with teams: their teams win, both sharing it if both are there);
-  // this outranks a neutral colour running out in the same placement, which otherwise ends the
-  // game on points.
-  void check_ran_out(const std::vector<int>& placed) {
-    std::vector<int> players, neutrals;
-    for (int c : placed)
-      if (pawns_[c] == 0) (c < players_ ? players : neutrals).push_back(c);
-    if (players.empty() && neutrals.empty()) return;
-    if (players.empty())
-      return finish_by_points("the neutral " + colour_list(neutrals) + " pawns ran out", false);
-    std::vector<Seat> winners;
-    for (int c : players) {
-      if (teams_) {
-        winners.push_back(c % 2);
-        winners.push_back(c % 2 + 2);
-      } else {
-        winners.push_back(c);
-      }
-    }
-    std::ranges::sort(winners);
-    winners.erase(std::unique(winners.begin(), winners.end()), winners.end());
-    std::string reason;
-    if (players.size() == 1) {
-      reason = colour_list(players) + " placed their last pawn and " + (teams_ ? "their team wins" : "wins") +
-               " at once";
-    } else {
-      reason = colour_list(players) + " placed their last pawns in the same placement and ";
-      if (!teams_) reason += "share the win";
-      else if (winners.size() == 2) reason += "their team wins";
-      else reason += "both teams share the win";
-    }
-    outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
-    drawn_.reset();
+  int second = 0;
+  for (int n : counts)
+    if (n < most) second = std::max(second, n);
+  // Every colour in second place puts a pawn down, all at once (« l'ordre est sans
+  // importance »): the pawns go down in whatever order the colours are listed, the tower and
+  // the record then hold them in colour order, and only then is the end of the game checked,
+  // once, on every colour that has just placed its last pawn.
+  std::vector<int> seconds;
+  if (second > 0)
+    for (int c : seconds_order_)
+      if (counts[c] == second) seconds.push_back(c);
+  for (int c : seconds) {
+    towers_[v].push_back(c);
+    --pawns_[c];
   }
-
-  // "blue", "blue and yellow", "blue, yellow and red".
-  static std::string colour_list(const std::vector<int>& colours) {
-    std::string out;
-    for (std::size_t i = 0; i < colours.size(); ++i) {
-      if (i > 0) out += i + 1 == colours.size() ? " and " : ", ";
-      out += kColourNames[colours[i]];
-    }
-    return out;
+  std::ranges::sort(seconds);
+  std::ranges::sort(towers_[v]);  // seconds only so far: colour order, whatever the listing
+  for (int c : seconds)
+    record["placed"].push_back(object_of("colour", kColourNames[c], "seat", seat_json(c)));
+  check_ran_out(seconds);
+  if (outcome_) return record;
+  const int top = static_cast<int>(std::ranges::max_element(counts) - counts.begin());
+  towers_[v].push_back(top);
+  --pawns_[top];
+  const int height = static_cast<int>(towers_[v].size());
+  const int points = height * (inter.golden ? 2 : 1);
+  record["placed"].push_back(object_of("colour", kColourNames[top], "seat", seat_json(top)));
+  record["top"] = kColourNames[top];
+  record["height"] = height;
+  record["points"] = top < players_ ? points : 0;  // a neutral colour moves no marker
+  if (top < players_) {
+    score_[top] += points;
+    record["scorer"] = top;
   }
+  check_ran_out({top});
+  return record;
+}
 
-  std::vector<int> outcome_scores() const {
-    std::vector<int> out(score_);
-    if (teams_)
-      for (Seat s = 0; s < players_; ++s) out[s] = score_[s % 2] + score_[s % 2 + 2];
-    return out;
-  }
-
-  // Most points wins, then fewest pawns left, then a shared win; a team counts as one.
-  void finish_by_points(const std::string& why, bool penalty) {
-    drawn_.reset();
-    if (penalty)
-      for (Seat s = 0; s < players_; ++s) {
-        penalty_[s] = pawns_[s];
-        score_[s] -= pawns_[s];
-      }
-    std::vector<std::vector<Seat>> units;
+void OnTopState::check_ran_out(const std::vector<int>& placed) {
+  std::vector<int> players, neutrals;
+  for (int c : placed)
+    if (pawns_[c] == 0) (c < players_ ? players : neutrals).push_back(c);
+  if (players.empty() && neutrals.empty()) return;
+  if (players.empty())
+    return finish_by_points("the neutral " + colour_list(neutrals) + " pawns ran out", false);
+  std::vector<Seat> winners;
+  for (int c : players) {
     if (teams_) {
-      units = {{0, 2}, {1, 3}};
+      winners.push_back(c % 2);
+      winners.push_back(c % 2 + 2);
     } else {
-      for (Seat s = 0; s < players_; ++s) units.push_back({s});
+      winners.push_back(c);
     }
-    auto total = [](const std::vector<Seat>& unit, const auto& per_seat) {
-      int sum = 0;
-      for (Seat s : unit) sum += per_seat[s];
-      return sum;
-    };
-    int best_score = total(units.front(), score_);
-    for (const auto& u : units) best_score = std::max(best_score, total(u, score_));
-    int best_pawns = kPawnsPerColour * kColours;
-    int on_best_score = 0;
-    for (const auto& u : units)
-      if (total(u, score_) == best_score) {
-        ++on_best_score;
-        best_pawns = std::min(best_pawns, total(u, pawns_));
-      }
-    std::vector<Seat> winners;
-    int winning_units = 0;
-    for (const auto& u : units)
-      if (total(u, score_) == best_score && total(u, pawns_) == best_pawns) {
-        ++winning_units;
-        winners.insert(winners.end(), u.begin(), u.end());
-      }
-    std::ranges::sort(winners);
-    std::string reason = why + (penalty ? ": each unused pawn costs 1 point" : "") + "; most points wins";
-    if (winning_units > 1)
-      reason += " (a shared win: equal points and equal pawns left)";
-    else if (on_best_score > 1)
-      reason += " (equal points: fewest pawns left wins)";
-    outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
   }
+  std::ranges::sort(winners);
+  winners.erase(std::unique(winners.begin(), winners.end()), winners.end());
+  std::string reason;
+  if (players.size() == 1) {
+    reason = colour_list(players) + " placed their last pawn and " + (teams_ ? "their team wins" : "wins") +
+             " at once";
+  } else {
+    reason = colour_list(players) + " placed their last pawns in the same placement and ";
+    if (!teams_) reason += "share the win";
+    else if (winners.size() == 2) reason += "their team wins";
+    else reason += "both teams share the win";
+  }
+  outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
+  drawn_.reset();
+}
 
-  int players_;
-  bool teams_;
-  bool fixed_order_;
-  std::vector<Tile> tiles_;
-  std::vector<int> start_cells_;
-  std::vector<CellState> cells_;
-  std::vector<std::vector<int>> towers_;  // colours, bottom to top
-  std::vector<bool> closed_;              // scored already (a tie leaves it closed and empty)
-  std::array<int, kColours> pawns_;
-  std::array<int, kColours> seconds_order_;
-  std::vector<int> score_;    // marker positions per seat
-  std::vector<int> penalty_;  // unused pawns taken off at the end
-  int spare_blacks_;
-  Rng rng_;
-  std::vector<int> pile_;  // ids of the tiles not drawn yet, in id order: no order to leak
-  std::optional<int> drawn_;
-  int placed_ = 0;
-  json last_ = nullptr;
-};
+std::string OnTopState::colour_list(const std::vector<int>& colours) {
+  std::string out;
+  for (std::size_t i = 0; i < colours.size(); ++i) {
+    if (i > 0) out += i + 1 == colours.size() ? " and " : ", ";
+    out += kColourNames[colours[i]];
+  }
+  return out;
+}
+
+std::vector<int> OnTopState::outcome_scores() const {
+  std::vector<int> out(score_);
+  if (teams_)
+    for (Seat s = 0; s < players_; ++s) out[s] = score_[s % 2] + score_[s % 2 + 2];
+  return out;
+}
+
+void OnTopState::finish_by_points(const std::string& why, bool penalty) {
+  drawn_.reset();
+  if (penalty)
+    for (Seat s = 0; s < players_; ++s) {
+      penalty_[s] = pawns_[s];
+      score_[s] -= pawns_[s];
+    }
+  std::vector<std::vector<Seat>> units;
+  if (teams_) {
+    units = {{0, 2}, {1, 3}};
+  } else {
+    for (Seat s = 0; s < players_; ++s) units.push_back({s});
+  }
+  auto total = [](const std::vector<Seat>& unit, const auto& per_seat) {
+    int sum = 0;
+    for (Seat s : unit) sum += per_seat[s];
+    return sum;
+  };
+  int best_score = total(units.front(), score_);
+  for (const auto& u : units) best_score = std::max(best_score, total(u, score_));
+  int best_pawns = kPawnsPerColour * kColours;
+  int on_best_score = 0;
+  for (const auto& u : units)
+    if (total(u, score_) == best_score) {
+      ++on_best_score;
+      best_pawns = std::min(best_pawns, total(u, pawns_));
+    }
+  std::vector<Seat> winners;
+  int winning_units = 0;
+  for (const auto& u : units)
+    if (total(u, score_) == best_score && total(u, pawns_) == best_pawns) {
+      ++winning_units;
+      winners.insert(winners.end(), u.begin(), u.end());
+    }
+  std::ranges::sort(winners);
+  std::string reason = why + (penalty ? ": each unused pawn costs 1 point" : "") + "; most points wins";
+  if (winning_units > 1)
+    reason += " (a shared win: equal points and equal pawns left)";
+  else if (on_best_score > 1)
+    reason += " (equal points: fewest pawns left wins)";
+  outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
+}
+
+namespace {
 
 // Interior cells (three neighbours), drawn one at a time, none sharing an edge with another.
 std::vector<int> random_start(int count, Rng& rng) {

@@ -1,77 +1,17 @@
-#include "turris.hpp"
-
-#include <algorithm>
-#include <array>
+#include "turris_state.hpp"
 
 namespace plateau::rules::turris {
+
 namespace {
 
-using nlohmann::json;
-
-constexpr int kSide = 3;
-constexpr int kLevelCells = kSide * kSide;
-// 80 cells and at most 3 incomplete levels keep any tower at or under 11 levels; 16 leaves room
-// so that no candidate ever needs a bounds special case beyond this one constant.
-constexpr int kMaxLevels = 16;
-constexpr int kCells = kLevelCells * kMaxLevels;
-constexpr int kBlocksEach = 20;
-constexpr int kMaxIncomplete = 3;
-constexpr int kCentre = 1 * kSide + 1;  // b2 within a level
-constexpr std::array<std::string_view, 2> kColors{"white", "black"};
-constexpr int kEmpty = -1;
-
-int cell_index(int x, int y, int z) { return z * kLevelCells + y * kSide + x; }
-int cell_x(int i) { return i % kSide; }
-int cell_y(int i) { return (i / kSide) % kSide; }
-int cell_z(int i) { return i / kLevelCells; }
 bool is_centre(int i) { return i % kLevelCells == kCentre; }
 
-std::string column_name(int i) {
-  return std::string{static_cast<char>('a' + cell_x(i)), static_cast<char>('1' + cell_y(i))};
-}
-std::string level_suffix(int i) { return "/" + std::to_string(cell_z(i) + 1); }
-std::string cell_name(int i) { return column_name(i) + level_suffix(i); }
-
-// Each cell holds the id of the block filling it, or kEmpty.
-using Cells = std::array<int, kCells>;
-
-// A block to place, or one standing: a vertical lists its lower cell first, a horizontal its
-// cells in notation order (column letter, then row digit).
-struct Shape {
-  bool vertical = true;
-  std::array<int, 2> cells{};
-};
-
-std::string shape_name(const Shape& s) {
-  if (s.vertical) return "v@" + column_name(s.cells[0]) + level_suffix(s.cells[0]);
-  return "h@" + column_name(s.cells[0]) + "-" + column_name(s.cells[1]) + level_suffix(s.cells[0]);
-}
-
 bool covers_centre(const Shape& s) { return is_centre(s.cells[0]) || is_centre(s.cells[1]); }
-
-struct Block {
-  Seat seat = 0;
-  Shape shape;
-  bool alive = true;
-};
 
 int column_height(const Cells& cells, int x, int y) {
   int z = 0;
   while (z < kMaxLevels && cells[cell_index(x, y, z)] != kEmpty) ++z;
   return z;
-}
-
-int level_count(const Cells& cells, int z) {
-  int n = 0;
-  for (int i = 0; i < kLevelCells; ++i) n += cells[z * kLevelCells + i] != kEmpty;
-  return n;
-}
-
-// Levels with at least one filled cell: support makes them 1..height, with no gap.
-int tower_height(const Cells& cells) {
-  int h = 0;
-  while (h < kMaxLevels && level_count(cells, h) > 0) ++h;
-  return h;
 }
 
 // Rule e counts the started levels that are not full. A full level has every cell below it
@@ -84,12 +24,6 @@ int incomplete_levels(const Cells& cells) {
     if (n == kLevelCells) ++complete;
   }
   return started - complete;
-}
-
-int complete_levels(const Cells& cells) {
-  int z = 0;
-  while (z < kMaxLevels && level_count(cells, z) == kLevelCells) ++z;
-  return z;
 }
 
 // Rule f: a level other than at its centre.
@@ -146,22 +80,6 @@ std::vector<Shape> candidate_shapes(const Cells& cells) {
   for (std::size_t i = 0; i < out.size(); ++i) out[i] = keyed[i].second;
   return out;
 }
-
-// One of the five views the scoring reads: a grid of visible squares, rows from the bottom of the
-// picture up, three columns left to right as a person facing that side sees them.
-struct Square {
-  int block = kEmpty;
-  Seat seat = -1;
-  int depth = 0;  // side faces: 0 = the front row; roof: the level (1-based) of the visible top
-};
-struct Face {
-  std::string_view name;
-  std::string_view from;
-  std::array<std::string_view, 3> columns;
-  std::vector<std::array<Square, kSide>> grid;
-  std::vector<std::array<bool, kSide>> best;  // each player's largest area
-  std::array<int, 2> score{};
-};
 
 // Fills `face.best` and `face.score`: each player's largest 4-connected area of visible squares.
 // On a tie the area found first (bottom row first, left to right) is the one highlighted.
@@ -243,466 +161,231 @@ std::array<Face, 5> faces_of(const Cells& cells, const std::vector<Block>& block
   return faces;
 }
 
-class TurrisState final : public TurnState<TurrisState> {
- public:
-  TurrisState(Seat first, bool chain) : TurnState(first), chain_(chain) {
-    cells_.fill(kEmpty);
-    supply_.fill(kBlocksEach);
+}  // namespace
+
+int cell_index(int x, int y, int z) { return z * kLevelCells + y * kSide + x; }
+
+int cell_x(int i) { return i % kSide; }
+
+int cell_y(int i) { return (i / kSide) % kSide; }
+
+int cell_z(int i) { return i / kLevelCells; }
+
+std::string column_name(int i) {
+  return std::string{static_cast<char>('a' + cell_x(i)), static_cast<char>('1' + cell_y(i))};
+}
+
+std::string level_suffix(int i) { return "/" + std::to_string(cell_z(i) + 1); }
+
+std::string shape_name(const Shape& s) {
+  if (s.vertical) return "v@" + column_name(s.cells[0]) + level_suffix(s.cells[0]);
+  return "h@" + column_name(s.cells[0]) + "-" + column_name(s.cells[1]) + level_suffix(s.cells[0]);
+}
+
+int level_count(const Cells& cells, int z) {
+  int n = 0;
+  for (int i = 0; i < kLevelCells; ++i) n += cells[z * kLevelCells + i] != kEmpty;
+  return n;
+}
+
+int tower_height(const Cells& cells) {
+  int h = 0;
+  while (h < kMaxLevels && level_count(cells, h) > 0) ++h;
+  return h;
+}
+
+std::vector<Move> TurrisState::legal_moves() const {
+  std::vector<Move> moves;
+  for (auto& a : actions()) moves.push_back(Move{std::move(a.text)});
+  return moves;
+}
+
+void TurrisState::do_apply(const Move& move) {
+  const Action action = *action_of(move.text);  // precondition: legal
+  faces_.reset();  // of the position before
+  if (fresh_turn_) {
+    last_moves_.clear();
+    last_seat_ = to_move_;
+    fresh_turn_ = false;
   }
-
-  int num_seats() const override { return 2; }
-
-  std::vector<Move> legal_moves() const override {
-    std::vector<Move> moves;
-    for (auto& a : actions()) moves.push_back(Move{std::move(a.text)});
-    return moves;
-  }
-
-  bool view_depends_on_viewer() const override { return false; }
-  json changing_view(std::optional<Seat>) const override {
-    // Nothing in Turris is hidden: every viewer sees the same board.
-    const auto& all = tower_faces();
-    json view = rest_of_view(all);
-    view["levels"] = levels_json();
-    view["blocks"] = array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
-    view["faces"] = faces_json(all);
-    return view;
-  }
-
-  // The tower's cells, its blocks and its faces' squares are compared where they are on the
-  // board and only those that differ are replaced: most stay as they were from move to move.
-  bool update_view(json& board, std::optional<Seat>, ViewUpdate& update) const override {
-    json* levels = member_of(board, "levels", json::value_t::array);
-    json* blocks = member_of(board, "blocks", json::value_t::array);
-    json* faces = member_of(board, "faces", json::value_t::object);
-    if (!levels || !blocks || !faces || blocks->size() > blocks_.size()) return false;
-    const auto& all = tower_faces();
-    update.rest = rest_of_view(all);
-    const auto height = static_cast<std::size_t>(tower_height(cells_));
-    if (levels->size() > height) {
-      update.rest["levels"] = levels_json();  // a level went: the room diffs them
-    } else {
-      for (std::size_t z = 0; z < levels->size(); ++z)
-        for (int y = 0; y < kSide; ++y)
-          for (int x = 0; x < kSide; ++x) {
-            json& node = (*levels)[z][static_cast<std::size_t>(y)][static_cast<std::size_t>(x)];
-            const json now = id_or_null(cells_[cell_index(x, y, static_cast<int>(z))]);
-            if (node == now) continue;
-            node = now;
-            update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) + "/" + std::to_string(x)});
-          }
-      update.append(*levels, height, "/levels", [this](std::size_t z) { return level_json(z); });
+  last_moves_.push_back(action.text);
+  switch (action.kind) {
+    case Kind::pass:
+    case Kind::decline: end_turn(); break;
+    case Kind::place: {
+      place(action.shape);
+      // The game ends when the last of the 40 blocks is placed (« Le jeu se termine lorsque
+      // tous les pions ont été posés »), so that block earns no bonus. A player's last block
+      // while the opponent still has blocks keeps its bonus.
+      const bool all_placed = supply_[0] == 0 && supply_[1] == 0;
+      const bool earns = covers_centre(action.shape) && (phase_ == Phase::place || chain_) && !all_placed;
+      // A bonus with no possible use is no choice at all, so it is skipped.
+      if (earns && bonus_usable()) phase_ = Phase::bonus;
+      else end_turn();
+      break;
     }
-    for (std::size_t i = 0; i < blocks->size(); ++i) {
-      json& node = (*blocks)[i];
-      if (shows_block(node, blocks_[i])) continue;
-      node = block_json(blocks_[i]);
-      update.edits.push_back({false, "/blocks/" + std::to_string(i)});
-    }
-    update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
-    // Each face's name, side and column names never change; its grid only grows or shrinks by
-    // whole rows, at its top.
-    bool faces_fit = faces->size() == all.size();
-    for (const Face& face : all) {
-      const auto it = faces->find(std::string(face.name));
-      faces_fit = faces_fit && it != faces->end() && it->is_object() && it->contains("grid") &&
-                  (*it)["grid"].is_array() && (*it)["grid"].size() <= face.grid.size();
-    }
-    if (!faces_fit) {  // a face shrank: rebuilt whole, diffed by the room
-      update.rest["faces"] = faces_json(all);
-      return true;
-    }
-    for (const Face& face : all) {
-      json& node = (*faces)[std::string(face.name)];
-      const std::string at = "/faces/" + std::string(face.name);
-      if (json now = face.score; node["score"] != now) {
-        node["score"] = std::move(now);
-        update.edits.push_back({false, at + "/score"});
-      }
-      json& grid = node["grid"];
-      for (std::size_t r = 0; r < grid.size(); ++r)
-        for (int c = 0; c < kSide; ++c) {
-          json& square = grid[r][static_cast<std::size_t>(c)];
-          if (shows_square(square, face, r, c)) continue;
-          square = square_json(face, r, c);
-          update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
-        }
-      update.append(grid, face.grid.size(), at + "/grid", [&face](std::size_t r) { return row_json(face, r); });
-    }
-    return true;
-  }
-
-  // The same as update_view, from the position the board shows: the tower's cells, the blocks
-  // and the faces' squares are compared as numbers, and only those that differ touch the board,
-  // rather than every node of it being looked up and compared.
-  bool compares_shown_state() const override { return true; }
-  bool update_view_since(const State& shown_state, json& board, std::optional<Seat> viewer,
-                         ViewUpdate& update) const override {
-    const auto* shown = dynamic_cast<const TurrisState*>(&shown_state);
-    json* levels = member_of(board, "levels", json::value_t::array);
-    json* blocks = member_of(board, "blocks", json::value_t::array);
-    json* faces = member_of(board, "faces", json::value_t::object);
-    if (!shown || !levels || !blocks || !faces || shown->blocks_.size() > blocks_.size() ||
-        blocks->size() != shown->blocks_.size() ||
-        levels->size() != static_cast<std::size_t>(tower_height(shown->cells_)))
-      return update_view(board, viewer, update);
-    const auto &all = tower_faces(), &before = shown->tower_faces();
-    update.rest = rest_of_view(all);
-    const auto height = static_cast<std::size_t>(tower_height(cells_));
-    if (levels->size() > height) {
-      update.rest["levels"] = levels_json();
-    } else {
-      for (int i = 0; i < static_cast<int>(levels->size()) * kLevelCells; ++i) {
-        if (cells_[i] == shown->cells_[i]) continue;
-        const auto z = static_cast<std::size_t>(cell_z(i)), y = static_cast<std::size_t>(cell_y(i)),
-                   x = static_cast<std::size_t>(cell_x(i));
-        (*levels)[z][y][x] = id_or_null(cells_[i]);
-        update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) + "/" + std::to_string(x)});
-      }
-      update.append(*levels, height, "/levels", [this](std::size_t z) { return level_json(z); });
-    }
-    for (std::size_t i = 0; i < shown->blocks_.size(); ++i) {
-      if (blocks_[i].alive == shown->blocks_[i].alive) continue;  // its seat and shape never change
-      (*blocks)[i] = block_json(blocks_[i]);
-      update.edits.push_back({false, "/blocks/" + std::to_string(i)});
-    }
-    update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
-    for (std::size_t f = 0; f < all.size(); ++f)
-      if (all[f].grid.size() < before[f].grid.size()) {  // a face shrank: rebuilt whole, diffed by the room
-        update.rest["faces"] = faces_json(all);
-        return true;
-      }
-    for (std::size_t f = 0; f < all.size(); ++f) {
-      const Face &face = all[f], &was = before[f];
-      json* node = nullptr;  // looked up the first time something on this face changed
-      const std::string at = "/faces/" + std::string(face.name);
-      const auto face_node = [&]() -> json& {
-        if (!node) node = &(*faces)[std::string(face.name)];
-        return *node;
-      };
-      if (face.score != was.score) {
-        face_node()["score"] = face.score;
-        update.edits.push_back({false, at + "/score"});
-      }
-      for (std::size_t r = 0; r < was.grid.size(); ++r)
-        for (int c = 0; c < kSide; ++c) {
-          const auto k = static_cast<std::size_t>(c);
-          const Square &now = face.grid[r][k], &then = was.grid[r][k];
-          if (now.block == then.block && now.seat == then.seat && now.depth == then.depth &&
-              face.best[r][k] == was.best[r][k])
-            continue;
-          face_node()["grid"][r][k] = square_json(face, r, c);
-          update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
-        }
-      if (face.grid.size() > was.grid.size())
-        update.append(face_node()["grid"], face.grid.size(), at + "/grid", [&face](std::size_t r) { return row_json(face, r); });
-    }
-    return true;
-  }
-
- private:
-  static json id_or_null(int id) { return id == kEmpty ? json(nullptr) : json(id); }
-
-  json level_json(std::size_t z) const {
-    return array_of(kSide, [&](std::size_t y) {
-      return array_of(kSide, [&](std::size_t x) {
-        return id_or_null(cells_[cell_index(static_cast<int>(x), static_cast<int>(y), static_cast<int>(z))]);
-      });
-    });
-  }
-  json levels_json() const {
-    return array_of(static_cast<std::size_t>(tower_height(cells_)), [this](std::size_t z) { return level_json(z); });
-  }
-  static json faces_json(const std::array<Face, 5>& all) {
-    json faces = json::object();
-    for (const Face& face : all) faces[std::string(face.name)] = face_json(face);
-    return faces;
-  }
-
-  static json block_json(const Block& b) {
-    if (!b.alive) return nullptr;
-    return object_of("seat", b.seat, "name", shape_name(b.shape), "cells",
-                     list_of(cell_name(b.shape.cells[0]), cell_name(b.shape.cells[1])));
-  }
-  // Whether `node` is block_json(b), without building it: a block's seat and shape never change.
-  static bool shows_block(const json& node, const Block& b) {
-    if (!b.alive) return node.is_null();
-    if (!node.is_object()) return false;
-    const auto seat = node.find("seat"), name = node.find("name");
-    return seat != node.end() && name != node.end() && *seat == b.seat && name->is_string() &&
-           name->get_ref<const std::string&>() == shape_name(b.shape);
-  }
-
-  static const char* depth_key(const Face& face) { return face.name == "roof" ? "level" : "depth"; }
-  static json square_json(const Face& face, std::size_t r, int c) {
-    const Square& sq = face.grid[r][static_cast<std::size_t>(c)];
-    if (sq.block == kEmpty) return nullptr;
-    return object_of("seat", sq.seat, "block", sq.block, depth_key(face), sq.depth, "best",
-                     face.best[r][static_cast<std::size_t>(c)]);
-  }
-  // Whether `node` is square_json(face, r, c), without building it.
-  static bool shows_square(const json& node, const Face& face, std::size_t r, int c) {
-    const Square& sq = face.grid[r][static_cast<std::size_t>(c)];
-    if (sq.block == kEmpty) return node.is_null();
-    if (!node.is_object() || node.size() != 4) return false;
-    const auto seat = node.find("seat"), block = node.find("block"), depth = node.find(depth_key(face)),
-               best = node.find("best");
-    return seat != node.end() && block != node.end() && depth != node.end() && best != node.end() &&
-           *seat == sq.seat && *block == sq.block && *depth == sq.depth && *best == face.best[r][static_cast<std::size_t>(c)];
-  }
-  static json row_json(const Face& face, std::size_t r) {
-    return array_of(kSide, [&](std::size_t c) { return square_json(face, r, static_cast<int>(c)); });
-  }
-  static json face_json(const Face& face) {
-    json grid = array_of(face.grid.size(), [&](std::size_t r) { return row_json(face, r); });
-    return object_of("from", face.from, "columns", face.columns, "grid", std::move(grid), "score", face.score);
-  }
-
-  // Everything on the board but its levels, blocks and faces.
-  json rest_of_view(const std::array<Face, 5>& faces) const {
-    std::array<int, 2> total{};
-    for (const Face& face : faces) {
-      total[0] += face.score[0];
-      total[1] += face.score[1];
-    }
-    return object_of(
-        "colors", kColors,
-        "supply", supply_,
-        "phase", outcome_ ? "over" : phase_ == Phase::bonus ? "bonus" : "place",
-        "height", tower_height(cells_),
-        "complete", complete_levels(cells_),
-        "protected", list_of(id_or_null(last_placed_[0]), id_or_null(last_placed_[1])),
-        "barred", bar_ ? object_of("seat", bar_->seat, "cells", list_of(cell_name(bar_->cells[0]), cell_name(bar_->cells[1])))
-                       : json(nullptr),
-        "last", last_seat_ < 0 ? json(nullptr) : object_of("seat", last_seat_, "moves", last_moves_),
-        "score", total);
-  }
-
- protected:
-  // The one action a move names, checked alone rather than found among every legal one.
-  bool is_legal(const Move& move) const override { return action_of(move.text).has_value(); }
-
-  void do_apply(const Move& move) override {
-    const Action action = *action_of(move.text);  // precondition: legal
-    faces_.reset();  // of the position before
-    if (fresh_turn_) {
-      last_moves_.clear();
-      last_seat_ = to_move_;
-      fresh_turn_ = false;
-    }
-    last_moves_.push_back(action.text);
-    switch (action.kind) {
-      case Kind::pass:
-      case Kind::decline: end_turn(); break;
-      case Kind::place: {
-        place(action.shape);
-        // The game ends when the last of the 40 blocks is placed (« Le jeu se termine lorsque
-        // tous les pions ont été posés »), so that block earns no bonus. A player's last block
-        // while the opponent still has blocks keeps its bonus.
-        const bool all_placed = supply_[0] == 0 && supply_[1] == 0;
-        const bool earns = covers_centre(action.shape) && (phase_ == Phase::place || chain_) && !all_placed;
-        // A bonus with no possible use is no choice at all, so it is skipped.
-        if (earns && bonus_usable()) phase_ = Phase::bonus;
-        else end_turn();
-        break;
-      }
-      case Kind::remove: {
-        Block& b = blocks_[action.block];
-        b.alive = false;
-        for (int c : b.shape.cells) cells_[c] = kEmpty;
-        --alive_;
-        ++supply_[b.seat];
-        bar_ = Bar{b.seat, b.shape.cells};
-        end_turn();
-        break;
-      }
+    case Kind::remove: {
+      Block& b = blocks_[action.block];
+      b.alive = false;
+      for (int c : b.shape.cells) cells_[c] = kEmpty;
+      --alive_;
+      ++supply_[b.seat];
+      bar_ = Bar{b.seat, b.shape.cells};
+      end_turn();
+      break;
     }
   }
+}
 
- private:
-  enum class Phase { place, bonus };
-  enum class Kind { place, remove, decline, pass };
-  struct Action {
-    std::string text;
-    Kind kind = Kind::place;
-    Shape shape;
-    int block = kEmpty;
-  };
-  // Cells freed by a removal, barred to the removed block's owner for their next turn.
-  struct Bar {
-    Seat seat = 0;
-    std::array<int, 2> cells{};
-  };
-
-  std::vector<Action> actions() const {
-    std::vector<Action> out;
-    if (outcome_) return out;
-    for (const Shape& s : candidate_shapes(cells_))
-      if (can_place(s, to_move_, true)) out.push_back({shape_name(s), Kind::place, s, kEmpty});
-    if (phase_ == Phase::place) {
-      if (out.empty()) out.push_back({"pass", Kind::pass, {}, kEmpty});
-      return out;
-    }
-    for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
-      if (can_remove(id, to_move_))
-        out.push_back({"remove:" + shape_name(blocks_[id].shape), Kind::remove, {}, id});
-    out.push_back({"bonus:none", Kind::decline, {}, kEmpty});
+std::vector<TurrisState::Action> TurrisState::actions() const {
+  std::vector<Action> out;
+  if (outcome_) return out;
+  for (const Shape& s : candidate_shapes(cells_))
+    if (can_place(s, to_move_, true)) out.push_back({shape_name(s), Kind::place, s, kEmpty});
+  if (phase_ == Phase::place) {
+    if (out.empty()) out.push_back({"pass", Kind::pass, {}, kEmpty});
     return out;
   }
+  for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
+    if (can_remove(id, to_move_))
+      out.push_back({"remove:" + shape_name(blocks_[id].shape), Kind::remove, {}, id});
+  out.push_back({"bonus:none", Kind::decline, {}, kEmpty});
+  return out;
+}
 
-  // The action `text` names if it is one of actions(), found without listing them all.
-  std::optional<Action> action_of(std::string_view text) const {
-    if (outcome_) return std::nullopt;
-    if (text == "pass") {
-      if (phase_ != Phase::place || can_place_any(to_move_, true)) return std::nullopt;
-      return Action{"pass", Kind::pass, {}, kEmpty};
-    }
-    if (text == "bonus:none") {
-      if (phase_ != Phase::bonus) return std::nullopt;
-      return Action{"bonus:none", Kind::decline, {}, kEmpty};
-    }
-    if (text.starts_with("remove:")) {
-      if (phase_ != Phase::bonus) return std::nullopt;
-      const std::string_view name = text.substr(7);
-      for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
-        if (blocks_[id].alive && shape_name(blocks_[id].shape) == name) {
-          if (!can_remove(id, to_move_)) return std::nullopt;
-          return Action{std::string(text), Kind::remove, {}, id};
-        }
-      return std::nullopt;
-    }
-    for (const Shape& s : landing_shapes(cells_))
-      if (shape_name(s) == text) {
-        if (!can_place(s, to_move_, true)) return std::nullopt;
-        return Action{std::string(text), Kind::place, s, kEmpty};
+std::optional<TurrisState::Action> TurrisState::action_of(std::string_view text) const {
+  if (outcome_) return std::nullopt;
+  if (text == "pass") {
+    if (phase_ != Phase::place || can_place_any(to_move_, true)) return std::nullopt;
+    return Action{"pass", Kind::pass, {}, kEmpty};
+  }
+  if (text == "bonus:none") {
+    if (phase_ != Phase::bonus) return std::nullopt;
+    return Action{"bonus:none", Kind::decline, {}, kEmpty};
+  }
+  if (text.starts_with("remove:")) {
+    if (phase_ != Phase::bonus) return std::nullopt;
+    const std::string_view name = text.substr(7);
+    for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
+      if (blocks_[id].alive && shape_name(blocks_[id].shape) == name) {
+        if (!can_remove(id, to_move_)) return std::nullopt;
+        return Action{std::string(text), Kind::remove, {}, id};
       }
     return std::nullopt;
   }
-
-  // Rules a–f and the bar, for a shape from landing_shapes (so already supported).
-  bool can_place(const Shape& s, Seat seat, bool honour_bar) const {
-    if (supply_[seat] == 0) return false;
-    if (honour_bar && bar_ && bar_->seat == seat)
-      for (int c : s.cells)
-        if (std::ranges::find(bar_->cells, c) != bar_->cells.end()) return false;
-    if (s.vertical) {
-      // Rule a is implied by rule c; both spare the game's first block.
-      if (alive_ > 0 && !touches_long_side(cells_, s.cells[0])) return false;
-    } else {
-      // Rule d (landing_shapes already keeps horizontals off the base and over filled cells).
-      const int under0 = cells_[s.cells[0] - kLevelCells], under1 = cells_[s.cells[1] - kLevelCells];
-      if (under0 == kEmpty || under1 == kEmpty || under0 == under1) return false;
+  for (const Shape& s : landing_shapes(cells_))
+    if (shape_name(s) == text) {
+      if (!can_place(s, to_move_, true)) return std::nullopt;
+      return Action{std::string(text), Kind::place, s, kEmpty};
     }
+  return std::nullopt;
+}
+
+bool TurrisState::can_place(const Shape& s, Seat seat, bool honour_bar) const {
+  if (supply_[seat] == 0) return false;
+  if (honour_bar && bar_ && bar_->seat == seat)
     for (int c : s.cells)
-      if (is_centre(c) && !level_has_other(cells_, cell_z(c))) return false;  // rule f
-    Cells after = cells_;
-    for (int c : s.cells) after[c] = static_cast<int>(blocks_.size());
-    return incomplete_levels(after) <= kMaxIncomplete;  // rule e
+      if (std::ranges::find(bar_->cells, c) != bar_->cells.end()) return false;
+  if (s.vertical) {
+    // Rule a is implied by rule c; both spare the game's first block.
+    if (alive_ > 0 && !touches_long_side(cells_, s.cells[0])) return false;
+  } else {
+    // Rule d (landing_shapes already keeps horizontals off the base and over filled cells).
+    const int under0 = cells_[s.cells[0] - kLevelCells], under1 = cells_[s.cells[1] - kLevelCells];
+    if (under0 == kEmpty || under1 == kEmpty || under0 == under1) return false;
   }
+  for (int c : s.cells)
+    if (is_centre(c) && !level_has_other(cells_, cell_z(c))) return false;  // rule f
+  Cells after = cells_;
+  for (int c : s.cells) after[c] = static_cast<int>(blocks_.size());
+  return incomplete_levels(after) <= kMaxIncomplete;  // rule e
+}
 
-  bool can_place_any(Seat seat, bool honour_bar) const {
-    if (supply_[seat] == 0) return false;
-    for (const Shape& s : landing_shapes(cells_))
-      if (can_place(s, seat, honour_bar)) return true;
-    return false;
+bool TurrisState::can_place_any(Seat seat, bool honour_bar) const {
+  if (supply_[seat] == 0) return false;
+  for (const Shape& s : landing_shapes(cells_))
+    if (can_place(s, seat, honour_bar)) return true;
+  return false;
+}
+
+bool TurrisState::can_remove(int id, Seat remover) const {
+  const Block& b = blocks_[id];
+  if (!b.alive || b.seat == remover || id == last_placed_[b.seat]) return false;
+  for (int c : b.shape.cells) {
+    const int above = c + kLevelCells;
+    if (above < kCells && cells_[above] != kEmpty && cells_[above] != id) return false;
   }
-
-  // The bonus removal: an opponent block, not the one they placed last, with nothing resting on
-  // it, whose removal leaves a tower that obeys every rule.
-  bool can_remove(int id, Seat remover) const {
-    const Block& b = blocks_[id];
-    if (!b.alive || b.seat == remover || id == last_placed_[b.seat]) return false;
-    for (int c : b.shape.cells) {
-      const int above = c + kLevelCells;
-      if (above < kCells && cells_[above] != kEmpty && cells_[above] != id) return false;
-    }
-    Cells after = cells_;
-    for (int c : b.shape.cells) after[c] = kEmpty;
-    if (incomplete_levels(after) > kMaxIncomplete) return false;  // the text's own restriction
-    // Rule f as a property of the standing tower: no level holds its centre alone.
-    for (int z = 0; z < kMaxLevels; ++z)
-      if (after[z * kLevelCells + kCentre] != kEmpty && !level_has_other(after, z)) return false;
-    // Rule c likewise: every vertical still touches a block along a long side. The exception is
-    // the game's first block's, at its placement: a removal leaving a lone block is refused.
-    for (int other = 0; other < static_cast<int>(blocks_.size()); ++other) {
-      const Block& v = blocks_[other];
-      if (other == id || !v.alive || !v.shape.vertical) continue;
-      if (!touches_long_side(after, v.shape.cells[0])) return false;
-    }
-    return true;
+  Cells after = cells_;
+  for (int c : b.shape.cells) after[c] = kEmpty;
+  if (incomplete_levels(after) > kMaxIncomplete) return false;  // the text's own restriction
+  // Rule f as a property of the standing tower: no level holds its centre alone.
+  for (int z = 0; z < kMaxLevels; ++z)
+    if (after[z * kLevelCells + kCentre] != kEmpty && !level_has_other(after, z)) return false;
+  // Rule c likewise: every vertical still touches a block along a long side. The exception is
+  // the game's first block's, at its placement: a removal leaving a lone block is refused.
+  for (int other = 0; other < static_cast<int>(blocks_.size()); ++other) {
+    const Block& v = blocks_[other];
+    if (other == id || !v.alive || !v.shape.vertical) continue;
+    if (!touches_long_side(after, v.shape.cells[0])) return false;
   }
+  return true;
+}
 
-  bool bonus_usable() const {
-    if (can_place_any(to_move_, true)) return true;
-    for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
-      if (can_remove(id, to_move_)) return true;
-    return false;
+bool TurrisState::bonus_usable() const {
+  if (can_place_any(to_move_, true)) return true;
+  for (int id = 0; id < static_cast<int>(blocks_.size()); ++id)
+    if (can_remove(id, to_move_)) return true;
+  return false;
+}
+
+void TurrisState::place(const Shape& s) {
+  const int id = static_cast<int>(blocks_.size());
+  blocks_.push_back(Block{to_move_, s, true});
+  for (int c : s.cells) cells_[c] = id;
+  ++alive_;
+  --supply_[to_move_];
+  last_placed_[to_move_] = id;
+}
+
+void TurrisState::end_turn() {
+  const Seat mover = to_move_;
+  phase_ = Phase::place;
+  fresh_turn_ = true;
+  if (bar_ && bar_->seat == mover) bar_.reset();  // the barred turn is over
+  Seat next;
+  if (supply_[1 - mover] > 0) next = 1 - mover;
+  else if (supply_[mover] > 0) next = mover;  // the opponent has no block left: skipped
+  else return finish("all blocks are placed");
+  if (bar_ && bar_->seat != next) bar_.reset();  // the barred player was skipped
+  // A player who cannot place passes, but if neither could (a bar aside, which lasts a turn)
+  // nothing could ever change again.
+  if (!can_place_any(0, false) && !can_place_any(1, false))
+    return finish("neither player can place a block");
+  to_move_ = next;
+}
+
+void TurrisState::finish(std::string why) {
+  std::array<int, 2> total{};
+  for (const Face& face : tower_faces()) {
+    total[0] += face.score[0];
+    total[1] += face.score[1];
   }
+  std::vector<Seat> winners;
+  if (total[0] != total[1]) winners.push_back(total[0] > total[1] ? 0 : 1);
+  const std::string tally = std::string(kColors[0]) + " " + std::to_string(total[0]) + ", " +
+                            std::string(kColors[1]) + " " + std::to_string(total[1]);
+  const std::string verdict =
+      winners.empty() ? "a draw" : std::string(kColors[winners[0]]) + " wins";
+  outcome_ = Outcome{winners, {total[0], total[1]},
+                     why + "; the four faces and the roof score " + tally + ": " + verdict};
+}
 
-  void place(const Shape& s) {
-    const int id = static_cast<int>(blocks_.size());
-    blocks_.push_back(Block{to_move_, s, true});
-    for (int c : s.cells) cells_[c] = id;
-    ++alive_;
-    --supply_[to_move_];
-    last_placed_[to_move_] = id;
-  }
+const std::array<Face, 5>& TurrisState::tower_faces() const {
+  if (!faces_) faces_ = std::make_shared<const std::array<Face, 5>>(faces_of(cells_, blocks_));
+  return *faces_;
+}
 
-  void end_turn() {
-    const Seat mover = to_move_;
-    phase_ = Phase::place;
-    fresh_turn_ = true;
-    if (bar_ && bar_->seat == mover) bar_.reset();  // the barred turn is over
-    Seat next;
-    if (supply_[1 - mover] > 0) next = 1 - mover;
-    else if (supply_[mover] > 0) next = mover;  // the opponent has no block left: skipped
-    else return finish("all blocks are placed");
-    if (bar_ && bar_->seat != next) bar_.reset();  // the barred player was skipped
-    // A player who cannot place passes, but if neither could (a bar aside, which lasts a turn)
-    // nothing could ever change again.
-    if (!can_place_any(0, false) && !can_place_any(1, false))
-      return finish("neither player can place a block");
-    to_move_ = next;
-  }
-
-  void finish(std::string why) {
-    std::array<int, 2> total{};
-    for (const Face& face : tower_faces()) {
-      total[0] += face.score[0];
-      total[1] += face.score[1];
-    }
-    std::vector<Seat> winners;
-    if (total[0] != total[1]) winners.push_back(total[0] > total[1] ? 0 : 1);
-    const std::string tally = std::string(kColors[0]) + " " + std::to_string(total[0]) + ", " +
-                              std::string(kColors[1]) + " " + std::to_string(total[1]);
-    const std::string verdict =
-        winners.empty() ? "a draw" : std::string(kColors[winners[0]]) + " wins";
-    outcome_ = Outcome{winners, {total[0], total[1]},
-                       why + "; the four faces and the roof score " + tally + ": " + verdict};
-  }
-
-  // The tower's five faces in this position, computed on first use. A copy shares them: the
-  // room keeps a copy of each position it shows and compares the next position with it, whose
-  // faces are then already there rather than computed a second time.
-  const std::array<Face, 5>& tower_faces() const {
-    if (!faces_) faces_ = std::make_shared<const std::array<Face, 5>>(faces_of(cells_, blocks_));
-    return *faces_;
-  }
-
-  Cells cells_{};
-  std::vector<Block> blocks_;  // every block ever placed, by id; a removed one stays, not alive
-  mutable std::shared_ptr<const std::array<Face, 5>> faces_;  // see tower_faces(); reset by do_apply
-  std::array<int, 2> supply_{};
-  bool chain_;
-  Phase phase_ = Phase::place;
-  int alive_ = 0;
-  std::array<int, 2> last_placed_{kEmpty, kEmpty};
-  std::optional<Bar> bar_;
-  // The moves of the turn in progress, or of the last one until the next turn's first move.
-  Seat last_seat_ = -1;
-  std::vector<std::string> last_moves_;
-  bool fresh_turn_ = true;
-};
+namespace {
 
 class TurrisGame final : public Game {
  public:

@@ -38,11 +38,10 @@ bool AudienceViews::board_is_private(int a, bool delayed, bool shared, const Sce
   return true;
 }
 
-bool AudienceViews::update_board(const rules::State& st, const Seen& previous, std::optional<rules::Seat> viewer,
-                                 std::string& ops) {
-  rules::State::ViewUpdate update;
-  const bool updated = previous.shown ? st.update_view_since(*previous.shown, *previous.board, viewer, update)
-                                      : st.update_view(*previous.board, viewer, update);
+bool AudienceViews::update_board(const rules::ViewParts& parts, const Seen& previous,
+                                 std::optional<rules::Seat> viewer, std::string& ops) {
+  rules::ViewParts::Update update;
+  const bool updated = parts.update_view(*previous.board, viewer, previous.shown.get(), update);
   if (updated) protocol::append_view_update(ops, *previous.board, std::move(update), "/board");
   return updated;
 }
@@ -52,6 +51,9 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
   // At most two states are shown (the game, and the spectators' delayed copy); each builds one
   // board for all its viewers unless its game shows viewers different boards.
   std::optional<int> shared[2];  // the audience whose board the others of its state share
+  // Each state's view extension, looked up once rather than once per audience.
+  const rules::ViewParts* parts_of[2] = {
+      rules::view_parts(*scene.state), scene.delayed ? rules::view_parts(*scene.delayed) : nullptr};
   for (int a = 0; a < audiences_; ++a) {
     const bool delayed = a == spectators() && scene.delayed;
     const rules::State& st = delayed ? *scene.delayed : *scene.state;
@@ -81,25 +83,28 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
       take_board(*previous, false);  // nothing that shows on a board changed
       continue;
     }
-    const bool per_viewer = st.view_depends_on_viewer();
+    const rules::ViewParts* parts = parts_of[delayed];
+    const bool per_viewer = !parts || parts->view_depends_on_viewer();
     if (!per_viewer && shared[delayed]) {
       take_board(views[static_cast<std::size_t>(*shared[delayed])], true);
       continue;
     }
-    v.fixed = st.fixed_view();
+    if (parts) v.fixed = parts->fixed_view();
     v.owner = a;
     v.round = scene.round;
     v.delayed = delayed;
     const auto viewer = per_viewer ? viewer_of(a) : std::nullopt;
-    if (previous && previous->fixed == v.fixed && board_is_private(a, delayed, !per_viewer, scene)) {
+    if (parts && previous && previous->fixed == v.fixed &&
+        board_is_private(a, delayed, !per_viewer, scene)) {
       std::string ops;
-      if (update_board(st, *previous, viewer, ops)) {
+      if (update_board(*parts, *previous, viewer, ops)) {
         v.board = previous->board;
         v.board_ops = std::make_shared<const std::string>(std::move(ops));
       }
     }
-    if (!v.board) v.board = std::make_shared<json>(st.changing_view(viewer));
-    if (st.compares_shown_state()) v.shown = st.clone();
+    if (!v.board)
+      v.board = std::make_shared<json>(parts ? parts->changing_view(viewer) : st.view(viewer));
+    if (parts) v.shown = parts->shown();
     if (!per_viewer) shared[delayed] = a;
   }
   return views;

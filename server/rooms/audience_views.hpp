@@ -3,7 +3,8 @@
 // An audience (each seat, and the spectators: see table.hpp) sees an envelope (status, seats,
 // turn, ...) and a board. Audiences that see the same board share one, so it is built and
 // diffed once per change rather than once per audience; a game may bring a board up to date in
-// place instead of building it anew.
+// place instead of building it anew (rules/view_parts.hpp: a game without that extension gets a
+// board per audience, built whole and diffed).
 //
 // Ownership. Each board belongs to the audience that built it (its owner); the audiences that
 // see the same board borrow it. A board is updated in place only when its owner is the only
@@ -23,6 +24,7 @@
 
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
+#include "rules/view_parts.hpp"
 #include "server/rooms/connection.hpp"
 #include "server/rooms/reaper.hpp"
 
@@ -63,18 +65,20 @@ class AudienceViews {
  private:
   struct Seen {
     protocol::Envelope envelope;
-    std::shared_ptr<nlohmann::json> board;        // the state's changing_view()
+    std::shared_ptr<nlohmann::json> board;        // the state's changing_view(), or view()
     std::shared_ptr<const nlohmann::json> fixed;  // its fixed_view(): the rest of the board
     int owner = -1;                      // the audience whose board this is (see above)
     std::uint64_t board_generation = 0;  // Scene::generation when the board was built
     int round = 0;                       // of the state it was built from, which was
     bool delayed = false;                // the spectators' delayed copy, or the game itself
-    // Set when the board was brought up to date in place (State::update_view): the operations
+    // Set when the board was brought up to date in place (ViewParts::update_view): the operations
     // from the board as it was before, which no longer exists.
     std::shared_ptr<const std::string> board_ops;
-    // The position the board shows, for a game that compares it (State::compares_shown_state).
-    std::shared_ptr<const rules::State> shown;
-    nlohmann::json complete_board() const { return rules::State::complete_view(*board, fixed.get()); }
+    // What the game keeps of the position the board shows (ViewParts::shown), if anything.
+    std::shared_ptr<const rules::ViewParts::Shown> shown;
+    nlohmann::json complete_board() const {
+      return rules::ViewParts::complete_view(*board, fixed.get());
+    }
   };
 
   int spectators() const { return audiences_ - 1; }
@@ -88,8 +92,8 @@ class AudienceViews {
   bool board_is_private(int a, bool delayed, bool shared, const Scene& scene) const;
   // Brings `board`, as `previous` left it, up to `st` for `viewer`, writing its operations to
   // `ops`; false when the game cannot, and the board is built anew.
-  static bool update_board(const rules::State& st, const Seen& previous, std::optional<rules::Seat> viewer,
-                           std::string& ops);
+  static bool update_board(const rules::ViewParts& parts, const Seen& previous,
+                           std::optional<rules::Seat> viewer, std::string& ops);
   // Lets go of the views `old` that `now` no longer shows: to the reaper, or freed here.
   void retire(std::vector<Seen>&& old, const std::vector<Seen>& now);
 

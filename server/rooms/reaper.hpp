@@ -1,11 +1,11 @@
 // Frees, on a thread of its own, what the rooms' thread has finished with.
 //
-// A room's boards are JSON documents of hundreds to thousands of small heap blocks, and the
-// games that compare positions keep a copy of the last one shown. A finished round's boards,
-// and each shown position once a newer one replaces it, were freed on the rooms' thread: 5.6%
-// of that thread's time under the six games' load bench (perf, 200 rooms, closed loop), the
-// one thread that sets how many moves a second the server takes. Handed over here, that work
-// runs on the other core.
+// A room's boards are JSON documents of hundreds to thousands of small heap blocks, and a game
+// may keep beside each board a summary of the position it shows (ViewParts::Shown). A finished
+// round's boards, and each summary once a newer one replaces it, were freed on the rooms'
+// thread: 5.6% of that thread's time under the six games' load bench (perf, 200 rooms, closed
+// loop), the one thread that sets how many moves a second the server takes. Handed over here,
+// that work runs on the other core.
 //
 // Only the last reference to anything is handed over, so nothing the rooms' thread may still
 // read is freed here. A thing is freed within kLinger of its hand-over, or sooner when many

@@ -31,6 +31,7 @@
 
 #include "check.hpp"
 #include "rules/game.hpp"
+#include "rules/view_parts.hpp"
 
 namespace {
 
@@ -51,8 +52,12 @@ struct Views {
 };
 
 Views all_views(const rules::State& s) {
-  Views v{{s.changing_view(std::nullopt)}, s.fixed_view()};
-  for (rules::Seat seat = 0; seat < s.num_seats(); ++seat) v.changing.push_back(s.changing_view(seat));
+  const rules::ViewParts* parts = rules::view_parts(s);
+  const auto changing = [&](std::optional<rules::Seat> viewer) {
+    return parts ? parts->changing_view(viewer) : s.view(viewer);
+  };
+  Views v{{changing(std::nullopt)}, parts ? parts->fixed_view() : nullptr};
+  for (rules::Seat seat = 0; seat < s.num_seats(); ++seat) v.changing.push_back(changing(seat));
   return v;
 }
 

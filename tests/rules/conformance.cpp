@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "rules/view_parts.hpp"
+
 namespace plateau::rules::testing {
 
 using nlohmann::json;
@@ -288,7 +290,8 @@ namespace plateau::rules::testing {
 TEST_P(Conformance, AViewSharedByAllViewersIsTheSameForEach) {
   int checked = 0;
   check_random_games(GetParam(), {3u, 29u}, [&](const State& st, const State&) {
-    if (st.view_depends_on_viewer()) return;
+    const ViewParts* parts = view_parts(st);
+    if (!parts || parts->view_depends_on_viewer()) return;
     ++checked;
     const auto views = all_views(st);
     for (std::size_t i = 1; i < views.size(); ++i)
@@ -301,18 +304,22 @@ TEST_P(Conformance, AViewSharedByAllViewersIsTheSameForEach) {
 
 namespace plateau::rules::testing {
 
-// A room sends a game's fixed_view() with full states only and never diffs it while it stays the
-// same object, so it must not change with a move, must be the same for every viewer (it is one
-// object) and must not hide a key of the changing part (a client would get a stale value).
+// A room sends a game's fixed_view() (view_parts.hpp) with full states only and never diffs it
+// while it stays the same object, so it must not change with a move, must be the same for every
+// viewer (it is one object) and must not hide a key of the changing part (a client would get a
+// stale value).
 TEST_P(Conformance, TheFixedPartOfABoardNeverChangesInAGame) {
   check_random_games(GetParam(), {5u, 31u}, [](const State& st, const State& start) {
-    const auto fixed = st.fixed_view(), first = start.fixed_view();
+    const ViewParts *parts = view_parts(st), *first_parts = view_parts(start);
+    ASSERT_EQ(parts != nullptr, first_parts != nullptr);
+    if (!parts) return;
+    const auto fixed = parts->fixed_view(), first = first_parts->fixed_view();
     ASSERT_EQ(fixed != nullptr, first != nullptr);
     if (!fixed) return;
     ASSERT_TRUE(fixed->is_object()) << "a fixed view is an object";
     ASSERT_EQ(*fixed, *first) << "a move changed the fixed part of the board";
     for (const auto& v : all_viewers(st)) {
-      const json changing = st.changing_view(v);
+      const json changing = parts->changing_view(v);
       for (const auto& [key, value] : fixed->items())
         ASSERT_FALSE(changing.contains(key)) << "both parts of the board have " << key;
       ASSERT_EQ(st.view(v).size(), changing.size() + fixed->size());
@@ -324,41 +331,45 @@ TEST_P(Conformance, TheFixedPartOfABoardNeverChangesInAGame) {
 
 namespace plateau::rules::testing {
 
-// A room brings a board up to date in place when a game can (State::update_view) and sends the
-// edits it lists: the board must come out exactly as changing_view() builds it, every edit must
-// say truly whether it adds or replaces, the edits must list every change, and a board the game
-// declines must stay untouched. A game that compares the position a board shows
-// (update_view_since) is held to the same, given that position.
+// A room brings a board up to date in place when a game can (ViewParts::update_view) and sends
+// the edits it lists: the board must come out exactly as changing_view() builds it, and with the
+// fixed part added exactly as view() does, every edit must say truly whether it adds or
+// replaces, the edits must list every change, and a board the game declines must stay
+// untouched. A game that keeps something of the position a board shows (ViewParts::shown) is
+// held to the same given it, and given nothing.
 // Boards one and three moves back are updated, as a room's are (its spectators' copy lags).
 TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
   int updated = 0, updated_since = 0;
   struct Position {
-    std::unique_ptr<State> state;
+    std::shared_ptr<const ViewParts::Shown> shown;
     std::vector<json> boards;  // one per viewer
   };
   std::vector<Position> history;  // the current game's positions
   const State* game = nullptr;
   check_random_games(GetParam(), {7u, 37u}, [&](const State& st, const State& start) {
     if (game != &start) history.clear(), game = &start;
+    const ViewParts* parts = view_parts(st);
+    if (!parts) return;
     const auto viewers = all_viewers(st);
     std::vector<json> now;
-    for (const auto& v : viewers) now.push_back(st.changing_view(v));
+    for (const auto& v : viewers) now.push_back(parts->changing_view(v));
     for (const std::size_t back : {1u, 3u}) {
       if (history.size() < back) continue;
       const Position& earlier = history[history.size() - back];
       for (std::size_t i = 0; i < viewers.size(); ++i)
         for (const bool since : {false, true}) {
-          if (since && !st.compares_shown_state()) continue;
+          if (since && !earlier.shown) continue;
           json board = earlier.boards[i];
-          State::ViewUpdate update;
-          const bool ok = since ? st.update_view_since(*earlier.state, board, viewers[i], update)
-                                : st.update_view(board, viewers[i], update);
+          ViewParts::Update update;
+          const ViewParts::Shown* shown = since ? earlier.shown.get() : nullptr;
+          const bool ok = parts->update_view(board, viewers[i], shown, update);
           if (!ok) {
             ASSERT_EQ(board, earlier.boards[i]) << "a declined update changed the board";
             continue;
           }
           ++(since ? updated_since : updated);
-          const std::string how = std::string(since ? "update_view_since" : "update_view") + ", " +
+          const std::string how = std::string(since ? "given what was shown" : "from the board") +
+                                  ", " +
                                   std::to_string(back) + " moves on, for viewer " + std::to_string(i);
           for (const auto& e : update.edits) {
             const json::json_pointer ptr(e.pointer);
@@ -378,10 +389,12 @@ TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
             patched[key] = value;
           }
           ASSERT_EQ(board, now[i]) << "updated: " << how;
+          ASSERT_EQ(ViewParts::complete_view(board, parts->fixed_view().get()), st.view(viewers[i]))
+              << "updated, then completed: " << how;
           ASSERT_EQ(patched, now[i]) << "the edits miss a change: " << how;
         }
     }
-    history.push_back({st.clone(), std::move(now)});
+    history.push_back({parts->shown(), std::move(now)});
   });
   RecordProperty("boards_updated_in_place", updated);
   RecordProperty("boards_updated_from_shown_state", updated_since);

@@ -22,6 +22,7 @@
 #include "conformance.hpp"
 #include "scenario.hpp"
 #include "rules/on_top/on_top.hpp"
+#include "rules/view_parts.hpp"
 #include "rules/rng.hpp"
 
 namespace plateau::rules::on_top {
@@ -904,10 +905,10 @@ TEST(OnTop, APlacementsResultDoesNotDependOnTheOrderSecondPlaceColoursAreListedI
         for (auto& g : games) ASSERT_TRUE(g->apply(*g->to_move(), m).has_value()) << m.text;
         // Everything a view shows but the board's fixed geometry. Only a scoring placement can
         // set the games apart (and every later view would show it), so only those are compared.
-        const auto reference = games[0]->changing_view(std::nullopt);
+        const auto reference = view_parts(*games[0])->changing_view(std::nullopt);
         if (reference["last"]["scored"].empty()) continue;
         for (std::size_t i = 1; i < games.size(); ++i) {
-          const auto view = games[i]->changing_view(std::nullopt);
+          const auto view = view_parts(*games[i])->changing_view(std::nullopt);
           // The difference as a patch, short enough to read when it is not empty.
           if (view != reference)
             FAIL() << "seed " << seed << " " << options.dump() << ", seconds listed in order " << i << ": "
