@@ -7,8 +7,8 @@
 #
 #   check_rule_tables.sh [--tests DIR] [RULES.md ...]
 #
-# Defaults: the tests folder and the RULES.md of every game folder (rules/*/) of the checkout
-# holding this script.
+# Defaults: the tests folder and the RULES.md of every game folder (rules/*/ with a
+# CMakeLists.txt) of the checkout holding this script.
 # Plain bash, grep and sed, so that it runs wherever the tests are built (the Docker build too).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +21,9 @@ fi
 pages=("$@")
 if [ ${#pages[@]} -eq 0 ]; then
   for game in "$root"/rules/*/; do
-    pages+=("${game}RULES.md")    # every game's folder has one
+    # A game's folder is one that builds (rules/texts/ holds the source texts, not a game), and
+    # every game's folder has a RULES.md.
+    [ -f "${game}CMakeLists.txt" ] && pages+=("${game}RULES.md")
   done
 fi
 heading='## Every rule sentence and its test'
