@@ -10,36 +10,37 @@
 namespace plateau::protocol {
 
 enum class Code {
-  bad_json,          // proto/bad_json: not JSON, or not an object
-  too_large,         // proto/too_large: frame over the size limit
-  too_deep,          // proto/too_deep: JSON nested deeper than the limit
-  unknown_type,      // proto/unknown_type
-  bad_field,         // proto/bad_field: a field missing or of the wrong type
-  rate_limited,      // proto/rate_limited
-  no_hello,          // proto/no_hello: a request before hello
-  unknown_game,      // room/unknown_game
-  bad_option,        // room/bad_option
-  room_not_found,    // room/not_found
-  room_full,         // room/full
-  seat_taken,        // room/seat_taken
-  no_such_seat,      // room/no_such_seat
-  not_in_room,       // room/not_in_room
-  too_many_rooms,    // room/too_many
-  too_many_yours,    // room/too_many_yours: the player has as many open rooms of their own as they may
-  full_audience,     // room/full_audience: the room has as many spectators as it may
-  room_unavailable,  // room/unavailable: the store failed; the room takes no more moves
-  game_over,         // move/game_over
-  not_your_turn,     // move/not_your_turn
-  illegal_move,      // move/illegal
-  stale_version,     // move/stale_version
-  not_a_player,      // move/not_a_player: a spectator (or a stranger) tried to move
-  not_started,       // move/not_started: the seats are not all filled yet
-  rematch_not_over,  // rematch/not_over
-  rate_creates,      // rate/creates: this address created as many rooms this minute as it may
-  rate_hello,        // rate/hello: this address made as many new players this minute as it may
+  bad_json,           // proto/bad_json: not JSON, or not an object
+  too_large,          // proto/too_large: frame over the size limit
+  too_deep,           // proto/too_deep: JSON nested deeper than the limit
+  unknown_type,       // proto/unknown_type
+  bad_field,          // proto/bad_field: a field missing or of the wrong type
+  rate_limited,       // proto/rate_limited
+  no_hello,           // proto/no_hello: a request before hello
+  unknown_game,       // room/unknown_game
+  bad_option,         // room/bad_option
+  room_not_found,     // room/not_found
+  room_full,          // room/full
+  seat_taken,         // room/seat_taken
+  no_such_seat,       // room/no_such_seat
+  not_in_room,        // room/not_in_room
+  too_many_rooms,     // room/too_many
+  too_many_yours,     // room/too_many_yours: the player has as many open rooms of their own as they
+                      // may
+  full_audience,      // room/full_audience: the room has as many spectators as it may
+  room_unavailable,   // room/unavailable: the store failed; the room takes no more moves
+  game_over,          // move/game_over
+  not_your_turn,      // move/not_your_turn
+  illegal_move,       // move/illegal
+  stale_version,      // move/stale_version
+  not_a_player,       // move/not_a_player: a spectator (or a stranger) tried to move
+  not_started,        // move/not_started: the seats are not all filled yet
+  rematch_not_over,   // rematch/not_over
+  rate_creates,       // rate/creates: this address created as many rooms this minute as it may
+  rate_hello,         // rate/hello: this address made as many new players this minute as it may
   store_unavailable,  // store/unavailable: the store could not write; the change was not made
   internal_error,     // internal/error: the server failed while handling the message (logged)
-  internal,          // server/internal (kept last: tests walk the codes up to it)
+  internal,           // server/internal (kept last: tests walk the codes up to it)
 };
 
 std::string_view code_string(Code c);

@@ -26,12 +26,12 @@ std::expected<std::string, Error> get_string(const json& obj, const char* key, s
                                              const json& id) {
   const auto it = obj.find(key);
   if (it == obj.end()) return fail(Code::bad_field, std::string("missing field '") + key + "'", id);
-  if (!it->is_string()) return fail(Code::bad_field, std::string("'") + key + "' must be a string", id);
+  if (!it->is_string())
+    return fail(Code::bad_field, std::string("'") + key + "' must be a string", id);
   const auto& s = it->get_ref<const std::string&>();
   if (s.size() > max_len)
     return fail(Code::bad_field, std::string("'") + key + "' is too long", id);
-  if (s.empty())
-    return fail(Code::bad_field, std::string("'") + key + "' must not be empty", id);
+  if (s.empty()) return fail(Code::bad_field, std::string("'") + key + "' must not be empty", id);
   return s;
 }
 
@@ -70,7 +70,8 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     while (!n.empty() && n.back() == ' ') n.pop_back();
     while (!n.empty() && n.front() == ' ') n.erase(n.begin());
     if (n.empty()) return fail(Code::bad_field, "'name' must not be blank", id);
-    if (const auto why = name_refusal(n); !why.empty()) return fail(Code::bad_field, "'name' " + std::string(why), id);
+    if (const auto why = name_refusal(n); !why.empty())
+      return fail(Code::bad_field, "'name' " + std::string(why), id);
     Hello h{std::move(n), std::nullopt, {}};
     if (obj.contains("token") && !obj["token"].is_null()) {
       auto token = get_string(obj, "token", kMaxToken, id);
@@ -78,14 +79,17 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
       h.token = *token;
     }
     if (const auto it = obj.find("resume"); it != obj.end() && !it->is_null()) {
-      if (!it->is_object()) return fail(Code::bad_field, "'resume' must be an object of room: version", id);
+      if (!it->is_object())
+        return fail(Code::bad_field, "'resume' must be an object of room: version", id);
       if (it->size() > kMaxResume)
-        return fail(Code::bad_field, "'resume' names at most " + std::to_string(kMaxResume) + " rooms", id);
+        return fail(Code::bad_field,
+                    "'resume' names at most " + std::to_string(kMaxResume) + " rooms", id);
       for (const auto& [room, version] : it->items()) {
         if (room.empty() || room.size() > kMaxRoom)
           return fail(Code::bad_field, "a room in 'resume' must have 1 to 64 characters", id);
         if (!version.is_number_integer() || version.get<std::int64_t>() < 0)
-          return fail(Code::bad_field, "'resume' maps each room to the version held, an integer from 0", id);
+          return fail(Code::bad_field,
+                      "'resume' maps each room to the version held, an integer from 0", id);
         h.resume.emplace_back(room, version.get<std::int64_t>());
       }
     }
@@ -129,7 +133,8 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
       j.seat = static_cast<int>(**seat);
     }
     if (*version) {
-      if (**version < 0) return fail(Code::bad_field, "'version' is the version held, an integer from 0", id);
+      if (**version < 0)
+        return fail(Code::bad_field, "'version' is the version held, an integer from 0", id);
       j.version = **version;
     }
     return j;
@@ -162,13 +167,15 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     auto offset = get_optional_int(obj, "offset", id);
     if (!offset) return std::unexpected(offset.error());
     if (*offset) {
-      if (**offset < 0 || **offset > 10'000'000) return fail(Code::bad_field, "'offset' is out of range", id);
+      if (**offset < 0 || **offset > 10'000'000)
+        return fail(Code::bad_field, "'offset' is out of range", id);
       l.offset = static_cast<std::size_t>(**offset);
     }
     auto limit = get_optional_int(obj, "limit", id);
     if (!limit) return std::unexpected(limit.error());
     if (*limit) {
-      if (**limit < 1 || **limit > kMaxRoomsPage) return fail(Code::bad_field, "'limit' must be between 1 and 500", id);
+      if (**limit < 1 || **limit > kMaxRoomsPage)
+        return fail(Code::bad_field, "'limit' must be between 1 and 500", id);
       l.limit = static_cast<std::size_t>(**limit);
     }
     return l;
@@ -183,15 +190,20 @@ int json_depth(std::string_view text, int stop_at) {
   bool in_string = false, escaped = false;
   for (char c : text) {
     if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        in_string = false;
       continue;
     }
-    if (c == '"') in_string = true;
+    if (c == '"')
+      in_string = true;
     else if (c == '[' || c == '{') {
       if (++depth > deepest && (deepest = depth) > stop_at) return deepest;
-    } else if (c == ']' || c == '}') --depth;
+    } else if (c == ']' || c == '}')
+      --depth;
   }
   return deepest;
 }
@@ -199,7 +211,8 @@ int json_depth(std::string_view text, int stop_at) {
 std::string_view name_refusal(std::string_view name) {
   if (name.empty()) return "must not be empty";
   if (name.find_first_not_of(' ') == std::string_view::npos) return "must not be blank";
-  const auto chars = std::ranges::count_if(name, [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; });
+  const auto chars = std::ranges::count_if(
+      name, [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; });
   if (static_cast<std::size_t>(chars) > kMaxNameChars) return "is longer than 40 characters";
   if (has_control_character(name)) return "has a control character";
   return {};
@@ -207,7 +220,8 @@ std::string_view name_refusal(std::string_view name) {
 
 std::expected<Request, Error> decode(std::string_view text, const Limits& limits) {
   if (text.size() > limits.max_frame_bytes)
-    return fail(Code::too_large, "frame is larger than " + std::to_string(limits.max_frame_bytes) + " bytes");
+    return fail(Code::too_large,
+                "frame is larger than " + std::to_string(limits.max_frame_bytes) + " bytes");
   if (json_depth(text, limits.max_depth) > limits.max_depth)
     return fail(Code::too_deep, "JSON nested deeper than " + std::to_string(limits.max_depth));
   // The parser takes a NUL byte for the end of the text and never reads what follows it; JSON
@@ -218,7 +232,8 @@ std::expected<Request, Error> decode(std::string_view text, const Limits& limits
   if (!obj.is_object()) return fail(Code::bad_json, "a message is a JSON object");
   json id = nullptr;
   if (const auto it = obj.find("id"); it != obj.end() && !it->is_null()) {
-    if (it->is_number_integer() || (it->is_string() && it->get_ref<const std::string&>().size() <= kMaxId))
+    if (it->is_number_integer() ||
+        (it->is_string() && it->get_ref<const std::string&>().size() <= kMaxId))
       id = *it;
     else
       return fail(Code::bad_field, "'id' must be an integer or a short string");
@@ -237,7 +252,9 @@ json with_id(json msg, const json& id) {
   return msg;
 }
 // Compact JSON text; invalid UTF-8 (a name, a message) is replaced rather than thrown on.
-std::string dump_text(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump_text(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
 }  // namespace
 
 std::string encode_welcome(const json& id, std::string_view player, std::string_view token,
@@ -262,11 +279,14 @@ std::string encode_created(const json& id, std::string_view room) {
   return with_id({{"type", "created"}, {"room", room}}, id).dump();
 }
 std::string encode_joined(const json& id, std::string_view room, std::optional<int> seat) {
-  return with_id({{"type", "joined"}, {"room", room}, {"seat", seat ? json(*seat) : json(nullptr)}}, id)
+  return with_id({{"type", "joined"}, {"room", room}, {"seat", seat ? json(*seat) : json(nullptr)}},
+                 id)
       .dump();
 }
-std::string encode_full(const json& id, std::string_view room, std::int64_t version, const json& state) {
-  return with_id({{"type", "full"}, {"room", room}, {"version", version}, {"state", state}}, id).dump();
+std::string encode_full(const json& id, std::string_view room, std::int64_t version,
+                        const json& state) {
+  return with_id({{"type", "full"}, {"room", room}, {"version", version}, {"state", state}}, id)
+      .dump();
 }
 std::string encode_patch(std::string_view room, std::int64_t version, const json& ops) {
   return json{{"type", "patch"}, {"room", room}, {"version", version}, {"ops", ops}}.dump();
@@ -284,13 +304,21 @@ std::string encode_patch_text(std::string_view room, std::int64_t version, std::
 }
 
 std::string encode_error(const Error& e) {
-  return dump_text(with_id({{"type", "error"}, {"code", code_string(e.code)}, {"message", e.message}}, e.id));
+  return dump_text(
+      with_id({{"type", "error"}, {"code", code_string(e.code)}, {"message", e.message}}, e.id));
 }
 std::string encode_left(const json& id, std::string_view room) {
   return with_id({{"type", "left"}, {"room", room}}, id).dump();
 }
-std::string encode_rooms(const json& id, const json& rooms, std::size_t total, std::size_t offset, const json& mine) {
-  return with_id({{"type", "rooms"}, {"rooms", rooms}, {"total", total}, {"offset", offset}, {"mine", mine}}, id).dump();
+std::string encode_rooms(const json& id, const json& rooms, std::size_t total, std::size_t offset,
+                         const json& mine) {
+  return with_id({{"type", "rooms"},
+                  {"rooms", rooms},
+                  {"total", total},
+                  {"offset", offset},
+                  {"mine", mine}},
+                 id)
+      .dump();
 }
 std::string encode_crowd(std::string_view room, int spectators) {
   return json{{"type", "crowd"}, {"room", room}, {"spectators", spectators}}.dump();

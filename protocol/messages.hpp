@@ -60,9 +60,9 @@ struct Leave {
 };
 // `rooms`: every public room, or (an extension) one game's, and a page of them.
 struct ListRooms {
-  std::optional<std::string> game;  // only this game's rooms
-  std::size_t offset = 0;           // skip this many (in the listing's order)
-  std::optional<std::size_t> limit; // at most this many (1..500); none: all of them
+  std::optional<std::string> game;   // only this game's rooms
+  std::size_t offset = 0;            // skip this many (in the listing's order)
+  std::optional<std::size_t> limit;  // at most this many (1..500); none: all of them
 };
 struct Rematch {
   std::string room;
@@ -87,8 +87,9 @@ int json_depth(std::string_view text, int stop_at);
 // `games_json` is the games list already serialized: it is the same in every welcome, so the
 // lobby encodes it once rather than copying and serializing the whole catalogue per hello.
 // `tables`: the rooms the player sits in, as [{"room", "seat"}], which the hello put them back in.
-std::string encode_welcome(const nlohmann::json& id, std::string_view player, std::string_view token,
-                           std::string_view games_json, const nlohmann::json& tables = nlohmann::json::array());
+std::string encode_welcome(const nlohmann::json& id, std::string_view player,
+                           std::string_view token, std::string_view games_json,
+                           const nlohmann::json& tables = nlohmann::json::array());
 std::string encode_created(const nlohmann::json& id, std::string_view room);
 std::string encode_joined(const nlohmann::json& id, std::string_view room, std::optional<int> seat);
 std::string encode_full(const nlohmann::json& id, std::string_view room, std::int64_t version,
@@ -100,8 +101,8 @@ std::string encode_error(const Error& e);
 std::string encode_left(const nlohmann::json& id, std::string_view room);
 // `total`: how many rooms the request matched; `rooms` holds those from `offset` on.
 // `rooms`: a page of the public rooms, and `mine`, the asking player's own tables.
-std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms, std::size_t total, std::size_t offset,
-                         const nlohmann::json& mine);
+std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms, std::size_t total,
+                         std::size_t offset, const nlohmann::json& mine);
 std::string encode_crowd(std::string_view room, int spectators);
 std::string encode_announce(std::string_view message);
 

@@ -10,14 +10,18 @@ using nlohmann::json;
 
 std::string_view status_string(Status s) {
   switch (s) {
-    case Status::waiting: return "waiting";
-    case Status::playing: return "playing";
-    case Status::over: return "over";
+    case Status::waiting:
+      return "waiting";
+    case Status::playing:
+      return "playing";
+    case Status::over:
+      return "over";
   }
   return "waiting";
 }
 
-Envelope make_envelope(const RoomFacts& room, const rules::State& state, std::optional<rules::Seat> viewer) {
+Envelope make_envelope(const RoomFacts& room, const rules::State& state,
+                       std::optional<rules::Seat> viewer) {
   Envelope e;
   e.game = room.game;
   e.status = room.status;
@@ -43,7 +47,8 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state, std::op
 namespace {
 
 json seat_json(std::size_t i, const SeatInfo& s) {
-  return json{{"seat", i}, {"name", s.name ? json(*s.name) : json(nullptr)}, {"connected", s.connected}};
+  return json{
+      {"seat", i}, {"name", s.name ? json(*s.name) : json(nullptr)}, {"connected", s.connected}};
 }
 json optional_seat(const std::optional<rules::Seat>& s) { return s ? json(*s) : json(nullptr); }
 
@@ -52,7 +57,8 @@ json optional_seat(const std::optional<rules::Seat>& s) { return s ? json(*s) : 
 json fairness_json(const Fairness* f) {
   if (!f) return nullptr;
   const auto revealed = [](const std::string& s) { return s.empty() ? json(nullptr) : json(s); };
-  return json{{"commitment", f->commitment}, {"seed", revealed(f->seed)}, {"salt", revealed(f->salt)}};
+  return json{
+      {"commitment", f->commitment}, {"seed", revealed(f->seed)}, {"salt", revealed(f->salt)}};
 }
 
 json assemble_state(const Envelope& e, json board) {
@@ -71,7 +77,8 @@ json assemble_state(const Envelope& e, json board) {
               {"board", std::move(board)}};
 }
 
-json make_state(const RoomFacts& room, const rules::State& state, std::optional<rules::Seat> viewer) {
+json make_state(const RoomFacts& room, const rules::State& state,
+                std::optional<rules::Seat> viewer) {
   return assemble_state(make_envelope(room, state, viewer), state.view(viewer));
 }
 
@@ -123,9 +130,12 @@ void append_json_string(std::string& out, std::string_view s) {
 void append_token(std::string& path, std::string_view key) {
   path += '/';
   for (char c : key) {
-    if (c == '~') path += "~0";
-    else if (c == '/') path += "~1";
-    else path += c;
+    if (c == '~')
+      path += "~0";
+    else if (c == '/')
+      path += "~1";
+    else
+      path += c;
   }
 }
 
@@ -153,12 +163,21 @@ void append_integer(std::string& out, Int n) {
 // non-ASCII characters) are handed to dump.
 void append_value(std::string& out, const json& v) {
   switch (v.type()) {
-    case json::value_t::null: out += "null"; return;
-    case json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; return;
-    case json::value_t::number_integer: append_integer(out, v.get<std::int64_t>()); return;
-    case json::value_t::number_unsigned: append_integer(out, v.get<std::uint64_t>()); return;
+    case json::value_t::null:
+      out += "null";
+      return;
+    case json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      return;
+    case json::value_t::number_integer:
+      append_integer(out, v.get<std::int64_t>());
+      return;
+    case json::value_t::number_unsigned:
+      append_integer(out, v.get<std::uint64_t>());
+      return;
     case json::value_t::string:
-      if (const auto& s = v.get_ref<const std::string&>(); is_plain(s)) return append_json_string(out, s);
+      if (const auto& s = v.get_ref<const std::string&>(); is_plain(s))
+        return append_json_string(out, s);
       break;
     case json::value_t::array: {
       out += '[';
@@ -177,15 +196,18 @@ void append_value(std::string& out, const json& v) {
       for (const auto& [key, e] : v.get_ref<const json::object_t&>()) {
         if (!first) out += ',';
         first = false;
-        if (is_plain(key)) append_json_string(out, key);
-        else out += json(key).dump(-1, ' ', false, json::error_handler_t::replace);
+        if (is_plain(key))
+          append_json_string(out, key);
+        else
+          out += json(key).dump(-1, ' ', false, json::error_handler_t::replace);
         out += ':';
         append_value(out, e);
       }
       out += '}';
       return;
     }
-    default: break;
+    default:
+      break;
   }
   out += v.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -205,7 +227,9 @@ void op(std::string& out, const char* kind, const std::string& path, const json*
 
 bool is_container(const json& j) { return j.is_object() || j.is_array(); }
 // Whether a and b are compared whole (a replace when they differ) rather than member by member.
-bool compared_whole(const json& a, const json& b) { return a.type() != b.type() || !is_container(a); }
+bool compared_whole(const json& a, const json& b) {
+  return a.type() != b.type() || !is_container(a);
+}
 
 // Why not json::diff: it deep-compares at every level and rebuilds path strings, which made it
 // half of a move's cost, and it patches a list that changes length element by element. Here
@@ -320,8 +344,8 @@ const json* find_node(const json& root, std::string_view pointer) {
     if (node->is_array()) {
       std::size_t i = 0;
       const auto [at, ec] = std::from_chars(token.data(), token.data() + token.size(), i);
-      if (ec != std::errc() || at != token.data() + token.size() || (token.size() > 1 && token[0] == '0') ||
-          i >= node->size())
+      if (ec != std::errc() || at != token.data() + token.size() ||
+          (token.size() > 1 && token[0] == '0') || i >= node->size())
         return nullptr;
       node = &(*node)[i];
     } else if (node->is_object() && token.find('~') == std::string_view::npos) {
@@ -344,7 +368,8 @@ void append_view_update(std::string& ops, json& board, rules::ViewParts::Update&
     path = prefix;
     path += e.pointer;
     const json* node = find_node(board, e.pointer);
-    op(ops, e.added ? "add" : "replace", path, node ? node : &board.at(json::json_pointer(e.pointer)));
+    op(ops, e.added ? "add" : "replace", path,
+       node ? node : &board.at(json::json_pointer(e.pointer)));
   }
   for (auto& [key, value] : update.rest.items()) {
     path = prefix;
@@ -362,11 +387,15 @@ void append_view_update(std::string& ops, json& board, rules::ViewParts::Update&
 
 void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b) {
   // The fields a room can change; `game` and `you` are fixed for an audience.
-  if (a.game != b.game) replace_with(ops, "/game", [&](std::string& o) { append_json_string(o, b.game); });
-  if (a.you != b.you) replace_with(ops, "/you", [&](std::string& o) { append_optional_seat(o, b.you); });
+  if (a.game != b.game)
+    replace_with(ops, "/game", [&](std::string& o) { append_json_string(o, b.game); });
+  if (a.you != b.you)
+    replace_with(ops, "/you", [&](std::string& o) { append_optional_seat(o, b.you); });
   if (a.status != b.status)
-    replace_with(ops, "/status", [&](std::string& o) { append_json_string(o, status_string(b.status)); });
-  if (a.round != b.round) replace_with(ops, "/round", [&](std::string& o) { o += std::to_string(b.round); });
+    replace_with(ops, "/status",
+                 [&](std::string& o) { append_json_string(o, status_string(b.status)); });
+  if (a.round != b.round)
+    replace_with(ops, "/round", [&](std::string& o) { o += std::to_string(b.round); });
   if (a.to_move != b.to_move)
     replace_with(ops, "/to_move", [&](std::string& o) { append_optional_seat(o, b.to_move); });
   if (a.seats.size() != b.seats.size()) {
@@ -380,11 +409,14 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
       const std::string at = "/seats/" + std::to_string(i);
       if (a.seats[i].name != b.seats[i].name)
         replace_with(ops, at + "/name", [&](std::string& o) {
-          if (b.seats[i].name) o += json(*b.seats[i].name).dump(-1, ' ', false, json::error_handler_t::replace);
-          else o += "null";
+          if (b.seats[i].name)
+            o += json(*b.seats[i].name).dump(-1, ' ', false, json::error_handler_t::replace);
+          else
+            o += "null";
         });
       if (a.seats[i].connected != b.seats[i].connected)
-        replace_with(ops, at + "/connected", [&](std::string& o) { o += b.seats[i].connected ? "true" : "false"; });
+        replace_with(ops, at + "/connected",
+                     [&](std::string& o) { o += b.seats[i].connected ? "true" : "false"; });
     }
   }
   if (a.legal_moves != b.legal_moves)
@@ -397,8 +429,9 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
       o += ']';
     });
   if (a.outcome != b.outcome)
-    replace_with(ops, "/outcome",
-                 [&](std::string& o) { o += b.outcome.dump(-1, ' ', false, json::error_handler_t::replace); });
+    replace_with(ops, "/outcome", [&](std::string& o) {
+      o += b.outcome.dump(-1, ' ', false, json::error_handler_t::replace);
+    });
   if (a.rematch != b.rematch)
     replace_with(ops, "/rematch", [&](std::string& o) {
       o += '[';
@@ -409,7 +442,8 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
       o += ']';
     });
   if (a.fairness != b.fairness)
-    replace_with(ops, "/fairness", [&](std::string& o) { o += fairness_json(b.fairness.get()).dump(); });
+    replace_with(ops, "/fairness",
+                 [&](std::string& o) { o += fairness_json(b.fairness.get()).dump(); });
 }
 
 std::string diff_text(const json& from, const json& to) {

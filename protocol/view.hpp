@@ -39,8 +39,8 @@ struct RoomFacts {
   Status status = Status::waiting;
   const std::vector<SeatInfo>* seats = nullptr;
   const std::vector<bool>* rematch = nullptr;  // per seat: asked for a rematch
-  int round = 1;                                // the game's number in this room
-  std::shared_ptr<const Fairness> fairness;     // null: a round from before commitments
+  int round = 1;                               // the game's number in this room
+  std::shared_ptr<const Fairness> fairness;    // null: a round from before commitments
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
@@ -64,7 +64,8 @@ struct Envelope {
   std::shared_ptr<const Fairness> fairness;
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
-Envelope make_envelope(const RoomFacts& room, const rules::State& state, std::optional<rules::Seat> viewer);
+Envelope make_envelope(const RoomFacts& room, const rules::State& state,
+                       std::optional<rules::Seat> viewer);
 nlohmann::json assemble_state(const Envelope& envelope, nlohmann::json board);
 
 // Appends the RFC 6902 operations turning one into the other to `ops`, the inside of a JSON
@@ -72,7 +73,8 @@ nlohmann::json assemble_state(const Envelope& envelope, nlohmann::json board);
 void append_envelope_diff(std::string& ops, const Envelope& from, const Envelope& to);
 // The same for any two JSON values, with `prefix` (a JSON pointer, "" for the root) before
 // every path.
-void append_diff(std::string& ops, const nlohmann::json& from, const nlohmann::json& to, std::string prefix);
+void append_diff(std::string& ops, const nlohmann::json& from, const nlohmann::json& to,
+                 std::string prefix);
 // The operations for a board that ViewParts::update_view brought up to date in place: its
 // edits, with their values as they are in `board`, then the diff of each key of `update.rest`,
 // which is then stored into `board`. Afterwards `board` is the new board.

@@ -8,20 +8,28 @@ using nlohmann::json;
 
 std::string_view error_code(RuleError e) {
   switch (e) {
-    case RuleError::game_over: return "move/game_over";
-    case RuleError::not_your_turn: return "move/not_your_turn";
-    case RuleError::illegal_move: return "move/illegal";
-    case RuleError::bad_option: return "room/bad_option";
+    case RuleError::game_over:
+      return "move/game_over";
+    case RuleError::not_your_turn:
+      return "move/not_your_turn";
+    case RuleError::illegal_move:
+      return "move/illegal";
+    case RuleError::bad_option:
+      return "room/bad_option";
   }
   return "move/illegal";
 }
 
 std::string_view error_message(RuleError e) {
   switch (e) {
-    case RuleError::game_over: return "the game is over";
-    case RuleError::not_your_turn: return "it is not your turn";
-    case RuleError::illegal_move: return "that move is not legal here";
-    case RuleError::bad_option: return "an option is unknown or out of range";
+    case RuleError::game_over:
+      return "the game is over";
+    case RuleError::not_your_turn:
+      return "it is not your turn";
+    case RuleError::illegal_move:
+      return "that move is not legal here";
+    case RuleError::bad_option:
+      return "an option is unknown or out of range";
   }
   return "error";
 }
@@ -49,7 +57,9 @@ namespace {
 json spec_to_json(const OptionSpec& s) {
   json j{{"name", s.name}, {"default", s.default_value}, {"label", s.label}};
   switch (s.kind) {
-    case OptionSpec::Kind::boolean: j["type"] = "bool"; break;
+    case OptionSpec::Kind::boolean:
+      j["type"] = "bool";
+      break;
     case OptionSpec::Kind::integer:
       j["type"] = "int";
       j["min"] = s.min;
@@ -65,7 +75,8 @@ json spec_to_json(const OptionSpec& s) {
 
 bool value_fits(const OptionSpec& s, const json& v) {
   switch (s.kind) {
-    case OptionSpec::Kind::boolean: return v.is_boolean();
+    case OptionSpec::Kind::boolean:
+      return v.is_boolean();
     case OptionSpec::Kind::integer: {
       if (!v.is_number_integer()) return false;
       const auto n = v.get<long long>();
@@ -93,7 +104,8 @@ Result<json> Game::normalize_options(const json& options) const {
     for (const auto& [key, value] : options.items()) {
       const auto it = std::find_if(specs.begin(), specs.end(),
                                    [&](const OptionSpec& s) { return s.name == key; });
-      if (it == specs.end() || !value_fits(*it, value)) return std::unexpected(RuleError::bad_option);
+      if (it == specs.end() || !value_fits(*it, value))
+        return std::unexpected(RuleError::bad_option);
       out[key] = value;
     }
   }
@@ -114,7 +126,8 @@ json Game::describe() const {
   json opts = json::array();
   opts.push_back(spec_to_json(players_option(*this)));
   for (const auto& s : options()) opts.push_back(spec_to_json(s));
-  return json{{"id", id()}, {"name", name()}, {"seats", {min_seats(), max_seats()}}, {"options", opts}};
+  return json{
+      {"id", id()}, {"name", name()}, {"seats", {min_seats(), max_seats()}}, {"options", opts}};
 }
 
 OptionSpec bool_option(std::string name, bool default_value, std::string label) {
@@ -137,8 +150,8 @@ OptionSpec int_option(std::string name, int default_value, int min, int max, std
                     .label = std::move(label)};
 }
 
-OptionSpec choice_option(std::string name, std::vector<std::string> choices, std::string default_value,
-                         std::string label) {
+OptionSpec choice_option(std::string name, std::vector<std::string> choices,
+                         std::string default_value, std::string label) {
   return OptionSpec{.name = std::move(name),
                     .kind = OptionSpec::Kind::choice,
                     .default_value = std::move(default_value),

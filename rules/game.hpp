@@ -97,7 +97,8 @@ nlohmann::json list_of(Items&&... items) {
 namespace detail {
 inline void put_members(nlohmann::json::object_t&) {}
 template <class Value, class... Rest>
-void put_members(nlohmann::json::object_t& object, std::string_view key, Value&& value, Rest&&... rest) {
+void put_members(nlohmann::json::object_t& object, std::string_view key, Value&& value,
+                 Rest&&... rest) {
   object.insert_or_assign(std::string(key), nlohmann::json(std::forward<Value>(value)));
   put_members(object, std::forward<Rest>(rest)...);
 }
@@ -107,7 +108,8 @@ template <class... KeysAndValues>
 nlohmann::json object_of(KeysAndValues&&... keys_and_values) {
   static_assert(sizeof...(KeysAndValues) % 2 == 0, "object_of takes keys and values in pairs");
   nlohmann::json object(nlohmann::json::value_t::object);
-  detail::put_members(object.get_ref<nlohmann::json::object_t&>(), std::forward<KeysAndValues>(keys_and_values)...);
+  detail::put_members(object.get_ref<nlohmann::json::object_t&>(),
+                      std::forward<KeysAndValues>(keys_and_values)...);
   return object;
 }
 
@@ -116,8 +118,12 @@ nlohmann::json object_of(KeysAndValues&&... keys_and_values) {
 template <class Derived>
 class TurnState : public State {
  public:
-  std::unique_ptr<State> clone() const override { return std::make_unique<Derived>(static_cast<const Derived&>(*this)); }
-  std::optional<Seat> to_move() const override { return outcome_ ? std::nullopt : std::optional<Seat>(to_move_); }
+  std::unique_ptr<State> clone() const override {
+    return std::make_unique<Derived>(static_cast<const Derived&>(*this));
+  }
+  std::optional<Seat> to_move() const override {
+    return outcome_ ? std::nullopt : std::optional<Seat>(to_move_);
+  }
   std::optional<Outcome> outcome() const override { return outcome_; }
 
  protected:
@@ -185,8 +191,8 @@ class Game {
 // Short forms for the three kinds of option.
 OptionSpec bool_option(std::string name, bool default_value, std::string label);
 OptionSpec int_option(std::string name, int default_value, int min, int max, std::string label);
-OptionSpec choice_option(std::string name, std::vector<std::string> choices, std::string default_value,
-                         std::string label);
+OptionSpec choice_option(std::string name, std::vector<std::string> choices,
+                         std::string default_value, std::string label);
 
 // The "first" option most games share: "random" or a seat number as a string.
 OptionSpec first_player_option(int max_seats);

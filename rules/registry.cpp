@@ -12,12 +12,8 @@ namespace plateau::rules {
 
 const std::vector<const Game*>& all_games() {
   static const std::vector<const Game*> games{
-      &quantik::game(),
-      &kwinty::game(),
-      &turris::game(),
-      &quirky::game(),
-      &on_top::game(),
-      &ltiles::game(),
+      &quantik::game(), &kwinty::game(), &turris::game(),
+      &quirky::game(),  &on_top::game(), &ltiles::game(),
   };
   return games;
 }

@@ -33,7 +33,7 @@ struct ReplayError {
 // Creates the game with `options` and `seed` and applies `moves` in order. `visit`, when given,
 // sees the position once created and after each move; returning false stops the replay there.
 std::expected<std::unique_ptr<State>, ReplayError> replay(
-    const Game& game, const nlohmann::json& options, std::uint64_t seed, std::span<const Played> moves,
-    const std::function<bool(const State&)>& visit = {});
+    const Game& game, const nlohmann::json& options, std::uint64_t seed,
+    std::span<const Played> moves, const std::function<bool(const State&)>& visit = {});
 
 }  // namespace plateau::rules

@@ -45,7 +45,7 @@ class ViewParts {
       bool added = false;   // a new object member or a new last array element; else replaced
       std::string pointer;  // JSON pointer from the board's root, e.g. "/tiles/12"
     };
-    std::vector<Edit> edits;  // in order; none removes anything
+    std::vector<Edit> edits;                         // in order; none removes anything
     nlohmann::json rest = nlohmann::json::object();  // key -> its value now; each an existing key
 
     // Grows `array`, at `pointer` on the board, to `count` items, each new one make(index), and

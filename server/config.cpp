@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <string_view>
 #include <functional>
+#include <string_view>
 
 namespace plateau::server {
 
@@ -30,13 +30,19 @@ std::string parse_number(const std::string& text, T& out, T min, T max) {
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> list{
       {"--host", "PLATEAU_HOST", "address to listen on",
-       [](Config& c, const std::string& v) { c.host = v; return std::string(); },
+       [](Config& c, const std::string& v) {
+         c.host = v;
+         return std::string();
+       },
        [](const Config& c) { return c.host; }},
       {"--port", "PLATEAU_PORT", "TCP port for HTTP and WebSocket",
        [](Config& c, const std::string& v) { return parse_number(v, c.port, 0, 65535); },
        [](const Config& c) { return std::to_string(c.port); }},
       {"--data", "PLATEAU_DATA", "directory of the SQLite store (\"none\": keep nothing)",
-       [](Config& c, const std::string& v) { c.data = v; return std::string(); },
+       [](Config& c, const std::string& v) {
+         c.data = v;
+         return std::string();
+       },
        [](const Config& c) { return c.data; }},
       {"--log-level", "PLATEAU_LOG_LEVEL", "trace, debug, info, warn, error or off",
        [](Config& c, const std::string& v) {
@@ -50,16 +56,22 @@ const std::vector<Setting>& settings() {
        [](const Config& c) { return c.log_level; }},
       {"--log-json", "PLATEAU_LOG_JSON", "log one JSON object a line (true/false)",
        [](Config& c, const std::string& v) {
-         if (v != "true" && v != "false" && v != "1" && v != "0") return std::string("expects true or false");
+         if (v != "true" && v != "false" && v != "1" && v != "0")
+           return std::string("expects true or false");
          c.log_json = v == "true" || v == "1";
          return std::string();
        },
        [](const Config& c) { return std::string(c.log_json ? "true" : "false"); }},
       {"--web-root", "PLATEAU_WEB_ROOT", "directory of the browser client's files",
-       [](Config& c, const std::string& v) { c.web_root = v; return std::string(); },
+       [](Config& c, const std::string& v) {
+         c.web_root = v;
+         return std::string();
+       },
        [](const Config& c) { return c.web_root; }},
       {"--max-rooms", "PLATEAU_MAX_ROOMS", "rooms held in memory at most",
-       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.max_rooms, 1, 10'000'000); },
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_rooms, 1, 10'000'000);
+       },
        [](const Config& c) { return std::to_string(c.max_rooms); }},
       {"--max-connections", "PLATEAU_MAX_CONNECTIONS", "open connections at most",
        [](Config& c, const std::string& v) {
@@ -67,10 +79,14 @@ const std::vector<Setting>& settings() {
        },
        [](const Config& c) { return std::to_string(c.max_connections); }},
       {"--max-per-ip", "PLATEAU_MAX_PER_IP", "open connections from one address at most",
-       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.max_per_ip, 1, 10'000'000); },
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_per_ip, 1, 10'000'000);
+       },
        [](const Config& c) { return std::to_string(c.max_per_ip); }},
       {"--max-frame", "PLATEAU_MAX_FRAME", "largest WebSocket message in bytes",
-       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.max_frame, 256, 16 << 20); },
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_frame, 256, 16 << 20);
+       },
        [](const Config& c) { return std::to_string(c.max_frame); }},
       {"--rate", "PLATEAU_RATE", "messages per second a connection may send (bursts of twice that)",
        [](Config& c, const std::string& v) { return parse_number(v, c.rate, 1, 100'000); },
@@ -80,7 +96,9 @@ const std::vector<Setting>& settings() {
        [](const Config& c) { return std::to_string(c.grace_seconds); }},
       {"--idle-timeout", "PLATEAU_IDLE_TIMEOUT",
        "seconds a silent WebSocket lasts: pinged at half, dropped at the end if it never answered",
-       [](Config& c, const std::string& v) { return parse_number(v, c.idle_timeout_seconds, 2, 86'400); },
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.idle_timeout_seconds, 2, 86'400);
+       },
        [](const Config& c) { return std::to_string(c.idle_timeout_seconds); }},
       {"--max-rooms-per-player", "PLATEAU_MAX_ROOMS_PER_PLAYER",
        "open rooms (not over, not closed) one player may have created",
@@ -88,14 +106,18 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.max_rooms_per_player, 1, 10'000'000);
        },
        [](const Config& c) { return std::to_string(c.max_rooms_per_player); }},
-      {"--creates-per-minute", "PLATEAU_CREATES_PER_MINUTE", "rooms one address may create in any minute",
+      {"--creates-per-minute", "PLATEAU_CREATES_PER_MINUTE",
+       "rooms one address may create in any minute",
        [](Config& c, const std::string& v) {
          return parse_number<std::size_t>(v, c.creates_per_minute, 1, 10'000'000);
        },
        [](const Config& c) { return std::to_string(c.creates_per_minute); }},
       {"--unload-after", "PLATEAU_UNLOAD_AFTER",
-       "seconds a game's players may all be away before it leaves memory (it comes back when asked for)",
-       [](Config& c, const std::string& v) { return parse_number(v, c.unload_after_seconds, 1, 100'000'000); },
+       "seconds a game's players may all be away before it leaves memory (it comes back when asked "
+       "for)",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.unload_after_seconds, 1, 100'000'000);
+       },
        [](const Config& c) { return std::to_string(c.unload_after_seconds); }},
       {"--new-players-per-minute", "PLATEAU_NEW_PLAYERS_PER_MINUTE",
        "new players (hello without a known token) one address may make in any minute",
@@ -105,13 +127,20 @@ const std::vector<Setting>& settings() {
        [](const Config& c) { return std::to_string(c.new_players_per_minute); }},
       {"--forget-players-after", "PLATEAU_FORGET_PLAYERS_AFTER",
        "hours after which a player who never took a seat is forgotten",
-       [](Config& c, const std::string& v) { return parse_number(v, c.forget_players_after_hours, 1, 1'000'000); },
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.forget_players_after_hours, 1, 1'000'000);
+       },
        [](const Config& c) { return std::to_string(c.forget_players_after_hours); }},
       {"--rooms-page", "PLATEAU_ROOMS_PAGE", "rooms in a `rooms` reply that asks for no limit",
-       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.rooms_page, 1, 500); },
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.rooms_page, 1, 500);
+       },
        [](const Config& c) { return std::to_string(c.rooms_page); }},
-      {"--rooms-page-max", "PLATEAU_ROOMS_PAGE_MAX", "the most rooms a `rooms` reply holds (a larger limit is cut)",
-       [](Config& c, const std::string& v) { return parse_number<std::size_t>(v, c.rooms_page_max, 1, 500); },
+      {"--rooms-page-max", "PLATEAU_ROOMS_PAGE_MAX",
+       "the most rooms a `rooms` reply holds (a larger limit is cut)",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.rooms_page_max, 1, 500);
+       },
        [](const Config& c) { return std::to_string(c.rooms_page_max); }},
       {"--max-spectators", "PLATEAU_MAX_SPECTATORS", "spectators one room may hold",
        [](Config& c, const std::string& v) {
@@ -120,28 +149,42 @@ const std::vector<Setting>& settings() {
        [](const Config& c) { return std::to_string(c.max_spectators); }},
       {"--message-timeout", "PLATEAU_MESSAGE_TIMEOUT",
        "seconds a WebSocket message may take to arrive whole, once begun",
-       [](Config& c, const std::string& v) { return parse_number(v, c.message_timeout_seconds, 1, 86'400); },
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.message_timeout_seconds, 1, 86'400);
+       },
        [](const Config& c) { return std::to_string(c.message_timeout_seconds); }},
       {"--max-connection-queue", "PLATEAU_MAX_CONNECTION_QUEUE",
        "bytes waiting to be sent to one connection before it is dropped as too slow",
        [](Config& c, const std::string& v) {
-         return parse_number<std::size_t>(v, c.max_connection_queue, 64 * 1024, std::size_t{1} << 34);
+         return parse_number<std::size_t>(v, c.max_connection_queue, 64 * 1024,
+                                          std::size_t{1} << 34);
        },
        [](const Config& c) { return std::to_string(c.max_connection_queue); }},
       {"--max-queued-bytes", "PLATEAU_MAX_QUEUED_BYTES",
-       "bytes waiting to be sent to all connections together; past it the slowest readers are dropped",
+       "bytes waiting to be sent to all connections together; past it the slowest readers are "
+       "dropped",
        [](Config& c, const std::string& v) {
          return parse_number<std::size_t>(v, c.max_queued_bytes, 64 * 1024, std::size_t{1} << 40);
        },
        [](const Config& c) { return std::to_string(c.max_queued_bytes); }},
       {"--admin-token", "PLATEAU_ADMIN_TOKEN", "token for the admin HTTP API (unset: API off)",
-       [](Config& c, const std::string& v) { c.admin_token = v; return std::string(); },
+       [](Config& c, const std::string& v) {
+         c.admin_token = v;
+         return std::string();
+       },
        [](const Config& c) { return std::string(c.admin_token.empty() ? "" : "(set)"); }},
-      {"--tls-cert", "PLATEAU_TLS_CERT", "PEM certificate chain: serve HTTPS and wss:// on --port (with --tls-key)",
-       [](Config& c, const std::string& v) { c.tls_cert = v; return std::string(); },
+      {"--tls-cert", "PLATEAU_TLS_CERT",
+       "PEM certificate chain: serve HTTPS and wss:// on --port (with --tls-key)",
+       [](Config& c, const std::string& v) {
+         c.tls_cert = v;
+         return std::string();
+       },
        [](const Config& c) { return c.tls_cert; }},
       {"--tls-key", "PLATEAU_TLS_KEY", "PEM private key of --tls-cert, not encrypted",
-       [](Config& c, const std::string& v) { c.tls_key = v; return std::string(); },
+       [](Config& c, const std::string& v) {
+         c.tls_key = v;
+         return std::string();
+       },
        [](const Config& c) { return c.tls_key; }},
       {"--allowed-origins", "PLATEAU_ALLOWED_ORIGINS",
        "other sites whose pages may open /ws, comma-separated (https://club.example.org), or *; "
@@ -166,8 +209,11 @@ const std::vector<Setting>& settings() {
          for (const auto& o : c.allowed_origins) out += (out.empty() ? "" : ",") + o;
          return out;
        }},
-      {"--imports-per-minute", "PLATEAU_IMPORTS_PER_MINUTE", "game records one address may import a minute",
-       [](Config& c, const std::string& v) { return parse_number(v, c.imports_per_minute, 1, 100'000); },
+      {"--imports-per-minute", "PLATEAU_IMPORTS_PER_MINUTE",
+       "game records one address may import a minute",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.imports_per_minute, 1, 100'000);
+       },
        [](const Config& c) { return std::to_string(c.imports_per_minute); }},
   };
   return list;
@@ -207,7 +253,8 @@ std::expected<Config, std::string> parse_config(const std::vector<std::string>& 
   Config c;
   for (const auto& s : settings())
     if (const char* v = env ? env(s.env) : nullptr; v && *v)
-      if (auto err = s.set(c, v); !err.empty()) return std::unexpected(std::string(s.env) + " " + err);
+      if (auto err = s.set(c, v); !err.empty())
+        return std::unexpected(std::string(s.env) + " " + err);
   for (std::size_t i = 0; i < args.size(); ++i) {
     std::string arg = args[i];
     if (arg == "--help" || arg == "-h") {
@@ -231,7 +278,8 @@ std::expected<Config, std::string> parse_config(const std::vector<std::string>& 
     }
     if (auto err = found->set(c, value); !err.empty()) return std::unexpected(arg + " " + err);
   }
-  if (c.rooms_page > c.rooms_page_max) return std::unexpected("--rooms-page is larger than --rooms-page-max");
+  if (c.rooms_page > c.rooms_page_max)
+    return std::unexpected("--rooms-page is larger than --rooms-page-max");
   if (c.tls_cert.empty() != c.tls_key.empty())
     return std::unexpected("--tls-cert and --tls-key go together");
   return c;

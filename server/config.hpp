@@ -18,23 +18,27 @@ struct Config {
   std::string web_root;  // the browser client's files; default: built in at compile time
   std::size_t max_rooms = 10'000;
   std::size_t max_connections = 20'000;  // every accepted socket counts, HTTP or WebSocket
-  std::size_t max_per_ip = 256;          // open connections from one address (a club behind one NAT)
+  std::size_t max_per_ip = 256;  // open connections from one address (a club behind one NAT)
   std::size_t max_frame = 64 * 1024;
   int rate = 50;           // messages per second a connection may send (burst: twice that)
   int grace_seconds = 10;  // a dropped player's seat shows them connected this long
-  int idle_timeout_seconds = 300;  // a silent connection is pinged at half this, dropped at all of it
+  int idle_timeout_seconds =
+      300;  // a silent connection is pinged at half this, dropped at all of it
   // Limits that hold under abuse (README, "Limits").
   std::size_t max_rooms_per_player = 20;  // open rooms (not over, not closed) one player created
   std::size_t creates_per_minute = 10;    // rooms one address may create in any minute
-  int unload_after_seconds = 600;         // a game whose players are all away this long leaves memory
+  int unload_after_seconds = 600;  // a game whose players are all away this long leaves memory
   std::size_t new_players_per_minute = 30;  // new identities one address may take in any minute
-  int forget_players_after_hours = 24;    // a player who never sat is forgotten this long after
-  std::size_t rooms_page = 50;            // rooms in a `rooms` reply that asks for no limit
-  std::size_t rooms_page_max = 200;       // the most a `rooms` reply holds
-  std::size_t max_spectators = 10'000;    // spectators one room may hold
-  int message_timeout_seconds = 30;  // a WebSocket message begun and not finished this long ends its connection
-  std::size_t max_connection_queue = 8 << 20;  // bytes queued for one connection before it is dropped
-  std::size_t max_queued_bytes = std::size_t{512} << 20;  // bytes queued for all connections together
+  int forget_players_after_hours = 24;      // a player who never sat is forgotten this long after
+  std::size_t rooms_page = 50;              // rooms in a `rooms` reply that asks for no limit
+  std::size_t rooms_page_max = 200;         // the most a `rooms` reply holds
+  std::size_t max_spectators = 10'000;      // spectators one room may hold
+  int message_timeout_seconds =
+      30;  // a WebSocket message begun and not finished this long ends its connection
+  std::size_t max_connection_queue = 8
+                                     << 20;  // bytes queued for one connection before it is dropped
+  std::size_t max_queued_bytes = std::size_t{512}
+                                 << 20;  // bytes queued for all connections together
   std::string admin_token;
   std::string tls_cert;
   std::string tls_key;

@@ -14,12 +14,14 @@ namespace plateau::server {
 class LatencyHistogram {
  public:
   // Upper bounds in milliseconds. Fine below 10 ms, where the figures that matter live.
-  static constexpr std::array<double, 16> kBucketsMs{0.1, 0.25, 0.5, 0.75, 1, 1.5, 2, 3, 5, 7.5, 10, 15, 25, 50, 100, 1000};
+  static constexpr std::array<double, 16> kBucketsMs{0.1, 0.25, 0.5, 0.75, 1,  1.5, 2,   3,
+                                                     5,   7.5,  10,  15,   25, 50,  100, 1000};
 
   void record_us(std::int64_t us) {
     if (us < 0) us = 0;
     std::size_t bucket = 0;
-    while (bucket < kBucketsMs.size() && static_cast<double>(us) > kBucketsMs[bucket] * 1000) ++bucket;
+    while (bucket < kBucketsMs.size() && static_cast<double>(us) > kBucketsMs[bucket] * 1000)
+      ++bucket;
     counts_[bucket].fetch_add(1, std::memory_order_relaxed);
     sum_us_.fetch_add(static_cast<std::uint64_t>(us), std::memory_order_relaxed);
     count_.fetch_add(1, std::memory_order_relaxed);
@@ -38,7 +40,8 @@ class LatencyHistogram {
     }
     cumulative += bucket(kBucketsMs.size());
     out << name << "_bucket{le=\"+Inf\"} " << cumulative << "\n"
-        << name << "_sum " << static_cast<double>(sum_us_.load(std::memory_order_relaxed)) / 1e6 << "\n"
+        << name << "_sum " << static_cast<double>(sum_us_.load(std::memory_order_relaxed)) / 1e6
+        << "\n"
         << name << "_count " << count() << "\n";
   }
 
@@ -56,11 +59,14 @@ class SpanTimer {
   std::int64_t start() const { return now_us(); }
   void finish(std::int64_t started) const { record(started, now_us()); }
   // A span whose end was read already (from start(), for another span): no second clock read.
-  void record(std::int64_t started, std::int64_t ended) const { histogram_.record_us(ended - started); }
+  void record(std::int64_t started, std::int64_t ended) const {
+    histogram_.record_us(ended - started);
+  }
 
  private:
   static std::int64_t now_us() {
-    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
         .count();
   }
   LatencyHistogram& histogram_;

@@ -9,8 +9,8 @@
 #include <iostream>
 
 #include "server/config.hpp"
-#include "server/rooms/lobby.hpp"
 #include "server/net/net.hpp"
+#include "server/rooms/lobby.hpp"
 #include "server/secure_random.hpp"
 #include "server/store/sqlite.hpp"
 
@@ -33,7 +33,8 @@ void setup_logging(const Config& config) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  auto parsed = parse_config(args, [](const char* name) -> const char* { return std::getenv(name); });
+  auto parsed =
+      parse_config(args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!parsed) {
     std::cerr << "plateau-server: " << parsed.error() << "\n";
     return 2;
@@ -56,8 +57,8 @@ int main(int argc, char** argv) {
   if (!config.tls_cert.empty()) {
     auto loaded = load_tls_context(config.tls_cert, config.tls_key);
     if (!loaded) {
-      spdlog::critical("event=tls_failed cert=\"{}\" key=\"{}\" error=\"{}\"", config.tls_cert, config.tls_key,
-                       loaded.error());
+      spdlog::critical("event=tls_failed cert=\"{}\" key=\"{}\" error=\"{}\"", config.tls_cert,
+                       config.tls_key, loaded.error());
       return 1;
     }
     tls = std::move(*loaded);
@@ -80,20 +81,22 @@ int main(int argc, char** argv) {
   }
   const Millis idle_room_ms = 30 * 60'000;
   // Every token, id, seed and salt comes from the kernel's CSPRNG.
-  Lobby lobby(*store, secure_random_u64,
-              LobbyLimits{.max_rooms = config.max_rooms,
-                          .idle_room_ms = idle_room_ms,
-                          .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000,
-                          .keep = {},
-                          .max_rooms_per_player = config.max_rooms_per_player,
-                          .creates_per_minute = config.creates_per_minute,
-                          // A store that keeps nothing could not give an unloaded game back.
-                          .unload_after_ms = storage ? static_cast<Millis>(config.unload_after_seconds) * 1000 : 0,
-                          .new_players_per_minute = config.new_players_per_minute,
-                          .forget_players_ms = static_cast<Millis>(config.forget_players_after_hours) * 3'600'000,
-                          .rooms_page = config.rooms_page,
-                          .rooms_page_max = config.rooms_page_max,
-                          .max_spectators = config.max_spectators});
+  Lobby lobby(
+      *store, secure_random_u64,
+      LobbyLimits{
+          .max_rooms = config.max_rooms,
+          .idle_room_ms = idle_room_ms,
+          .grace_ms = static_cast<Millis>(config.grace_seconds) * 1000,
+          .keep = {},
+          .max_rooms_per_player = config.max_rooms_per_player,
+          .creates_per_minute = config.creates_per_minute,
+          // A store that keeps nothing could not give an unloaded game back.
+          .unload_after_ms = storage ? static_cast<Millis>(config.unload_after_seconds) * 1000 : 0,
+          .new_players_per_minute = config.new_players_per_minute,
+          .forget_players_ms = static_cast<Millis>(config.forget_players_after_hours) * 3'600'000,
+          .rooms_page = config.rooms_page,
+          .rooms_page_max = config.rooms_page_max,
+          .max_spectators = config.max_spectators});
   Server server(config, ioc, lobby, storage.get(), tls);
 
   if (storage) {
@@ -116,14 +119,15 @@ int main(int argc, char** argv) {
         ++server.stats().rooms_recovered;
       } else {
         ++server.stats().rooms_quarantined;
-        spdlog::error("event=room_quarantined room={} game={} reason=\"{}\"", r.room.id, r.room.game, why);
+        spdlog::error("event=room_quarantined room={} game={} reason=\"{}\"", r.room.id,
+                      r.room.game, why);
       }
     }
     server.stats().recovery_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::info("event=recovered rooms={} quarantined={} players={} seconds={:.3f}",
-                 server.stats().rooms_recovered, server.stats().rooms_quarantined, loaded->players.size(),
-                 server.stats().recovery_seconds);
+                 server.stats().rooms_recovered, server.stats().rooms_quarantined,
+                 loaded->players.size(), server.stats().recovery_seconds);
   }
 
   if (auto started = server.start(); !started) {

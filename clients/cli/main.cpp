@@ -30,15 +30,24 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string { return i + 1 < argc ? argv[++i] : ""; };
-    if (a == "--host") host = next();
-    else if (a == "--port") port = static_cast<unsigned short>(std::stoi(next()));
-    else if (a == "--name") name = next();
-    else if (a == "--game") game = next();
-    else if (a == "--room") room = next();
-    else if (a == "--seed") seed = std::stoull(next());
-    else if (command.empty()) command = a;
-    else if (command == "watch" && room.empty()) room = a;
-    else return usage();
+    if (a == "--host")
+      host = next();
+    else if (a == "--port")
+      port = static_cast<unsigned short>(std::stoi(next()));
+    else if (a == "--name")
+      name = next();
+    else if (a == "--game")
+      game = next();
+    else if (a == "--room")
+      room = next();
+    else if (a == "--seed")
+      seed = std::stoull(next());
+    else if (command.empty())
+      command = a;
+    else if (command == "watch" && room.empty())
+      room = a;
+    else
+      return usage();
   }
   if (command.empty()) return usage();
   WsClient ws;
@@ -50,7 +59,9 @@ int main(int argc, char** argv) {
   const auto welcome = ws.recv_type("welcome");
   if (!welcome) return 1;
   if (command == "games") {
-    for (const auto& g : (*welcome)["games"]) std::cout << g["id"].get<std::string>() << "\t" << g["name"].get<std::string>() << "\t" << g["seats"].dump() << "\n";
+    for (const auto& g : (*welcome)["games"])
+      std::cout << g["id"].get<std::string>() << "\t" << g["name"].get<std::string>() << "\t"
+                << g["seats"].dump() << "\n";
     return 0;
   }
   if (command == "watch") {
@@ -65,7 +76,8 @@ int main(int argc, char** argv) {
   if (command != "bot" || (game.empty() && room.empty())) return usage();
   if (room.empty()) {
     ws.send({{"type", "create"}, {"game", game}});
-    const auto created = ws.recv_until([](const json& m) { return m["type"] == "created" || m["type"] == "error"; });
+    const auto created =
+        ws.recv_until([](const json& m) { return m["type"] == "created" || m["type"] == "error"; });
     if (!created || (*created)["type"] == "error") {
       std::cerr << (created ? created->dump() : "no reply") << "\n";
       return 1;
@@ -101,6 +113,9 @@ int main(int argc, char** argv) {
     }
     const auto& legal = state["legal_moves"];
     if (!legal.empty())
-      ws.send({{"type", "move"}, {"room", room}, {"version", version}, {"move", legal[rng() % legal.size()]}});
+      ws.send({{"type", "move"},
+               {"room", room},
+               {"version", version},
+               {"move", legal[rng() % legal.size()]}});
   }
 }

@@ -30,7 +30,8 @@ struct Transport;
 template <>
 struct Transport<boost::beast::tcp_stream> {
   template <class Handler>
-  static void async_start(boost::beast::tcp_stream&, const std::string& /*host*/, Handler&& handler) {
+  static void async_start(boost::beast::tcp_stream&, const std::string& /*host*/,
+                          Handler&& handler) {
     handler(boost::system::error_code{});
   }
 };
@@ -54,21 +55,23 @@ class BasicWsClient {
     // blocking calls): connect, start the transport (TLS: its handshake), open /ws.
     const std::string target_host = host + ":" + std::to_string(port);
     beast::get_lowest_layer(ws_).expires_after(timeout);
-    beast::get_lowest_layer(ws_).async_connect(results, [&](boost::system::error_code e, const auto&) {
-      if (e) return void(ec = e);
-      Transport<Stream>::async_start(ws_.next_layer(), host, [&](boost::system::error_code e2) {
-        if (e2) return void(ec = e2);
-        ws_.async_handshake(target_host, "/ws", [&](boost::system::error_code e3) { ec = e3; });
-      });
-    });
+    beast::get_lowest_layer(ws_).async_connect(
+        results, [&](boost::system::error_code e, const auto&) {
+          if (e) return void(ec = e);
+          Transport<Stream>::async_start(ws_.next_layer(), host, [&](boost::system::error_code e2) {
+            if (e2) return void(ec = e2);
+            ws_.async_handshake(target_host, "/ws", [&](boost::system::error_code e3) { ec = e3; });
+          });
+        });
     ioc_.restart();
     ioc_.run();
     if (ec) return ec.message();
     beast::get_lowest_layer(ws_).expires_never();
     ws_.read_message_max(64 << 20);
-    ws_.control_callback([this](boost::beast::websocket::frame_type kind, boost::beast::string_view payload) {
-      if (kind == boost::beast::websocket::frame_type::pong) pongs_.emplace_back(payload);
-    });
+    ws_.control_callback(
+        [this](boost::beast::websocket::frame_type kind, boost::beast::string_view payload) {
+          if (kind == boost::beast::websocket::frame_type::pong) pongs_.emplace_back(payload);
+        });
     return "";
   }
 
@@ -104,7 +107,8 @@ class BasicWsClient {
           closed_ = true;
           return;
         }
-        inbox_.push_back(nlohmann::json::parse(boost::beast::buffers_to_string(buffer_.data()), nullptr, false));
+        inbox_.push_back(
+            nlohmann::json::parse(boost::beast::buffers_to_string(buffer_.data()), nullptr, false));
         buffer_.consume(buffer_.size());
       });
     }
@@ -118,12 +122,14 @@ class BasicWsClient {
 
   // Reads until `want` holds for a message (returned) or the time is up (nullopt). Messages
   // read on the way are passed to `seen`, if given.
-  std::optional<nlohmann::json> recv_until(const std::function<bool(const nlohmann::json&)>& want,
-                                           std::chrono::milliseconds timeout = std::chrono::seconds(5),
-                                           const std::function<void(const nlohmann::json&)>& seen = {}) {
+  std::optional<nlohmann::json> recv_until(
+      const std::function<bool(const nlohmann::json&)>& want,
+      std::chrono::milliseconds timeout = std::chrono::seconds(5),
+      const std::function<void(const nlohmann::json&)>& seen = {}) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
       auto m = recv(left);
       if (!m) return std::nullopt;
@@ -132,9 +138,10 @@ class BasicWsClient {
     }
   }
 
-  std::optional<nlohmann::json> recv_type(const std::string& type,
-                                          std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-    return recv_until([&](const nlohmann::json& m) { return m.value("type", "") == type; }, timeout);
+  std::optional<nlohmann::json> recv_type(
+      const std::string& type, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    return recv_until([&](const nlohmann::json& m) { return m.value("type", "") == type; },
+                      timeout);
   }
 
   bool closed() const { return closed_; }

@@ -122,8 +122,7 @@ void KwintyState::place(Seat seat, const Placement& p) {
 Line KwintyState::run_through(Cell c, const Direction& d) const {
   const Seat seat = owner(c);
   Cell start = c;
-  while (owner({start.x - d.dx, start.y - d.dy}) == seat)
-    start = {start.x - d.dx, start.y - d.dy};
+  while (owner({start.x - d.dx, start.y - d.dy}) == seat) start = {start.x - d.dx, start.y - d.dy};
   Line line;
   for (Cell at = start; owner(at) == seat; at = {at.x + d.dx, at.y + d.dy}) line.push_back(at);
   return line;
@@ -151,8 +150,7 @@ void KwintyState::score_lines_of_four() {
   std::string reason = blocks_.size() == 2 * kBlocksEach
                            ? "all 40 blocks placed without a line of five"
                            : "neither player can place a block";
-  reason +=
-      "; lines of four: white " + std::to_string(white) + ", black " + std::to_string(black);
+  reason += "; lines of four: white " + std::to_string(white) + ", black " + std::to_string(black);
   std::vector<Seat> winners;
   if (white != black) winners.push_back(white > black ? 0 : 1);
   reason += winners.empty() ? " (a draw)" : "";

@@ -17,22 +17,24 @@ json line_json(const Line& line) {
 json KwintyState::changing_view(std::optional<Seat>) const {
   // Nothing in Kwinty is hidden: every viewer sees the same wall.
   json view = rest_of_view();
-  view["blocks"] = array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
+  view["blocks"] =
+      array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
   return view;
 }
 
 bool KwintyState::update_view(json& board, std::optional<Seat>, const Shown*,
-                             Update& update) const {
+                              Update& update) const {
   json* blocks = member_of(board, "blocks", json::value_t::array);
   if (!blocks || blocks->size() > blocks_.size()) return false;
-  update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
+  update.append(*blocks, blocks_.size(), "/blocks",
+                [this](std::size_t i) { return block_json(blocks_[i]); });
   update.rest = rest_of_view();
   return true;
 }
 
 json KwintyState::block_json(const Block& b) {
-  return object_of("seat", b.seat, "move", placement_text({b.lying, b.x, b.y}), "x", b.x, "y", b.y, "w",
-                   b.lying ? 2 : 1, "h", b.lying ? 1 : 2);
+  return object_of("seat", b.seat, "move", placement_text({b.lying, b.x, b.y}), "x", b.x, "y", b.y,
+                   "w", b.lying ? 2 : 1, "h", b.lying ? 1 : 2);
 }
 
 json KwintyState::rest_of_view() const {
@@ -49,19 +51,12 @@ json KwintyState::rest_of_view() const {
   const json x_range = blocks_.empty()
                            ? list_of(kFirstColumn, kFirstColumn + 1)
                            : list_of(max_x_ - (kMaxExtent - 1), min_x_ + (kMaxExtent - 1));
-  return object_of("columns", kColumns,
-                   "rows", kRows,
-                   "max_extent", kMaxExtent,
-                   "colours", kColours,
-                   "strict", strict_,
-                   "first", first_,
-                   "blocks_left", left_,
-                   "extent", blocks_.empty() ? json(nullptr) : list_of(min_x_, max_x_),
-                   "x_range", x_range,
-                   "fours", std::move(fours_json),
-                   "fours_count", list_of(fours[0].size(), fours[1].size()),
-                   "win_lines", std::move(wins),
-                   "last", last_.empty() ? json(nullptr) : object_of("seat", last_seat_, "move", last_));
+  return object_of("columns", kColumns, "rows", kRows, "max_extent", kMaxExtent, "colours",
+                   kColours, "strict", strict_, "first", first_, "blocks_left", left_, "extent",
+                   blocks_.empty() ? json(nullptr) : list_of(min_x_, max_x_), "x_range", x_range,
+                   "fours", std::move(fours_json), "fours_count",
+                   list_of(fours[0].size(), fours[1].size()), "win_lines", std::move(wins), "last",
+                   last_.empty() ? json(nullptr) : object_of("seat", last_seat_, "move", last_));
 }
 
 }  // namespace plateau::rules::kwinty

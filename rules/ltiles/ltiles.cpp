@@ -8,9 +8,7 @@ namespace {
 
 bool is_colour(char c) { return c == 'R' || c == 'G' || c == 'N'; }
 
-bool is_kind(std::string_view k) {
-  return k.size() == 3 && std::ranges::all_of(k, is_colour);
-}
+bool is_kind(std::string_view k) { return k.size() == 3 && std::ranges::all_of(k, is_colour); }
 
 // The data is part of the build, so a broken file is a programming error, caught by the tests:
 // abort rather than play with a half-read inventory.
@@ -80,10 +78,14 @@ std::optional<Placement> parse_placement(std::string_view text) {
 
 std::string ordinal(int n) {
   switch (n) {
-    case 1: return "best";
-    case 2: return "2nd-best";
-    case 3: return "3rd-best";
-    default: return std::to_string(n) + "th-best";
+    case 1:
+      return "best";
+    case 2:
+      return "2nd-best";
+    case 3:
+      return "3rd-best";
+    default:
+      return std::to_string(n) + "th-best";
   }
 }
 
@@ -110,7 +112,9 @@ std::string placement_text(const std::string& kind, Pos at, int rot) {
   };
   auto put_int = [&](int n) {
     std::array<char, 12> digits;  // "-2147483648" fits
-    put({digits.data(), static_cast<std::size_t>(std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr - digits.data())});
+    put({digits.data(),
+         static_cast<std::size_t>(
+             std::to_chars(digits.data(), digits.data() + digits.size(), n).ptr - digits.data())});
   };
   put(kind);
   put("@");
@@ -233,11 +237,14 @@ std::vector<std::pair<Pos, int>> LTilesState::spread_spots(const ColumnGrid& gri
   // the grid has a cell here: the loop below, thousands of spots a move, checks no bounds.
   const int w = grid.w + 2, h = grid.h + 2;
   std::vector<Near> cell(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), apart);
-  const auto index = [&](Pos p) { return static_cast<std::ptrdiff_t>(p.y - grid.y0 + 1) * w + (p.x - grid.x0 + 1); };
+  const auto index = [&](Pos p) {
+    return static_cast<std::ptrdiff_t>(p.y - grid.y0 + 1) * w + (p.x - grid.x0 + 1);
+  };
   for (const auto& [pos, column] : board_) {
     cell[static_cast<std::size_t>(index(pos))] = placed;
     for (const Pos& d : kDirs)
-      if (auto& c = cell[static_cast<std::size_t>(index(add(pos, d)))]; c == apart) c = beside;  // margin >= 1
+      if (auto& c = cell[static_cast<std::size_t>(index(add(pos, d)))]; c == apart)
+        c = beside;  // margin >= 1
   }
   const std::array<std::ptrdiff_t, 4> step{1, w, -1, -w};  // kDirs (E S W N) as steps in `cell`
   const auto near = [&](std::ptrdiff_t i) { return cell[static_cast<std::size_t>(i)]; };
@@ -247,9 +254,11 @@ std::vector<std::pair<Pos, int>> LTilesState::spread_spots(const ColumnGrid& gri
       const std::ptrdiff_t i = index(Pos{x, y});
       const Near a = near(i);
       if (a == placed) continue;  // the corner's own square would be on a placed one
-      for (int rot = 0; rot < 4; ++rot) {  // footprint(): the corner, then arms along kDirs[rot], kDirs[rot + 1]
+      for (int rot = 0; rot < 4;
+           ++rot) {  // footprint(): the corner, then arms along kDirs[rot], kDirs[rot + 1]
         const Near b = near(i + step[rot]), c = near(i + step[(rot + 1) % 4]);
-        if (b != placed && c != placed && (a == beside || b == beside || c == beside)) spots.emplace_back(Pos{x, y}, rot);
+        if (b != placed && c != placed && (a == beside || b == beside || c == beside))
+          spots.emplace_back(Pos{x, y}, rot);
       }
     }
   return spots;
@@ -285,8 +294,11 @@ void LTilesState::take_tile(Seat seat, const std::string& kind) {
   --left_[seat][kind];
   switch (variant_) {
     case Variant::standard:
-    case Variant::ordered: pile_[seat].pop_back(); break;
-    case Variant::open: break;
+    case Variant::ordered:
+      pile_[seat].pop_back();
+      break;
+    case Variant::open:
+      break;
     case Variant::hand:
       for (auto& slot : hand_[seat])
         if (slot == kind) {
@@ -399,13 +411,13 @@ void LTilesState::finish() {
                 " squares, up to level " + std::to_string(z.height) + ") against " +
                 std::to_string(best[1 - w]);
     } else {
-      reason += "best zones tie at " + std::to_string(best[0]) + "; " +
-                ordinal(v.rank + 1) + " zone " + std::to_string(score_at(w)) + " against " +
+      reason += "best zones tie at " + std::to_string(best[0]) + "; " + ordinal(v.rank + 1) +
+                " zone " + std::to_string(score_at(w)) + " against " +
                 std::to_string(score_at(1 - w));
     }
   }
-  outcome_ = Outcome{v.winner ? std::vector<Seat>{*v.winner} : std::vector<Seat>{},
-                     {best[0], best[1]}, reason};
+  outcome_ = Outcome{
+      v.winner ? std::vector<Seat>{*v.winner} : std::vector<Seat>{}, {best[0], best[1]}, reason};
 }
 
 namespace {
@@ -417,12 +429,12 @@ class LTilesGame final : public Game {
               .name = "L-Tiles",
               .min_seats = 2,
               .max_seats = 2,
-              .options = {first_player_option(2),
-                          choice_option("variant", {kVariantNames.begin(), kVariantNames.end()},
-                                        "standard",
-                                        "variant: standard, ordered (each orders their pile "
-                                        "first), open (all tiles face up), hand (a face-up hand "
-                                        "of 3)")}}) {}
+              .options = {
+                  first_player_option(2),
+                  choice_option("variant", {kVariantNames.begin(), kVariantNames.end()}, "standard",
+                                "variant: standard, ordered (each orders their pile "
+                                "first), open (all tiles face up), hand (a face-up hand "
+                                "of 3)")}}) {}
 
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {

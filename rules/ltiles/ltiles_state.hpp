@@ -205,7 +205,9 @@ class LTilesState final : public TurnState<LTilesState>, public ViewParts {
     return true;
   }
   const std::vector<Square>* column(Pos p) const;
-  bool can_stack(const std::string& kind, Pos at, int rot) const { return stacks(kind, at, rot, *this); }
+  bool can_stack(const std::string& kind, Pos at, int rot) const {
+    return stacks(kind, at, rot, *this);
+  }
 
   // Every élargir spot (corner, rotation), in (corner, rotation) order; the same for every kind.
   // A spot has a square on an empty cell beside a placed one, so its corner is within 2 of a
@@ -244,9 +246,9 @@ class LTilesState final : public TurnState<LTilesState>, public ViewParts {
   Phase phase_ = Phase::play;
   Rng rng_;  // all chance: the first player and the shuffles, drawn at creation
   int total_ = 0;
-  std::map<Pos, std::vector<Square>> board_;  // each cell's squares, bottom first
-  std::vector<PlacedTile> tiles_;             // 0 is the start domino
-  int last_tile_ = 0;                         // 0: no tile placed yet
+  std::map<Pos, std::vector<Square>> board_;           // each cell's squares, bottom first
+  std::vector<PlacedTile> tiles_;                      // 0 is the start domino
+  int last_tile_ = 0;                                  // 0: no tile placed yet
   std::array<std::vector<std::string>, kSeats> pile_;  // back = top
   std::array<std::array<std::optional<std::string>, kHandSize>, kSeats> hand_;
   std::array<std::map<std::string, int>, kSeats> left_;      // unplayed tiles by kind (public)

@@ -29,7 +29,8 @@ bool LTilesState::update_view(json& board, std::optional<Seat> viewer, const Sho
   for (std::size_t i = shown; i < tiles_.size(); ++i)
     for (const Pos& p : tiles_[i].cells)
       if (std::ranges::find(covered, p) == covered.end()) covered.push_back(p);
-  update.append(*tiles, tiles_.size(), "/tiles", [this](std::size_t i) { return tile_json(tiles_[i]); });
+  update.append(*tiles, tiles_.size(), "/tiles",
+                [this](std::size_t i) { return tile_json(tiles_[i]); });
   for (const Pos& p : covered) {
     const std::string key = key_of(p);
     const bool added = !squares->contains(key);
@@ -42,15 +43,17 @@ bool LTilesState::update_view(json& board, std::optional<Seat> viewer, const Sho
 
 json LTilesState::square_json(const std::vector<Square>& column) {
   const Square& top = column.back();
-  return object_of("level", static_cast<int>(column.size()), "colour", std::string(1, top.colour), "tile", top.tile);
+  return object_of("level", static_cast<int>(column.size()), "colour", std::string(1, top.colour),
+                   "tile", top.tile);
 }
 
 json LTilesState::tile_json(const PlacedTile& t) {
   json cells = json::array();
   for (std::size_t i = 0; i < t.cells.size(); ++i)
     cells.push_back(list_of(t.cells[i].x, t.cells[i].y, std::string(1, t.kind[i])));
-  return object_of("seat", t.seat < 0 ? json(nullptr) : json(t.seat), "kind", t.kind, "at", list_of(t.at.x, t.at.y),
-                   "rot", t.rot, "level", t.level, "cells", std::move(cells));
+  return object_of("seat", t.seat < 0 ? json(nullptr) : json(t.seat), "kind", t.kind, "at",
+                   list_of(t.at.x, t.at.y), "rot", t.rot, "level", t.level, "cells",
+                   std::move(cells));
 }
 
 json LTilesState::rest_of_view(std::optional<Seat> viewer) const {
@@ -71,28 +74,25 @@ json LTilesState::rest_of_view(std::optional<Seat> viewer) const {
     for (const Zone& z : zones[seat]) list.push_back(list_of(z.score, z.area, z.height));
     json best_cells = json::array();
     if (!zones[seat].empty())
-      for (const Pos& p : zones[seat].front().cells)
-        best_cells.push_back(list_of(p.x, p.y));
-    scores.push_back(object_of("best", zones[seat].empty() ? 0 : zones[seat].front().score, "zones", std::move(list),
-                               "best_cells", std::move(best_cells)));
+      for (const Pos& p : zones[seat].front().cells) best_cells.push_back(list_of(p.x, p.y));
+    scores.push_back(object_of("best", zones[seat].empty() ? 0 : zones[seat].front().score, "zones",
+                               std::move(list), "best_cells", std::move(best_cells)));
   }
   const Verdict verdict = compare(zones);
 
   json last = nullptr;
   if (last_tile_ > 0) {
     const PlacedTile& t = tiles_[last_tile_];
-    last = object_of("seat", t.seat, "move", placement_text(t.kind, t.at, t.rot), "tile", last_tile_);
+    last =
+        object_of("seat", t.seat, "move", placement_text(t.kind, t.at, t.rot), "tile", last_tile_);
   }
-  return object_of("variant", kVariantNames[static_cast<int>(variant_)],
-                   "colours", list_of(kSeatColour[0], kSeatColour[1]),
-                   "phase", outcome_ ? "over" : (phase_ == Phase::setup ? "setup" : "play"),
-                   "placed", static_cast<int>(tiles_.size()) - 1,
-                   "total", total_,
-                   "extent", list_of(min_x, min_y, max_x, max_y),
-                   "piles", std::move(piles),
-                   "scores", std::move(scores),
-                   "leader", verdict.winner ? json(*verdict.winner) : json(nullptr),
-                   "last", std::move(last));
+  return object_of("variant", kVariantNames[static_cast<int>(variant_)], "colours",
+                   list_of(kSeatColour[0], kSeatColour[1]), "phase",
+                   outcome_ ? "over" : (phase_ == Phase::setup ? "setup" : "play"), "placed",
+                   static_cast<int>(tiles_.size()) - 1, "total", total_, "extent",
+                   list_of(min_x, min_y, max_x, max_y), "piles", std::move(piles), "scores",
+                   std::move(scores), "leader",
+                   verdict.winner ? json(*verdict.winner) : json(nullptr), "last", std::move(last));
 }
 
 json LTilesState::pile_view(Seat seat, std::optional<Seat> viewer) const {
@@ -104,7 +104,9 @@ json LTilesState::pile_view(Seat seat, std::optional<Seat> viewer) const {
   int size = 0;
   switch (variant_) {
     case Variant::standard:
-    case Variant::hand: size = static_cast<int>(pile_[seat].size()); break;
+    case Variant::hand:
+      size = static_cast<int>(pile_[seat].size());
+      break;
     case Variant::ordered:
       size = phase_ == Phase::setup ? static_cast<int>(order_[seat].size())
                                     : static_cast<int>(pile_[seat].size());
@@ -128,8 +130,8 @@ json LTilesState::pile_view(Seat seat, std::optional<Seat> viewer) const {
       for (auto it = pile_[seat].rbegin(); it != pile_[seat].rend(); ++it) order.push_back(*it);
     }
   }
-  return object_of("colour", kSeatColour[seat], "size", size, "top", std::move(top), "hand", std::move(hand),
-                   "left", std::move(left), "order", std::move(order));
+  return object_of("colour", kSeatColour[seat], "size", size, "top", std::move(top), "hand",
+                   std::move(hand), "left", std::move(left), "order", std::move(order));
 }
 
 }  // namespace plateau::rules::ltiles

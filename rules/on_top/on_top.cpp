@@ -96,13 +96,14 @@ Board load_board() {
   for (const auto& v : b.intersections) {
     json around = json::array();
     for (const auto& [cell, corner] : v.around) around.push_back(json::array({cell, corner}));
-    intersections.push_back(json{
-        {"x", v.at.x}, {"y", v.at.y}, {"golden", v.golden}, {"cells", std::move(around)}});
+    intersections.push_back(
+        json{{"x", v.at.x}, {"y", v.at.y}, {"golden", v.golden}, {"cells", std::move(around)}});
   }
-  b.fixed = std::make_shared<const json>(json{{"geometry", json{{"cells", std::move(cells)},
-                                                                  {"intersections", std::move(intersections)},
-                                                                  {"golden_edges", std::move(golden_edges)},
-                                                                  {"track_spaces", b.track_spaces}}}});
+  b.fixed = std::make_shared<const json>(
+      json{{"geometry", json{{"cells", std::move(cells)},
+                             {"intersections", std::move(intersections)},
+                             {"golden_edges", std::move(golden_edges)},
+                             {"track_spaces", b.track_spaces}}}});
   return b;
 }
 
@@ -137,11 +138,16 @@ const Board& board() {
 
 std::string_view kind_name(Kind k) {
   switch (k) {
-    case Kind::empty: return "empty";
-    case Kind::start: return "start";
-    case Kind::black: return "black";
-    case Kind::hole: return "void";
-    case Kind::tile: return "tile";
+    case Kind::empty:
+      return "empty";
+    case Kind::start:
+      return "start";
+    case Kind::black:
+      return "black";
+    case Kind::hole:
+      return "void";
+    case Kind::tile:
+      return "tile";
   }
   return "empty";
 }
@@ -168,8 +174,8 @@ void OnTopState::do_apply(const Move& move) {
   drawn_.reset();
   ++placed_;
   place(a, b, tile);
-  last_ = object_of("seat", to_move_, "colour", kColourNames[to_move_], "move", move.text, "tile", tile, "cells",
-                    list_of(a, b), "filled", fill_holes(), "scored", json::array());
+  last_ = object_of("seat", to_move_, "colour", kColourNames[to_move_], "move", move.text, "tile",
+                    tile, "cells", list_of(a, b), "filled", fill_holes(), "scored", json::array());
   score_completed(last_["scored"]);
   if (outcome_) return;
   to_move_ = (to_move_ + 1) % players_;
@@ -277,9 +283,10 @@ json OnTopState::score_intersection(int v) {
   std::array<int, kColours> counts{};
   for (const auto& [cell, corner] : inter.around)
     if (cells_[cell].kind == Kind::tile) ++counts[cells_[cell].corners[corner]];
-  json record{{"intersection", v}, {"golden", inter.golden}, {"counts", counts},
-              {"tie", false},      {"placed", json::array()}, {"top", nullptr},
-              {"height", 0},       {"points", 0},          {"scorer", nullptr}};
+  json record{
+      {"intersection", v},       {"golden", inter.golden}, {"counts", counts}, {"tie", false},
+      {"placed", json::array()}, {"top", nullptr},         {"height", 0},      {"points", 0},
+      {"scorer", nullptr}};
   const int most = *std::ranges::max_element(counts);
   const int at_most = static_cast<int>(std::ranges::count(counts, most));
   if (most == 0) return record;  // only black around: no colour to place
@@ -345,13 +352,16 @@ void OnTopState::check_ran_out(const std::vector<int>& placed) {
   winners.erase(std::unique(winners.begin(), winners.end()), winners.end());
   std::string reason;
   if (players.size() == 1) {
-    reason = colour_list(players) + " placed their last pawn and " + (teams_ ? "their team wins" : "wins") +
-             " at once";
+    reason = colour_list(players) + " placed their last pawn and " +
+             (teams_ ? "their team wins" : "wins") + " at once";
   } else {
     reason = colour_list(players) + " placed their last pawns in the same placement and ";
-    if (!teams_) reason += "share the win";
-    else if (winners.size() == 2) reason += "their team wins";
-    else reason += "both teams share the win";
+    if (!teams_)
+      reason += "share the win";
+    else if (winners.size() == 2)
+      reason += "their team wins";
+    else
+      reason += "both teams share the win";
   }
   outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
   drawn_.reset();
@@ -408,7 +418,8 @@ void OnTopState::finish_by_points(const std::string& why, bool penalty) {
       winners.insert(winners.end(), u.begin(), u.end());
     }
   std::ranges::sort(winners);
-  std::string reason = why + (penalty ? ": each unused pawn costs 1 point" : "") + "; most points wins";
+  std::string reason =
+      why + (penalty ? ": each unused pawn costs 1 point" : "") + "; most points wins";
   if (winning_units > 1)
     reason += " (a shared win: equal points and equal pawns left)";
   else if (on_best_score > 1)
@@ -429,7 +440,8 @@ std::vector<int> random_start(int count, Rng& rng) {
     const int pick = candidates[rng.below(candidates.size())];
     chosen.push_back(pick);
     std::erase_if(candidates, [&](int c) {
-      return c == pick || std::ranges::find(cells[pick].neighbours, c) != cells[pick].neighbours.end();
+      return c == pick ||
+             std::ranges::find(cells[pick].neighbours, c) != cells[pick].neighbours.end();
     });
   }
   std::ranges::sort(chosen);
@@ -450,7 +462,8 @@ Result<std::unique_ptr<State>> make_state(const json& options, std::uint64_t see
   setup.first = *first;
   const Board& b = board();
   if (start == "red") {
-    if (count != static_cast<int>(b.red_start.size())) return std::unexpected(RuleError::bad_option);
+    if (count != static_cast<int>(b.red_start.size()))
+      return std::unexpected(RuleError::bad_option);
     setup.start_cells = b.red_start;
   } else if (start == "alternative") {
     if (count > static_cast<int>(b.alternative_start.size()))
@@ -485,7 +498,8 @@ Result<std::unique_ptr<State>> make_state(const json& options, std::uint64_t see
     if (test->seconds_order) {
       auto sorted = *test->seconds_order;
       std::ranges::sort(sorted);
-      if (sorted != std::array<int, kColours>{0, 1, 2, 3}) return std::unexpected(RuleError::bad_option);
+      if (sorted != std::array<int, kColours>{0, 1, 2, 3})
+        return std::unexpected(RuleError::bad_option);
       setup.seconds_order = *test->seconds_order;
     }
   }

@@ -28,8 +28,9 @@
 // (top to bottom, then left to right). Colours tied for second place all place their pawn at
 // once, before the end is checked. The game ends at once when a player places their last pawn
 // (they, or their team, win; several players at once share the win) or a neutral colour places
-// its last (most points wins, no penalty); otherwise when no tile can be placed (tiles gone or no room): each unused pawn costs
-// 1 point, most points wins, then fewest pawns left, then a shared win.
+// its last (most points wins, no penalty); otherwise when no tile can be placed (tiles gone or no
+// room): each unused pawn costs 1 point, most points wins, then fewest pawns left, then a shared
+// win.
 //
 // Options: "first" ("random" or a seat): who starts (the text: the youngest player).
 // "teams" (bool, 4 players only): partners sit opposite (seats 0+2, 1+3), colours stay

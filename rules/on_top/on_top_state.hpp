@@ -36,9 +36,9 @@ struct Point {
 struct CellGeo {
   std::string name;
   bool up = false;
-  std::array<Point, 3> points;          // clockwise on screen (y grows downwards)
-  std::array<int, 3> intersection{};    // the intersection at each point
-  std::vector<int> neighbours;          // cells sharing an edge, ascending
+  std::array<Point, 3> points;        // clockwise on screen (y grows downwards)
+  std::array<int, 3> intersection{};  // the intersection at each point
+  std::vector<int> neighbours;        // cells sharing an edge, ascending
 };
 
 struct Intersection {

@@ -60,7 +60,8 @@ bool OnTopState::update_by_walking(json& cells, json& towers, Update& update) co
     if (closed_[v] ? node.is_array() && node.size() == towers_[v].size() : node.is_null()) {
       bool same = true;
       for (std::size_t k = 0; same && closed_[v] && k < towers_[v].size(); ++k)
-        same = node[k].is_string() && node[k].get_ref<const std::string&>() == kColourNames[towers_[v][k]];
+        same = node[k].is_string() &&
+               node[k].get_ref<const std::string&>() == kColourNames[towers_[v][k]];
       if (same) continue;
     }
     node = tower_json(v);
@@ -90,16 +91,20 @@ bool OnTopState::shows_cell(const json& node, std::size_t i) const {
   if (cell.kind == Kind::empty) return node.is_null();
   if (!node.is_object() || node.size() != (cell.kind == Kind::tile ? 5u : 1u)) return false;
   const auto kind = node.find("kind");
-  if (kind == node.end() || !kind->is_string() || kind->get_ref<const std::string&>() != kind_name(cell.kind)) return false;
+  if (kind == node.end() || !kind->is_string() ||
+      kind->get_ref<const std::string&>() != kind_name(cell.kind))
+    return false;
   if (cell.kind != Kind::tile) return true;
-  const auto tile = node.find("tile"), turn = node.find("turn"), pair = node.find("pair"), corners = node.find("corners");
+  const auto tile = node.find("tile"), turn = node.find("turn"), pair = node.find("pair"),
+             corners = node.find("corners");
   if (tile == node.end() || turn == node.end() || pair == node.end() || corners == node.end() ||
       *tile != cell.tile || *turn != cell.turn || *pair != cell.pair || !corners->is_array() ||
       corners->size() != cell.corners.size())
     return false;
   for (std::size_t k = 0; k < cell.corners.size(); ++k) {
     const json& c = (*corners)[k];
-    if (!c.is_string() || c.get_ref<const std::string&>() != kColourNames[cell.corners[k]]) return false;
+    if (!c.is_string() || c.get_ref<const std::string&>() != kColourNames[cell.corners[k]])
+      return false;
   }
   return true;
 }
@@ -114,28 +119,24 @@ json OnTopState::tower_json(std::size_t v) const {
 json OnTopState::rest_of_view() const {
   json colours = json::array();
   for (int c = 0; c < kColours; ++c)
-    colours.push_back(
-        object_of("colour", kColourNames[c], "seat", c < players_ ? json(c) : json(nullptr), "pawns_left", pawns_[c]));
+    colours.push_back(object_of("colour", kColourNames[c], "seat",
+                                c < players_ ? json(c) : json(nullptr), "pawns_left", pawns_[c]));
   json seats = json::array();
   for (Seat s = 0; s < players_; ++s)
-    seats.push_back(object_of("colour", kColourNames[s], "team", teams_ ? json(s % 2) : json(nullptr), "score",
-                              score_[s], "penalty", penalty_[s]));
+    seats.push_back(object_of("colour", kColourNames[s], "team",
+                              teams_ ? json(s % 2) : json(nullptr), "score", score_[s], "penalty",
+                              penalty_[s]));
   json drawn = nullptr;
   if (drawn_) {
     json sixths = json::array();
     for (int c : tiles_[*drawn_]) sixths.push_back(kColourNames[c]);
     drawn = object_of("tile", *drawn_, "sixths", std::move(sixths));
   }
-  return object_of("start_cells", start_cells_,
-                   "colours", std::move(colours),
-                   "seats", std::move(seats),
-                   "drawn", std::move(drawn),
-                   "tiles_left", pile_.size(),
-                   "black_left", spare_blacks_,
-                   "turn", placed_ + 1,
-                   "to_move", outcome_ ? json(nullptr) : json(to_move_),
-                   "last", last_,
-                   "result", outcome_ ? to_json(*outcome_) : json(nullptr));
+  return object_of("start_cells", start_cells_, "colours", std::move(colours), "seats",
+                   std::move(seats), "drawn", std::move(drawn), "tiles_left", pile_.size(),
+                   "black_left", spare_blacks_, "turn", placed_ + 1, "to_move",
+                   outcome_ ? json(nullptr) : json(to_move_), "last", last_, "result",
+                   outcome_ ? to_json(*outcome_) : json(nullptr));
 }
 
 }  // namespace plateau::rules::on_top

@@ -4,7 +4,9 @@ namespace plateau::rules::quantik {
 
 json QuantikState::changing_view(std::optional<Seat>) const {
   json cells = array_of(kSize, [this](std::size_t r) {
-    return array_of(kSize, [&](std::size_t c) { return cell_json(static_cast<int>(r) * kSize + static_cast<int>(c)); });
+    return array_of(kSize, [&](std::size_t c) {
+      return cell_json(static_cast<int>(r) * kSize + static_cast<int>(c));
+    });
   });
   json view = rest_of_view();
   view["cells"] = std::move(cells);
@@ -12,7 +14,7 @@ json QuantikState::changing_view(std::optional<Seat>) const {
 }
 
 bool QuantikState::update_view(json& board, std::optional<Seat>, const Shown*,
-                              Update& update) const {
+                               Update& update) const {
   json* cells = member_of(board, "cells", json::value_t::array);
   if (!cells || cells->size() != kSize) return false;
   for (const json& row : *cells)
@@ -25,7 +27,8 @@ bool QuantikState::update_view(json& board, std::optional<Seat>, const Shown*,
     }
     if (!node.is_null()) continue;
     node = cell_json(i);
-    update.edits.push_back({false, "/cells/" + std::to_string(i / kSize) + "/" + std::to_string(i % kSize)});
+    update.edits.push_back(
+        {false, "/cells/" + std::to_string(i / kSize) + "/" + std::to_string(i % kSize)});
   }
   update.rest = rest_of_view();
   return true;
@@ -33,7 +36,8 @@ bool QuantikState::update_view(json& board, std::optional<Seat>, const Shown*,
 
 json QuantikState::cell_json(int i) const {
   const Cell& cell = board_[i];
-  return cell.seat < 0 ? json(nullptr) : object_of("shape", kShapeNames[cell.shape], "seat", cell.seat);
+  return cell.seat < 0 ? json(nullptr)
+                       : object_of("shape", kShapeNames[cell.shape], "seat", cell.seat);
 }
 
 json QuantikState::rest_of_view() const {
@@ -45,8 +49,8 @@ json QuantikState::rest_of_view() const {
   }
   json line = nullptr;
   if (!win_line_.empty()) line = win_line_;
-  return object_of("pieces", std::move(pieces), "last", last_.empty() ? json(nullptr) : json(last_), "win_line",
-                   std::move(line));
+  return object_of("pieces", std::move(pieces), "last", last_.empty() ? json(nullptr) : json(last_),
+                   "win_line", std::move(line));
 }
 
 }  // namespace plateau::rules::quantik

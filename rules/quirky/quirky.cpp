@@ -94,9 +94,15 @@ std::vector<Move> QuirkyState::legal_moves() const {
   const auto& points = board_->points;
   for (const Action& a : actions()) {
     switch (a.kind) {
-      case Action::Kind::place: moves.push_back(Move{points[a.to].id}); break;
-      case Action::Kind::slide: moves.push_back(Move{points[a.from].id + "-" + points[a.to].id}); break;
-      case Action::Kind::take: moves.push_back(Move{"x" + points[a.from].id}); break;
+      case Action::Kind::place:
+        moves.push_back(Move{points[a.to].id});
+        break;
+      case Action::Kind::slide:
+        moves.push_back(Move{points[a.from].id + "-" + points[a.to].id});
+        break;
+      case Action::Kind::take:
+        moves.push_back(Move{"x" + points[a.from].id});
+        break;
     }
   }
   return moves;
@@ -289,9 +295,10 @@ void QuirkyState::finish() {
     if (score_[s] == best) winners.push_back(s);
   // Who won is in `winners`; the reason names no seat, since a table shows names, not numbers.
   const std::string points = std::to_string(best) + (best == 1 ? " point" : " points");
-  std::string reason = "the bag is empty: " +
-                       (winners.size() == 1 ? "the highest score is " + points
-                                            : std::to_string(winners.size()) + " players share the win with " + points);
+  std::string reason =
+      "the bag is empty: " + (winners.size() == 1 ? "the highest score is " + points
+                                                  : std::to_string(winners.size()) +
+                                                        " players share the win with " + points);
   outcome_ = Outcome{std::move(winners), score_, std::move(reason)};
 }
 

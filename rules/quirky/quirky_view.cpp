@@ -15,13 +15,15 @@ json QuirkyState::changing_view(std::optional<Seat>) const {
 }
 
 bool QuirkyState::update_view(json& board, std::optional<Seat>, const Shown*,
-                             Update& update) const {
+                              Update& update) const {
   json* points = member_of(board, "points", json::value_t::array);
   json* log = member_of(board, "log", json::value_t::array);
-  if (!points || !log || points->size() != stacks_.size() || log->size() > log_.size()) return false;
+  if (!points || !log || points->size() != stacks_.size() || log->size() > log_.size())
+    return false;
   for (std::size_t p = 0; p < stacks_.size(); ++p) {
     json& point = (*points)[p];
-    if (!point.is_object() || !point.contains("stack")) return false;  // checked before any change below
+    if (!point.is_object() || !point.contains("stack"))
+      return false;  // checked before any change below
   }
   for (std::size_t p = 0; p < stacks_.size(); ++p) {
     json& stack = (*points)[p]["stack"];
@@ -44,7 +46,9 @@ bool QuirkyState::shows_stack(const json& node, std::size_t p) const {
   if (!node.is_array() || node.size() != static_cast<std::size_t>(stacks_[p].height)) return false;
   for (int h = 0; h < stacks_[p].height; ++h) {
     const json& piece = node[static_cast<std::size_t>(h)];
-    if (!piece.is_string() || piece.get_ref<const std::string&>() != kPieceNames[stacks_[p].pieces[h]]) return false;
+    if (!piece.is_string() ||
+        piece.get_ref<const std::string&>() != kPieceNames[stacks_[p].pieces[h]])
+      return false;
   }
   return true;
 }
@@ -58,13 +62,10 @@ json QuirkyState::rest_of_view() const {
   json set_aside = json::object();
   for (int c = 0; c < kColours; ++c) set_aside[std::string(kPieceNames[c])] = set_aside_[c];
   const int neutral = holder_free_colour();
-  return object_of("seats", std::move(seats),
-                   "neutral", neutral == kNoColour ? json(nullptr) : json(kPieceNames[neutral]),
-                   "drawn", drawn_json(),
-                   "bag", std::move(bag),
-                   "set_aside", std::move(set_aside),
-                   "triangles", aligned_only_ ? "aligned" : "any",
-                   "last", last_json());
+  return object_of("seats", std::move(seats), "neutral",
+                   neutral == kNoColour ? json(nullptr) : json(kPieceNames[neutral]), "drawn",
+                   drawn_json(), "bag", std::move(bag), "set_aside", std::move(set_aside),
+                   "triangles", aligned_only_ ? "aligned" : "any", "last", last_json());
 }
 
 json QuirkyState::drawn_json() const {
@@ -86,7 +87,8 @@ json QuirkyState::drawn_json() const {
       moves[from].push_back(board_->points[action.to].id);
     }
   }
-  return object_of("piece", kPieceNames[drawn_], "seat", to_move_, "points", std::move(points), "moves", std::move(moves));
+  return object_of("piece", kPieceNames[drawn_], "seat", to_move_, "points", std::move(points),
+                   "moves", std::move(moves));
 }
 
 json QuirkyState::last_json() const {
@@ -95,11 +97,12 @@ json QuirkyState::last_json() const {
   for (const auto& s : last_->scored) {
     json corners = json::array();
     for (int p : board_->triangles[s.triangle].corners) corners.push_back(board_->points[p].id);
-    scored.push_back(object_of("points", std::move(corners), "colour", kPieceNames[s.colour], "seat",
-                               s.seat == kNoSeat ? json(nullptr) : json(s.seat), "gain", s.gain));
+    scored.push_back(object_of("points", std::move(corners), "colour", kPieceNames[s.colour],
+                               "seat", s.seat == kNoSeat ? json(nullptr) : json(s.seat), "gain",
+                               s.gain));
   }
-  return object_of("seat", last_->seat, "piece", kPieceNames[last_->piece], "move", last_->move, "scored",
-                   std::move(scored));
+  return object_of("seat", last_->seat, "piece", kPieceNames[last_->piece], "move", last_->move,
+                   "scored", std::move(scored));
 }
 
 json QuirkyState::log_json(const LogEntry& e) {

@@ -95,8 +95,8 @@ void score_face(Face& face) {
       seen[start] = 1;
       for (std::size_t k = 0; k < area.size(); ++k) {
         const int r = area[k] / kSide, c = area[k] % kSide;
-        for (const auto& [nr, nc] : {std::pair{r + 1, c}, std::pair{r - 1, c}, std::pair{r, c + 1},
-                                     std::pair{r, c - 1}}) {
+        for (const auto& [nr, nc] :
+             {std::pair{r + 1, c}, std::pair{r - 1, c}, std::pair{r, c + 1}, std::pair{r, c - 1}}) {
           if (nr < 0 || nr >= rows || nc < 0 || nc >= kSide) continue;
           const int n = nr * kSide + nc;
           if (seen[n] || face.grid[nr][nc].seat != seat) continue;
@@ -202,7 +202,7 @@ std::vector<Move> TurrisState::legal_moves() const {
 
 void TurrisState::do_apply(const Move& move) {
   const Action action = *action_of(move.text);  // precondition: legal
-  faces_.reset();  // of the position before
+  faces_.reset();                               // of the position before
   if (fresh_turn_) {
     last_moves_.clear();
     last_seat_ = to_move_;
@@ -211,17 +211,22 @@ void TurrisState::do_apply(const Move& move) {
   last_moves_.push_back(action.text);
   switch (action.kind) {
     case Kind::pass:
-    case Kind::decline: end_turn(); break;
+    case Kind::decline:
+      end_turn();
+      break;
     case Kind::place: {
       place(action.shape);
       // The game ends when the last of the 40 blocks is placed (« Le jeu se termine lorsque
       // tous les pions ont été posés »), so that block earns no bonus. A player's last block
       // while the opponent still has blocks keeps its bonus.
       const bool all_placed = supply_[0] == 0 && supply_[1] == 0;
-      const bool earns = covers_centre(action.shape) && (phase_ == Phase::place || chain_) && !all_placed;
+      const bool earns =
+          covers_centre(action.shape) && (phase_ == Phase::place || chain_) && !all_placed;
       // A bonus with no possible use is no choice at all, so it is skipped.
-      if (earns && bonus_usable()) phase_ = Phase::bonus;
-      else end_turn();
+      if (earns && bonus_usable())
+        phase_ = Phase::bonus;
+      else
+        end_turn();
       break;
     }
     case Kind::remove: {
@@ -353,9 +358,12 @@ void TurrisState::end_turn() {
   fresh_turn_ = true;
   if (bar_ && bar_->seat == mover) bar_.reset();  // the barred turn is over
   Seat next;
-  if (supply_[1 - mover] > 0) next = 1 - mover;
-  else if (supply_[mover] > 0) next = mover;  // the opponent has no block left: skipped
-  else return finish("all blocks are placed");
+  if (supply_[1 - mover] > 0)
+    next = 1 - mover;
+  else if (supply_[mover] > 0)
+    next = mover;  // the opponent has no block left: skipped
+  else
+    return finish("all blocks are placed");
   if (bar_ && bar_->seat != next) bar_.reset();  // the barred player was skipped
   // A player who cannot place passes, but if neither could (a bar aside, which lasts a turn)
   // nothing could ever change again.
@@ -376,7 +384,8 @@ void TurrisState::finish(std::string why) {
                             std::string(kColors[1]) + " " + std::to_string(total[1]);
   const std::string verdict =
       winners.empty() ? "a draw" : std::string(kColors[winners[0]]) + " wins";
-  outcome_ = Outcome{winners, {total[0], total[1]},
+  outcome_ = Outcome{winners,
+                     {total[0], total[1]},
                      why + "; the four faces and the roof score " + tally + ": " + verdict};
 }
 

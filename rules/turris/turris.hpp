@@ -20,8 +20,9 @@
 // on it and leaves a tower that obeys every rule (rule e, and rules c and f read as properties of
 // the standing tower); the two freed cells are barred to the opponent for their whole next turn.
 // The game ends when all blocks are placed (so the 40th block earns no bonus); a player with no
-// block left is skipped. A player who cannot place passes. Scoring: the four side faces and the roof, each player's largest
-// 4-connected visible area per face, 1 point a square; the higher total wins, equal totals draw.
+// block left is skipped. A player who cannot place passes. Scoring: the four side faces and the
+// roof, each player's largest 4-connected visible area per face, 1 point a square; the higher total
+// wins, equal totals draw.
 //
 // Move notation (every step of a turn is a move of the same seat):
 //   "v@b2/3"       vertical block in column b2, its lower cell on level 3 (it fills b2/3 and b2/4)

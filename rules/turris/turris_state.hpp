@@ -170,7 +170,8 @@ class TurrisState final : public TurnState<TurrisState>, public ViewParts {
 
   Cells cells_{};
   std::vector<Block> blocks_;  // every block ever placed, by id; a removed one stays, not alive
-  mutable std::shared_ptr<const std::array<Face, 5>> faces_;  // see tower_faces(); reset by do_apply
+  mutable std::shared_ptr<const std::array<Face, 5>>
+      faces_;  // see tower_faces(); reset by do_apply
   std::array<int, 2> supply_{};
   bool chain_;
   Phase phase_ = Phase::place;

@@ -19,7 +19,8 @@ json TurrisState::changing_view(std::optional<Seat>) const {
   const auto& all = tower_faces();
   json view = rest_of_view(all);
   view["levels"] = levels_json();
-  view["blocks"] = array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
+  view["blocks"] =
+      array_of(blocks_.size(), [this](std::size_t i) { return block_json(blocks_[i]); });
   view["faces"] = faces_json(all);
   return view;
 }
@@ -125,7 +126,8 @@ bool TurrisState::update_by_walking(json* levels, json* blocks, json* faces, Upd
           const json now = id_or_null(cells_[cell_index(x, y, static_cast<int>(z))]);
           if (node == now) continue;
           node = now;
-          update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) + "/" + std::to_string(x)});
+          update.edits.push_back({false, "/levels/" + std::to_string(z) + "/" + std::to_string(y) +
+                                             "/" + std::to_string(x)});
         }
     update.append(*levels, height, "/levels", [this](std::size_t z) { return level_json(z); });
   }
@@ -135,7 +137,8 @@ bool TurrisState::update_by_walking(json* levels, json* blocks, json* faces, Upd
     node = block_json(blocks_[i]);
     update.edits.push_back({false, "/blocks/" + std::to_string(i)});
   }
-  update.append(*blocks, blocks_.size(), "/blocks", [this](std::size_t i) { return block_json(blocks_[i]); });
+  update.append(*blocks, blocks_.size(), "/blocks",
+                [this](std::size_t i) { return block_json(blocks_[i]); });
   // Each face's name, side and column names never change; its grid only grows or shrinks by
   // whole rows, at its top.
   bool faces_fit = faces->size() == all.size();
@@ -161,9 +164,11 @@ bool TurrisState::update_by_walking(json* levels, json* blocks, json* faces, Upd
         json& square = grid[r][static_cast<std::size_t>(c)];
         if (shows_square(square, face, r, c)) continue;
         square = square_json(face, r, c);
-        update.edits.push_back({false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
+        update.edits.push_back(
+            {false, at + "/grid/" + std::to_string(r) + "/" + std::to_string(c)});
       }
-    update.append(grid, face.grid.size(), at + "/grid", [&face](std::size_t r) { return row_json(face, r); });
+    update.append(grid, face.grid.size(), at + "/grid",
+                  [&face](std::size_t r) { return row_json(face, r); });
   }
   return true;
 }
@@ -171,13 +176,15 @@ bool TurrisState::update_by_walking(json* levels, json* blocks, json* faces, Upd
 json TurrisState::level_json(std::size_t z) const {
   return array_of(kSide, [&](std::size_t y) {
     return array_of(kSide, [&](std::size_t x) {
-      return id_or_null(cells_[cell_index(static_cast<int>(x), static_cast<int>(y), static_cast<int>(z))]);
+      return id_or_null(
+          cells_[cell_index(static_cast<int>(x), static_cast<int>(y), static_cast<int>(z))]);
     });
   });
 }
 
 json TurrisState::levels_json() const {
-  return array_of(static_cast<std::size_t>(tower_height(cells_)), [this](std::size_t z) { return level_json(z); });
+  return array_of(static_cast<std::size_t>(tower_height(cells_)),
+                  [this](std::size_t z) { return level_json(z); });
 }
 
 json TurrisState::faces_json(const std::array<Face, 5>& all) {
@@ -211,10 +218,11 @@ bool TurrisState::shows_square(const json& node, const Face& face, std::size_t r
   const Square& sq = face.grid[r][static_cast<std::size_t>(c)];
   if (sq.block == kEmpty) return node.is_null();
   if (!node.is_object() || node.size() != 4) return false;
-  const auto seat = node.find("seat"), block = node.find("block"), depth = node.find(depth_key(face)),
-             best = node.find("best");
+  const auto seat = node.find("seat"), block = node.find("block"),
+             depth = node.find(depth_key(face)), best = node.find("best");
   return seat != node.end() && block != node.end() && depth != node.end() && best != node.end() &&
-         *seat == sq.seat && *block == sq.block && *depth == sq.depth && *best == face.best[r][static_cast<std::size_t>(c)];
+         *seat == sq.seat && *block == sq.block && *depth == sq.depth &&
+         *best == face.best[r][static_cast<std::size_t>(c)];
 }
 
 json TurrisState::row_json(const Face& face, std::size_t r) {
@@ -223,7 +231,8 @@ json TurrisState::row_json(const Face& face, std::size_t r) {
 
 json TurrisState::face_json(const Face& face) {
   json grid = array_of(face.grid.size(), [&](std::size_t r) { return row_json(face, r); });
-  return object_of("from", face.from, "columns", face.columns, "grid", std::move(grid), "score", face.score);
+  return object_of("from", face.from, "columns", face.columns, "grid", std::move(grid), "score",
+                   face.score);
 }
 
 json TurrisState::rest_of_view(const std::array<Face, 5>& faces) const {
@@ -233,14 +242,15 @@ json TurrisState::rest_of_view(const std::array<Face, 5>& faces) const {
     total[1] += face.score[1];
   }
   return object_of(
-      "colors", kColors,
-      "supply", supply_,
-      "phase", outcome_ ? "over" : phase_ == Phase::bonus ? "bonus" : "place",
-      "height", tower_height(cells_),
-      "complete", complete_levels(cells_),
-      "protected", list_of(id_or_null(last_placed_[0]), id_or_null(last_placed_[1])),
-      "barred", bar_ ? object_of("seat", bar_->seat, "cells", list_of(cell_name(bar_->cells[0]), cell_name(bar_->cells[1])))
-                     : json(nullptr),
+      "colors", kColors, "supply", supply_, "phase",
+      outcome_                 ? "over"
+      : phase_ == Phase::bonus ? "bonus"
+                               : "place",
+      "height", tower_height(cells_), "complete", complete_levels(cells_), "protected",
+      list_of(id_or_null(last_placed_[0]), id_or_null(last_placed_[1])), "barred",
+      bar_ ? object_of("seat", bar_->seat, "cells",
+                       list_of(cell_name(bar_->cells[0]), cell_name(bar_->cells[1])))
+           : json(nullptr),
       "last", last_seat_ < 0 ? json(nullptr) : object_of("seat", last_seat_, "moves", last_moves_),
       "score", total);
 }

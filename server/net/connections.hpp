@@ -6,12 +6,12 @@
 // one kind of stream, so the two heavy instantiations compile apart.
 #pragma once
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <array>
@@ -78,7 +78,8 @@ void async_end(TlsStream& stream, Handler&& handler) {
 }
 
 template <class Stream>
-class BasicWsConnection final : public WsConnection, public std::enable_shared_from_this<BasicWsConnection<Stream>> {
+class BasicWsConnection final : public WsConnection,
+                                public std::enable_shared_from_this<BasicWsConnection<Stream>> {
  public:
   // Takes the connection over from the HTTP connection that read the upgrade request.
   BasicWsConnection(Stream&& stream, Server& server, ConnectionSlot slot)
@@ -88,8 +89,10 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
     beast::error_code ec;
     auto& lowest = beast::get_lowest_layer(ws_);
     auto peer = [&] {
-      if constexpr (requires { lowest.socket(); }) return lowest.socket().remote_endpoint(ec).address();
-      else return lowest.remote_endpoint(ec).address();
+      if constexpr (requires { lowest.socket(); })
+        return lowest.socket().remote_endpoint(ec).address();
+      else
+        return lowest.remote_endpoint(ec).address();
     }();
     if (!ec && peer.is_v6() && !peer.to_v6().is_v4_mapped()) {
       auto bytes = peer.to_v6().to_bytes();
@@ -113,17 +116,19 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
     ws_.read_message_max(0);
     tokens_ = 2.0 * server_.config().rate;
     last_refill_ = std::chrono::steady_clock::now();
-    ws_.async_accept(req, [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
+    ws_.async_accept(req,
+                     [self = shared_from_this()](beast::error_code ec) { self->on_accept(ec); });
   }
 
   void send(const Frame& frame) override {
     if (closed_ || closing_ || left_) return;
     // Checked with the frame counted in, so that a queue never holds more than its limit.
-    if (queued() + 1 > kMaxQueuedFrames || queued_bytes_ + frame->size() > server_.config().max_connection_queue) {
+    if (queued() + 1 > kMaxQueuedFrames ||
+        queued_bytes_ + frame->size() > server_.config().max_connection_queue) {
       // A reader that cannot keep up is dropped, never waited for.
       ++server_.stats().dropped_slow;
-      spdlog::warn("event=drop_slow_reader player={} queued={} bytes={}", player() ? player()->id : "-", queued(),
-                   queued_bytes_);
+      spdlog::warn("event=drop_slow_reader player={} queued={} bytes={}",
+                   player() ? player()->id : "-", queued(), queued_bytes_);
       // Cut at once: a close frame would wait behind all it has not read, and the write in
       // flight has no timeout, so a peer that never reads again would hold its connection
       // and its queue for good.
@@ -142,8 +147,9 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
   void drop_over_budget() override {
     if (closed_ || cut_) return;
     ++server_.stats().dropped_over_budget;
-    spdlog::warn("event=drop_over_budget player={} queued={} bytes={} all_bytes={}", player() ? player()->id : "-",
-                 queued(), queued_bytes_, server_.stats().queued_bytes);
+    spdlog::warn("event=drop_over_budget player={} queued={} bytes={} all_bytes={}",
+                 player() ? player()->id : "-", queued(), queued_bytes_,
+                 server_.stats().queued_bytes);
     cut();
   }
 
@@ -156,12 +162,13 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
 
   void keep_alive(std::chrono::steady_clock::time_point now, std::chrono::seconds idle) override {
     if (!open_ || closed_ || closing_) return;
-    if (in_message_ && now - message_started_ >= std::chrono::seconds(server_.config().message_timeout_seconds)) {
+    if (in_message_ &&
+        now - message_started_ >= std::chrono::seconds(server_.config().message_timeout_seconds)) {
       // A message begun and left unfinished (a frame shorter than its header said, fragments
       // never ended): whatever the peer is doing, it holds a connection and a partial message.
       ++server_.stats().dropped_unfinished;
-      spdlog::info("event=drop_unfinished_message player={} bytes={}", player() ? player()->id : "-",
-                   refusing_ ? drained_ : message_.size());
+      spdlog::info("event=drop_unfinished_message player={} bytes={}",
+                   player() ? player()->id : "-", refusing_ ? drained_ : message_.size());
       cut();
       return;
     }
@@ -211,9 +218,9 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
   // Reads a message piece by piece into a small buffer of the connection's own, so that an idle
   // connection's pending read holds no heap buffer (a dynamic buffer would reserve 1.5 KB).
   void read_next() {
-    ws_.async_read_some(asio::buffer(chunk_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
-      self->on_read(ec, n);
-    });
+    ws_.async_read_some(
+        asio::buffer(chunk_),
+        [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_read(ec, n); });
   }
 
   void on_read(beast::error_code ec, std::size_t n) {
@@ -229,7 +236,8 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
     // fragments, whose next header is not read yet, and when 1 byte is left: counted as 0).
     const std::size_t rest = done ? 0 : ws_.read_size_hint(1);
     const std::size_t max = server_.config().max_frame;
-    if (message_.size() + n > max || (rest > 1 && message_.size() + n + rest > max)) return refuse_too_large(n, done);
+    if (message_.size() + n > max || (rest > 1 && message_.size() + n + rest > max))
+      return refuse_too_large(n, done);
     message_.append(chunk_.data(), n);
     if (!done) return read_next();
     in_message_ = false;
@@ -248,10 +256,11 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
     ++server_.stats().too_large;
     refusing_ = true;
     message_ = std::string();
-    server_.refuse(shared_from_this(), {protocol::Code::too_large,
-                                        "a message over " + std::to_string(server_.config().max_frame) +
-                                            " bytes; the connection closes",
-                                        nullptr});
+    server_.refuse(shared_from_this(),
+                   {protocol::Code::too_large,
+                    "a message over " + std::to_string(server_.config().max_frame) +
+                        " bytes; the connection closes",
+                    nullptr});
     drained_ = 0;
     drain(n, done);
   }
@@ -271,7 +280,8 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
   bool rate_ok() {
     const auto now = std::chrono::steady_clock::now();
     const double rate = server_.config().rate;
-    tokens_ = std::min(2.0 * rate, tokens_ + rate * std::chrono::duration<double>(now - last_refill_).count());
+    tokens_ = std::min(2.0 * rate,
+                       tokens_ + rate * std::chrono::duration<double>(now - last_refill_).count());
     last_refill_ = now;
     if (tokens_ < 1.0) return false;
     tokens_ -= 1.0;
@@ -282,7 +292,9 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
     writing_ = true;
     ws_.text(true);
     ws_.async_write(asio::buffer(*queue_[head_]),
-                    [self = shared_from_this()](beast::error_code ec, std::size_t n) { self->on_write(ec, n); });
+                    [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                      self->on_write(ec, n);
+                    });
   }
 
   void on_write(beast::error_code ec, std::size_t n) {
@@ -299,8 +311,10 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
       head_ = 0;
       if (queue_.capacity() > 16) queue_.shrink_to_fit();
     }
-    if (queued() > 0) write_next();
-    else if (closing_) do_close();
+    if (queued() > 0)
+      write_next();
+    else if (closing_)
+      do_close();
   }
 
   // Ends the connection without a closing handshake, for a peer that would never complete
@@ -354,7 +368,8 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
   std::string message_;  // the message being read
   Server& server_;
   ConnectionSlot slot_;  // counted against --max-connections and --max-per-ip
-  std::chrono::steady_clock::time_point message_started_;  // the first bytes of the message being read
+  std::chrono::steady_clock::time_point
+      message_started_;      // the first bytes of the message being read
   std::size_t drained_ = 0;  // bytes dropped of a message refused for its size
   // Frames not yet written, from head_. A vector, not a deque: an empty deque still holds a
   // 512-byte block, and most connections have nothing queued most of the time.
@@ -365,7 +380,7 @@ class BasicWsConnection final : public WsConnection, public std::enable_shared_f
   bool writing_ = false;
   bool closing_ = false;
   bool closed_ = false;
-  bool left_ = false;  // the lobby and the rooms were told the connection is gone
+  bool left_ = false;        // the lobby and the rooms were told the connection is gone
   bool cut_ = false;         // the socket was closed under the connection
   bool in_message_ = false;  // part of a message has arrived, not all of it
   bool refusing_ = false;    // the message is over --max-frame: read and dropped, then closed
@@ -412,8 +427,9 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
     parser_->header_limit(kMaxHeaderBytes);
     parser_->body_limit(kMaxBodyBytes);  // an imported record may hold a long game
     beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(30));
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_header(ec); });
   }
 
   // The head is read. A client that asks before sending its body ("Expect: 100-continue", as
@@ -426,7 +442,8 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
                        [self](beast::error_code ec, std::size_t) { self->on_read(ec); });
     };
     if (!beast::iequals(parser_->get()[http::field::expect], "100-continue")) return read_body();
-    auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_, parser_->get().version());
+    auto go_on = std::make_shared<http::response<http::empty_body>>(http::status::continue_,
+                                                                    parser_->get().version());
     http::async_write(stream_, *go_on, [go_on, read_body](beast::error_code ec, std::size_t) {
       if (!ec) read_body();
     });
@@ -444,7 +461,8 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
   void drain(std::size_t so_far) {
     if (so_far > kMaxLingerBytes) return;
     buffer_.clear();
-    stream_.async_read_some(buffer_.prepare(64 * 1024), [self = shared_from_this(), so_far](beast::error_code ec, std::size_t n) {
+    stream_.async_read_some(buffer_.prepare(64 * 1024), [self = shared_from_this(), so_far](
+                                                            beast::error_code ec, std::size_t n) {
       if (!ec) self->drain(so_far + n);
     });
   }
@@ -466,44 +484,52 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
       return refuse(http::status::request_header_fields_too_large, "http/header_too_large",
                     "the request's head is over " + std::to_string(kMaxHeaderBytes) + " bytes");
     // Not HTTP/1.1. A peer that left mid-request, or went silent, has nobody left to answer.
-    if (ec.category() == make_error_code(http::error::bad_target).category() && ec != http::error::partial_message)
-      return refuse(http::status::bad_request, "http/bad_request", "a malformed HTTP request (" + ec.message() + ")");
+    if (ec.category() == make_error_code(http::error::bad_target).category() &&
+        ec != http::error::partial_message)
+      return refuse(http::status::bad_request, "http/bad_request",
+                    "a malformed HTTP request (" + ec.message() + ")");
     if (ec) return;
     auto req = parser_->release();
     if (websocket::is_upgrade(req)) {
-      if (req.target() != beast::string_view("/ws") || !server_.accepting_ws()) return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
+      if (req.target() != beast::string_view("/ws") || !server_.accepting_ws())
+        return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
       const auto origin = req[http::field::origin], host = req[http::field::host];
-      if (!origin_allowed({origin.data(), origin.size()}, {host.data(), host.size()}, server_.config().allowed_origins)) {
+      if (!origin_allowed({origin.data(), origin.size()}, {host.data(), host.size()},
+                          server_.config().allowed_origins)) {
         spdlog::warn("event=ws_refused reason=origin peer={} origin=\"{}\"", peer_,
                      std::string(req[http::field::origin].substr(0, 200)));
         req.keep_alive(false);
-        return respond(json_error(req, http::status::forbidden, "ws/origin",
-                                  "WebSockets are open to this server's own pages (see --allowed-origins)"));
+        return respond(
+            json_error(req, http::status::forbidden, "ws/origin",
+                       "WebSockets are open to this server's own pages (see --allowed-origins)"));
       }
       beast::get_lowest_layer(stream_).expires_never();
       start_websocket(std::move(stream_), server_, std::move(req), std::move(slot_));
       return;
     }
     try {
-      answer_http(server_, req, peer_, [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
+      answer_http(server_, req, peer_,
+                  [self = shared_from_this()](HttpResponse res) { self->respond(std::move(res)); });
     } catch (const std::exception& e) {
       ++server_.stats().internal_errors;
-      spdlog::error("event=internal_error where=http target=\"{}\" error=\"{}\"", std::string(req.target()),
-                    e.what());
+      spdlog::error("event=internal_error where=http target=\"{}\" error=\"{}\"",
+                    std::string(req.target()), e.what());
       // If it threw after answering, a write is in flight and a second one must not start.
       if (!responding_)
-        refuse(http::status::internal_server_error, "internal/error", "the server failed to answer this request");
+        refuse(http::status::internal_server_error, "internal/error",
+               "the server failed to answer this request");
     }
   }
 
   void respond(HttpResponse res) {
     responding_ = true;
     auto shared = std::make_shared<HttpResponse>(std::move(res));
-    http::async_write(stream_, *shared, [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
-      if (ec) return;
-      if (!shared->keep_alive()) return self->end();
-      self->read_next();
-    });
+    http::async_write(stream_, *shared,
+                      [self = shared_from_this(), shared](beast::error_code ec, std::size_t) {
+                        if (ec) return;
+                        if (!shared->keep_alive()) return self->end();
+                        self->read_next();
+                      });
   }
 
   Stream stream_;
@@ -511,7 +537,8 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
   std::optional<http::request_parser<http::string_body>> parser_;
   Server& server_;
   std::string peer_;  // the client's address, for logs and limits
-  ConnectionSlot slot_;  // counted against --max-connections and --max-per-ip; the WebSocket takes it over
+  ConnectionSlot
+      slot_;  // counted against --max-connections and --max-per-ip; the WebSocket takes it over
   bool responding_ = false;  // an answer to the last request is being written
 };
 

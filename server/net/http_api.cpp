@@ -6,9 +6,9 @@
 #include <cctype>
 #include <optional>
 
-#include "server/store/history.hpp"
 #include "server/net/metrics.hpp"
 #include "server/net/net.hpp"
+#include "server/store/history.hpp"
 #include "server/store/storage.hpp"
 
 namespace plateau::server {
@@ -29,7 +29,8 @@ std::string query_param(std::string_view target, std::string_view key) {
     const auto amp = rest.find('&');
     const auto pair = rest.substr(0, amp);
     const auto eq = pair.find('=');
-    if (eq != std::string_view::npos && pair.substr(0, eq) == key) return std::string(pair.substr(eq + 1));
+    if (eq != std::string_view::npos && pair.substr(0, eq) == key)
+      return std::string(pair.substr(eq + 1));
     if (amp == std::string_view::npos) break;
     rest = rest.substr(amp + 1);
   }
@@ -61,7 +62,8 @@ class Answerer {
     if (target.rfind("/admin/", 0) == 0) return admin(req, target);
     if (req.method() != http::verb::get && req.method() != http::verb::head) {
       if (target.rfind("/api/", 0) == 0)
-        return json_error(req, http::status::method_not_allowed, "api/method", "GET only (POST for /api/import)");
+        return json_error(req, http::status::method_not_allowed, "api/method",
+                          "GET only (POST for /api/import)");
       return text_response(req, http::status::method_not_allowed, "GET only\n");
     }
     if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
@@ -71,17 +73,19 @@ class Answerer {
       const json body{{"status", writable ? "ok" : "store_unavailable"},
                       {"rooms", server_.lobby().room_count()},
                       {"connections", server_.stats().connections}};
-      return text_response(req, writable ? http::status::ok : http::status::service_unavailable, body.dump() + "\n",
-                           "application/json");
+      return text_response(req, writable ? http::status::ok : http::status::service_unavailable,
+                           body.dump() + "\n", "application/json");
     }
     if (target == "/metrics")
-      return text_response(req, http::status::ok, metrics_text(server_), "text/plain; version=0.0.4");
+      return text_response(req, http::status::ok, metrics_text(server_),
+                           "text/plain; version=0.0.4");
     if (target.rfind("/api/", 0) == 0) return api(req, target, full_target);
     return serve_file(req, target);
   }
 
   static HttpResponse json_response(const HttpRequest& req, http::status status, const json& body) {
-    return text_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
+    return text_response(req, status,
+                         body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
                          "application/json");
   }
 
@@ -93,17 +97,19 @@ class Answerer {
   // Whether the request carries the admin token. An address that gave wrong ones is made to
   // wait, longer after each (Backoff): guessing a token costs days, not seconds. Every refusal
   // is logged with the address. Returns the refusal, or nothing when the token is good.
-  std::optional<HttpResponse> check_admin(const HttpRequest& req, std::string_view target, std::string_view off_code,
-                                          std::string_view code_prefix) {
+  std::optional<HttpResponse> check_admin(const HttpRequest& req, std::string_view target,
+                                          std::string_view off_code, std::string_view code_prefix) {
     const auto& token = server_.config().admin_token;
     if (token.empty())
-      return json_error(req, http::status::not_found, off_code, "this needs the admin token, and the server has none set");
+      return json_error(req, http::status::not_found, off_code,
+                        "this needs the admin token, and the server has none set");
     const auto now = std::chrono::steady_clock::now();
     if (const auto wait = server_.admin_backoff().wait(peer_, now); wait.count() > 0) {
-      spdlog::warn("event=admin_refused reason=slow_down peer={} target={} wait_ms={}", peer_, target.substr(0, 200),
-                   wait.count());
-      auto res = json_error(req, http::status::too_many_requests, std::string(code_prefix) + "/slow_down",
-                            "too many wrong tokens from this address: try again later");
+      spdlog::warn("event=admin_refused reason=slow_down peer={} target={} wait_ms={}", peer_,
+                   target.substr(0, 200), wait.count());
+      auto res =
+          json_error(req, http::status::too_many_requests, std::string(code_prefix) + "/slow_down",
+                     "too many wrong tokens from this address: try again later");
       res.set(http::field::retry_after, std::to_string((wait.count() + 999) / 1000));
       return res;
     }
@@ -112,10 +118,12 @@ class Answerer {
     // Compared in constant time, so the token cannot be guessed byte by byte from timings.
     const std::string expected = "Bearer " + token;
     unsigned diff = given.size() != expected.size();
-    for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i) diff |= static_cast<unsigned>(given[i] ^ expected[i]);
+    for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i)
+      diff |= static_cast<unsigned>(given[i] ^ expected[i]);
     if (diff != 0) {
       server_.admin_backoff().failed(peer_, now);
-      spdlog::warn("event=admin_refused reason=bad_token peer={} target={}", peer_, target.substr(0, 200));
+      spdlog::warn("event=admin_refused reason=bad_token peer={} target={}", peer_,
+                   target.substr(0, 200));
       return json_error(req, http::status::unauthorized, std::string(code_prefix) + "/unauthorized",
                         "a valid admin token is required");
     }
@@ -135,17 +143,21 @@ class Answerer {
       return json_response(req, http::status::ok, json{{"rooms", rooms}});
     }
     if (req.method() == http::verb::post && target == "/admin/rooms/close") return close_rooms(req);
-    if (req.method() == http::verb::post && target.rfind("/admin/rooms/", 0) == 0 && target.ends_with("/close")) {
+    if (req.method() == http::verb::post && target.rfind("/admin/rooms/", 0) == 0 &&
+        target.ends_with("/close")) {
       const auto id = target.substr(13, target.size() - 13 - 6);
-      if (!server_.lobby().close_room(id)) return json_error(req, http::status::not_found, "admin/no_such_room", "no such room");
+      if (!server_.lobby().close_room(id))
+        return json_error(req, http::status::not_found, "admin/no_such_room", "no such room");
       spdlog::info("event=admin_close room={}", id);
       return json_response(req, http::status::ok, json{{"closed", id}});
     }
     if (req.method() == http::verb::post && target == "/admin/announce") {
       const json body = json::parse(req.body(), nullptr, false);
       if (!body.is_object() || !body.contains("message") || !body["message"].is_string() ||
-          body["message"].get_ref<const std::string&>().empty() || body["message"].get_ref<const std::string&>().size() > 1000)
-        return json_error(req, http::status::bad_request, "admin/bad_body", "send {\"message\": \"...\"} (at most 1000 bytes)");
+          body["message"].get_ref<const std::string&>().empty() ||
+          body["message"].get_ref<const std::string&>().size() > 1000)
+        return json_error(req, http::status::bad_request, "admin/bad_body",
+                          "send {\"message\": \"...\"} (at most 1000 bytes)");
       server_.lobby().announce(body["message"]);
       spdlog::info("event=admin_announce clients={}", server_.stats().connections);
       return json_response(req, http::status::ok, json{{"sent_to", server_.stats().connections}});
@@ -169,26 +181,29 @@ class Answerer {
       if (key == "player" && value.is_string() && !value.get_ref<const std::string&>().empty() &&
           value.get_ref<const std::string&>().size() <= 64)
         player = value.get<std::string>();
-      else if (key == "older_than_seconds" && value.is_number_integer() && value.get<std::int64_t>() >= 0 &&
-               value.get<std::int64_t>() <= 100'000'000)
+      else if (key == "older_than_seconds" && value.is_number_integer() &&
+               value.get<std::int64_t>() >= 0 && value.get<std::int64_t>() <= 100'000'000)
         inactive = value.get<std::int64_t>() * 1000;
       else
         return bad();
     }
     if (!player && !inactive) return bad();
     const auto closed = server_.lobby().close_rooms(player, inactive);
-    spdlog::info("event=admin_close_rooms player={} older_than_ms={} closed={}", player.value_or("-"),
-                 inactive.value_or(-1), closed.size());
+    spdlog::info("event=admin_close_rooms player={} older_than_ms={} closed={}",
+                 player.value_or("-"), inactive.value_or(-1), closed.size());
     return json_response(req, http::status::ok, json{{"closed", closed}});
   }
 
   // History and replays: read from the store's archive, beside its writes.
   HttpResponse api(const HttpRequest& req, const std::string& path, const std::string& target) {
     Storage* store = server_.store();
-    if (!store) return json_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
+    if (!store)
+      return json_error(req, http::status::not_found, "api/no_store",
+                        "history is off: the server keeps no store");
     if (path == "/api/history") {
       int limit = 50;
-      if (const auto l = query_param(target, "limit"); !l.empty() && l.size() < 4 && l.find_first_not_of("0123456789") == std::string::npos)
+      if (const auto l = query_param(target, "limit");
+          !l.empty() && l.size() < 4 && l.find_first_not_of("0123456789") == std::string::npos)
         limit = std::clamp(std::stoi(l), 1, 500);
       const auto games = store->finished_games(limit);
       return json_response(req, http::status::ok, json{{"games", games_json(games)}});
@@ -198,29 +213,44 @@ class Answerer {
       const auto round_text = query_param(target, "round");
       int round = 1;
       if (!round_text.empty()) {
-        if (round_text.size() > 6 || round_text.find_first_not_of("0123456789") != std::string::npos)
+        if (round_text.size() > 6 ||
+            round_text.find_first_not_of("0123456789") != std::string::npos)
           return json_error(req, http::status::bad_request, "api/bad_round", "round is a number");
         round = std::stoi(round_text);
       }
-      if (room.empty()) return json_error(req, http::status::bad_request, "api/bad_room", "room is required");
-      if (room.size() > 64) return json_error(req, http::status::bad_request, "api/bad_room", "a room id has at most 64 characters");
+      if (room.empty())
+        return json_error(req, http::status::bad_request, "api/bad_room", "room is required");
+      if (room.size() > 64)
+        return json_error(req, http::status::bad_request, "api/bad_room",
+                          "a room id has at most 64 characters");
       auto record = store->read_record(room, round);
-      if (!record) return json_error(req, http::status::internal_server_error, "api/store_failed", record.error());
-      if (!*record) return json_error(req, http::status::not_found, "api/not_found", "no such game");
+      if (!record)
+        return json_error(req, http::status::internal_server_error, "api/store_failed",
+                          record.error());
+      if (!*record)
+        return json_error(req, http::status::not_found, "api/not_found", "no such game");
       // A game still being played keeps its secrets (the seed fixes every draw to come).
       if ((*record)->result.is_null())
-        return json_error(req, http::status::conflict, "api/still_playing", "this game is still being played: watch it live instead");
+        return json_error(req, http::status::conflict, "api/still_playing",
+                          "this game is still being played: watch it live instead");
       if (path == "/api/export") {
         auto res = json_response(req, http::status::ok, record_to_json(**record));
-        res.set(http::field::content_disposition,
-                "attachment; filename=\"plateau-" + (*record)->game + "-" + room + "-" + std::to_string(round) + ".json\"");
+        res.set(http::field::content_disposition, "attachment; filename=\"plateau-" +
+                                                      (*record)->game + "-" + room + "-" +
+                                                      std::to_string(round) + ".json\"");
         return res;
       }
       auto frames = replay_frames(**record);
-      if (!frames) return json_error(req, http::status::unprocessable_entity, "api/replay_failed", frames.error());
-      return json_response(req, http::status::ok, json{{"record", record_to_json(**record)}, {"frames", std::move(*frames)}});
+      if (!frames)
+        return json_error(req, http::status::unprocessable_entity, "api/replay_failed",
+                          frames.error());
+      return json_response(
+          req, http::status::ok,
+          json{{"record", record_to_json(**record)}, {"frames", std::move(*frames)}});
     }
-    if (path == "/api/import") return json_error(req, http::status::method_not_allowed, "api/method", "POST a record to /api/import");
+    if (path == "/api/import")
+      return json_error(req, http::status::method_not_allowed, "api/method",
+                        "POST a record to /api/import");
     return json_error(req, http::status::not_found, "api/no_such_call", "no such API");
   }
 
@@ -230,7 +260,8 @@ class Answerer {
   std::optional<HttpResponse> import_record(const HttpRequest& req, const HttpReply& reply) {
     // Importing writes games into the club's history: for its host alone, and not too often.
     if (auto refused = check_admin(req, "/api/import", "import/off", "import")) return refused;
-    if (!server_.import_rate().allow(peer_, server_.config().imports_per_minute, std::chrono::steady_clock::now())) {
+    if (!server_.import_rate().allow(peer_, server_.config().imports_per_minute,
+                                     std::chrono::steady_clock::now())) {
       spdlog::warn("event=import_refused reason=rate peer={}", peer_);
       auto res = json_error(req, http::status::too_many_requests, "import/rate",
                             "at most " + std::to_string(server_.config().imports_per_minute) +
@@ -239,16 +270,24 @@ class Answerer {
       return res;
     }
     Storage* store = server_.store();
-    if (!store) return json_error(req, http::status::not_found, "api/no_store", "history is off: the server keeps no store");
+    if (!store)
+      return json_error(req, http::status::not_found, "api/no_store",
+                        "history is off: the server keeps no store");
     const json body = json::parse(req.body(), nullptr, false);
-    if (body.is_discarded()) return json_error(req, http::status::bad_request, "import/bad_json", "the body is not JSON");
-    if (protocol::json_depth(req.body(), 32) > 32) return json_error(req, http::status::bad_request, "import/bad_json", "the record is nested too deep");
+    if (body.is_discarded())
+      return json_error(req, http::status::bad_request, "import/bad_json", "the body is not JSON");
+    if (protocol::json_depth(req.body(), 32) > 32)
+      return json_error(req, http::status::bad_request, "import/bad_json",
+                        "the record is nested too deep");
     auto record = record_from_json(body);
-    if (!record) return json_error(req, http::status::bad_request, "import/bad_record", record.error());
+    if (!record)
+      return json_error(req, http::status::bad_request, "import/bad_record", record.error());
     auto frames = replay_frames(*record);
-    if (!frames) return json_error(req, http::status::unprocessable_entity, "import/illegal", frames.error());
+    if (!frames)
+      return json_error(req, http::status::unprocessable_entity, "import/illegal", frames.error());
     if (frames->back()["status"] != "over")
-      return json_error(req, http::status::unprocessable_entity, "import/not_over", "only finished games can be imported");
+      return json_error(req, http::status::unprocessable_entity, "import/not_over",
+                        "only finished games can be imported");
     record->result = frames->back()["outcome"];
     record->room = server_.lobby().new_room_id();
     record->round = 1;
@@ -263,7 +302,8 @@ class Answerer {
     spdlog::info("event=imported room={} game={} peer={}", record->room, record->game, peer_);
     store->import_record(*record, [reply, head = std::move(head), room = record->room](bool ok) {
       reply(ok ? json_response(head, http::status::created, json{{"room", room}, {"round", 1}})
-                   : json_error(head, http::status::internal_server_error, "import/store_failed", "the game could not be stored"));
+               : json_error(head, http::status::internal_server_error, "import/store_failed",
+                            "the game could not be stored"));
     });
     return std::nullopt;
   }
@@ -271,8 +311,9 @@ class Answerer {
   HttpResponse serve_file(const HttpRequest& req, const std::string& target) {
     const StaticFile* file = server_.static_files().find(target);
     if (!file) return text_response(req, http::status::not_found, "not found\n");
-    auto res = text_response(req, http::status::ok, req.method() == http::verb::head ? std::string() : file->body,
-                             file->mime);
+    auto res =
+        text_response(req, http::status::ok,
+                      req.method() == http::verb::head ? std::string() : file->body, file->mime);
     if (req.method() == http::verb::head) res.content_length(file->body.size());
     return res;
   }
@@ -284,7 +325,8 @@ class Answerer {
 
 }  // namespace
 
-HttpResponse text_response(const HttpRequest& req, http::status status, std::string body, std::string_view type) {
+HttpResponse text_response(const HttpRequest& req, http::status status, std::string body,
+                           std::string_view type) {
   HttpResponse res{status, req.version()};
   res.set(http::field::server, "plateau");
   res.set(http::field::content_type, beast::string_view(type.data(), type.size()));
@@ -297,8 +339,10 @@ HttpResponse text_response(const HttpRequest& req, http::status status, std::str
   res.set("X-Content-Type-Options", "nosniff");
   res.set("Referrer-Policy", "no-referrer");
   res.set("Content-Security-Policy",
-          "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-          "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'");
+          "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' "
+          "data:; "
+          "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; "
+          "object-src 'none'");
   res.set("X-Frame-Options", "DENY");
   res.keep_alive(req.keep_alive());
   res.body() = std::move(body);
@@ -306,20 +350,25 @@ HttpResponse text_response(const HttpRequest& req, http::status status, std::str
   return res;
 }
 
-HttpResponse json_error(const HttpRequest& req, http::status status, std::string_view code, std::string message) {
+HttpResponse json_error(const HttpRequest& req, http::status status, std::string_view code,
+                        std::string message) {
   const json body{{"code", code}, {"error", std::move(message)}};
-  return text_response(req, status, body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n", "application/json");
+  return text_response(req, status,
+                       body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
+                       "application/json");
 }
 
 namespace {
 bool same_text_any_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
          });
 }
 }  // namespace
 
-bool origin_allowed(std::string_view origin, std::string_view host, const std::vector<std::string>& allowed) {
+bool origin_allowed(std::string_view origin, std::string_view host,
+                    const std::vector<std::string>& allowed) {
   if (origin.empty()) return true;  // not a browser: no page of another site is behind it
   for (const auto& a : allowed)
     if (a == "*" || same_text_any_case(a, origin)) return true;
@@ -331,7 +380,8 @@ bool origin_allowed(std::string_view origin, std::string_view host, const std::v
   return same_text_any_case(origin.substr(sep + 3), host);
 }
 
-void answer_http(Server& server, const HttpRequest& req, const std::string& peer, const HttpReply& reply) {
+void answer_http(Server& server, const HttpRequest& req, const std::string& peer,
+                 const HttpReply& reply) {
   // Whatever one request does, the server goes on serving everyone else: an exception that
   // escaped here would end the io_context's run, and the process with it.
   try {
@@ -344,7 +394,8 @@ void answer_http(Server& server, const HttpRequest& req, const std::string& peer
   } catch (const std::exception& e) {
     spdlog::error("event=http_failed method={} target={} what={}", std::string(req.method_string()),
                   std::string(req.target().substr(0, 200)), e.what());
-    reply(json_error(req, http::status::internal_server_error, "http/internal", "the server could not answer this request"));
+    reply(json_error(req, http::status::internal_server_error, "http/internal",
+                     "the server could not answer this request"));
   }
 }
 

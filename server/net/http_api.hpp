@@ -25,21 +25,23 @@ using HttpReply = std::function<void(HttpResponse)>;
 // Answers `req` through `reply`: at once, or later for a call that waits on the store (an
 // import is answered once it is durable). `reply` runs on the server's thread.
 // `peer` is the client's address, for logs and for the limits per address.
-void answer_http(Server& server, const HttpRequest& req, const std::string& peer, const HttpReply& reply);
+void answer_http(Server& server, const HttpRequest& req, const std::string& peer,
+                 const HttpReply& reply);
 
 // Whether a WebSocket upgrade may go on, by its Origin header: a client that sends none (not a
 // browser) or a page of this very server (its Origin names the Host the request was sent to),
 // or an origin the host allowed (--allowed-origins; "*" allows any). Cross-site pages are
 // refused, so that a page elsewhere cannot act with a visitor's browser.
-bool origin_allowed(std::string_view origin, std::string_view host, const std::vector<std::string>& allowed);
+bool origin_allowed(std::string_view origin, std::string_view host,
+                    const std::vector<std::string>& allowed);
 
 // An error answer of the HTTP side: {"code": a stable code such as "api/not_found", "error": a
 // message for people}. Clients match on the code (PROTOCOL.md, "HTTP"); the message may change.
-HttpResponse json_error(const HttpRequest& req, boost::beast::http::status status, std::string_view code,
-                        std::string message);
+HttpResponse json_error(const HttpRequest& req, boost::beast::http::status status,
+                        std::string_view code, std::string message);
 
 // A response with the server's usual headers, keeping the request's version and keep-alive.
-HttpResponse text_response(const HttpRequest& req, boost::beast::http::status status, std::string body,
-                           std::string_view type = "text/plain; charset=utf-8");
+HttpResponse text_response(const HttpRequest& req, boost::beast::http::status status,
+                           std::string body, std::string_view type = "text/plain; charset=utf-8");
 
 }  // namespace plateau::server

@@ -25,7 +25,8 @@ std::string metrics_text(Server& server) {
   const auto& c = lobby.counters();
   m.counter("plateau_moves_accepted_total", "Moves accepted.", c.moves_accepted);
   m.family("plateau_refused_total", "Requests refused, by error code.", "counter");
-  for (const auto& [code, n] : c.refused) m.labelled("plateau_refused_total", "code=\"" + code + "\"", n);
+  for (const auto& [code, n] : c.refused)
+    m.labelled("plateau_refused_total", "code=\"" + code + "\"", n);
   lobby.move_latency().write(
       m.stream(), "plateau_move_broadcast_seconds",
       "From a move's arrival to its patches going out, its durable commit included.");
@@ -35,8 +36,8 @@ std::string metrics_text(Server& server) {
             net.dropped_slow);
   m.gauge("plateau_open_sockets", "Open connections of every kind, HTTP and WebSocket.",
           server.open_connections());
-  m.family("plateau_connections_refused_total",
-           "Sockets closed at accept, by the limit they hit.", "counter");
+  m.family("plateau_connections_refused_total", "Sockets closed at accept, by the limit they hit.",
+           "counter");
   m.labelled("plateau_connections_refused_total", "limit=\"max_connections\"",
              net.refused_max_connections);
   m.labelled("plateau_connections_refused_total", "limit=\"max_per_ip\"", net.refused_max_per_ip);

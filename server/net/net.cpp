@@ -1,17 +1,17 @@
 #include "server/net/net.hpp"
 
-#include <boost/asio/ssl/context.hpp>
 #include <openssl/ssl.h>
 #include <spdlog/spdlog.h>
+#include <boost/asio/ssl/context.hpp>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 
-#include "server/store/storage.hpp"
 #include "server/net/web_dir.hpp"
 #include "server/net/ws_connection.hpp"
+#include "server/store/storage.hpp"
 
 namespace plateau::server {
 
@@ -26,16 +26,17 @@ Millis now_ms() {
       .count();
 }
 
-std::expected<std::shared_ptr<asio::ssl::context>, std::string> load_tls_context(const std::string& cert,
-                                                                                const std::string& key) {
+std::expected<std::shared_ptr<asio::ssl::context>, std::string> load_tls_context(
+    const std::string& cert, const std::string& key) {
   auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_server);
   ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
-                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1 |
-                   asio::ssl::context::single_dh_use);
+                   asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                   asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use);
   SSL_CTX_set_min_proto_version(ctx->native_handle(), TLS1_2_VERSION);
   // An encrypted key would make OpenSSL prompt on the terminal (and a container has none):
   // answer with no passphrase, so that such a key fails to load instead.
-  ctx->set_password_callback([](std::size_t, asio::ssl::context::password_purpose) { return std::string(); });
+  ctx->set_password_callback(
+      [](std::size_t, asio::ssl::context::password_purpose) { return std::string(); });
   // OpenSSL reports a missing file as a bare "asio.ssl error": say what the system said.
   for (const auto* path : {&cert, &key}) {
     std::FILE* f = std::fopen(path->c_str(), "rb");
@@ -98,8 +99,10 @@ void ConnectionTable::release(ConnectionSlot::Entry* e) {
 }
 
 void ConnectionTable::orphan() {
-  if (open_ == 0) delete this;
-  else orphaned_ = true;
+  if (open_ == 0)
+    delete this;
+  else
+    orphaned_ = true;
 }
 
 Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* store,
@@ -115,19 +118,22 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* stor
       connections_(new ConnectionTable) {
   // The client's files, listed and read once: what is not in the list is never served. The
   // data directory and the TLS files are left out even when they lie inside the web root.
-  const std::string root = config_.web_root.empty() ? std::string(default_web_dir()) : config_.web_root;
+  const std::string root =
+      config_.web_root.empty() ? std::string(default_web_dir()) : config_.web_root;
   std::vector<std::filesystem::path> excluded;
   for (const auto& p : {config_.data, config_.tls_cert, config_.tls_key})
     if (!p.empty() && p != "none") excluded.emplace_back(p);
   static_files_ = StaticFiles::scan(root, excluded);
-  spdlog::info("event=web_root path=\"{}\" files={} bytes={}", root, static_files_.size(), static_files_.bytes());
+  spdlog::info("event=web_root path=\"{}\" files={} bytes={}", root, static_files_.size(),
+               static_files_.bytes());
 }
 
 Server::~Server() { connections_->orphan(); }
 
 std::expected<void, std::string> Server::start() {
   // Never serve in clear text what was meant to be encrypted.
-  if (!config_.tls_cert.empty() && !tls_) return std::unexpected("TLS is configured but no certificate is loaded");
+  if (!config_.tls_cert.empty() && !tls_)
+    return std::unexpected("TLS is configured but no certificate is loaded");
   beast::error_code ec;
   const auto address = asio::ip::make_address(config_.host, ec);
   if (ec) return std::unexpected("bad --host " + config_.host + ": " + ec.message());
@@ -136,7 +142,9 @@ std::expected<void, std::string> Server::start() {
   if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
   if (!ec) acceptor_.bind(endpoint, ec);
   if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec) return std::unexpected("cannot listen on " + config_.host + ":" + std::to_string(config_.port) + ": " + ec.message());
+  if (ec)
+    return std::unexpected("cannot listen on " + config_.host + ":" + std::to_string(config_.port) +
+                           ": " + ec.message());
   accept();
   // The rooms learn the time from this tick only.
   struct Ticker {
@@ -169,13 +177,15 @@ unsigned short Server::port() const {
 void Server::accept() {
   acceptor_.async_accept(ioc_, [this](beast::error_code ec, tcp::socket socket) {
     if (stopping_ || ec == asio::error::operation_aborted) return;
-    if (ec == asio::error::no_descriptors || ec == boost::system::errc::too_many_files_open_in_system ||
+    if (ec == asio::error::no_descriptors ||
+        ec == boost::system::errc::too_many_files_open_in_system ||
         ec == asio::error::no_buffer_space || ec == asio::error::no_memory) {
       // Out of descriptors (or kernel memory): the connection waits in the backlog. Trying again
       // at once would fail again at once, for as long as it lasts, with the loop at 100% CPU.
       ++stats_.accept_failures;
       if (!starved_)
-        spdlog::error("event=accept_paused error=\"{}\" open={} retry_ms=100", ec.message(), connections_->open());
+        spdlog::error("event=accept_paused error=\"{}\" open={} retry_ms=100", ec.message(),
+                      connections_->open());
       starved_ = true;
       accept_timer_.expires_after(std::chrono::milliseconds(100));
       accept_timer_.async_wait([this](beast::error_code wait_ec) {
@@ -192,7 +202,8 @@ void Server::accept() {
       const auto peer = socket.remote_endpoint(ignored);
       ConnectionTable::Refusal why{};
       auto slot = ignored ? ConnectionSlot()
-                          : connections_->admit(peer.address(), config_.max_connections, config_.max_per_ip, why);
+                          : connections_->admit(peer.address(), config_.max_connections,
+                                                config_.max_per_ip, why);
       if (!slot) {
         // Over a limit (or the peer already gone): closed before any byte is read.
         if (why == ConnectionTable::Refusal::too_many) ++stats_.refused_max_connections;
@@ -203,8 +214,10 @@ void Server::accept() {
       // Frames are small and each one matters now: Nagle's wait for an ACK would hold a
       // patch back for as long as the peer delays its ACKs.
       socket.set_option(tcp::no_delay(true), ignored);
-      if (tls_) serve_tls(std::move(socket), *this, *tls_, std::move(slot));
-      else serve_plain(std::move(socket), *this, std::move(slot));
+      if (tls_)
+        serve_tls(std::move(socket), *this, *tls_, std::move(slot));
+      else
+        serve_plain(std::move(socket), *this, std::move(slot));
     }
     accept();
   });
@@ -229,12 +242,15 @@ void Server::watch_store() {
   if (!store_) return;
   if (const bool now = store_->available(); now != store_was_available_) {
     store_was_available_ = now;
-    if (now) spdlog::info("event=store_available");
-    else spdlog::error("event=store_unavailable");  // /healthz answers 503 meanwhile
+    if (now)
+      spdlog::info("event=store_available");
+    else
+      spdlog::error("event=store_unavailable");  // /healthz answers 503 meanwhile
   }
   if (const auto [n, last] = store_->exceptions(); n != store_exceptions_seen_) {
     stats_.internal_errors += n - store_exceptions_seen_;
-    spdlog::error("event=internal_error where=store count={} error=\"{}\"", n - store_exceptions_seen_, last);
+    spdlog::error("event=internal_error where=store count={} error=\"{}\"",
+                  n - store_exceptions_seen_, last);
     store_exceptions_seen_ = n;
   }
 }
@@ -247,7 +263,8 @@ void Server::refuse(const std::shared_ptr<Connection>& c, const protocol::Error&
   }
 }
 
-void Server::on_message(const std::shared_ptr<Connection>& c, std::string frame, bool text, bool within_rate) {
+void Server::on_message(const std::shared_ptr<Connection>& c, std::string frame, bool text,
+                        bool within_rate) {
   const char* what = "unknown exception";
   try {
     if (!within_rate) {
@@ -256,8 +273,10 @@ void Server::on_message(const std::shared_ptr<Connection>& c, std::string frame,
       lobby_.refuse(c, {protocol::Code::bad_json, "send text frames holding JSON", nullptr});
     } else {
       auto req = protocol::decode(frame, protocol::Limits{config_.max_frame, 32});
-      if (!req) lobby_.refuse(c, req.error());
-      else lobby_.handle(c, std::move(*req));
+      if (!req)
+        lobby_.refuse(c, req.error());
+      else
+        lobby_.handle(c, std::move(*req));
     }
     return;
   } catch (const std::exception& e) {
@@ -322,7 +341,8 @@ void Server::shutdown(std::function<void()> done) {
   acceptor_.close(ignored);
   ticker_.cancel();
   spdlog::info("event=shutdown connections={} rooms={}", websockets_.size(), lobby_.room_count());
-  lobby_.announce("The server is restarting. Your games are saved; this page reconnects by itself.");
+  lobby_.announce(
+      "The server is restarting. Your games are saved; this page reconnects by itself.");
   // Every acknowledged move is already durable; this writes what is still in flight.
   if (store_) store_->close();
   std::vector<std::shared_ptr<WsConnection>> open;

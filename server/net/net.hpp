@@ -1,8 +1,9 @@
 // The network edge (Boost.Beast): a listener, HTTP connections that serve the browser client,
-// /healthz and /metrics and upgrade /ws, and WebSocket connections that decode frames for the lobby.
+// /healthz and /metrics and upgrade /ws, and WebSocket connections that decode frames for the
+// lobby.
 //
-// Every connection is plain TCP, or TLS when the server was given a certificate: the connections are
-// templates on the stream, so both kinds run the same code.
+// Every connection is plain TCP, or TLS when the server was given a certificate: the connections
+// are templates on the stream, so both kinds run the same code.
 //
 // Threading: one io_context thread runs every socket, the lobby and the rooms, so they need no
 // locks; the store's writer thread hands its completions back through asio::post, and the
@@ -25,10 +26,10 @@
 #include <boost/asio.hpp>
 
 #include "server/config.hpp"
-#include "server/rooms/lobby.hpp"
 #include "server/net/static_files.hpp"
 #include "server/net/throttle.hpp"
 #include "server/net/ws_connection.hpp"
+#include "server/rooms/lobby.hpp"
 
 namespace boost::asio::ssl {
 class context;
@@ -40,20 +41,20 @@ class Storage;
 class WsConnection;
 
 struct NetStats {
-  std::uint64_t connections = 0;       // open WebSocket connections
-  std::uint64_t connections_total = 0; // accepted since start
+  std::uint64_t connections = 0;        // open WebSocket connections
+  std::uint64_t connections_total = 0;  // accepted since start
   std::uint64_t frames_out = 0;
   std::uint64_t bytes_out = 0;
-  std::uint64_t dropped_slow = 0;      // connections dropped for not reading
+  std::uint64_t dropped_slow = 0;             // connections dropped for not reading
   std::uint64_t refused_max_connections = 0;  // sockets closed at accept: --max-connections
   std::uint64_t refused_max_per_ip = 0;       // sockets closed at accept: --max-per-ip
-  std::uint64_t accept_failures = 0;          // accepts that failed for want of descriptors (or memory)
-  std::uint64_t queued_bytes = 0;             // bytes queued for all connections together
-  std::uint64_t queue_peak = 0;               // the most bytes one connection has had queued
-  std::uint64_t dropped_over_budget = 0;      // connections dropped at --max-queued-bytes
-  std::uint64_t too_large = 0;                // messages refused for their size (then closed, 1009)
-  std::uint64_t dropped_unfinished = 0;       // connections whose message stayed unfinished
-  std::uint64_t internal_errors = 0;          // exceptions caught in a handler
+  std::uint64_t accept_failures = 0;      // accepts that failed for want of descriptors (or memory)
+  std::uint64_t queued_bytes = 0;         // bytes queued for all connections together
+  std::uint64_t queue_peak = 0;           // the most bytes one connection has had queued
+  std::uint64_t dropped_over_budget = 0;  // connections dropped at --max-queued-bytes
+  std::uint64_t too_large = 0;            // messages refused for their size (then closed, 1009)
+  std::uint64_t dropped_unfinished = 0;   // connections whose message stayed unfinished
+  std::uint64_t internal_errors = 0;      // exceptions caught in a handler
   double recovery_seconds = 0;
   std::uint64_t rooms_recovered = 0;
   std::uint64_t rooms_quarantined = 0;
@@ -62,8 +63,8 @@ struct NetStats {
 // A TLS server context from a PEM certificate chain and its private key (TLS 1.2 and later).
 // Fails with a readable reason for a missing, unreadable or encrypted file, or a key that does
 // not match the certificate.
-std::expected<std::shared_ptr<boost::asio::ssl::context>, std::string> load_tls_context(const std::string& cert,
-                                                                                       const std::string& key);
+std::expected<std::shared_ptr<boost::asio::ssl::context>, std::string> load_tls_context(
+    const std::string& cert, const std::string& key);
 
 // The wall clock in milliseconds since the epoch: what the rooms and the store are told.
 Millis now_ms();
@@ -100,14 +101,13 @@ class Server {
   // A whole message from a WebSocket, for the lobby: `within_rate` says whether the connection
   // is under --rate. Whatever the lobby throws is caught here: the client gets internal/error,
   // the event is logged, and the server goes on.
-  void on_message(const std::shared_ptr<Connection>& c, std::string frame, bool text, bool within_rate);
+  void on_message(const std::shared_ptr<Connection>& c, std::string frame, bool text,
+                  bool within_rate);
   // A decoding error for the client (counted with the others).
   void refuse(const std::shared_ptr<Connection>& c, const protocol::Error& e);
   // The connection is gone, or said goodbye: the lobby and the rooms forget it (exceptions
   // caught as above). The connection then leaves the server with remove().
   void on_left(WsConnection* s);
-
-
 
   // The output budget (--max-queued-bytes): before `bytes` more are queued for `s`, the
   // connections with the most queued are dropped until they fit. False when `s` itself was.
@@ -136,7 +136,8 @@ class Server {
   bool store_was_available_ = true;
   std::uint64_t store_exceptions_seen_ = 0;
   ConnectionTable* connections_;  // deleted by orphan(), once the Server and every slot are gone
-  std::unordered_map<WsConnection*, std::weak_ptr<WsConnection>> websockets_;  // the open WebSocket connections
+  std::unordered_map<WsConnection*, std::weak_ptr<WsConnection>>
+      websockets_;  // the open WebSocket connections
   NetStats stats_;
   StaticFiles static_files_;
   Backoff admin_backoff_;

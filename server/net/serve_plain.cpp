@@ -18,7 +18,8 @@ using WsSocket = asio::basic_stream_socket<tcp, asio::io_context::executor_type>
 void start_websocket(PlainStream&& stream, Server& server, http::request<http::string_body> req,
                      ConnectionSlot slot) {
   tcp::socket accepted = stream.release_socket();
-  auto& ioc = static_cast<asio::io_context&>(asio::query(accepted.get_executor(), asio::execution::context));
+  auto& ioc = static_cast<asio::io_context&>(
+      asio::query(accepted.get_executor(), asio::execution::context));
   WsSocket socket(ioc.get_executor());
   beast::error_code ec;
   const auto local = accepted.local_endpoint(ec);
@@ -30,14 +31,17 @@ void start_websocket(PlainStream&& stream, Server& server, http::request<http::s
     ::close(fd);
     return;
   }
-  std::make_shared<BasicWsConnection<WsSocket>>(std::move(socket), server, std::move(slot))->run(std::move(req));
+  std::make_shared<BasicWsConnection<WsSocket>>(std::move(socket), server, std::move(slot))
+      ->run(std::move(req));
 }
 
 }  // namespace connections
 
 void serve_plain(boost::asio::ip::tcp::socket&& socket, Server& server, ConnectionSlot slot) {
   using namespace connections;
-  std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), server, std::move(slot))->run();
+  std::make_shared<HttpConnection<PlainStream>>(PlainStream(std::move(socket)), server,
+                                                std::move(slot))
+      ->run();
 }
 
 }  // namespace plateau::server

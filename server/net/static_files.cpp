@@ -43,12 +43,14 @@ bool hidden(const fs::path& relative) {
 
 }  // namespace
 
-StaticFiles StaticFiles::scan(const fs::path& root_dir, const std::vector<fs::path>& excluded, StaticLimits limits) {
+StaticFiles StaticFiles::scan(const fs::path& root_dir, const std::vector<fs::path>& excluded,
+                              StaticLimits limits) {
   StaticFiles out;
   std::error_code ec;
   const fs::path root = fs::canonical(root_dir, ec);
   if (ec) {
-    spdlog::error("event=web_root_missing path=\"{}\" error=\"{}\"", root_dir.string(), ec.message());
+    spdlog::error("event=web_root_missing path=\"{}\" error=\"{}\"", root_dir.string(),
+                  ec.message());
     return out;
   }
   std::vector<fs::path> fenced;  // canonical forms of what must never be served
@@ -78,8 +80,8 @@ StaticFiles StaticFiles::scan(const fs::path& root_dir, const std::vector<fs::pa
     const auto size = fs::file_size(real, fec);
     if (fec) continue;
     if (out.files_.size() >= limits.max_files || out.bytes_ + size > limits.max_bytes) {
-      spdlog::warn("event=web_root_too_big path=\"{}\" files={} bytes={} skipped=\"{}\"", root.string(),
-                   out.files_.size(), out.bytes_, relative.generic_string());
+      spdlog::warn("event=web_root_too_big path=\"{}\" files={} bytes={} skipped=\"{}\"",
+                   root.string(), out.files_.size(), out.bytes_, relative.generic_string());
       continue;
     }
     std::ifstream in(real, std::ios::binary);
@@ -91,7 +93,9 @@ StaticFiles StaticFiles::scan(const fs::path& root_dir, const std::vector<fs::pa
     out.bytes_ += body.str().size();
     out.files_.emplace(std::move(name), StaticFile{std::move(body).str(), mime});
   }
-  if (ec) spdlog::warn("event=web_root_walk_failed path=\"{}\" error=\"{}\"", root.string(), ec.message());
+  if (ec)
+    spdlog::warn("event=web_root_walk_failed path=\"{}\" error=\"{}\"", root.string(),
+                 ec.message());
   return out;
 }
 

@@ -29,7 +29,8 @@ class StaticFiles {
   // stays inside the root), skipping hidden names (".git") and anything inside `excluded`
   // (the data directory, TLS keys). Reads them into memory, so that serving one never blocks.
   static StaticFiles scan(const std::filesystem::path& root,
-                          const std::vector<std::filesystem::path>& excluded = {}, StaticLimits limits = {});
+                          const std::vector<std::filesystem::path>& excluded = {},
+                          StaticLimits limits = {});
 
   // The file a request target names ("/", "/app.js", "/games/quantik.js?v=2"), or nullptr.
   // The target is matched byte for byte against the list, never decoded into a path.
@@ -41,7 +42,8 @@ class StaticFiles {
   std::vector<std::string> names() const;
 
  private:
-  std::map<std::string, StaticFile, std::less<>> files_;  // keyed by the path under the root, '/'-separated
+  std::map<std::string, StaticFile, std::less<>>
+      files_;  // keyed by the path under the root, '/'-separated
   std::size_t bytes_ = 0;
 };
 

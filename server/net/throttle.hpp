@@ -74,7 +74,8 @@ class Backoff {
     ++k.failures;
     if (k.failures > free_) {
       const int doublings = std::min(k.failures - free_ - 1, 20);
-      k.until = now + std::min<std::chrono::steady_clock::duration>(std::chrono::seconds(1) * (1LL << doublings), longest_);
+      k.until = now + std::min<std::chrono::steady_clock::duration>(
+                          std::chrono::seconds(1) * (1LL << doublings), longest_);
     }
   }
   void succeeded(std::string_view key) { keys_.erase(std::string(key)); }

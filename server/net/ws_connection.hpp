@@ -62,8 +62,8 @@ class ConnectionTable {
   ConnectionTable(const ConnectionTable&) = delete;
   ConnectionTable& operator=(const ConnectionTable&) = delete;
   // A slot for a connection from `peer`, or an empty one (and `why`) when a limit is reached.
-  ConnectionSlot admit(const boost::asio::ip::address& peer, std::size_t max_total, std::size_t max_per_address,
-                       Refusal& why);
+  ConnectionSlot admit(const boost::asio::ip::address& peer, std::size_t max_total,
+                       std::size_t max_per_address, Refusal& why);
   std::size_t open() const { return open_; }
   std::size_t addresses() const { return by_address_.size(); }
   // The owner is done with the table: it is deleted now, or by the release of its last slot.
@@ -99,7 +99,7 @@ class WsConnection : public Connection {
 // Starts serving an accepted connection: HTTP first, then WebSocket if it asks to upgrade.
 void serve_plain(boost::asio::ip::tcp::socket&& socket, Server& server, ConnectionSlot slot);
 // The same behind a TLS handshake (HTTPS and wss://).
-void serve_tls(boost::asio::ip::tcp::socket&& socket, Server& server, boost::asio::ssl::context& tls,
-               ConnectionSlot slot);
+void serve_tls(boost::asio::ip::tcp::socket&& socket, Server& server,
+               boost::asio::ssl::context& tls, ConnectionSlot slot);
 
 }  // namespace plateau::server

@@ -26,7 +26,8 @@ json AudienceViews::state_of(int a) const {
 
 bool AudienceViews::board_is_private(int a, bool delayed, bool shared, const Scene& scene) const {
   const auto& previous = seen_[static_cast<std::size_t>(a)];
-  if (previous.round != scene.round || previous.delayed != delayed || !previous.board || previous.owner != a)
+  if (previous.round != scene.round || previous.delayed != delayed || !previous.board ||
+      previous.owner != a)
     return false;
   for (int b = 0; b < audiences_; ++b) {
     const bool holds = seen_[static_cast<std::size_t>(b)].board == previous.board;
@@ -59,8 +60,9 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
     const rules::State& st = delayed ? *scene.delayed : *scene.state;
     protocol::RoomFacts facts;
     facts.game = scene.game;
-    facts.status = !scene.started ? protocol::Status::waiting
-                                  : (st.is_over() ? protocol::Status::over : protocol::Status::playing);
+    facts.status = !scene.started
+                       ? protocol::Status::waiting
+                       : (st.is_over() ? protocol::Status::over : protocol::Status::playing);
     facts.seats = scene.seats;
     facts.rematch = scene.rematch;
     facts.round = scene.round;
@@ -68,7 +70,8 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
     auto& v = views[static_cast<std::size_t>(a)];
     v.envelope = protocol::make_envelope(facts, st, viewer_of(a));
     v.board_generation = scene.generation;
-    const auto previous = static_cast<std::size_t>(a) < seen_.size() ? &seen_[static_cast<std::size_t>(a)] : nullptr;
+    const auto previous =
+        static_cast<std::size_t>(a) < seen_.size() ? &seen_[static_cast<std::size_t>(a)] : nullptr;
     // Borrows the board of `from`, but not its operations: they led to a version already sent.
     const auto take_board = [&v](const Seen& from, bool with_ops) {
       v.board = from.board;
@@ -142,7 +145,8 @@ std::vector<std::pair<int, Frame>> AudienceViews::advance(const Scene& scene, st
         if (before.fixed == after.fixed)  // the same object: nothing in it changed
           protocol::append_diff(board_ops, *before.board, *after.board, "/board");
         else  // a new round whose fixed part may differ
-          protocol::append_diff(board_ops, before.complete_board(), after.complete_board(), "/board");
+          protocol::append_diff(board_ops, before.complete_board(), after.complete_board(),
+                                "/board");
         board_diffs.push_back({before.board.get(), after.board.get(), std::move(board_ops)});
         it = board_diffs.end() - 1;
       }

@@ -55,7 +55,8 @@ class AudienceViews {
   void clear();
   // Moves every audience to `scene`, shown as `version` of room `room`: the patch for each
   // audience, as (audience, frame), in audience order. The views must be built.
-  std::vector<std::pair<int, Frame>> advance(const Scene& scene, std::string_view room, std::int64_t version);
+  std::vector<std::pair<int, Frame>> advance(const Scene& scene, std::string_view room,
+                                             std::int64_t version);
   // The whole state audience `a` sees now.
   nlohmann::json state_of(int a) const;
 
@@ -67,10 +68,10 @@ class AudienceViews {
     protocol::Envelope envelope;
     std::shared_ptr<nlohmann::json> board;        // the state's changing_view(), or view()
     std::shared_ptr<const nlohmann::json> fixed;  // its fixed_view(): the rest of the board
-    int owner = -1;                      // the audience whose board this is (see above)
-    std::uint64_t board_generation = 0;  // Scene::generation when the board was built
-    int round = 0;                       // of the state it was built from, which was
-    bool delayed = false;                // the spectators' delayed copy, or the game itself
+    int owner = -1;                               // the audience whose board this is (see above)
+    std::uint64_t board_generation = 0;           // Scene::generation when the board was built
+    int round = 0;                                // of the state it was built from, which was
+    bool delayed = false;  // the spectators' delayed copy, or the game itself
     // Set when the board was brought up to date in place (ViewParts::update_view): the operations
     // from the board as it was before, which no longer exists.
     std::shared_ptr<const std::string> board_ops;

@@ -11,7 +11,9 @@ namespace plateau::server {
 // One encoded frame, shared by every connection of an audience (encoded once per audience).
 using Frame = std::shared_ptr<const std::string>;
 
-inline Frame make_frame(std::string text) { return std::make_shared<const std::string>(std::move(text)); }
+inline Frame make_frame(std::string text) {
+  return std::make_shared<const std::string>(std::move(text));
+}
 
 // A player as the server knows them (from hello).
 struct Player {

@@ -11,14 +11,16 @@ using nlohmann::json;
 using protocol::Code;
 
 Lobby::Lobby(Store& store, Random random, LobbyLimits limits)
-    : store_(store), random_(std::move(random)), limits_(limits), games_json_([] {
+    : store_(store),
+      random_(std::move(random)),
+      limits_(limits),
+      games_json_([] {
         json games = json::array();
         for (const rules::Game* g : rules::all_games()) games.push_back(g->describe());
         return games.dump();
       }()),
       creates_(limits.creates_per_minute),
-      new_players_(limits.new_players_per_minute) {
-}
+      new_players_(limits.new_players_per_minute) {}
 
 bool PerMinute::allow(const std::string& address, Millis now) {
   auto& times = times_[address];
@@ -29,7 +31,9 @@ bool PerMinute::allow(const std::string& address, Millis now) {
 }
 
 void PerMinute::sweep(Millis now) {
-  std::erase_if(times_, [now](const auto& e) { return e.second.empty() || e.second.back() <= now - kMinute; });
+  std::erase_if(times_, [now](const auto& e) {
+    return e.second.empty() || e.second.back() <= now - kMinute;
+  });
 }
 
 std::string Lobby::hash_token(std::string_view token) {
@@ -46,9 +50,12 @@ std::string Lobby::hash_token(std::string_view token) {
 
 Lobby::TokenKey Lobby::token_key(std::string_view hex_hash) {
   TokenKey key;
-  auto nibble = [](char c) { return static_cast<unsigned char>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10); };
+  auto nibble = [](char c) {
+    return static_cast<unsigned char>(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+  };
   for (std::size_t i = 0; i < key.bytes.size() && 2 * i + 1 < hex_hash.size(); ++i)
-    key.bytes[i] = static_cast<unsigned char>(nibble(hex_hash[2 * i]) << 4 | nibble(hex_hash[2 * i + 1]));
+    key.bytes[i] =
+        static_cast<unsigned char>(nibble(hex_hash[2 * i]) << 4 | nibble(hex_hash[2 * i + 1]));
   return key;
 }
 
@@ -63,12 +70,14 @@ std::string Lobby::random_hex(int bytes) {
   std::string out;
   while (static_cast<int>(out.size()) < bytes * 2) {
     std::uint64_t r = random_();
-    for (int i = 0; i < 16 && static_cast<int>(out.size()) < bytes * 2; ++i, r >>= 4) out += kHex[r & 15];
+    for (int i = 0; i < 16 && static_cast<int>(out.size()) < bytes * 2; ++i, r >>= 4)
+      out += kHex[r & 15];
   }
   return out;
 }
 
-void Lobby::reply_error(const std::shared_ptr<Connection>& c, Code code, std::string message, const json& id) {
+void Lobby::reply_error(const std::shared_ptr<Connection>& c, Code code, std::string message,
+                        const json& id) {
   refuse(c, protocol::Error{code, std::move(message), id});
 }
 
@@ -94,9 +103,12 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
   std::optional<Code> unavailable;
   const auto room = room_id ? find(*room_id, &unavailable) : nullptr;
   if (!room && unavailable == Code::too_many_rooms)
-    return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may; try again later", id);
+    return reply_error(c, Code::too_many_rooms,
+                       "the server holds as many rooms as it may; try again later", id);
   // A room the store holds but cannot give back (quarantined, or a failed read) is not served.
-  if (!room) return reply_error(c, Code::room_not_found, "no room '" + (room_id ? room_id->substr(0, 64) : "") + "'", id);
+  if (!room)
+    return reply_error(c, Code::room_not_found,
+                       "no room '" + (room_id ? room_id->substr(0, 64) : "") + "'", id);
 
   const std::string& player = c->player()->id;
   std::optional<Code> refused;
@@ -140,7 +152,8 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
     // An unknown token (or none) makes a new player; a token is never taken from the client.
     // Nothing is stored until they sit down or create a room: a hello costs the disk nothing.
     if (!new_players_.allow(c->address(), now_))
-      return reply_error(c, Code::rate_hello, "too many new players from your address; try again in a minute", id);
+      return reply_error(c, Code::rate_hello,
+                         "too many new players from your address; try again in a minute", id);
     player = Player{random_hex(8), h.name};
     token = random_hex(16);
     const auto key = token_key(hash_token(token));
@@ -180,9 +193,11 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
   }
 }
 
-void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create& req, const json& id) {
+void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create& req,
+                   const json& id) {
   const rules::Game* game = rules::find_game(req.game);
-  if (!game) return reply_error(c, Code::unknown_game, "no game '" + req.game.substr(0, 64) + "'", id);
+  if (!game)
+    return reply_error(c, Code::unknown_game, "no game '" + req.game.substr(0, 64) + "'", id);
   const auto options = game->normalize_options(req.options);
   if (!options) return reply_error(c, Code::bad_option, "an option is unknown or out of range", id);
   auto secret = fresh_round_secret(random_);
@@ -197,16 +212,20 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
                            " open rooms of your own already; finish or leave one first",
                        id);
   if (!creates_.allow(c->address(), now_))
-    return reply_error(c, Code::rate_creates, "too many rooms created from your address; try again in a minute",
-                       id);
+    return reply_error(c, Code::rate_creates,
+                       "too many rooms created from your address; try again in a minute", id);
   const std::string room_id = new_room_id();
   if (unloaded_.contains(room_id))  // an id in use, out of memory: not a room of this one's
     return reply_error(c, Code::internal, "no room id free; try again", id);
-  RoomSettings settings{.is_private = req.is_private, .spectator_delay = req.spectator_delay,
-                        .grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_,
+  RoomSettings settings{.is_private = req.is_private,
+                        .spectator_delay = req.spectator_delay,
+                        .grace_ms = limits_.grace_ms,
+                        .keep = limits_.keep,
+                        .random = random_,
                         .max_spectators = limits_.max_spectators};
-  RoomRecord record{room_id, std::string(game->id()), *options, secret.seed, req.is_private,
-                    req.spectator_delay, now_, secret.salt, c->player()->id};
+  RoomRecord record{room_id,        std::string(game->id()), *options, secret.seed,
+                    req.is_private, req.spectator_delay,     now_,     secret.salt,
+                    c->player()->id};
   auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
@@ -215,14 +234,13 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   created_by_[creator].push_back(room_id);
   store_player(creator);
   // `created` goes out once the room is durable, so a link shared from it always works.
-  store_.create_room(record,
-                     [weak = std::weak_ptr<Connection>(c), room_id, id](bool ok) {
-                       const auto client = weak.lock();
-                       if (!client) return;
-                       client->send(make_frame(
-                           ok ? protocol::encode_created(id, room_id)
-                              : protocol::encode_error({Code::internal, "the room could not be saved", id})));
-                     });
+  store_.create_room(record, [weak = std::weak_ptr<Connection>(c), room_id, id](bool ok) {
+    const auto client = weak.lock();
+    if (!client) return;
+    client->send(make_frame(
+        ok ? protocol::encode_created(id, room_id)
+           : protocol::encode_error({Code::internal, "the room could not be saved", id})));
+  });
 }
 
 std::string Lobby::new_room_id() {
@@ -238,10 +256,11 @@ json Lobby::Unloaded::summary(const std::string& id) const {
     seat_lines.push_back({{"seat", s},
                           {"name", seats[s].first ? json(seats[s].second) : json(nullptr)},
                           {"connected", false}});
-  return json{{"room", id},         {"game", game->id()},
-              {"seats", seat_lines}, {"status", protocol::status_string(protocol::Status::playing)},
-              {"spectators", 0},     {"round", round},
-              {"private", is_private}};
+  return json{
+      {"room", id},           {"game", game->id()},
+      {"seats", seat_lines},  {"status", protocol::status_string(protocol::Status::playing)},
+      {"spectators", 0},      {"round", round},
+      {"private", is_private}};
 }
 
 json Lobby::Line::summary() const { return room ? room->summary() : unloaded->summary(*id); }
@@ -252,7 +271,9 @@ int Lobby::Line::to_move() const {
   return seat ? *seat : -1;
 }
 
-protocol::Status Lobby::Line::status() const { return room ? room->status() : protocol::Status::playing; }
+protocol::Status Lobby::Line::status() const {
+  return room ? room->status() : protocol::Status::playing;
+}
 
 const Lobby::Listing& Lobby::listing() {
   if (listing_.built) return listing_;
@@ -268,7 +289,9 @@ const Lobby::Listing& Lobby::listing() {
   for (const auto& [rid, room] : rooms_) {
     if (room->failed() || room->is_private()) continue;
     const auto status = room->status();
-    listed.push_back({status == protocol::Status::waiting ? 0 : status == protocol::Status::playing ? 1 : 2,
+    listed.push_back({status == protocol::Status::waiting   ? 0
+                      : status == protocol::Status::playing ? 1
+                                                            : 2,
                       status == protocol::Status::playing ? room->spectators() : 0,
                       Line{&rid, room->last_activity(), room.get(), nullptr}});
   }
@@ -289,7 +312,8 @@ const Lobby::Listing& Lobby::listing() {
   return listing_;
 }
 
-void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms& req, const json& id) {
+void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms& req,
+                 const json& id) {
   if (req.game && !rules::find_game(*req.game))
     return reply_error(c, Code::unknown_game, "no game '" + req.game->substr(0, 64) + "'", id);
   const Listing& all = listing();
@@ -300,7 +324,8 @@ void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms
     of_game = it == all.by_game.end() ? &kNone : &it->second;
   }
   const std::size_t total = of_game ? of_game->size() : all.all.size();
-  const std::size_t limit = std::min(req.limit.value_or(limits_.rooms_page), limits_.rooms_page_max);
+  const std::size_t limit =
+      std::min(req.limit.value_or(limits_.rooms_page), limits_.rooms_page_max);
   const std::size_t from = std::min(req.offset, total);
   const std::size_t to = std::min(total, from + limit);
   json out = json::array();
@@ -319,14 +344,16 @@ void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms
         const Unloaded& room = u->second;
         for (std::size_t s = 0; s < room.seats.size(); ++s)
           if (room.seats[s].first == c->player()->id)
-            mine.emplace_back(Line{&u->first, room.last_activity, nullptr, &room}, static_cast<rules::Seat>(s));
+            mine.emplace_back(Line{&u->first, room.last_activity, nullptr, &room},
+                              static_cast<rules::Seat>(s));
       }
     }
   const auto recent = [](const auto& a, const auto& b) {
     return std::pair(b.first.active, *a.first.id) < std::pair(a.first.active, *b.first.id);
   };
   const std::size_t shown = std::min(mine.size(), kMineListed);
-  std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(shown), mine.end(), recent);
+  std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(shown), mine.end(),
+                    recent);
   json yours = json::array();
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& [line, seat] = mine[i];
@@ -367,7 +394,8 @@ void Lobby::tick(Millis now) {
       const auto next = std::next(it);
       unload(it);
       it = next;
-    } else if (room.idle() && quiet > limits_.idle_room_ms && room.status() != protocol::Status::playing) {
+    } else if (room.idle() && quiet > limits_.idle_room_ms &&
+               room.status() != protocol::Status::playing) {
       // Only memory is freed: a room that is closed here stays in the store (and an unfinished
       // one comes back at the next start, or when someone asks for it).
       const std::string id = it->first;
@@ -466,7 +494,8 @@ void Lobby::unsit(const std::string& player, const std::string& room) {
   if (it->second.empty()) tables_of_.erase(it);
 }
 
-void Lobby::forget_room(const std::string& id, const std::vector<std::optional<std::string>>& seated) {
+void Lobby::forget_room(const std::string& id,
+                        const std::vector<std::optional<std::string>>& seated) {
   for (const auto& p : seated)
     if (p) unsit(*p, id);
   creator_of_.erase(id);  // created_by_ lets go of it when next counted
@@ -516,7 +545,8 @@ void Lobby::sweep_players() {
   std::vector<std::string> stored;
   for (auto it = players_.begin(); it != players_.end();) {
     const Known& k = it->second;
-    if (k.seated || k.online > 0 || now_ - k.seen <= limits_.forget_players_ms || tables_of_.contains(it->first)) {
+    if (k.seated || k.online > 0 || now_ - k.seen <= limits_.forget_players_ms ||
+        tables_of_.contains(it->first)) {
       ++it;
       continue;
     }
@@ -527,7 +557,8 @@ void Lobby::sweep_players() {
   }
   // In writes of a thousand: the first sweep after an upgrade may find every hello ever made.
   for (std::size_t i = 0; i < stored.size(); i += 1000) {
-    const auto end = stored.begin() + static_cast<std::ptrdiff_t>(std::min(stored.size(), i + 1000));
+    const auto end =
+        stored.begin() + static_cast<std::ptrdiff_t>(std::min(stored.size(), i + 1000));
     store_.forget_players({stored.begin() + static_cast<std::ptrdiff_t>(i), end}, [](bool) {});
   }
 }
@@ -549,7 +580,8 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
   std::vector<std::string> names;
   for (std::size_t s = 0; s < r.seats.size(); ++s) {
     const auto& p = r.seats[s];
-    if (before != unloaded_.end() && s < before->second.seats.size() && before->second.seats[s].first == p) {
+    if (before != unloaded_.end() && s < before->second.seats.size() &&
+        before->second.seats[s].first == p) {
       names.push_back(before->second.seats[s].second);
       continue;
     }
@@ -557,7 +589,9 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     names.push_back(it != players_.end() ? it->second.name : "");
   }
   auto room = Room::restore(r, *game, names, store_, now_,
-                            RoomSettings{.grace_ms = limits_.grace_ms, .keep = limits_.keep, .random = random_,
+                            RoomSettings{.grace_ms = limits_.grace_ms,
+                                         .keep = limits_.keep,
+                                         .random = random_,
                                          .max_spectators = limits_.max_spectators},
                             why);
   if (!room) return false;
@@ -595,7 +629,8 @@ bool Lobby::close_room(const std::string& id) {
     const auto it = rooms_.find(id);
     if (it == rooms_.end()) return false;
     for (const auto& [p, name] : it->second->seated()) seated.push_back(p);
-    const auto frame = make_frame(protocol::encode_error({Code::room_not_found, "the room was closed by the host", nullptr}));
+    const auto frame = make_frame(
+        protocol::encode_error({Code::room_not_found, "the room was closed by the host", nullptr}));
     for (auto& [c, ids] : rooms_of_)
       if (ids.erase(id))
         if (const auto cl = clients_.find(c); cl != clients_.end())

@@ -12,8 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "server/rooms/connection.hpp"
 #include "protocol/messages.hpp"
+#include "server/rooms/connection.hpp"
 #include "server/rooms/room.hpp"
 #include "server/secure_random.hpp"
 #include "server/store/store.hpp"
@@ -25,20 +25,21 @@ inline constexpr std::size_t kMineListed = 50;
 
 // The defaults are the server's (config.hpp).
 struct LobbyLimits {
-  std::size_t max_rooms = 10'000;     // rooms in memory
-  Millis idle_room_ms = 30 * 60'000;  // an empty room unplayed this long is closed (kept in the store)
-  Millis grace_ms = 0;                // see RoomSettings::grace_ms
-  KeepLimits keep;                    // see RoomSettings::keep
+  std::size_t max_rooms = 10'000;  // rooms in memory
+  Millis idle_room_ms =
+      30 * 60'000;      // an empty room unplayed this long is closed (kept in the store)
+  Millis grace_ms = 0;  // see RoomSettings::grace_ms
+  KeepLimits keep;      // see RoomSettings::keep
   std::size_t max_rooms_per_player = 20;  // open rooms (not over, not closed) a player created
   std::size_t creates_per_minute = 10;    // rooms one address may create in any minute
   // A game in play whose players have all been away this long leaves memory, and comes back
   // from the store when someone asks for it. 0: never (a store that keeps nothing).
   Millis unload_after_ms = 10 * 60'000;
-  std::size_t new_players_per_minute = 30;  // new identities one address may take in any minute
+  std::size_t new_players_per_minute = 30;    // new identities one address may take in any minute
   Millis forget_players_ms = 24 * 3'600'000;  // a player who never sat is forgotten this long after
-  std::size_t rooms_page = 50;       // rooms in a `rooms` reply that asks for no limit
-  std::size_t rooms_page_max = 200;  // a larger limit is cut to this
-  std::size_t max_spectators = 10'000;  // see RoomSettings::max_spectators
+  std::size_t rooms_page = 50;                // rooms in a `rooms` reply that asks for no limit
+  std::size_t rooms_page_max = 200;           // a larger limit is cut to this
+  std::size_t max_spectators = 10'000;        // see RoomSettings::max_spectators
 };
 
 // How many times each address did something in the last minute: at most `per_minute` are let
@@ -61,9 +62,9 @@ class PerMinute {
 struct Counters {
   std::uint64_t moves_accepted = 0;
   std::map<std::string, std::uint64_t> refused;  // by error code
-  std::uint64_t rooms_unloaded = 0;  // rooms in play that left memory
-  std::uint64_t rooms_loaded = 0;    // rooms brought back from the store
-  std::uint64_t load_failures = 0;   // a read that failed, or a stored room that did not replay
+  std::uint64_t rooms_unloaded = 0;              // rooms in play that left memory
+  std::uint64_t rooms_loaded = 0;                // rooms brought back from the store
+  std::uint64_t load_failures = 0;  // a read that failed, or a stored room that did not replay
   std::uint64_t players_forgotten = 0;
 };
 
@@ -114,9 +115,12 @@ class Lobby {
   std::string new_room_id();
 
  private:
-  void hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h, const nlohmann::json& id);
-  void create(const std::shared_ptr<Connection>& c, const protocol::Create& req, const nlohmann::json& id);
-  void list(const std::shared_ptr<Connection>& c, const protocol::ListRooms& req, const nlohmann::json& id);
+  void hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h,
+             const nlohmann::json& id);
+  void create(const std::shared_ptr<Connection>& c, const protocol::Create& req,
+              const nlohmann::json& id);
+  void list(const std::shared_ptr<Connection>& c, const protocol::ListRooms& req,
+            const nlohmann::json& id);
   std::string random_hex(int bytes);
   void reply_error(const std::shared_ptr<Connection>& c, protocol::Code code, std::string message,
                    const nlohmann::json& id);
@@ -167,7 +171,7 @@ class Lobby {
   LobbyLimits limits_;
   Millis now_ = 0;
   std::string games_json_;  // the games list, serialized once for every welcome
-  Reaper reaper_;  // before rooms_: it outlives every room that hands it things
+  Reaper reaper_;           // before rooms_: it outlives every room that hands it things
   std::map<std::string, std::shared_ptr<Room>> rooms_;
   std::map<std::string, Unloaded> unloaded_;
   std::set<std::string> quarantined_;  // rooms the store holds that do not replay: not tried again

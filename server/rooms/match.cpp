@@ -31,31 +31,34 @@ Match::Match(const rules::Game& game, json options, RoundSecret secret, int spec
   if (spectator_delay_ > 0) spectator_state_ = state_->clone();
 }
 
-std::expected<Match, rules::RuleError> Match::start(const rules::Game& game, json options, RoundSecret secret,
-                                                    int spectator_delay) {
+std::expected<Match, rules::RuleError> Match::start(const rules::Game& game, json options,
+                                                    RoundSecret secret, int spectator_delay) {
   auto created = game.create(options, secret.seed);
   if (!created) return std::unexpected(created.error());
   return Match(game, std::move(options), std::move(secret), spectator_delay, std::move(*created));
 }
 
-std::expected<Match, std::string> Match::restore(const rules::Game& game, const StoredRoom& stored) {
+std::expected<Match, std::string> Match::restore(const rules::Game& game,
+                                                 const StoredRoom& stored) {
   auto match = start(game, stored.room.options, RoundSecret{stored.room.seed, stored.room.salt},
                      stored.room.spectator_delay);
   if (!match) return std::unexpected("its options are refused by the rules");
   for (std::size_t i = 0; i < stored.rounds.size(); ++i) {
     const auto& r = stored.rounds[i];
-    if (r.round != static_cast<int>(i) + 1) return std::unexpected("round numbers are not consecutive");
+    if (r.round != static_cast<int>(i) + 1)
+      return std::unexpected("round numbers are not consecutive");
     const auto where = "round " + std::to_string(r.round);
     auto state = rules::replay(game, r.options, r.seed, played(r.moves));
     if (!state && !state.error().move) return std::unexpected(where + ": options refused");
     if (!state) {
       const auto n = *state.error().move;
       const auto& [seat, text] = r.moves[n];
-      return std::unexpected(where + ", move " + std::to_string(n) + " (" + text + " by seat " +
-                             std::to_string(seat) + "): " +
-                             std::string(protocol::code_string(protocol::code_for(state.error().error))));
+      return std::unexpected(
+          where + ", move " + std::to_string(n) + " (" + text + " by seat " + std::to_string(seat) +
+          "): " + std::string(protocol::code_string(protocol::code_for(state.error().error))));
     }
-    if (!r.outcome.is_null() && (*state)->outcome() && rules::to_json(*(*state)->outcome()) != r.outcome)
+    if (!r.outcome.is_null() && (*state)->outcome() &&
+        rules::to_json(*(*state)->outcome()) != r.outcome)
       return std::unexpected(where + ": the replayed outcome differs from the stored one");
     match->state_ = std::move(*state);
     match->options_ = r.options;
@@ -67,12 +70,15 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game, const 
   if (match->spectator_delay_ > 0) {
     // The spectators see every move but the last `delay` (all of them once the game is over).
     const auto& moves = match->moves_;
-    const auto shown = match->state_->is_over()
-                           ? moves.size()
-                           : moves.size() - std::min(moves.size(), static_cast<std::size_t>(match->spectator_delay_));
+    const auto shown =
+        match->state_->is_over()
+            ? moves.size()
+            : moves.size() -
+                  std::min(moves.size(), static_cast<std::size_t>(match->spectator_delay_));
     const auto all = played(moves);
     match->spectator_state_ =
-        rules::replay(game, match->options_, match->secret_.seed, std::span(all).first(shown)).value();
+        rules::replay(game, match->options_, match->secret_.seed, std::span(all).first(shown))
+            .value();
   }
   return std::move(*match);
 }

@@ -24,11 +24,13 @@ namespace plateau::server {
 class Match {
  public:
   // Round 1 of `game` with `options`. Refused as the rules refuse the options.
-  static std::expected<Match, rules::RuleError> start(const rules::Game& game, nlohmann::json options,
-                                                      RoundSecret secret, int spectator_delay);
+  static std::expected<Match, rules::RuleError> start(const rules::Game& game,
+                                                      nlohmann::json options, RoundSecret secret,
+                                                      int spectator_delay);
   // The match of a stored room: each stored round replayed through the rules. Refused, with a
   // reason, when the log and the rules disagree.
-  static std::expected<Match, std::string> restore(const rules::Game& game, const StoredRoom& stored);
+  static std::expected<Match, std::string> restore(const rules::Game& game,
+                                                   const StoredRoom& stored);
 
   const rules::Game& game() const { return *game_; }
   const nlohmann::json& options() const { return options_; }
@@ -40,7 +42,9 @@ class Match {
   // This round's (seat, move).
   const std::vector<std::pair<int, std::string>>& moves() const { return moves_; }
   // What a state shows of the round's secret: sealed while it is played, revealed once over.
-  const std::shared_ptr<const protocol::Fairness>& fairness(bool over) const { return over ? revealed_ : sealed_; }
+  const std::shared_ptr<const protocol::Fairness>& fairness(bool over) const {
+    return over ? revealed_ : sealed_;
+  }
   // Changes whenever a board may have changed (a move, a new round).
   std::uint64_t generation() const { return generation_; }
 

@@ -91,7 +91,8 @@ bool Outbox::covers(int audience, std::int64_t held) const {
 
 void Outbox::send_kept(Connection& p, int audience, std::int64_t held) const {
   const auto& kept = *kept_[at(audience)];
-  for (auto i = static_cast<std::size_t>(held - kept.after); i < kept.frames.size(); ++i) p.send(kept.frames[i]);
+  for (auto i = static_cast<std::size_t>(held - kept.after); i < kept.frames.size(); ++i)
+    p.send(kept.frames[i]);
 }
 
 void Outbox::keep(std::optional<Kept>& kept, std::int64_t version, const Frame& frame) const {

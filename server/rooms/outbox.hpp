@@ -113,7 +113,7 @@ class Outbox {
   KeepLimits limits_;
   std::vector<Recent> recent_;  // per audience
   std::deque<Outgoing> queue_;
-  std::uint64_t base_ = 0;  // the entry number of queue_.front()
+  std::uint64_t base_ = 0;                 // the entry number of queue_.front()
   std::vector<std::optional<Kept>> kept_;  // per audience
   std::unordered_map<const Connection*, std::int64_t> whole_;
   const SpanTimer* move_timer_ = nullptr;

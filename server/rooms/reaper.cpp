@@ -22,7 +22,8 @@ void Reaper::retire(std::shared_ptr<const void> last) {
     std::lock_guard lock(mutex_);
     waiting_.push_back(std::move(last));
     ++handed_;
-    wake = waiting_.size() == 1 || waiting_.size() == kBatch;  // the first wakes it; a full batch hurries it
+    wake = waiting_.size() == 1 ||
+           waiting_.size() == kBatch;  // the first wakes it; a full batch hurries it
   }
   if (wake) wake_.notify_one();
 }

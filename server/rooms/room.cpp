@@ -33,7 +33,8 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     why = match.error();
     return nullptr;
   }
-  auto room = std::make_shared<Room>(stored.room.id, std::move(*match), std::move(settings), store, now);
+  auto room =
+      std::make_shared<Room>(stored.room.id, std::move(*match), std::move(settings), store, now);
   auto& table = room->table_;
   // A seat is stored when it is first taken, so a table still waiting for players stores fewer
   // seats than it has (none at all, before anyone sits down). More than it has is a broken log.
@@ -45,7 +46,8 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
   bool all = stored.seats.size() == seats;
   for (std::size_t s = 0; s < stored.seats.size(); ++s) {
     const auto& player = stored.seats[s];
-    table.restore_seat(static_cast<int>(s), player, player && s < seat_names.size() ? seat_names[s] : "");
+    table.restore_seat(static_cast<int>(s), player,
+                       player && s < seat_names.size() ? seat_names[s] : "");
     all = all && player.has_value();
   }
   table.set_started(all || room->round() > 1 || !room->match_.moves().empty());
@@ -58,7 +60,8 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     for (std::size_t s = 0; s < 32; ++s) {
       if (!(asked >> s & 1u)) continue;
       if (s >= seats) {
-        why = "a rematch request stored for seat " + std::to_string(s) + ", which the game does not have";
+        why = "a rematch request stored for seat " + std::to_string(s) +
+              ", which the game does not have";
         return nullptr;
       }
       table.ask_rematch(static_cast<int>(s));
@@ -88,10 +91,9 @@ protocol::Status Room::status() const {
 bool Room::idle() const { return outbox_.empty() && table_.deserted(); }
 
 Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
-  return Scene{game().id(),          table_.started(),      &seats,
-               &table_.rematch(),    match_.round(),        &match_.state(),
-               match_.delayed(),     match_.fairness(false), match_.fairness(true),
-               match_.generation()};
+  return Scene{game().id(),           table_.started(),   &seats,           &table_.rematch(),
+               match_.round(),        &match_.state(),    match_.delayed(), match_.fairness(false),
+               match_.fairness(true), match_.generation()};
 }
 
 void Room::ensure_views() {
@@ -135,19 +137,22 @@ void Room::fail_room() {
   failed_ = true;
   // Changes not yet durable are not announced: they are not promised to anyone.
   outbox_.clear();
-  table_.send_all(make_frame(protocol::encode_error(
-      {Code::store_unavailable,
-       "the server could not save the last change, so it was not made; this room takes no more moves until the "
-       "server restarts",
-       nullptr})));
+  table_.send_all(
+      make_frame(protocol::encode_error({Code::store_unavailable,
+                                         "the server could not save the last change, so it was not "
+                                         "made; this room takes no more moves until the "
+                                         "server restarts",
+                                         nullptr})));
 }
 
-Code Room::error(const std::shared_ptr<Connection>& p, Code code, std::string message, const json& id) {
+Code Room::error(const std::shared_ptr<Connection>& p, Code code, std::string message,
+                 const json& id) {
   p->send(make_frame(protocol::encode_error({code, std::move(message), id})));
   return code;
 }
 
-std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const protocol::Join& req, const json& id) {
+std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const protocol::Join& req,
+                               const json& id) {
   ensure_views();
   const Player* player = p->player();
   if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
@@ -156,14 +161,16 @@ std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const proto
   const int watchers = table_.spectator_audience();
   if (req.spectator) {
     if (current >= 0 && current != watchers)
-      return error(p, Code::seat_taken, "this connection sits at seat " + std::to_string(current), id);
+      return error(p, Code::seat_taken, "this connection sits at seat " + std::to_string(current),
+                   id);
     // Watching again from a version the room kept every spectator patch since: those patches
     // go straight to the connection, ahead of any the outbox still holds (as for a seat below).
     const bool resumed = current < 0 && req.version && outbox_.covers(watchers, *req.version);
     if (current < 0) {
       if (static_cast<std::size_t>(spectators()) >= settings_.max_spectators)
-        return error(p, Code::full_audience,
-                     "this room has " + std::to_string(spectators()) + " spectators, as many as it may", id);
+        return error(
+            p, Code::full_audience,
+            "this room has " + std::to_string(spectators()) + " spectators, as many as it may", id);
       // The others learn the new count at the next tick; the joiner now.
       table_.add_spectator(p);
       const auto crowd = make_frame(protocol::encode_crowd(id_, spectators()));
@@ -179,15 +186,16 @@ std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const proto
     send_full(p, nullptr);
     return std::nullopt;
   }
-  if (current == watchers) return error(p, Code::seat_taken, "leave as a spectator before taking a seat", id);
+  if (current == watchers)
+    return error(p, Code::seat_taken, "leave as a spectator before taking a seat", id);
   if (const auto mine = player ? table_.seat_of(player->id) : std::nullopt) {
     if (req.seat && *req.seat != *mine)
       return error(p, Code::seat_taken, "you already sit at seat " + std::to_string(*mine), id);
     // Back with a version from which the seat kept every patch: they go on from it, with the
     // version that shows them back (kept too if the store has written it already, else sent to
     // this connection once written), unless that one was too many to keep.
-    const bool resumable =
-        current < 0 && req.version && !table_.has_connections(*mine) && outbox_.covers(*mine, *req.version);
+    const bool resumable = current < 0 && req.version && !table_.has_connections(*mine) &&
+                           outbox_.covers(*mine, *req.version);
     // Shown back before this connection is at the seat: the whole state then holds the version
     // that shows it, so the player can move against it at once. (A store that completes at
     // once sends that version as it is made; a connection at the seat would get it ahead of
@@ -213,7 +221,8 @@ std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const proto
   if (req.seat) {
     if (*req.seat >= table_.seats())
       return error(p, Code::no_such_seat,
-                   "this table has " + std::to_string(table_.seats()) + " seats, numbered from 0", id);
+                   "this table has " + std::to_string(table_.seats()) + " seats, numbered from 0",
+                   id);
     if (table_.player_at(*req.seat))
       return error(p, Code::seat_taken, "seat " + std::to_string(*req.seat) + " is taken", id);
     seat = *req.seat;
@@ -234,31 +243,38 @@ std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const proto
   return std::nullopt;
 }
 
-std::optional<Code> Room::move(const std::shared_ptr<Connection>& p, const protocol::MoveRequest& req,
-                               const json& id) {
+std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
+                               const protocol::MoveRequest& req, const json& id) {
   const std::int64_t started = move_timer_ ? move_timer_->start() : -1;
   ensure_views();
-  if (failed_) return error(p, Code::store_unavailable, "the store could not save this room; it takes no more moves", id);
+  if (failed_)
+    return error(p, Code::store_unavailable,
+                 "the store could not save this room; it takes no more moves", id);
   const int a = table_.audience_of(p.get());
   if (a < 0 || a == table_.spectator_audience())
     return error(p, Code::not_a_player, "only a seated player may move", id);
-  if (!table_.started()) return error(p, Code::not_started, "the game starts when every seat is taken", id);
+  if (!table_.started())
+    return error(p, Code::not_started, "the game starts when every seat is taken", id);
   if (req.version != version_)
     return error(p, Code::stale_version,
                  "move made against version " + std::to_string(req.version) + "; the room is at " +
                      std::to_string(version_),
                  id);
   if (const auto ok = match_.play(a, req.move); !ok)
-    return error(p, protocol::code_for(ok.error()), std::string(rules::error_message(ok.error())), id);
+    return error(p, protocol::code_for(ok.error()), std::string(rules::error_message(ok.error())),
+                 id);
   const auto entry = publish(started);
   const bool over = state().is_over();
-  store_.append_move(MoveRecord{id_, round(), static_cast<int>(match_.moves().size()) - 1, a, req.move, version_, now_},
+  store_.append_move(MoveRecord{id_, round(), static_cast<int>(match_.moves().size()) - 1, a,
+                                req.move, version_, now_},
                      over ? Done([weak = weak_from_this()](bool written) {
                        if (!written)
                          if (auto self = weak.lock()) self->fail_room();
                      })
                           : durable_done(entry));
-  if (over) store_.finish_round(id_, round(), rules::to_json(*state().outcome()), now_, durable_done(entry));
+  if (over)
+    store_.finish_round(id_, round(), rules::to_json(*state().outcome()), now_,
+                        durable_done(entry));
   flush();
   return std::nullopt;
 }
@@ -347,8 +363,10 @@ std::optional<Code> Room::rematch(const std::shared_ptr<Connection>& p, const js
   // The last request starts the next round at once, and the table goes straight to it in one
   // patch: a version showing every flag set on the old board would be outdated as it left,
   // and would cost every connection a frame.
-  if (table_.everyone_asked()) start_next_round();
-  else publish_table();
+  if (table_.everyone_asked())
+    start_next_round();
+  else
+    publish_table();
   flush();
   return std::nullopt;
 }
@@ -361,20 +379,25 @@ void Room::start_next_round() {
   table_.clear_rematch();
   const auto entry = publish();
   const auto& secret = match_.secret();
-  store_.start_round(id_, round(), match_.options(), secret.seed, secret.salt, version_, durable_done(entry));
+  store_.start_round(id_, round(), match_.options(), secret.seed, secret.salt, version_,
+                     durable_done(entry));
 }
 
 void Room::tick(Millis now) {
   now_ = now;
   // One `crowd` per tick however many came and went, not one to everyone per arrival.
-  if (table_.take_crowd_change()) table_.send_all(make_frame(protocol::encode_crowd(id_, spectators())));
+  if (table_.take_crowd_change())
+    table_.send_all(make_frame(protocol::encode_crowd(id_, spectators())));
   for (const int seat : table_.overdue(now_, settings_.grace_ms)) show_away(seat);
 }
 
 json Room::summary() const {
-  return json{{"room", id_},          {"game", game().id()},
-              {"seats", table_.summary()}, {"status", protocol::status_string(status())},
-              {"spectators", spectators()}, {"round", round()},
+  return json{{"room", id_},
+              {"game", game().id()},
+              {"seats", table_.summary()},
+              {"status", protocol::status_string(status())},
+              {"spectators", spectators()},
+              {"round", round()},
               {"private", settings_.is_private}};
 }
 

@@ -23,10 +23,10 @@
 #include "rules/game.hpp"
 #include "server/histogram.hpp"
 #include "server/rooms/audience_views.hpp"
+#include "server/rooms/connection.hpp"
 #include "server/rooms/fairness.hpp"
 #include "server/rooms/match.hpp"
 #include "server/rooms/outbox.hpp"
-#include "server/rooms/connection.hpp"
 #include "server/rooms/reaper.hpp"
 #include "server/rooms/table.hpp"
 #include "server/store/store.hpp"
@@ -69,20 +69,28 @@ class Room : public std::enable_shared_from_this<Room> {
   Millis last_activity() const { return last_activity_; }
   const rules::State& state() const { return match_.state(); }
   int round() const { return match_.round(); }
-  std::optional<rules::Seat> seat_of(const std::string& player_id) const { return table_.seat_of(player_id); }
+  std::optional<rules::Seat> seat_of(const std::string& player_id) const {
+    return table_.seat_of(player_id);
+  }
   // Each seat's player (none while free) and the name it shows.
-  std::vector<std::pair<std::optional<std::string>, std::string>> seated() const { return table_.seated(); }
+  std::vector<std::pair<std::optional<std::string>, std::string>> seated() const {
+    return table_.seated();
+  }
 
   // Requests from a connection. Replies, errors and broadcasts go through Connection::send;
   // each returns the code of its refusal, or nullopt when it was accepted.
   // A join naming the version its client still holds (a connection back at its own seat, or a
   // spectator watching again) gets the patches since then when the room kept them all.
-  std::optional<protocol::Code> join(const std::shared_ptr<Connection>& p, const protocol::Join& req, const nlohmann::json& id);
+  std::optional<protocol::Code> join(const std::shared_ptr<Connection>& p,
+                                     const protocol::Join& req, const nlohmann::json& id);
   std::optional<protocol::Code> move(const std::shared_ptr<Connection>& p,
                                      const protocol::MoveRequest& req, const nlohmann::json& id);
-  std::optional<protocol::Code> sync(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
-  std::optional<protocol::Code> leave(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
-  std::optional<protocol::Code> rematch(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
+  std::optional<protocol::Code> sync(const std::shared_ptr<Connection>& p,
+                                     const nlohmann::json& id);
+  std::optional<protocol::Code> leave(const std::shared_ptr<Connection>& p,
+                                      const nlohmann::json& id);
+  std::optional<protocol::Code> rematch(const std::shared_ptr<Connection>& p,
+                                        const nlohmann::json& id);
   // The connection is gone (closed or dropped); its seat stays its player's.
   void disconnect(Connection* p);
   // A player said hello again on a new connection: rebind them to their seat here. `held` is

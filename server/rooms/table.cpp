@@ -73,7 +73,8 @@ void Table::sit(int seat, const Player& player, const std::shared_ptr<Connection
   slot.conns = {p};
   places_[p.get()] = Place{seat, 0};
   slot.shown_connected = true;
-  started_ = started_ || std::ranges::all_of(seats_, [](const Slot& s) { return s.player_id.has_value(); });
+  started_ = started_ ||
+             std::ranges::all_of(seats_, [](const Slot& s) { return s.player_id.has_value(); });
 }
 
 void Table::restore_seat(int seat, std::optional<std::string> player_id, std::string name) {
@@ -123,7 +124,8 @@ std::vector<int> Table::overdue(Millis now, Millis grace) const {
   std::vector<int> out;
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     const auto& slot = seats_[s];
-    if (slot.player_id && slot.conns.empty() && slot.shown_connected && now - slot.away_since >= grace)
+    if (slot.player_id && slot.conns.empty() && slot.shown_connected &&
+        now - slot.away_since >= grace)
       out.push_back(static_cast<int>(s));
   }
   return out;
@@ -131,7 +133,8 @@ std::vector<int> Table::overdue(Millis now, Millis grace) const {
 
 bool Table::deserted() const {
   if (!spectators_.empty()) return false;
-  return std::ranges::all_of(seats_, [](const Slot& s) { return s.conns.empty() && !s.shown_connected; });
+  return std::ranges::all_of(seats_,
+                             [](const Slot& s) { return s.conns.empty() && !s.shown_connected; });
 }
 
 void Table::add_spectator(const std::shared_ptr<Connection>& p) {

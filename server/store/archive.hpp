@@ -23,7 +23,7 @@ struct GameSummary {
   std::string game;
   nlohmann::json result;  // the outcome
   std::int64_t finished_ms = 0;
-  bool imported = false;  // stored by an import, not played here
+  bool imported = false;             // stored by an import, not played here
   std::vector<std::string> players;  // names, by seat
 };
 
@@ -36,7 +36,7 @@ class Archive {
   // it must keep its seed secret). nullopt: no such room or round. Reads may run while writes
   // are in flight.
   virtual std::expected<std::optional<GameRecord>, std::string> read_record(const std::string& room,
-                                                                             int round) = 0;
+                                                                            int round) = 0;
   // Stores an imported, finished game as a room of its own (id `r.room`, round 1). `done` as
   // for the Store's writes: once durable, on the rooms' thread, in order with them.
   virtual void import_record(const GameRecord& r, Done done) = 0;

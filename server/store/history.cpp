@@ -2,12 +2,12 @@
 
 #include <charconv>
 
-#include "server/rooms/fairness.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/rule_errors.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
-#include "protocol/rule_errors.hpp"
 #include "rules/replay.hpp"
+#include "server/rooms/fairness.hpp"
 
 namespace plateau::server {
 
@@ -15,17 +15,13 @@ using nlohmann::json;
 
 json record_to_json(const GameRecord& r) {
   json moves = json::array();
-  for (const auto& m : r.moves) moves.push_back({{"seat", m.seat}, {"move", m.move}, {"at", m.at_ms}});
-  json out{{"format", "plateau-game/1"},
-              {"room", r.room},
-              {"round", r.round},
-              {"game", r.game},
-              {"options", r.options},
-              {"seed", std::to_string(r.seed)},
-              {"players", r.players},
-              {"moves", std::move(moves)},
-              {"result", r.result},
-              {"finished", r.finished_ms}};
+  for (const auto& m : r.moves)
+    moves.push_back({{"seat", m.seat}, {"move", m.move}, {"at", m.at_ms}});
+  json out{{"format", "plateau-game/1"}, {"room", r.room},
+           {"round", r.round},           {"game", r.game},
+           {"options", r.options},       {"seed", std::to_string(r.seed)},
+           {"players", r.players},       {"moves", std::move(moves)},
+           {"result", r.result},         {"finished", r.finished_ms}};
   // The round's commitment, and what opens it: anyone can check that the seed was fixed
   // before the first move (PROTOCOL.md, "Fair chance").
   if (!r.salt.empty()) {
@@ -42,7 +38,8 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
   if (const auto f = j.find("format"); f == j.end() || !f->is_string() || *f != "plateau-game/1")
     return std::unexpected("'format' must be \"plateau-game/1\"");
   GameRecord r;
-  if (!j.contains("game") || !j["game"].is_string()) return std::unexpected("'game' must be a string");
+  if (!j.contains("game") || !j["game"].is_string())
+    return std::unexpected("'game' must be a string");
   r.game = j["game"];
   r.options = j.value("options", json::object());
   if (!r.options.is_object()) return std::unexpected("'options' must be an object");
@@ -51,40 +48,49 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
   if (seed->is_string()) {
     const auto& s = seed->get_ref<const std::string&>();
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), r.seed);
-    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos || ec != std::errc() ||
-        end != s.data() + s.size())
+    if (s.empty() || s.size() > 20 || s.find_first_not_of("0123456789") != std::string::npos ||
+        ec != std::errc() || end != s.data() + s.size())
       return std::unexpected("'seed' must be a decimal string below 2^64");
-  } else if (seed->is_number_unsigned() || (seed->is_number_integer() && seed->get<std::int64_t>() >= 0)) {
+  } else if (seed->is_number_unsigned() ||
+             (seed->is_number_integer() && seed->get<std::int64_t>() >= 0)) {
     r.seed = seed->get<std::uint64_t>();
   } else {
     return std::unexpected("'seed' must be a decimal string");
   }
-  if (!j.contains("players") || !j["players"].is_array()) return std::unexpected("'players' must be a list");
+  if (!j.contains("players") || !j["players"].is_array())
+    return std::unexpected("'players' must be a list");
   for (const auto& p : j["players"]) {
     // A seat nobody took has no name; any other is a name a player could have said hello with.
-    if (!p.is_string() || (!p.get_ref<const std::string&>().empty() && !protocol::name_refusal(p.get_ref<const std::string&>()).empty()))
+    if (!p.is_string() || (!p.get_ref<const std::string&>().empty() &&
+                           !protocol::name_refusal(p.get_ref<const std::string&>()).empty()))
       return std::unexpected("a player is a name of at most 40 characters");
     r.players.push_back(p);
   }
-  if (!j.contains("moves") || !j["moves"].is_array()) return std::unexpected("'moves' must be a list");
+  if (!j.contains("moves") || !j["moves"].is_array())
+    return std::unexpected("'moves' must be a list");
   if (j["moves"].size() > 100'000) return std::unexpected("too many moves");
   for (const auto& m : j["moves"]) {
     // A seat is a small number (not one that int would wrap to a real seat); "at", when there,
     // a time in milliseconds.
-    const auto seat = m.find("seat"), move = m.find("move"), at = m.find("at");  // end() unless an object
-    if (!m.is_object() || seat == m.end() || !seat->is_number_integer() || seat->get<std::int64_t>() < 0 ||
-        seat->get<std::int64_t>() > 255 || move == m.end() || !move->is_string() ||
-        (at != m.end() && !at->is_number_integer()))
-      return std::unexpected("each move is {\"seat\": n, \"move\": \"...\"}, with an optional integer \"at\"");
-    r.moves.push_back({seat->get<int>(), move->get<std::string>(), at != m.end() ? at->get<std::int64_t>() : 0});
+    const auto seat = m.find("seat"), move = m.find("move"),
+               at = m.find("at");  // end() unless an object
+    if (!m.is_object() || seat == m.end() || !seat->is_number_integer() ||
+        seat->get<std::int64_t>() < 0 || seat->get<std::int64_t>() > 255 || move == m.end() ||
+        !move->is_string() || (at != m.end() && !at->is_number_integer()))
+      return std::unexpected(
+          "each move is {\"seat\": n, \"move\": \"...\"}, with an optional integer \"at\"");
+    r.moves.push_back(
+        {seat->get<int>(), move->get<std::string>(), at != m.end() ? at->get<std::int64_t>() : 0});
   }
   if (const auto salt = j.find("salt"); salt != j.end()) {
     if (!salt->is_string() || salt->get_ref<const std::string&>().size() != 32 ||
-        salt->get_ref<const std::string&>().find_first_not_of("0123456789abcdef") != std::string::npos)
+        salt->get_ref<const std::string&>().find_first_not_of("0123456789abcdef") !=
+            std::string::npos)
       return std::unexpected("'salt' must be 32 lower-case hex characters");
     r.salt = *salt;
     // A commitment that does not open with this seed and salt is a record that was changed.
-    if (const auto c = j.find("commitment"); c != j.end() && (!c->is_string() || *c != seed_commitment(r.seed, r.salt)))
+    if (const auto c = j.find("commitment");
+        c != j.end() && (!c->is_string() || *c != seed_commitment(r.seed, r.salt)))
       return std::unexpected("'commitment' does not match the seed and salt");
   }
   r.result = j.value("result", json(nullptr));
@@ -112,7 +118,8 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
     }
     const bool over = state.is_over();
     protocol::RoomFacts facts{game->id(), over ? protocol::Status::over : protocol::Status::playing,
-                              &seats, nullptr, r.round, over ? revealed : sealed};
+                              &seats,     nullptr,
+                              r.round,    over ? revealed : sealed};
     frames.push_back(protocol::make_state(facts, state, std::nullopt));
     return true;
   };

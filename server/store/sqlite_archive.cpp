@@ -14,14 +14,16 @@ using sqlite::Stmt;
 using sqlite::StmtCache;
 using sqlite::to_db;
 
-std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(const std::string& room, int round) {
+std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
+    const std::string& room, int round) {
   std::lock_guard lock(reader_mutex_);
   GameRecord r;
   r.room = room;
   r.round = round;
   {
-    Stmt q(reader_, "SELECT r.game, o.options, o.seed, o.outcome, o.finished_ms, o.salt FROM rooms r "
-                    "JOIN rounds o ON o.room = r.id WHERE r.id = ?1 AND o.round = ?2");
+    Stmt q(reader_,
+           "SELECT r.game, o.options, o.seed, o.outcome, o.finished_ms, o.salt FROM rooms r "
+           "JOIN rounds o ON o.room = r.id WHERE r.id = ?1 AND o.round = ?2");
     q.bind(1, room).bind(2, round);
     if (!q.row()) {
       if (!q.ok()) return std::unexpected(std::string(sqlite3_errmsg(reader_)));
@@ -35,8 +37,10 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(c
     if (!q.is_null(5)) r.salt = q.text(5);
   }
   {
-    Stmt q(reader_, "SELECT s.seat, COALESCE(p.name, '') FROM seats s LEFT JOIN players p ON p.id = s.player "
-                    "WHERE s.room = ?1 ORDER BY s.seat");
+    Stmt q(
+        reader_,
+        "SELECT s.seat, COALESCE(p.name, '') FROM seats s LEFT JOIN players p ON p.id = s.player "
+        "WHERE s.room = ?1 ORDER BY s.seat");
     q.bind(1, room);
     while (q.row()) {
       const auto seat = static_cast<std::size_t>(q.i64(0));
@@ -45,11 +49,13 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(c
     }
   }
   {
-    Stmt q(reader_, "SELECT seat, move, at_ms FROM moves WHERE room = ?1 AND round = ?2 ORDER BY idx");
+    Stmt q(reader_,
+           "SELECT seat, move, at_ms FROM moves WHERE room = ?1 AND round = ?2 ORDER BY idx");
     q.bind(1, room).bind(2, round);
     while (q.row()) r.moves.push_back({static_cast<int>(q.i64(0)), q.text(1), q.i64(2)});
   }
-  if (const auto n = r.options.value("players", 0); n > 0 && r.players.size() < static_cast<std::size_t>(n))
+  if (const auto n = r.options.value("players", 0);
+      n > 0 && r.players.size() < static_cast<std::size_t>(n))
     r.players.resize(static_cast<std::size_t>(n));
   return std::optional<GameRecord>(std::move(r));
 }
@@ -57,12 +63,13 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(c
 std::vector<GameSummary> SqliteStore::finished_games(int limit) {
   std::lock_guard lock(reader_mutex_);
   std::vector<GameSummary> out;
-  Stmt q(reader_, "SELECT r.id, o.round, r.game, o.outcome, o.finished_ms, r.imported, "
-                  "(SELECT group_concat(COALESCE(p.name, ''), char(31)) FROM "
-                  "  (SELECT p.name AS name FROM seats s LEFT JOIN players p ON p.id = s.player "
-                  "   WHERE s.room = r.id ORDER BY s.seat) p) "
-                  "FROM rounds o JOIN rooms r ON r.id = o.room "
-                  "WHERE o.finished_ms IS NOT NULL AND r.private = 0 ORDER BY o.finished_ms DESC LIMIT ?1");
+  Stmt q(reader_,
+         "SELECT r.id, o.round, r.game, o.outcome, o.finished_ms, r.imported, "
+         "(SELECT group_concat(COALESCE(p.name, ''), char(31)) FROM "
+         "  (SELECT p.name AS name FROM seats s LEFT JOIN players p ON p.id = s.player "
+         "   WHERE s.room = r.id ORDER BY s.seat) p) "
+         "FROM rounds o JOIN rooms r ON r.id = o.room "
+         "WHERE o.finished_ms IS NOT NULL AND r.private = 0 ORDER BY o.finished_ms DESC LIMIT ?1");
   q.bind(1, limit);
   while (q.row()) {
     GameSummary g{.room = q.text(0),
@@ -76,7 +83,8 @@ std::vector<GameSummary> SqliteStore::finished_games(int limit) {
     std::size_t start = 0;
     while (!names.empty()) {
       const auto sep = names.find(char(31), start);
-      g.players.push_back(names.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
+      g.players.push_back(
+          names.substr(start, sep == std::string::npos ? std::string::npos : sep - start));
       if (sep == std::string::npos) break;
       start = sep + 1;
     }
@@ -88,16 +96,19 @@ std::vector<GameSummary> SqliteStore::finished_games(int limit) {
 void SqliteStore::import_record(const GameRecord& r, Done done) {
   enqueue(
       [r](StmtCache& db) {
-        bool ok = Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms, finished, "
-                           "imported) VALUES(?1, ?2, ?3, ?4, 0, 0, ?5, 1, 1)")
+        bool ok = Stmt(db,
+                       "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
+                       "created_ms, finished, "
+                       "imported) VALUES(?1, ?2, ?3, ?4, 0, 0, ?5, 1, 1)")
                       .bind(1, r.room)
                       .bind(2, r.game)
                       .bind(3, r.options.dump())
                       .bind(4, to_db(r.seed))
                       .bind(5, r.finished_ms)
                       .run() &&
-                  Stmt(db, "INSERT INTO rounds(room, round, options, seed, outcome, finished_ms, salt) "
-                           "VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)")
+                  Stmt(db,
+                       "INSERT INTO rounds(room, round, options, seed, outcome, finished_ms, salt) "
+                       "VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)")
                       .bind(1, r.room)
                       .bind(2, r.options.dump())
                       .bind(3, to_db(r.seed))
@@ -120,7 +131,9 @@ void SqliteStore::import_record(const GameRecord& r, Done done) {
                    .run();
         }
         for (std::size_t i = 0; ok && i < r.moves.size(); ++i)
-          ok = Stmt(db, "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES(?1, 1, ?2, ?3, ?4, ?5, ?6)")
+          ok = Stmt(db,
+                    "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES(?1, 1, "
+                    "?2, ?3, ?4, ?5, ?6)")
                    .bind(1, r.room)
                    .bind(2, static_cast<std::int64_t>(i))
                    .bind(3, r.moves[i].seat)
@@ -148,7 +161,8 @@ std::expected<void, std::string> SqliteStore::backup_to(const std::string& path)
   const int rc = sqlite3_backup_step(b, -1);
   sqlite3_backup_finish(b);
   sqlite3_close(dest);
-  if (rc != SQLITE_DONE) return std::unexpected(std::string("backup failed: ") + sqlite3_errstr(rc));
+  if (rc != SQLITE_DONE)
+    return std::unexpected(std::string("backup failed: ") + sqlite3_errstr(rc));
   return {};
 }
 }  // namespace plateau::server

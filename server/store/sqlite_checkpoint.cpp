@@ -47,7 +47,8 @@ void Checkpointer::run() {
     lock.unlock();
     // PASSIVE: copies what it can without waiting for readers or the writer.
     int log = 0, copied = 0;
-    const int rc = sqlite3_wal_checkpoint_v2(connection_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
+    const int rc =
+        sqlite3_wal_checkpoint_v2(connection_, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied);
     ++stats_.checkpoints;
     // A pass that copied only part of the log left its pages unflushed in the database file.
     // Flush them here, so that the writer's copy of the rest, before the log starts over, has
@@ -55,10 +56,12 @@ void Checkpointer::run() {
     // SQLite's own handle of the file, and its own sync (an fdatasync on Linux).
     sqlite3_file* database = nullptr;
     if (rc == SQLITE_OK && copied > 0 && copied < log &&
-        sqlite3_file_control(connection_, "main", SQLITE_FCNTL_FILE_POINTER, &database) == SQLITE_OK && database &&
-        database->pMethods)
+        sqlite3_file_control(connection_, "main", SQLITE_FCNTL_FILE_POINTER, &database) ==
+            SQLITE_OK &&
+        database && database->pMethods)
       database->pMethods->xSync(database, SQLITE_SYNC_NORMAL);
-    pass_end_ = rc == SQLITE_OK && log > 0 && copied == log ? PassEnd::backfilled : PassEnd::partial;
+    pass_end_ =
+        rc == SQLITE_OK && log > 0 && copied == log ? PassEnd::backfilled : PassEnd::partial;
   }
 }
 
@@ -72,7 +75,8 @@ void Checkpointer::before_commit(sqlite3* writer) {
   if (const PassEnd end = pass_end_.exchange(PassEnd::none); end != PassEnd::none) {
     if (end == PassEnd::backfilled && log_pages_ >= policy_.restart_at) {
       int log = 0, copied = 0;
-      if (sqlite3_wal_checkpoint_v2(writer, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) == SQLITE_OK &&
+      if (sqlite3_wal_checkpoint_v2(writer, nullptr, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) ==
+              SQLITE_OK &&
           copied == log)
         ++stats_.restarts;
     }

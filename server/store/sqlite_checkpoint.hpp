@@ -20,10 +20,10 @@ namespace plateau::server {
 // before its last frames are copied, the database after, the new log header, then the commit
 // itself, and every move queued behind that commit waits for all four: started over often, the
 // log puts those commits into the slowest percentile of moves (README, "Why the write-ahead log
-// starts over rarely"). So the writer makes the log start over only past `restart_at` pages, while the checkpoint
-// thread copies it every `pass_every` pages and flushes the database itself, off the writer's
-// path, so that the writer's final copy has only the last few frames to flush. (Under a light
-// load a pass often copies the whole log between two commits; the next commit then starts it
+// starts over rarely"). So the writer makes the log start over only past `restart_at` pages, while
+// the checkpoint thread copies it every `pass_every` pages and flushes the database itself, off the
+// writer's path, so that the writer's final copy has only the last few frames to flush. (Under a
+// light load a pass often copies the whole log between two commits; the next commit then starts it
 // over at the cost of one more flush, the new header's.) The log file keeps its largest size
 // (at most about 66 MB), and later cycles overwrite it in place.
 struct CheckpointPolicy {

@@ -40,7 +40,8 @@ RoundRecord read_round(Stmt& q, int first) {
   round.round = static_cast<int>(q.i64(first));
   round.options = json::parse(q.text(first + 1), nullptr, false);
   round.seed = from_db(q.i64(first + 2));
-  round.outcome = q.is_null(first + 3) ? json(nullptr) : json::parse(q.text(first + 3), nullptr, false);
+  round.outcome =
+      q.is_null(first + 3) ? json(nullptr) : json::parse(q.text(first + 3), nullptr, false);
   round.rematch = static_cast<std::uint32_t>(q.i64(first + 4));
   if (!q.is_null(first + 5)) round.salt = q.text(first + 5);
   return round;
@@ -52,8 +53,9 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   Loaded out;
   {
     // `IN` a subquery that does not depend on the row: SQLite reads the seats once.
-    Stmt q(db_, "SELECT id, token_hash, name, id IN (SELECT player FROM seats WHERE player IS NOT NULL) "
-                "FROM players");
+    Stmt q(db_,
+           "SELECT id, token_hash, name, id IN (SELECT player FROM seats WHERE player IS NOT NULL) "
+           "FROM players");
     while (q.row()) out.players.push_back({q.text(0), q.text(1), q.text(2), q.i64(3) != 0});
     if (!q.ok()) return std::unexpected(std::string("reading players: ") + sqlite3_errmsg(db_));
   }
@@ -61,9 +63,10 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   // `ended_since_ms` (their players may still ask for a rematch). Not closed or imported ones.
   exec(db_, "DROP TABLE IF EXISTS temp.restoring");
   if (!exec(db_, "CREATE TEMP TABLE restoring(id TEXT PRIMARY KEY) WITHOUT ROWID") ||
-      !Stmt(db_, "INSERT INTO restoring SELECT id FROM rooms WHERE finished = 0 "
-                 "UNION SELECT o.room FROM rounds o JOIN rooms r ON r.id = o.room "
-                 "WHERE o.finished_ms >= ?1 AND r.finished = 1 AND r.imported = 0")
+      !Stmt(db_,
+            "INSERT INTO restoring SELECT id FROM rooms WHERE finished = 0 "
+            "UNION SELECT o.room FROM rounds o JOIN rooms r ON r.id = o.room "
+            "WHERE o.finished_ms >= ?1 AND r.finished = 1 AND r.imported = 0")
            .bind(1, ended_since_ms)
            .run())
     return std::unexpected(std::string("choosing the rooms to rebuild: ") + sqlite3_errmsg(db_));
@@ -85,8 +88,9 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
     }
   }
   {
-    Stmt q(db_, "SELECT s.room, s.seat, s.player FROM seats s JOIN restoring k ON k.id = s.room "
-                "ORDER BY s.room, s.seat");
+    Stmt q(db_,
+           "SELECT s.room, s.seat, s.player FROM seats s JOIN restoring k ON k.id = s.room "
+           "ORDER BY s.room, s.seat");
     while (q.row()) {
       const auto it = index.find(q.text(0));
       if (it == index.end()) continue;
@@ -110,11 +114,13 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
     // A move is in `moves` (its round ended, or the log was pruned under it, or a server before
     // schema 3 wrote it), in the log, or in both: UNION keeps one of two identical rows. Two rows
     // for one move that differ are a gap below, and the room is quarantined.
-    Stmt q(db_, "SELECT room, round, idx, seat, move, version, at_ms FROM ("
-                "SELECT m.room, m.round, m.idx, m.seat, m.move, m.version, m.at_ms FROM moves m "
-                "JOIN restoring k ON k.id = m.room "
-                "UNION SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
-                "JOIN restoring k ON k.id = l.room) ORDER BY room, round, idx");
+    Stmt q(
+        db_,
+        "SELECT room, round, idx, seat, move, version, at_ms FROM ("
+        "SELECT m.room, m.round, m.idx, m.seat, m.move, m.version, m.at_ms FROM moves m "
+        "JOIN restoring k ON k.id = m.room "
+        "UNION SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
+        "JOIN restoring k ON k.id = l.room) ORDER BY room, round, idx");
     std::map<std::string, LiveRound> in_play;
     while (q.row()) {
       const auto room_id = q.text(0);
@@ -135,8 +141,9 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
       if (round == rounds.size()) {
         auto& live = in_play[room_id];
         live.round = static_cast<int>(round);
-        live.moves.push_back(MoveRecord{room_id, static_cast<int>(round), static_cast<int>(q.i64(2)),
-                                        static_cast<int>(q.i64(3)), moves.back().second, q.i64(5), q.i64(6)});
+        live.moves.push_back(MoveRecord{room_id, static_cast<int>(round),
+                                        static_cast<int>(q.i64(2)), static_cast<int>(q.i64(3)),
+                                        moves.back().second, q.i64(5), q.i64(6)});
       }
     }
     if (!q.ok()) return std::unexpected(std::string("reading moves: ") + sqlite3_errmsg(db_));
@@ -146,11 +153,12 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   return out;
 }
 
-std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(const std::string& id,
-                                                                            std::int64_t ended_since_ms) {
+std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
+    const std::string& id, std::int64_t ended_since_ms) {
   std::lock_guard lock(reader_mutex_);
   // One read transaction: the room's rows as of one commit.
-  if (!exec(reader_, "BEGIN")) return std::unexpected(std::string("reading a room: ") + sqlite3_errmsg(reader_));
+  if (!exec(reader_, "BEGIN"))
+    return std::unexpected(std::string("reading a room: ") + sqlite3_errmsg(reader_));
   struct End {
     sqlite3* db;
     ~End() { exec(db, "COMMIT"); }
@@ -165,7 +173,8 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(con
            "SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= ?2)))");
     q.bind(1, id).bind(2, ended_since_ms);
     if (!q.row()) {
-      if (!q.ok()) return std::unexpected(std::string("reading a room: ") + sqlite3_errmsg(reader_));
+      if (!q.ok())
+        return std::unexpected(std::string("reading a room: ") + sqlite3_errmsg(reader_));
       return std::optional<StoredRoom>{};
     }
     read_room(q, r);
@@ -178,25 +187,29 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(con
       if (r.seats.size() <= seat) r.seats.resize(seat + 1);
       if (!q.is_null(1)) r.seats[seat] = q.text(1);
     }
-    if (!q.ok()) return std::unexpected(std::string("reading a room's seats: ") + sqlite3_errmsg(reader_));
+    if (!q.ok())
+      return std::unexpected(std::string("reading a room's seats: ") + sqlite3_errmsg(reader_));
   }
   {
-    Stmt q(reader_, "SELECT round, options, seed, outcome, rematch, salt FROM rounds WHERE room = ?1 "
-                    "ORDER BY round");
+    Stmt q(reader_,
+           "SELECT round, options, seed, outcome, rematch, salt FROM rounds WHERE room = ?1 "
+           "ORDER BY round");
     q.bind(1, id);
     while (q.row()) {
       r.rounds.push_back(read_round(q, 0));
     }
-    if (!q.ok()) return std::unexpected(std::string("reading a room's rounds: ") + sqlite3_errmsg(reader_));
+    if (!q.ok())
+      return std::unexpected(std::string("reading a room's rounds: ") + sqlite3_errmsg(reader_));
   }
   // As in load(): a move is in `moves`, in the log, or in both. The log has no index by room,
   // but pruning keeps it to its last few thousand rows.
   LiveRound live;
   {
-    Stmt q(reader_, "SELECT round, idx, seat, move, version, at_ms FROM ("
-                    "SELECT round, idx, seat, move, version, at_ms FROM moves WHERE room = ?1 "
-                    "UNION SELECT round, idx, seat, move, version, at_ms FROM move_log WHERE room = ?1) "
-                    "ORDER BY round, idx");
+    Stmt q(reader_,
+           "SELECT round, idx, seat, move, version, at_ms FROM ("
+           "SELECT round, idx, seat, move, version, at_ms FROM moves WHERE room = ?1 "
+           "UNION SELECT round, idx, seat, move, version, at_ms FROM move_log WHERE room = ?1) "
+           "ORDER BY round, idx");
     q.bind(1, id);
     while (q.row()) {
       r.version = std::max(r.version, q.i64(4));
@@ -210,9 +223,11 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(con
       moves.emplace_back(static_cast<int>(q.i64(2)), q.text(3));
       if (round == r.rounds.size())
         live.moves.push_back(MoveRecord{id, static_cast<int>(round), static_cast<int>(q.i64(1)),
-                                        static_cast<int>(q.i64(2)), moves.back().second, q.i64(4), q.i64(5)});
+                                        static_cast<int>(q.i64(2)), moves.back().second, q.i64(4),
+                                        q.i64(5)});
     }
-    if (!q.ok()) return std::unexpected(std::string("reading a room's moves: ") + sqlite3_errmsg(reader_));
+    if (!q.ok())
+      return std::unexpected(std::string("reading a room's moves: ") + sqlite3_errmsg(reader_));
   }
   // The round in play goes on from its moves, as after load().
   live_.erase(id);

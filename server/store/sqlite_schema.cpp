@@ -94,24 +94,28 @@ std::expected<void, std::string> prepare_schema(sqlite3* db) {
   int user_version = 0;
   {
     Stmt q(db, "PRAGMA user_version");
-    if (!q.row()) return std::unexpected(std::string("not a readable SQLite database: ") + sqlite3_errmsg(db));
+    if (!q.row())
+      return std::unexpected(std::string("not a readable SQLite database: ") + sqlite3_errmsg(db));
     user_version = static_cast<int>(q.i64(0));
   }
   {
     Stmt q(db, "PRAGMA quick_check");
-    if (!q.row()) return std::unexpected(std::string("integrity check failed: ") + sqlite3_errmsg(db));
+    if (!q.row())
+      return std::unexpected(std::string("integrity check failed: ") + sqlite3_errmsg(db));
     if (const auto r = q.text(0); r != "ok") return std::unexpected("integrity check failed: " + r);
   }
   if (user_version > schema_version())
-    return std::unexpected("schema version " + std::to_string(user_version) + " is newer than this server's (" +
-                           std::to_string(schema_version()) + "); upgrade the server");
+    return std::unexpected("schema version " + std::to_string(user_version) +
+                           " is newer than this server's (" + std::to_string(schema_version()) +
+                           "); upgrade the server");
   std::string err;
   if (!exec(db, "PRAGMA journal_mode=WAL", &err) || !exec(db, "PRAGMA synchronous=FULL", &err) ||
       !exec(db, "PRAGMA foreign_keys=ON", &err))
     return std::unexpected("cannot set up the journal: " + err);
   for (int v = user_version; v < schema_version(); ++v) {
     const std::string bump = "PRAGMA user_version=" + std::to_string(v + 1);
-    if (!exec(db, "BEGIN IMMEDIATE", &err) || !exec(db, kMigrations[v], &err) || !exec(db, bump.c_str(), &err)) {
+    if (!exec(db, "BEGIN IMMEDIATE", &err) || !exec(db, kMigrations[v], &err) ||
+        !exec(db, bump.c_str(), &err)) {
       exec(db, "ROLLBACK");
       return std::unexpected("migration to schema " + std::to_string(v + 1) + " failed: " + err);
     }

@@ -25,7 +25,8 @@ class StmtCache {
   // The statement for `sql` (a string literal: it is keyed by address), or nullptr.
   sqlite3_stmt* get(const char* sql) {
     auto& s = map_[sql];
-    if (!s && sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK) {
+    if (!s &&
+        sqlite3_prepare_v3(db_, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, nullptr) != SQLITE_OK) {
       sqlite3_finalize(s);
       s = nullptr;
       map_.erase(sql);
@@ -43,7 +44,9 @@ class StmtCache {
 // for its next use.
 class Stmt {
  public:
-  Stmt(sqlite3* db, const char* sql) { ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK; }
+  Stmt(sqlite3* db, const char* sql) {
+    ok_ = sqlite3_prepare_v2(db, sql, -1, &s_, nullptr) == SQLITE_OK;
+  }
   Stmt(StmtCache& cache, const char* sql) : s_(cache.get(sql)), ok_(s_ != nullptr), owned_(false) {}
   ~Stmt() {
     if (owned_) {
@@ -60,7 +63,8 @@ class Stmt {
     return *this;
   }
   Stmt& bind(int i, const std::string& v) {
-    ok_ = ok_ && sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) == SQLITE_OK;
+    ok_ = ok_ && sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT) ==
+                     SQLITE_OK;
     return *this;
   }
   Stmt& bind_null(int i) {
@@ -79,7 +83,8 @@ class Stmt {
   std::int64_t i64(int col) { return sqlite3_column_int64(s_, col); }
   std::string text(int col) {
     const auto* p = sqlite3_column_text(s_, col);
-    return p ? std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
+    return p ? std::string(reinterpret_cast<const char*>(p),
+                           static_cast<std::size_t>(sqlite3_column_bytes(s_, col)))
              : std::string();
   }
   bool is_null(int col) { return sqlite3_column_type(s_, col) == SQLITE_NULL; }

@@ -17,10 +17,11 @@ using sqlite::to_db;
 
 int SqliteStore::schema_version() { return sqlite::schema_version(); }
 
-std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const std::string& path, Post post,
-                                                                          CheckpointPolicy policy) {
+std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(
+    const std::string& path, Post post, CheckpointPolicy policy) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+  if (sqlite3_open_v2(path.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
     std::string why = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close_v2(db);
@@ -35,13 +36,15 @@ std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const
   if (auto prepared = sqlite::prepare_schema(db); !prepared) return fail(prepared.error());
   std::string err;
   sqlite3* reader = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &reader, SQLITE_OPEN_READONLY | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
     sqlite3_close(reader);
     return fail("cannot open a reader");
   }
   sqlite3_busy_timeout(reader, 5000);
   sqlite3* checkpointer = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &checkpointer, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &checkpointer, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX,
+                      nullptr) != SQLITE_OK) {
     sqlite3_close(checkpointer);
     sqlite3_close(reader);
     return fail("cannot open a checkpoint connection");
@@ -53,10 +56,12 @@ std::expected<std::unique_ptr<SqliteStore>, std::string> SqliteStore::open(const
     sqlite3_close(reader);
     return fail("cannot read through the checkpoint connection: " + err);
   }
-  return std::unique_ptr<SqliteStore>(new SqliteStore(db, reader, checkpointer, std::move(post), policy));
+  return std::unique_ptr<SqliteStore>(
+      new SqliteStore(db, reader, checkpointer, std::move(post), policy));
 }
 
-SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post, CheckpointPolicy policy)
+SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post,
+                         CheckpointPolicy policy)
     : db_(db),
       reader_(reader),
       post_(std::move(post)),
@@ -87,8 +92,9 @@ void SqliteStore::close() {
 void SqliteStore::put_player(const StoredPlayer& p, Done done) {
   enqueue(
       [p](StmtCache& db) {
-        return Stmt(db, "INSERT INTO players(id, token_hash, name) VALUES(?1, ?2, ?3) "
-                        "ON CONFLICT(id) DO UPDATE SET name = excluded.name")
+        return Stmt(db,
+                    "INSERT INTO players(id, token_hash, name) VALUES(?1, ?2, ?3) "
+                    "ON CONFLICT(id) DO UPDATE SET name = excluded.name")
             .bind(1, p.id)
             .bind(2, p.token_hash)
             .bind(3, p.name)
@@ -100,8 +106,10 @@ void SqliteStore::put_player(const StoredPlayer& p, Done done) {
 void SqliteStore::create_room(const RoomRecord& r, Done done) {
   enqueue(
       [r](StmtCache& db) {
-        return Stmt(db, "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, created_ms, "
-                        "creator) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULLIF(?8, ''))")
+        return Stmt(db,
+                    "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
+                    "created_ms, "
+                    "creator) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULLIF(?8, ''))")
                    .bind(1, r.id)
                    .bind(2, r.game)
                    .bind(3, r.options.dump())
@@ -111,7 +119,9 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
                    .bind(7, r.created_ms)
                    .bind(8, r.creator)
                    .run() &&
-               Stmt(db, "INSERT INTO rounds(room, round, options, seed, salt) VALUES(?1, 1, ?2, ?3, ?4)")
+               Stmt(
+                   db,
+                   "INSERT INTO rounds(room, round, options, seed, salt) VALUES(?1, 1, ?2, ?3, ?4)")
                    .bind(1, r.id)
                    .bind(2, r.options.dump())
                    .bind(3, to_db(r.seed))
@@ -123,19 +133,26 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
 
 namespace {
 bool set_version(StmtCache& db, const std::string& room, std::int64_t version) {
-  return Stmt(db, "UPDATE rooms SET version = ?2 WHERE id = ?1").bind(1, room).bind(2, version).run();
+  return Stmt(db, "UPDATE rooms SET version = ?2 WHERE id = ?1")
+      .bind(1, room)
+      .bind(2, version)
+      .run();
 }
 }  // namespace
 
-void SqliteStore::put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
-                           std::int64_t version, Done done) {
+void SqliteStore::put_seat(const std::string& room, int seat,
+                           const std::optional<std::string>& player, std::int64_t version,
+                           Done done) {
   enqueue(
       [room, seat, player, version](StmtCache& db) {
-        Stmt s(db, "INSERT INTO seats(room, seat, player) VALUES(?1, ?2, ?3) "
-                   "ON CONFLICT(room, seat) DO UPDATE SET player = excluded.player");
+        Stmt s(db,
+               "INSERT INTO seats(room, seat, player) VALUES(?1, ?2, ?3) "
+               "ON CONFLICT(room, seat) DO UPDATE SET player = excluded.player");
         s.bind(1, room).bind(2, seat);
-        if (player) s.bind(3, *player);
-        else s.bind_null(3);
+        if (player)
+          s.bind(3, *player);
+        else
+          s.bind_null(3);
         return s.run() && set_version(db, room, version);
       },
       std::move(done));
@@ -171,8 +188,9 @@ void SqliteStore::append_move(const MoveRecord& m, Done done) {
   live.moves.push_back(m);
   enqueue(
       [this, m](StmtCache& db) {
-        if (!insert_move(db, "INSERT INTO move_log(room, round, idx, seat, move, version, at_ms) "
-                             "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        if (!insert_move(db,
+                         "INSERT INTO move_log(room, round, idx, seat, move, version, at_ms) "
+                         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                          m))
           return false;
         log_head_ = sqlite3_last_insert_rowid(db_);
@@ -182,11 +200,14 @@ void SqliteStore::append_move(const MoveRecord& m, Done done) {
       std::move(done), Atomicity::single_statement);
 }
 
-void SqliteStore::start_round(const std::string& room, int round, const json& options, std::uint64_t seed,
-                              const std::string& salt, std::int64_t version, Done done) {
+void SqliteStore::start_round(const std::string& room, int round, const json& options,
+                              std::uint64_t seed, const std::string& salt, std::int64_t version,
+                              Done done) {
   enqueue(
       [room, round, options, seed, salt, version](StmtCache& db) {
-        return Stmt(db, "INSERT INTO rounds(room, round, options, seed, salt) VALUES(?1, ?2, ?3, ?4, ?5)")
+        return Stmt(db,
+                    "INSERT INTO rounds(room, round, options, seed, salt) VALUES(?1, ?2, ?3, ?4, "
+                    "?5)")
                    .bind(1, room)
                    .bind(2, round)
                    .bind(3, options.dump())
@@ -201,8 +222,8 @@ void SqliteStore::start_round(const std::string& room, int round, const json& op
 
 // The round's moves go into `moves` with its outcome, in one transaction: they are adjacent
 // rows there, so a finished game costs a page or two however many moves it had.
-void SqliteStore::finish_round(const std::string& room, int round, const json& outcome, std::int64_t at_ms,
-                               Done done) {
+void SqliteStore::finish_round(const std::string& room, int round, const json& outcome,
+                               std::int64_t at_ms, Done done) {
   std::vector<MoveRecord> moves;
   if (const auto it = live_.find(room); it != live_.end()) {
     if (it->second.round == round) moves = std::move(it->second.moves);
@@ -210,25 +231,30 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
   }
   enqueue(
       [room, round, outcome, at_ms, moves = std::move(moves)](StmtCache& db) {
-        bool ok = Stmt(db, "UPDATE rounds SET outcome = ?3, finished_ms = ?4 WHERE room = ?1 AND round = ?2")
-                      .bind(1, room)
-                      .bind(2, round)
-                      .bind(3, outcome.dump())
-                      .bind(4, at_ms)
-                      .run() &&
-                  Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run();
+        bool ok =
+            Stmt(db,
+                 "UPDATE rounds SET outcome = ?3, finished_ms = ?4 WHERE room = ?1 AND round = ?2")
+                .bind(1, room)
+                .bind(2, round)
+                .bind(3, outcome.dump())
+                .bind(4, at_ms)
+                .run() &&
+            Stmt(db, "UPDATE rooms SET finished = 1 WHERE id = ?1").bind(1, room).run();
         // OR IGNORE: pruning the log under this round may have copied some of them already.
         for (const auto& m : moves)
-          ok = ok && insert_move(db, "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
-                                     "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                                 m);
+          ok =
+              ok && insert_move(
+                        db,
+                        "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
+                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        m);
         return ok;
       },
       std::move(done));
 }
 
-void SqliteStore::put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
-                            Done done) {
+void SqliteStore::put_table(const std::string& room, int round, std::uint32_t rematch,
+                            std::int64_t version, Done done) {
   enqueue(
       [room, round, rematch, version](StmtCache& db) {
         return Stmt(db, "UPDATE rounds SET rematch = ?3 WHERE room = ?1 AND round = ?2")
@@ -244,18 +270,23 @@ void SqliteStore::put_table(const std::string& room, int round, std::uint32_t re
 // The round in play stays in the log; pruning copies it into `moves`.
 void SqliteStore::close_room(const std::string& room, Done done) {
   live_.erase(room);
-  enqueue([room](StmtCache& db) { return Stmt(db, "UPDATE rooms SET finished = 2 WHERE id = ?1").bind(1, room).run(); },
-          std::move(done));
+  enqueue(
+      [room](StmtCache& db) {
+        return Stmt(db, "UPDATE rooms SET finished = 2 WHERE id = ?1").bind(1, room).run();
+      },
+      std::move(done));
 }
 
 bool SqliteStore::prune_log(StmtCache& cache) {
   // Rows of ended rounds are in `moves` already. Rows of rounds that never ended (in play for
   // long, abandoned, closed or quarantined) are copied there first, in room order.
   const std::int64_t below = log_head_ - kLogKept;
-  return Stmt(cache, "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
-                     "SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
-                     "WHERE l.seq < ?1 AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.room = l.room "
-                     "AND o.round = l.round AND o.finished_ms IS NOT NULL) ORDER BY l.room, l.round, l.idx")
+  return Stmt(
+             cache,
+             "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
+             "SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
+             "WHERE l.seq < ?1 AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.room = l.room "
+             "AND o.round = l.round AND o.finished_ms IS NOT NULL) ORDER BY l.room, l.round, l.idx")
              .bind(1, below)
              .run() &&
          Stmt(cache, "DELETE FROM move_log WHERE seq < ?1").bind(1, below).run();
@@ -264,8 +295,9 @@ bool SqliteStore::prune_log(StmtCache& cache) {
 void SqliteStore::forget_players(const std::vector<std::string>& ids, Done done) {
   enqueue(
       [ids = json(ids).dump()](StmtCache& db) {
-        return Stmt(db, "DELETE FROM players WHERE id IN (SELECT value FROM json_each(?1)) "
-                        "AND id NOT IN (SELECT player FROM seats WHERE player IS NOT NULL)")
+        return Stmt(db,
+                    "DELETE FROM players WHERE id IN (SELECT value FROM json_each(?1)) "
+                    "AND id NOT IN (SELECT player FROM seats WHERE player IS NOT NULL)")
             .bind(1, ids)
             .run();
       },

@@ -45,8 +45,8 @@ class SqliteStore final : public Storage {
  public:
   // Opens (creating if absent) the database at `path` and brings its schema up to date. A file
   // that is not a database, or fails its integrity check, is an error and is left untouched.
-  static std::expected<std::unique_ptr<SqliteStore>, std::string> open(const std::string& path, Post post,
-                                                                        CheckpointPolicy policy = {});
+  static std::expected<std::unique_ptr<SqliteStore>, std::string> open(
+      const std::string& path, Post post, CheckpointPolicy policy = {});
   ~SqliteStore() override;
   static int schema_version();
 
@@ -65,7 +65,8 @@ class SqliteStore final : public Storage {
                 std::int64_t version, Done done) override;
   void append_move(const MoveRecord& move, Done done) override;
   void start_round(const std::string& room, int round, const nlohmann::json& options,
-                   std::uint64_t seed, const std::string& salt, std::int64_t version, Done done) override;
+                   std::uint64_t seed, const std::string& salt, std::int64_t version,
+                   Done done) override;
   void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                     std::int64_t at_ms, Done done) override;
   void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
@@ -73,8 +74,8 @@ class SqliteStore final : public Storage {
   void close_room(const std::string& room, Done done) override;
   bool room_exists(const std::string& room) override;
   // On the reader connection: the writer may be writing meanwhile.
-  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string& id,
-                                                                  std::int64_t ended_since_ms) override;
+  std::expected<std::optional<StoredRoom>, std::string> load_room(
+      const std::string& id, std::int64_t ended_since_ms) override;
   void unload_room(const std::string& id) override;
   void forget_players(const std::vector<std::string>& ids, Done done) override;
 
@@ -82,7 +83,7 @@ class SqliteStore final : public Storage {
   // writes); the import is a write like the others.
   std::vector<GameSummary> finished_games(int limit) override;
   std::expected<std::optional<GameRecord>, std::string> read_record(const std::string& room,
-                                                                     int round) override;
+                                                                    int round) override;
   void import_record(const GameRecord& r, Done done) override;
   // SQLite's online backup of the live database.
   std::expected<void, std::string> backup_to(const std::string& path) override;
@@ -95,7 +96,8 @@ class SqliteStore final : public Storage {
     Atomicity atomicity;
     std::int64_t queued_at;  // SpanTimer time
   };
-  SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post, CheckpointPolicy policy);
+  SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post,
+              CheckpointPolicy policy);
   void enqueue(std::function<bool(sqlite::StmtCache&)> run, Done done,
                Atomicity atomicity = Atomicity::savepoint);
   void writer_loop();

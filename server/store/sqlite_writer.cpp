@@ -94,8 +94,10 @@ void SqliteStore::writer_loop() {
       // Pruning shares the batch's transaction: the copy and the delete are durable together.
       if (committed && logged_since_prune_ >= kPruneEvery) {
         committed = !sqlite3_get_autocommit(db_) && run("SAVEPOINT p");
-        if (committed && prune_log(cache)) logged_since_prune_ = 0;
-        else if (committed) run("ROLLBACK TO p");
+        if (committed && prune_log(cache))
+          logged_since_prune_ = 0;
+        else if (committed)
+          run("ROLLBACK TO p");
         committed = committed && run("RELEASE p");
       }
       committed = committed && run("COMMIT");
@@ -114,7 +116,8 @@ void SqliteStore::writer_loop() {
     available_ = committed;
     std::vector<std::pair<Done, bool>> results;
     results.reserve(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i) results.emplace_back(std::move(batch[i].done), oks[i] != 0);
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      results.emplace_back(std::move(batch[i].done), oks[i] != 0);
     const auto ended = commit_timer.start();
     commit_timer.record(started, ended);
     stats_.writes += results.size();

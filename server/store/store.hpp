@@ -47,7 +47,7 @@ struct RoundRecord {
   std::string salt;  // empty for rounds stored before commitments (schema 5)
   std::vector<std::pair<int, std::string>> moves;  // (seat, move) in order
   nlohmann::json outcome;                          // null until finished
-  std::uint32_t rematch = 0;                       // once finished: seats asking for the next round, a bit each
+  std::uint32_t rematch = 0;  // once finished: seats asking for the next round, a bit each
 };
 
 struct StoredRoom {
@@ -73,14 +73,15 @@ class Store {
                         std::int64_t version, Done done) = 0;
   virtual void append_move(const MoveRecord& move, Done done) = 0;
   virtual void start_round(const std::string& room, int round, const nlohmann::json& options,
-                           std::uint64_t seed, const std::string& salt, std::int64_t version, Done done) = 0;
+                           std::uint64_t seed, const std::string& salt, std::int64_t version,
+                           Done done) = 0;
   virtual void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                             std::int64_t at_ms, Done done) = 0;
   // A change to the table that is neither a move nor a seat (a player shown connected or away,
   // a rematch asked for): the round's rematch requests, a bit per seat, and the room's version,
   // so that a restarted room starts above every version it showed.
-  virtual void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
-                         Done done) = 0;
+  virtual void put_table(const std::string& room, int round, std::uint32_t rematch,
+                         std::int64_t version, Done done) = 0;
   // Closed by the host: kept for history, never rebuilt at start.
   virtual void close_room(const std::string& room, Done done) = 0;
   // Whether a room of this id was ever stored (a quick read, on the calling thread): a new id
@@ -91,8 +92,8 @@ class Store {
   // after `ended_since_ms`), read at once on the rooms' thread: a room unloaded from memory
   // coming back. nullopt: the store holds no such room to rebuild (none, closed, imported, or
   // finished long ago). Call only once every write of that room is done.
-  virtual std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string& id,
-                                                                          std::int64_t ended_since_ms) = 0;
+  virtual std::expected<std::optional<StoredRoom>, std::string> load_room(
+      const std::string& id, std::int64_t ended_since_ms) = 0;
   // The room left memory: what the store keeps of it for its writes (its round in play) may go;
   // load_room brings it back.
   virtual void unload_room(const std::string& id) = 0;
@@ -110,16 +111,20 @@ class NullStore final : public Store {
     done(true);
   }
   void append_move(const MoveRecord&, Done done) override { done(true); }
-  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, const std::string&,
-                   std::int64_t, Done done) override {
+  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t,
+                   const std::string&, std::int64_t, Done done) override {
     done(true);
   }
-  void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done done) override {
+  void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t,
+                    Done done) override {
     done(true);
   }
-  void put_table(const std::string&, int, std::uint32_t, std::int64_t, Done done) override { done(true); }
+  void put_table(const std::string&, int, std::uint32_t, std::int64_t, Done done) override {
+    done(true);
+  }
   void close_room(const std::string&, Done done) override { done(true); }
-  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string&, std::int64_t) override {
+  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string&,
+                                                                  std::int64_t) override {
     return std::nullopt;
   }
   void unload_room(const std::string&) override {}

@@ -53,7 +53,9 @@ struct Options {
   std::string server;
 };
 
-double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
 
 double cpu_seconds(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -63,7 +65,9 @@ double cpu_seconds(pid_t pid) {
   std::istringstream rest(text.substr(close + 2));
   std::vector<std::string> f;
   for (std::string x; rest >> x;) f.push_back(x);
-  return f.size() < 13 ? 0 : (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(sysconf(_SC_CLK_TCK));
+  return f.size() < 13
+             ? 0
+             : (std::stod(f[11]) + std::stod(f[12])) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 // The server's flags that lift the per-address limits (every client here comes from 127.0.0.1),
@@ -76,9 +80,13 @@ std::vector<std::string> generous_flags(const std::string& binary) {
     ::pclose(p);
   }
   std::vector<std::string> out{"--max-connections", "100000", "--rate", "100000"};
-  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
-           {"--max-per-ip", "1000000"}, {"--creates-per-minute", "1000000"}, {"--new-players-per-minute", "1000000"},
-           {"--max-rooms-per-player", "100000"}, {"--max-spectators", "100000"}, {"--max-rooms", "100000"}})
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{{"--max-per-ip", "1000000"},
+                                                        {"--creates-per-minute", "1000000"},
+                                                        {"--new-players-per-minute", "1000000"},
+                                                        {"--max-rooms-per-player", "100000"},
+                                                        {"--max-spectators", "100000"},
+                                                        {"--max-rooms", "100000"}})
     if (help.find(flag + " ") != std::string::npos) out.insert(out.end(), {flag, value});
   return out;
 }
@@ -91,7 +99,7 @@ struct Client {
   json state;
   std::int64_t version = 0;
   bool welcomed = false, in_room = false;
-  bool light = false;  // a spectator that keeps no copy of the state (see start)
+  bool light = false;                   // a spectator that keeps no copy of the state (see start)
   std::function<void(const json&)> on;  // every message, after the copy is brought up to date
 
   void send(const json& m) { conn->send(m.dump()); }
@@ -104,13 +112,15 @@ struct Client {
       state = m["state"];
       version = m["version"];
       in_room = true;
-    } else if (type == "patch" && m["room"] == room && !state.is_null() && m["version"].get<std::int64_t>() == version + 1) {
+    } else if (type == "patch" && m["room"] == room && !state.is_null() &&
+               m["version"].get<std::int64_t>() == version + 1) {
       if (auto next = plateau::protocol::apply_patch(state, m["ops"])) state = std::move(*next);
       version = m["version"];
     } else if (type == "joined") {
       in_room = true;
     }
-    if (type == "error" && std::getenv("ABUSE_DEBUG")) std::fprintf(stderr, "error: %s\n", m.dump().c_str());
+    if (type == "error" && std::getenv("ABUSE_DEBUG"))
+      std::fprintf(stderr, "error: %s\n", m.dump().c_str());
     if (on) on(m);
   }
   void start(unsigned short port, const std::string& name, json hello_extra = json::object()) {
@@ -141,12 +151,17 @@ struct Client {
   bool move(std::mt19937_64& rng) {
     if (state.is_null() || state["legal_moves"].empty()) return false;
     const auto& legal = state["legal_moves"];
-    send({{"type", "move"}, {"room", room}, {"version", version}, {"move", legal[rng() % legal.size()]}});
+    send({{"type", "move"},
+          {"room", room},
+          {"version", version},
+          {"move", legal[rng() % legal.size()]}});
     return true;
   }
 };
 
-std::string status_of(const Client& c) { return c.state.is_object() ? c.state.value("status", "") : ""; }
+std::string status_of(const Client& c) {
+  return c.state.is_object() ? c.state.value("status", "") : "";
+}
 
 void raise_fd_limit() {
   rlimit lim{};
@@ -159,18 +174,19 @@ void raise_fd_limit() {
 // /healthz probed every 50 ms from a thread of its own, for as long as it runs.
 class HealthProbe {
  public:
-  explicit HealthProbe(unsigned short port) : thread_([this, port] {
-      while (!stop_) {
-        const auto t0 = Clock::now();
-        const auto r = plateau::testing::http_get(port, "/healthz");
-        const double ms = ms_since(t0);
-        {
-          std::lock_guard lock(mutex_);
-          (r.status == 200 ? samples_ : failures_).push_back(ms);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-    }) {}
+  explicit HealthProbe(unsigned short port)
+      : thread_([this, port] {
+          while (!stop_) {
+            const auto t0 = Clock::now();
+            const auto r = plateau::testing::http_get(port, "/healthz");
+            const double ms = ms_since(t0);
+            {
+              std::lock_guard lock(mutex_);
+              (r.status == 200 ? samples_ : failures_).push_back(ms);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+          }
+        }) {}
   ~HealthProbe() { finish(); }
   void finish() {
     stop_ = true;
@@ -179,10 +195,13 @@ class HealthProbe {
   void print(const char* scenario) {
     finish();
     std::sort(samples_.begin(), samples_.end());
-    std::printf("  /healthz (%s): %zu answers, %zu failed, p50 %.1f ms, p99 %.1f ms, max %.1f ms  [target p99 < 100 ms: %s]\n",
-                scenario, samples_.size(), failures_.size(), percentile(samples_, 50), percentile(samples_, 99),
-                samples_.empty() ? 0.0 : samples_.back(),
-                !samples_.empty() && failures_.empty() && percentile(samples_, 99) < 100 ? "met" : "MISSED");
+    std::printf(
+        "  /healthz (%s): %zu answers, %zu failed, p50 %.1f ms, p99 %.1f ms, max %.1f ms  [target "
+        "p99 < 100 ms: %s]\n",
+        scenario, samples_.size(), failures_.size(), percentile(samples_, 50),
+        percentile(samples_, 99), samples_.empty() ? 0.0 : samples_.back(),
+        !samples_.empty() && failures_.empty() && percentile(samples_, 99) < 100 ? "met"
+                                                                                 : "MISSED");
   }
 
  private:
@@ -203,34 +222,41 @@ bool run_until(Loop& loop, const std::function<bool()>& done, std::chrono::milli
 }
 
 // Two players at a fresh table of `game` (Ada starts); false if it could not be set up.
-bool seat_two(Loop& loop, unsigned short port, Client& ada, Client& bob, const std::string& game = "quantik") {
+bool seat_two(Loop& loop, unsigned short port, Client& ada, Client& bob,
+              const std::string& game = "quantik") {
   ada.start(port, "Ada");
   bob.start(port, "Bob");
-  if (!run_until(loop, [&] { return ada.welcomed && bob.welcomed; }, std::chrono::seconds(10))) return false;
+  if (!run_until(loop, [&] { return ada.welcomed && bob.welcomed; }, std::chrono::seconds(10)))
+    return false;
   std::string room;
-  ada.on = [&](const json& m) { if (m.value("type", "") == "created") room = m["room"]; };
+  ada.on = [&](const json& m) {
+    if (m.value("type", "") == "created") room = m["room"];
+  };
   ada.send({{"type", "create"}, {"game", game}, {"options", {{"first", "0"}}}});
   if (!run_until(loop, [&] { return !room.empty(); }, std::chrono::seconds(10))) return false;
   ada.on = nullptr;
   ada.room = bob.room = room;
   ada.send({{"type", "join"}, {"room", room}, {"as", "player"}});
   bob.send({{"type", "join"}, {"room", room}, {"as", "player"}});
-  return run_until(loop, [&] { return status_of(ada) == "playing" && bob.version == ada.version; },
-                   std::chrono::seconds(10));
+  return run_until(
+      loop, [&] { return status_of(ada) == "playing" && bob.version == ada.version; },
+      std::chrono::seconds(10));
 }
 
 // The player to move, among two, or nullptr.
 Client* mover(Client& a, Client& b) {
   for (Client* c : {&a, &b})
-    if (!c->state.is_null() && c->state["status"] == "playing" && c->state["to_move"] == c->state["you"] &&
-        !c->state["legal_moves"].empty())
+    if (!c->state.is_null() && c->state["status"] == "playing" &&
+        c->state["to_move"] == c->state["you"] && !c->state["legal_moves"].empty())
       return c;
   return nullptr;
 }
 
 void crowd(const Options& opt, const std::string& binary) {
-  std::printf("crowd: one room, 2 players moving every 100 ms, %d spectators, a tenth of them leaving and joining again\n",
-              opt.spectators);
+  std::printf(
+      "crowd: one room, 2 players moving every 100 ms, %d spectators, a tenth of them leaving and "
+      "joining again\n",
+      opt.spectators);
   plateau::testing::ServerProcess srv({}, generous_flags(binary));
   srv.binary = binary;
   const auto port = srv.start();
@@ -242,7 +268,7 @@ void crowd(const Options& opt, const std::string& binary) {
   // Each spectator: hello, then join; churners leave and join again every 500 ms or so.
   std::vector<std::unique_ptr<Client>> specs;
   const int churners = opt.spectators / 10;
-  std::map<std::int64_t, Clock::time_point> sent_at;           // version a move leads to → sent
+  std::map<std::int64_t, Clock::time_point> sent_at;  // version a move leads to → sent
   std::map<std::int64_t, std::pair<int, Clock::time_point>> last_seen;  // version → (readers, last)
   int joined = 0;
   std::mt19937_64 rng(42);
@@ -254,8 +280,10 @@ void crowd(const Options& opt, const std::string& binary) {
     const bool churns = i < churners;
     c->on = [&, self, churns](const json& m) {
       const std::string type = m.value("type", "");
-      if (type == "welcome") self->send({{"type", "join"}, {"room", room}, {"as", "spectator"}});
-      else if (type == "joined" && !churns) ++joined;
+      if (type == "welcome")
+        self->send({{"type", "join"}, {"room", room}, {"as", "spectator"}});
+      else if (type == "joined" && !churns)
+        ++joined;
       else if (type == "patch" && !churns) {
         auto& [n, last] = last_seen[m["version"].get<std::int64_t>()];
         ++n;
@@ -263,18 +291,21 @@ void crowd(const Options& opt, const std::string& binary) {
       } else if (churns && (type == "joined" || type == "left")) {
         const bool back = type == "left";
         loop.at(Clock::now() + std::chrono::milliseconds(250 + rng() % 500), [self, back, room] {
-          self->send(back ? json{{"type", "join"}, {"room", room}, {"as", "spectator"}} : json{{"type", "leave"}, {"room", room}});
+          self->send(back ? json{{"type", "join"}, {"room", room}, {"as", "spectator"}}
+                          : json{{"type", "leave"}, {"room", room}});
         });
       }
     };
     // Connections open a few hundred at a time, as a crowd arriving does.
-    loop.at(Clock::now() + std::chrono::milliseconds(i / 200 * 20), [self, port, i] { self->start(port, "Spec" + std::to_string(i)); });
+    loop.at(Clock::now() + std::chrono::milliseconds(i / 200 * 20),
+            [self, port, i] { self->start(port, "Spec" + std::to_string(i)); });
     specs.push_back(std::move(c));
   }
   const int honest = opt.spectators - churners;
   const auto t_join = Clock::now();
   const bool all_in = run_until(loop, [&] { return joined >= honest; }, std::chrono::seconds(120));
-  std::printf("  %d of %d reading spectators joined in %.1f s\n", joined, honest, ms_since(t_join) / 1000);
+  std::printf("  %d of %d reading spectators joined in %.1f s\n", joined, honest,
+              ms_since(t_join) / 1000);
   if (!all_in) return;
   HealthProbe health(port);
   const double cpu0 = cpu_seconds(srv.pid());
@@ -292,7 +323,8 @@ void crowd(const Options& opt, const std::string& binary) {
     loop.at(Clock::now() + std::chrono::milliseconds(100), tick);
   };
   loop.at(Clock::now(), tick);
-  loop.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
+  loop.run_for(
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
   loop.run_for(std::chrono::seconds(1));  // the last moves' patches
   const double wall = ms_since(t0) / 1000, cpu = cpu_seconds(srv.pid()) - cpu0;
   std::vector<double> lat;
@@ -307,14 +339,20 @@ void crowd(const Options& opt, const std::string& binary) {
   }
   std::sort(lat.begin(), lat.end());
   int dropped = 0;
-  for (int i = churners; i < opt.spectators; ++i) dropped += !specs[static_cast<std::size_t>(i)]->conn->open();
-  std::printf("  %d moves in %.1f s; move → last of %d reading spectators: p50 %.1f ms, p99 %.1f ms, max %.1f ms "
-              "[target p99 < 100 ms: %s]\n",
-              moves, wall, honest, percentile(lat, 50), percentile(lat, 99), lat.empty() ? 0.0 : lat.back(),
-              !lat.empty() && percentile(lat, 99) < 100 ? "met" : "MISSED");
-  std::printf("  moves some reading spectator never saw: %d; reading spectators dropped: %d [target 0: %s]\n", incomplete,
-              dropped, dropped == 0 && incomplete == 0 ? "met" : "MISSED");
-  std::printf("  players still connected: %d of 2 [target 2: %s]\n", ada.conn->open() + bob.conn->open(),
+  for (int i = churners; i < opt.spectators; ++i)
+    dropped += !specs[static_cast<std::size_t>(i)]->conn->open();
+  std::printf(
+      "  %d moves in %.1f s; move → last of %d reading spectators: p50 %.1f ms, p99 %.1f ms, max "
+      "%.1f ms "
+      "[target p99 < 100 ms: %s]\n",
+      moves, wall, honest, percentile(lat, 50), percentile(lat, 99), lat.empty() ? 0.0 : lat.back(),
+      !lat.empty() && percentile(lat, 99) < 100 ? "met" : "MISSED");
+  std::printf(
+      "  moves some reading spectator never saw: %d; reading spectators dropped: %d [target 0: "
+      "%s]\n",
+      incomplete, dropped, dropped == 0 && incomplete == 0 ? "met" : "MISSED");
+  std::printf("  players still connected: %d of 2 [target 2: %s]\n",
+              ada.conn->open() + bob.conn->open(),
               ada.conn->open() && bob.conn->open() ? "met" : "MISSED");
   std::printf("  server CPU: %.2f s in %.1f s (%.0f%% of a core)\n", cpu, wall, 100 * cpu / wall);
   health.print("crowd");
@@ -322,8 +360,10 @@ void crowd(const Options& opt, const std::string& binary) {
 
 void storm(const Options& opt, const std::string& binary) {
   const int rooms = std::max(1, opt.clients / 4);
-  std::printf("storm: %d clients (%d rooms of 2 players and 2 spectators), kill -9, restart, all reconnect at once\n",
-              rooms * 4, rooms);
+  std::printf(
+      "storm: %d clients (%d rooms of 2 players and 2 spectators), kill -9, restart, all reconnect "
+      "at once\n",
+      rooms * 4, rooms);
   plateau::testing::ServerProcess srv({}, generous_flags(binary));
   srv.binary = binary;
   auto port = srv.start();
@@ -340,9 +380,11 @@ void storm(const Options& opt, const std::string& binary) {
     Client *q1 = s1.get(), *q2 = s2.get();
     pa->on = [&, pa, pb, q1, q2, r](const json& m) {
       const std::string type = m.value("type", "");
-      if (type == "welcome" && pa->room.empty()) pa->send({{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}});
+      if (type == "welcome" && pa->room.empty())
+        pa->send({{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}});
       if (type == "created") {
-        pa->room = pb->room = q1->room = q2->room = room_ids[static_cast<std::size_t>(r)] = m["room"];
+        pa->room = pb->room = q1->room = q2->room = room_ids[static_cast<std::size_t>(r)] =
+            m["room"];
         pa->send({{"type", "join"}, {"room", pa->room}, {"as", "player"}});
         pb->start(port, "B" + std::to_string(r));
       }
@@ -352,26 +394,34 @@ void storm(const Options& opt, const std::string& binary) {
       }
     };
     pb->on = [pb](const json& m) {
-      if (m.value("type", "") == "welcome" && !pb->in_room) pb->send({{"type", "join"}, {"room", pb->room}, {"as", "player"}});
+      if (m.value("type", "") == "welcome" && !pb->in_room)
+        pb->send({{"type", "join"}, {"room", pb->room}, {"as", "player"}});
     };
     for (Client* q : {q1, q2})
       q->on = [q, &watching](const json& m) {
         const std::string type = m.value("type", "");
-        if (type == "welcome" && !q->in_room) q->send({{"type", "join"}, {"room", q->room}, {"as", "spectator"}});
+        if (type == "welcome" && !q->in_room)
+          q->send({{"type", "join"}, {"room", q->room}, {"as", "spectator"}});
         if (type == "joined") ++watching;
       };
-    loop.at(Clock::now() + std::chrono::milliseconds(r / 50 * 20), [pa, port, r] { pa->start(port, "A" + std::to_string(r)); });
+    loop.at(Clock::now() + std::chrono::milliseconds(r / 50 * 20),
+            [pa, port, r] { pa->start(port, "A" + std::to_string(r)); });
     players.push_back(std::move(a));
     players.push_back(std::move(b));
     specs.push_back(std::move(s1));
     specs.push_back(std::move(s2));
   }
-  run_until(loop, [&] {
-    seated = 0;
-    for (std::size_t i = 0; i < players.size(); i += 2) seated += status_of(*players[i]) == "playing";
-    return seated == rooms && watching == 2 * rooms;
-  }, std::chrono::seconds(300));
-  std::printf("  set up %d playing rooms and %d spectators in %.1f s\n", seated, watching, ms_since(t_setup) / 1000);
+  run_until(
+      loop,
+      [&] {
+        seated = 0;
+        for (std::size_t i = 0; i < players.size(); i += 2)
+          seated += status_of(*players[i]) == "playing";
+        return seated == rooms && watching == 2 * rooms;
+      },
+      std::chrono::seconds(300));
+  std::printf("  set up %d playing rooms and %d spectators in %.1f s\n", seated, watching,
+              ms_since(t_setup) / 1000);
   if (seated < rooms || watching < 2 * rooms) return;
   // Every client's state is durable now (a table is stored before it is shown). Kill, restart.
   srv.kill(SIGKILL);
@@ -396,16 +446,19 @@ void storm(const Options& opt, const std::string& binary) {
       const std::string type = m.value("type", "");
       if (!player && type == "welcome")
         cp->send({{"type", "join"}, {"room", cp->room}, {"as", "spectator"}, {"version", held}});
-      const bool in = player ? (type == "full" || type == "patch") && cp->version >= held : type == "joined";
+      const bool in =
+          player ? (type == "full" || type == "patch") && cp->version >= held : type == "joined";
       if (in && !back[index]) {
         back[index] = 1;
         ++resumed;
       }
       if (cp == &probe_a || cp == &probe_b) {
-        if (type == "patch" && sent.contains(cp->version)) move_ms.push_back(ms_since(sent[cp->version]));
+        if (type == "patch" && sent.contains(cp->version))
+          move_ms.push_back(ms_since(sent[cp->version]));
       }
     };
-    c.start(port, player ? "again" : "watcher", player ? json{{"resume", {{c.room, held}}}} : json::object());
+    c.start(port, player ? "again" : "watcher",
+            player ? json{{"resume", {{c.room, held}}}} : json::object());
   };
   for (std::size_t i = 0; i < players.size(); ++i) reconnect(*players[i], i, true);
   for (std::size_t i = 0; i < specs.size(); ++i) reconnect(*specs[i], players.size() + i, false);
@@ -420,19 +473,26 @@ void storm(const Options& opt, const std::string& binary) {
       loop.at(Clock::now() + std::chrono::milliseconds(50), play);
   };
   loop.at(Clock::now(), play);
-  const bool all = run_until(loop, [&] { return static_cast<std::size_t>(resumed) == everyone; }, std::chrono::seconds(60));
+  const bool all = run_until(
+      loop, [&] { return static_cast<std::size_t>(resumed) == everyone; },
+      std::chrono::seconds(60));
   const double took = ms_since(t0) / 1000;
   std::sort(move_ms.begin(), move_ms.end());
-  std::printf("  %d of %zu clients resumed their seat or watch in %.2f s after the restart [target < 10 s: %s]\n", resumed,
-              everyone, took, all && took < 10 ? "met" : "MISSED");
-  std::printf("  a room playing through the storm: %zu moves, move → patch at the mover p50 %.1f ms, p99 %.1f ms\n",
-              move_ms.size(), percentile(move_ms, 50), percentile(move_ms, 99));
+  std::printf(
+      "  %d of %zu clients resumed their seat or watch in %.2f s after the restart [target < 10 s: "
+      "%s]\n",
+      resumed, everyone, took, all && took < 10 ? "met" : "MISSED");
+  std::printf(
+      "  a room playing through the storm: %zu moves, move → patch at the mover p50 %.1f ms, p99 "
+      "%.1f ms\n",
+      move_ms.size(), percentile(move_ms, 50), percentile(move_ms, 99));
   health.print("storm");
 }
 
 void flood(const Options& opt, const std::string& binary) {
-  std::printf("flood: 2,000 idle connections, 100 `rooms` a second from 20 connections that never read, "
-              "a flood of hellos; a fresh game plays meanwhile\n");
+  std::printf(
+      "flood: 2,000 idle connections, 100 `rooms` a second from 20 connections that never read, "
+      "a flood of hellos; a fresh game plays meanwhile\n");
   plateau::testing::ServerProcess srv({}, generous_flags(binary));
   srv.binary = binary;
   const auto port = srv.start();
@@ -450,13 +510,18 @@ void flood(const Options& opt, const std::string& binary) {
   for (int i = 0; i < 2000; ++i) {
     idle.push_back(std::make_unique<Conn>(loop));
     Conn* c = idle.back().get();
-    c->start(port, [c, i] { c->send(json{{"type", "hello"}, {"name", "Idle" + std::to_string(i)}}.dump()); });
+    c->start(port, [c, i] {
+      c->send(json{{"type", "hello"}, {"name", "Idle" + std::to_string(i)}}.dump());
+    });
   }
   std::vector<std::unique_ptr<Conn>> stopped;
   for (int i = 0; i < 20; ++i) {
     stopped.push_back(std::make_unique<Conn>(loop));
     Conn* c = stopped.back().get();
-    c->start(port, [c] { c->send(R"({"type":"hello","name":"Reader"})"); c->stop_reading(); });
+    c->start(port, [c] {
+      c->send(R"({"type":"hello","name":"Reader"})");
+      c->stop_reading();
+    });
   }
   loop.run_for(std::chrono::seconds(2));
   HealthProbe health(port);
@@ -471,7 +536,10 @@ void flood(const Options& opt, const std::string& binary) {
     for (int k = 0; k < 2; ++k) {
       churn.push_back(std::make_unique<Conn>(loop));
       Conn* c = churn.back().get();
-      c->start(port, [c, &hellos] { c->send(R"({"type":"hello","name":"Flood"})"); ++hellos; });
+      c->start(port, [c, &hellos] {
+        c->send(R"({"type":"hello","name":"Flood"})");
+        ++hellos;
+      });
     }
     if (churn.size() > 400) churn.erase(churn.begin(), churn.begin() + 200);
     if (running) loop.at(Clock::now() + std::chrono::milliseconds(10), every_10ms);
@@ -484,25 +552,33 @@ void flood(const Options& opt, const std::string& binary) {
   std::mt19937_64 rng(3);
   bool over = false;
   if (seated)
-    over = run_until(loop, [&] {
-      if (status_of(ada) == "over" && bob.version == ada.version) return true;
-      if (Client* m = mover(ada, bob); m && m->version == (m == &ada ? bob.version : ada.version)) {
-        const auto v = m->version;
-        m->move(rng);
-        run_until(loop, [&] { return ada.version > v && bob.version > v; }, std::chrono::seconds(10));
-      }
-      return false;
-    }, std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(opt.seconds)));
+    over = run_until(
+        loop,
+        [&] {
+          if (status_of(ada) == "over" && bob.version == ada.version) return true;
+          if (Client* m = mover(ada, bob);
+              m && m->version == (m == &ada ? bob.version : ada.version)) {
+            const auto v = m->version;
+            m->move(rng);
+            run_until(
+                loop, [&] { return ada.version > v && bob.version > v; }, std::chrono::seconds(10));
+          }
+          return false;
+        },
+        std::chrono::duration_cast<std::chrono::milliseconds>(
+            std::chrono::duration<double>(opt.seconds)));
   const double game_s = ms_since(t0) / 1000;
   const auto rest = std::chrono::duration<double>(opt.seconds) - (Clock::now() - t0);
   if (rest.count() > 0) loop.run_for(std::chrono::duration_cast<Clock::duration>(rest));
   running = false;
   int idle_open = 0;
   for (auto& c : idle) idle_open += c->open();
-  std::printf("  a fresh Quantik game %s in %.1f s (%lld moves)\n", over ? "played to its end" : "DID NOT FINISH", game_s,
+  std::printf("  a fresh Quantik game %s in %.1f s (%lld moves)\n",
+              over ? "played to its end" : "DID NOT FINISH", game_s,
               static_cast<long long>(ada.version));
-  std::printf("  %llu hellos and %llu `rooms` requests sent; %d of 2000 idle connections still open\n",
-              static_cast<unsigned long long>(hellos), static_cast<unsigned long long>(lists), idle_open);
+  std::printf(
+      "  %llu hellos and %llu `rooms` requests sent; %d of 2000 idle connections still open\n",
+      static_cast<unsigned long long>(hellos), static_cast<unsigned long long>(lists), idle_open);
   health.print("flood");
 }
 
@@ -513,11 +589,16 @@ int main(int argc, char** argv) {
   opt.server = plateau::testing::server_binary();
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--scenario") opt.scenario = v;
-    else if (a == "--spectators") opt.spectators = std::stoi(v);
-    else if (a == "--clients") opt.clients = std::stoi(v);
-    else if (a == "--seconds") opt.seconds = std::stod(v);
-    else if (a == "--server") opt.server = v;
+    if (a == "--scenario")
+      opt.scenario = v;
+    else if (a == "--spectators")
+      opt.spectators = std::stoi(v);
+    else if (a == "--clients")
+      opt.clients = std::stoi(v);
+    else if (a == "--seconds")
+      opt.seconds = std::stod(v);
+    else if (a == "--server")
+      opt.server = v;
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
@@ -526,7 +607,8 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   std::signal(SIGPIPE, SIG_IGN);
   raise_fd_limit();
-  std::printf("abuse_bench on %u cores, server %s\n", std::thread::hardware_concurrency(), opt.server.c_str());
+  std::printf("abuse_bench on %u cores, server %s\n", std::thread::hardware_concurrency(),
+              opt.server.c_str());
   if (opt.scenario == "all" || opt.scenario == "crowd") crowd(opt, opt.server);
   if (opt.scenario == "all" || opt.scenario == "storm") storm(opt, opt.server);
   if (opt.scenario == "all" || opt.scenario == "flood") flood(opt, opt.server);

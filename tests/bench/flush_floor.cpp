@@ -36,9 +36,12 @@ void report(const char* name, std::vector<double> flushes) {
   for (std::size_t i = 1; i < flushes.size(); ++i) pairs.push_back(flushes[i - 1] + flushes[i]);
   std::sort(flushes.begin(), flushes.end());
   std::sort(pairs.begin(), pairs.end());
-  auto at = [](const std::vector<double>& sorted, double p) { return plateau::bench::percentile_of_sorted(sorted, p); };
-  std::printf("  %-9s  %6zu flushes  p50 %6.3f  p90 %6.3f  p99 %6.3f  p99.9 %6.3f  max %7.3f ms\n", name,
-              flushes.size(), at(flushes, 50), at(flushes, 90), at(flushes, 99), at(flushes, 99.9), at(flushes, 100));
+  auto at = [](const std::vector<double>& sorted, double p) {
+    return plateau::bench::percentile_of_sorted(sorted, p);
+  };
+  std::printf("  %-9s  %6zu flushes  p50 %6.3f  p90 %6.3f  p99 %6.3f  p99.9 %6.3f  max %7.3f ms\n",
+              name, flushes.size(), at(flushes, 50), at(flushes, 90), at(flushes, 99),
+              at(flushes, 99.9), at(flushes, 100));
   std::printf("  %-9s  two in a row: p50 %6.3f  p99 %6.3f ms\n", "", at(pairs, 50), at(pairs, 99));
 }
 
@@ -46,8 +49,9 @@ void report(const char* name, std::vector<double> flushes) {
 template <class NextOffset>
 std::vector<double> run(int fd, const FlushOptions& opt, double seconds, NextOffset next_offset) {
   std::vector<double> flushes;
-  const long n = plateau::bench::paced_flushes(fd, opt.hz, 4, plateau::bench::now_ms() + seconds * 1e3, next_offset,
-                                               [&](double ms) { flushes.push_back(ms); });
+  const long n =
+      plateau::bench::paced_flushes(fd, opt.hz, 4, plateau::bench::now_ms() + seconds * 1e3,
+                                    next_offset, [&](double ms) { flushes.push_back(ms); });
   if (n < 0) flushes.clear();
   return flushes;
 }
@@ -64,10 +68,12 @@ int main(int argc, char** argv) {
   const std::string path = opt.dir + "/flush_floor.tmp";
   const int fd = plateau::bench::open_written_file(path, kCycle, "flush_floor");
   if (fd < 0) return 1;
-  std::printf("flush_floor: %s, 4 KB then fdatasync, %s, %.1f s a half\n", path.c_str(), plateau::bench::describe_pace(opt.hz).c_str(),
-              opt.seconds / 2);
-  const auto overwrite = run(fd, opt, opt.seconds / 2, [](long i) { return static_cast<off_t>(i) * 4096 % kCycle; });
-  const auto append = run(fd, opt, opt.seconds / 2, [](long i) { return kCycle + static_cast<off_t>(i) * 4096; });
+  std::printf("flush_floor: %s, 4 KB then fdatasync, %s, %.1f s a half\n", path.c_str(),
+              plateau::bench::describe_pace(opt.hz).c_str(), opt.seconds / 2);
+  const auto overwrite =
+      run(fd, opt, opt.seconds / 2, [](long i) { return static_cast<off_t>(i) * 4096 % kCycle; });
+  const auto append =
+      run(fd, opt, opt.seconds / 2, [](long i) { return kCycle + static_cast<off_t>(i) * 4096; });
   close(fd);
   unlink(path.c_str());
   report("overwrite", overwrite);

@@ -38,8 +38,9 @@ inline std::string describe_pace(double hz) {
 // std::out_of_range for a value that is not a number). Prints what is wrong, with `usage`, and
 // returns false for an unknown option, a missing value or a value out of range (at most
 // `max_seconds`).
-inline bool parse_flush_options(int argc, char** argv, FlushOptions& opt, double max_seconds, const char* usage,
-                                const std::function<bool(const std::string&, const std::string&)>& more = {}) {
+inline bool parse_flush_options(
+    int argc, char** argv, FlushOptions& opt, double max_seconds, const char* usage,
+    const std::function<bool(const std::string&, const std::string&)>& more = {}) {
   for (int i = 1; i < argc; ++i) {
     const std::string k = argv[i];
     if (i + 1 >= argc) {
@@ -48,9 +49,12 @@ inline bool parse_flush_options(int argc, char** argv, FlushOptions& opt, double
     }
     const std::string v = argv[++i];
     try {
-      if (k == "--dir") opt.dir = v;
-      else if (k == "--seconds") opt.seconds = std::stod(v);
-      else if (k == "--hz") opt.hz = std::stod(v);
+      if (k == "--dir")
+        opt.dir = v;
+      else if (k == "--seconds")
+        opt.seconds = std::stod(v);
+      else if (k == "--hz")
+        opt.hz = std::stod(v);
       else if (!more || !more(k, v)) {
         std::fprintf(stderr, "unknown option %s\n%s\n", k.c_str(), usage);
         return false;
@@ -97,7 +101,8 @@ inline int open_written_file(const std::string& path, off_t bytes, const char* w
   const std::vector<char> zeros(1 << 20, 0);
   bool ok = true;
   for (off_t at = 0; ok && at < bytes; at += static_cast<off_t>(zeros.size()))
-    ok = write_all(fd, zeros.data(), std::min<std::size_t>(zeros.size(), static_cast<std::size_t>(bytes - at)), at);
+    ok = write_all(fd, zeros.data(),
+                   std::min<std::size_t>(zeros.size(), static_cast<std::size_t>(bytes - at)), at);
   if (ok && fsync(fd) == 0) return fd;
   std::perror((std::string(who) + ": preparing " + path).c_str());
   close(fd);
@@ -109,7 +114,8 @@ inline int open_written_file(const std::string& path, off_t bytes, const char* w
 // then calls fdatasync and `on_flush(ms)` with the flush's duration. Returns how many flushes
 // it made, or -1 after an error (said on stderr).
 template <class NextOffset, class OnFlush>
-long paced_flushes(int fd, double hz, std::size_t kb, double end_ms, NextOffset next_offset, OnFlush on_flush) {
+long paced_flushes(int fd, double hz, std::size_t kb, double end_ms, NextOffset next_offset,
+                   OnFlush on_flush) {
   std::vector<char> block(kb * 1024);
   const double period = hz > 0 ? 1e3 / hz : 0;
   long n = 0;
@@ -117,11 +123,13 @@ long paced_flushes(int fd, double hz, std::size_t kb, double end_ms, NextOffset 
     if (period > 0) {
       due += period;
       if (const double wait = due - now_ms(); wait > 0) {
-        const timespec t{static_cast<time_t>(wait / 1e3), static_cast<long>(std::fmod(wait, 1e3) * 1e6)};
+        const timespec t{static_cast<time_t>(wait / 1e3),
+                         static_cast<long>(std::fmod(wait, 1e3) * 1e6)};
         nanosleep(&t, nullptr);
       }
     }
-    block[static_cast<std::size_t>(n) % block.size()] = static_cast<char>(n);  // not the same bytes twice
+    block[static_cast<std::size_t>(n) % block.size()] =
+        static_cast<char>(n);  // not the same bytes twice
     if (!write_all(fd, block.data(), block.size(), next_offset(n))) {
       std::perror("write");
       return -1;

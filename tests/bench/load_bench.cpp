@@ -55,9 +55,9 @@
 #include "../e2e/http_client.hpp"
 #include "../e2e/server_process.hpp"
 #include "machine.hpp"
+#include "percentile.hpp"
 #include "rules/game.hpp"
 #include "ws_loop.hpp"
-#include "percentile.hpp"
 
 using nlohmann::json;
 using plateau::bench::cores;
@@ -106,12 +106,17 @@ using plateau::bench::Loop;
 // A table: 2 players and S spectators.
 class Room {
  public:
-  Room(Loop& loop, unsigned short port, const Options& opt, Stats& stats, int index, std::function<void()> ready)
-      : loop_(loop), stats_(stats), rng_(static_cast<std::uint64_t>(index) * 7919 + 1), ready_(std::move(ready)) {
+  Room(Loop& loop, unsigned short port, const Options& opt, Stats& stats, int index,
+       std::function<void()> ready)
+      : loop_(loop),
+        stats_(stats),
+        rng_(static_cast<std::uint64_t>(index) * 7919 + 1),
+        ready_(std::move(ready)) {
     // Paced, each room moves once per interval: an open loop, so latency is measured at a
     // chosen load rather than at whatever load the latency itself allows.
     if (opt.pace > 0)
-      interval_ = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.rooms / opt.pace));
+      interval_ = std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(opt.rooms / opt.pace));
     offset_ = std::chrono::duration_cast<Clock::duration>(interval_ * (index % 97) / 97.0);
     next_due_ = Clock::now() + offset_;
     for (int i = 0; i < 2 + opt.spectators; ++i) conns_.push_back(std::make_unique<Conn>(loop));
@@ -121,14 +126,16 @@ class Room {
     // "mixed": the rooms play every game in turn, the registry's, which the server it starts
     // is built from.
     const auto& games = plateau::rules::all_games();
-    game_ = opt.game == "mixed" ? std::string(games[static_cast<std::size_t>(index) % games.size()]->id())
-                                : opt.game;
+    game_ = opt.game == "mixed"
+                ? std::string(games[static_cast<std::size_t>(index) % games.size()]->id())
+                : opt.game;
     for (int i = 0; i < static_cast<int>(conns_.size()); ++i) {
       conns_[i]->on_message = [this, i](std::string_view text) {
         // Spectators only need the version: finding it costs far less than parsing the frame,
         // so the client side does not hide the server's figures.
         // The server writes keys sorted: "type" (and "version") end a frame, so search from there.
-        if (text.rfind(R"("type":"error")") != std::string::npos && ++stats_.errors <= 3) std::fprintf(stderr, "error frame: %.*s\n", static_cast<int>(text.size()), text.data());
+        if (text.rfind(R"("type":"error")") != std::string::npos && ++stats_.errors <= 3)
+          std::fprintf(stderr, "error frame: %.*s\n", static_cast<int>(text.size()), text.data());
         if (i >= 2) return on_version(i, text);
         // A player acts only on its legal moves, the status and the rematch flags: a patch
         // that touches none of them is a version to note, not a document to parse, and one
@@ -139,14 +146,18 @@ class Room {
           bool whole = false;
           std::size_t legal = std::string::npos;
           constexpr std::string_view key = R"("path":")";
-          for (auto p = text.find(key); p != std::string::npos && !whole; p = text.find(key, p + key.size())) {
+          for (auto p = text.find(key); p != std::string::npos && !whole;
+               p = text.find(key, p + key.size())) {
             const auto path = text.substr(p + key.size());
-            if (path.starts_with("/status\"") || path.starts_with("/rematch\"")) whole = true;
-            else if (path.starts_with("/legal_moves\"")) legal = p;
+            if (path.starts_with("/status\"") || path.starts_with("/rematch\""))
+              whole = true;
+            else if (path.starts_with("/legal_moves\""))
+              legal = p;
           }
           if (!whole) {
             if (legal == std::string::npos) return on_version(i, text), act(i);
-            if (read_string_array(text, text.find("\"value\":", legal), views_[i].legal)) return on_version(i, text), act(i);
+            if (read_string_array(text, text.find("\"value\":", legal), views_[i].legal))
+              return on_version(i, text), act(i);
           }
         }
         on_message(i, json::parse(text, nullptr, false));
@@ -187,9 +198,11 @@ class Room {
     const double us = std::chrono::duration<double, std::micro>(now - sent->second.at).count();
     if (i == sent->second.mover && running) {
       stats_.mover_us.push_back(us);
-      stats_.mover_read_ms.push_back(std::chrono::duration<double, std::milli>(now.time_since_epoch()).count());
+      stats_.mover_read_ms.push_back(
+          std::chrono::duration<double, std::milli>(now.time_since_epoch()).count());
       stats_.mover_socket_us.push_back(
-          std::chrono::duration<double, std::micro>(conns_[i]->arrived - sent->second.wall).count());
+          std::chrono::duration<double, std::micro>(conns_[i]->arrived - sent->second.wall)
+              .count());
     }
     if (i == static_cast<int>(conns_.size()) - 1) {
       if (running) stats_.spectator_us.push_back(us);
@@ -201,7 +214,8 @@ class Room {
 
   // Reads the JSON array of plain strings that follows `"value":` at `at` into `out`. False when
   // it is not that (then the caller parses the whole frame).
-  static bool read_string_array(std::string_view text, std::size_t at, std::vector<std::string>& out) {
+  static bool read_string_array(std::string_view text, std::size_t at,
+                                std::vector<std::string>& out) {
     if (at == std::string::npos) return false;
     std::size_t p = at + 8;
     if (p >= text.size() || text[p] != '[') return false;
@@ -238,9 +252,12 @@ class Room {
     auto& view = views_[i];
     // Only the fields a player acts on; each is replaced whole by the server's patches.
     auto take = [&view](const std::string& key, const json& value) {
-      if (key == "status") view.status = value.get<std::string>();
-      else if (key == "rematch") view.rematch = value.get<std::vector<int>>();
-      else if (key == "legal_moves") view.legal = value.get<std::vector<std::string>>();
+      if (key == "status")
+        view.status = value.get<std::string>();
+      else if (key == "rematch")
+        view.rematch = value.get<std::vector<int>>();
+      else if (key == "legal_moves")
+        view.legal = value.get<std::vector<std::string>>();
     };
     if (type == "full") {
       for (const char* key : {"status", "rematch", "legal_moves"}) take(key, m["state"][key]);
@@ -263,7 +280,8 @@ class Room {
       ready_();
     }
     if (view.status != "over") asked_[i] = false;
-    if (view.status == "over" && !asked_[i] && std::ranges::find(view.rematch, i) == view.rematch.end()) {
+    if (view.status == "over" && !asked_[i] &&
+        std::ranges::find(view.rematch, i) == view.rematch.end()) {
       asked_[i] = true;  // once: the flag shows only when the server's patch comes back
       conns_[i]->send(json{{"type", "rematch"}, {"room", room_}}.dump());
       return;
@@ -317,16 +335,18 @@ class Room {
   std::vector<PlayerView> views_;
   std::vector<std::int64_t> versions_;
   struct Sent {
-    Clock::time_point at;                        // when the move was sent
-    int mover;                                   // by which connection
-    std::chrono::system_clock::time_point wall;  // the same instant, on the kernel's timestamp clock
+    Clock::time_point at;  // when the move was sent
+    int mover;             // by which connection
+    std::chrono::system_clock::time_point
+        wall;  // the same instant, on the kernel's timestamp clock
   };
   std::map<std::int64_t, Sent> sent_;
   std::int64_t pending_ = -1;
   bool asked_[2] = {false, false};
   std::uint64_t wait_ = 0;  // the latest wait for a move's time: an older one does nothing
   Clock::duration interval_{};
-  Clock::duration offset_{};  // where in each interval this room moves, so rooms do not move together
+  Clock::duration
+      offset_{};  // where in each interval this room moves, so rooms do not move together
   Clock::time_point next_due_;
 };
 
@@ -408,7 +428,8 @@ std::vector<std::pair<double, double>> histogram(const std::string& page, const 
 // The bucket bound under which p% of the samples taken between two scrapes fall: an upper bound
 // on that percentile, as fine as the buckets.
 double histogram_percentile(const std::vector<std::pair<double, double>>& before,
-                            const std::vector<std::pair<double, double>>& after, double p, double& n) {
+                            const std::vector<std::pair<double, double>>& after, double p,
+                            double& n) {
   n = 0;
   if (after.empty() || before.size() != after.size()) return NAN;
   n = after.back().second - before.back().second;
@@ -432,7 +453,8 @@ void print_period_check(const std::vector<double>& latency_us, const std::vector
   constexpr int kBins = 50;  // 2 ms each
   if (latency_us.size() < 1000 || latency_us.size() != read_ms.size()) return;
   const auto bin_of = [](double ms) {
-    return std::min(kBins - 1, static_cast<int>(plateau::bench::phase_in_period(ms) / (kQuotaPeriodMs / kBins)));
+    return std::min(kBins - 1, static_cast<int>(plateau::bench::phase_in_period(ms) /
+                                                (kQuotaPeriodMs / kBins)));
   };
   std::array<std::size_t, kBins> count{};
   for (const double ms : read_ms) ++count[static_cast<std::size_t>(bin_of(ms))];
@@ -447,10 +469,13 @@ void print_period_check(const std::vector<double>& latency_us, const std::vector
     ++slow_total;
   }
   const double even = static_cast<double>(latency_us.size()) / kBins;
-  std::printf("  100 ms period    its emptiest 2 ms got %.0f%% of an even share of the patches; the slowest 1%% by "
-              "10 ms from there:",
-              100.0 * static_cast<double>(count[static_cast<std::size_t>(emptiest)]) / even);
-  for (const auto n : slow) std::printf(" %.0f", 100.0 * static_cast<double>(n) / static_cast<double>(slow_total));
+  std::printf(
+      "  100 ms period    its emptiest 2 ms got %.0f%% of an even share of the patches; the "
+      "slowest 1%% by "
+      "10 ms from there:",
+      100.0 * static_cast<double>(count[static_cast<std::size_t>(emptiest)]) / even);
+  for (const auto n : slow)
+    std::printf(" %.0f", 100.0 * static_cast<double>(n) / static_cast<double>(slow_total));
   std::printf(" %% (10 each if no CPU quota's period stops the machine)\n");
 }
 
@@ -463,7 +488,8 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   for (int r = 0; r < opt.rooms; ++r)
     rooms.push_back(std::make_unique<Room>(loop, port, opt, stats, r, [&ready] { ++ready; }));
   const auto setup_deadline = Clock::now() + std::chrono::seconds(60);
-  while (ready < opt.rooms && Clock::now() < setup_deadline) loop.run_for(std::chrono::milliseconds(50));
+  while (ready < opt.rooms && Clock::now() < setup_deadline)
+    loop.run_for(std::chrono::milliseconds(50));
   for (auto& r : rooms) r->restart_schedule();
   // A second of the offered load before measuring: the setup's connections and joins are done
   // with and every room is on its schedule.
@@ -476,7 +502,8 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   const double self_waited0 = waited_seconds(getpid());
   const auto machine0 = machine_ticks();
   const auto t0 = Clock::now();
-  loop.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
+  loop.run_for(
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = cpu_seconds(pid) - cpu0;
   auto threads = thread_times(pid);
@@ -496,40 +523,55 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
                            stats.errors,
                            machine.busy};
   if (!print) return result;
-  std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d pace=%s\n", label.c_str(), opt.rooms,
-              opt.spectators, opt.game.c_str(), opt.data.c_str(), ready,
-              opt.pace > 0 ? (std::to_string(static_cast<long>(opt.pace)) + " moves/s offered").c_str() : "none");
-  std::printf("  moves            %llu in %.1f s = %.0f moves/s\n", static_cast<unsigned long long>(stats.moves),
-              elapsed, static_cast<double>(stats.moves) / elapsed);
+  std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d pace=%s\n", label.c_str(),
+              opt.rooms, opt.spectators, opt.game.c_str(), opt.data.c_str(), ready,
+              opt.pace > 0
+                  ? (std::to_string(static_cast<long>(opt.pace)) + " moves/s offered").c_str()
+                  : "none");
+  std::printf("  moves            %llu in %.1f s = %.0f moves/s\n",
+              static_cast<unsigned long long>(stats.moves), elapsed,
+              static_cast<double>(stats.moves) / elapsed);
   std::printf("  error frames     %llu\n", static_cast<unsigned long long>(stats.errors));
-  std::printf("  latency mover    p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu)\n", result.mover_p50_ms,
-              percentile(stats.mover_us, 95) / 1000, result.mover_p99_ms, stats.mover_us.size());
-  std::printf("    at its socket  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (the kernel's receive timestamp: "
-              "without the time this client took to get to the frame)\n",
-              percentile(stats.mover_socket_us, 50) / 1000, percentile(stats.mover_socket_us, 95) / 1000,
-              result.socket_p99_ms);
+  std::printf("  latency mover    p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu)\n",
+              result.mover_p50_ms, percentile(stats.mover_us, 95) / 1000, result.mover_p99_ms,
+              stats.mover_us.size());
+  std::printf(
+      "    at its socket  p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (the kernel's receive timestamp: "
+      "without the time this client took to get to the frame)\n",
+      percentile(stats.mover_socket_us, 50) / 1000, percentile(stats.mover_socket_us, 95) / 1000,
+      result.socket_p99_ms);
   print_period_check(stats.mover_us, stats.mover_read_ms);
-  std::printf("  latency spectator p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu, last spectator)\n",
-              percentile(stats.spectator_us, 50) / 1000, percentile(stats.spectator_us, 95) / 1000,
-              percentile(stats.spectator_us, 99) / 1000, stats.spectator_us.size());
+  std::printf(
+      "  latency spectator p50 %.3f ms  p95 %.3f ms  p99 %.3f ms  (n=%zu, last spectator)\n",
+      percentile(stats.spectator_us, 50) / 1000, percentile(stats.spectator_us, 95) / 1000,
+      percentile(stats.spectator_us, 99) / 1000, stats.spectator_us.size());
   // The server's own histograms: bucket bounds, so each figure is an upper bound.
   const auto server_line = [&](const char* label, const char* name, const char* what) {
     const auto h0 = histogram(page0, name), h1 = histogram(page1, name);
     double n = 0;
-    const double p50 = histogram_percentile(h0, h1, 50, n), p99 = histogram_percentile(h0, h1, 99, n);
-    if (n > 0) std::printf("  %-16s p50 <= %g ms  p99 <= %g ms  (n=%.0f; %s)\n", label, p50, p99, n, what);
+    const double p50 = histogram_percentile(h0, h1, 50, n),
+                 p99 = histogram_percentile(h0, h1, 99, n);
+    if (n > 0)
+      std::printf("  %-16s p50 <= %g ms  p99 <= %g ms  (n=%.0f; %s)\n", label, p50, p99, n, what);
   };
   server_line("server-side", "plateau_move_broadcast_seconds",
-              "a move's arrival at the server to its patches written, durable commit included; bounds of /metrics "
+              "a move's arrival at the server to its patches written, durable commit included; "
+              "bounds of /metrics "
               "buckets");
-  server_line("  store queue", "plateau_store_queue_seconds", "a write's wait for its commit to start");
+  server_line("  store queue", "plateau_store_queue_seconds",
+              "a write's wait for its commit to start");
   server_line("  store commit", "plateau_store_commit_seconds", "one commit, of many writes");
-  server_line("  store return", "plateau_store_return_seconds", "a commit's end to its completions on the rooms' thread");
+  server_line("  store return", "plateau_store_return_seconds",
+              "a commit's end to its completions on the rooms' thread");
   if (stats.moves > 0) {
     const double moves = static_cast<double>(stats.moves);
-    std::printf("  frames out       %.2f per move, %.0f bytes per move (every connection's)\n",
-                (counter(page1, "plateau_frames_out_total") - counter(page0, "plateau_frames_out_total")) / moves,
-                (counter(page1, "plateau_broadcast_bytes_total") - counter(page0, "plateau_broadcast_bytes_total")) / moves);
+    std::printf(
+        "  frames out       %.2f per move, %.0f bytes per move (every connection's)\n",
+        (counter(page1, "plateau_frames_out_total") - counter(page0, "plateau_frames_out_total")) /
+            moves,
+        (counter(page1, "plateau_broadcast_bytes_total") -
+         counter(page0, "plateau_broadcast_bytes_total")) /
+            moves);
   }
   std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu, result.server_ms_per_move);
   std::printf("  server threads  ");
@@ -541,32 +583,40 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   for (auto& [name, t] : threads)
     std::printf(" %s %.2f", name.c_str(), (t.waited - threads0[name].waited) / elapsed);
   std::printf(" (seconds per second ready to run with no core free)\n");
-  std::printf("  bench CPU        %.3f s = %.4f ms per move (the clients, on the same %u cores; waiting %.2f s per s "
-              "for a core)\n",
-              self_cpu, result.bench_ms_per_move, cores(), self_waited / elapsed);
-  std::printf("  machine          %.2f of %u cores busy (%.0f%%): user %.0f%%, system %.0f%%, iowait %.0f%%, "
-              "steal %.0f%%\n",
-              machine.busy * cores(), cores(), machine.busy * 100, machine.user * 100, machine.system * 100,
-              machine.iowait * 100, machine.steal * 100);
-  std::printf("  server memory    peak %ld KB, now %ld KB\n", status_kb(pid, "VmHWM"), status_kb(pid, "VmRSS"));
+  std::printf(
+      "  bench CPU        %.3f s = %.4f ms per move (the clients, on the same %u cores; waiting "
+      "%.2f s per s "
+      "for a core)\n",
+      self_cpu, result.bench_ms_per_move, cores(), self_waited / elapsed);
+  std::printf(
+      "  machine          %.2f of %u cores busy (%.0f%%): user %.0f%%, system %.0f%%, iowait "
+      "%.0f%%, "
+      "steal %.0f%%\n",
+      machine.busy * cores(), cores(), machine.busy * 100, machine.user * 100, machine.system * 100,
+      machine.iowait * 100, machine.steal * 100);
+  std::printf("  server memory    peak %ld KB, now %ld KB\n", status_kb(pid, "VmHWM"),
+              status_kb(pid, "VmRSS"));
   std::fflush(stdout);
   return result;
 }
 
 // Paced phases at rising loads; prints one line each and the highest load within the target.
 void sweep_phases(Options opt, unsigned short port, pid_t pid) {
-  std::printf("sweep: rooms=%d spectators=%d game=%s store=%s, %.0f s per load, target mover p99 <= %g ms\n",
-              opt.rooms, opt.spectators, opt.game.c_str(), opt.data.c_str(), opt.seconds, opt.p99_ms);
-  std::printf("  %9s %9s %9s %9s %13s %11s %11s %6s %6s\n", "offered", "moves/s", "p50 ms", "p99 ms", "p99 socket ms",
-              "server ms", "bench ms", "busy", "errors");
+  std::printf(
+      "sweep: rooms=%d spectators=%d game=%s store=%s, %.0f s per load, target mover p99 <= %g "
+      "ms\n",
+      opt.rooms, opt.spectators, opt.game.c_str(), opt.data.c_str(), opt.seconds, opt.p99_ms);
+  std::printf("  %9s %9s %9s %9s %13s %11s %11s %6s %6s\n", "offered", "moves/s", "p50 ms",
+              "p99 ms", "p99 socket ms", "server ms", "bench ms", "busy", "errors");
   double best = 0;
   for (double pace = opt.sweep_from; pace <= opt.sweep_to + 1e-9; pace += opt.sweep_step) {
     opt.pace = pace;
     const auto r = run_phase(opt, port, pid, "", false);
     const bool kept_up = r.moves_per_s >= 0.95 * pace;
-    std::printf("  %9.0f %9.0f %9.3f %9.3f %13.3f %11.4f %11.4f %5.0f%% %6llu%s\n", pace, r.moves_per_s,
-                r.mover_p50_ms, r.mover_p99_ms, r.socket_p99_ms, r.server_ms_per_move, r.bench_ms_per_move,
-                r.machine_busy * 100, static_cast<unsigned long long>(r.errors), kept_up ? "" : "  (saturated)");
+    std::printf("  %9.0f %9.0f %9.3f %9.3f %13.3f %11.4f %11.4f %5.0f%% %6llu%s\n", pace,
+                r.moves_per_s, r.mover_p50_ms, r.mover_p99_ms, r.socket_p99_ms,
+                r.server_ms_per_move, r.bench_ms_per_move, r.machine_busy * 100,
+                static_cast<unsigned long long>(r.errors), kept_up ? "" : "  (saturated)");
     std::fflush(stdout);
     if (kept_up && r.errors == 0 && r.mover_p99_ms <= opt.p99_ms) best = r.moves_per_s;
     if (!kept_up) break;
@@ -589,7 +639,9 @@ void idle_phase(int n, unsigned short port, pid_t pid) {
     c->on_message = [&welcomed](std::string_view text) {
       if (text.find(R"("type":"welcome")") != std::string::npos) ++welcomed;
     };
-    c->start(port, [c = c.get(), i] { c->send(json{{"type", "hello"}, {"name", "idle" + std::to_string(i)}}.dump()); });
+    c->start(port, [c = c.get(), i] {
+      c->send(json{{"type", "hello"}, {"name", "idle" + std::to_string(i)}}.dump());
+    });
     conns.push_back(std::move(c));
     if (i % 500 == 499) loop.run_for(std::chrono::milliseconds(20));
   }
@@ -598,8 +650,8 @@ void idle_phase(int n, unsigned short port, pid_t pid) {
   loop.run_for(std::chrono::milliseconds(500));
   const long after = status_kb(pid, "VmRSS");
   std::printf("idle: %d connections said hello and got a welcome (of %d)\n", welcomed, n);
-  std::printf("  server RSS       %ld KB before, %ld KB after = %.2f KB per idle connection\n", before, after,
-              welcomed ? static_cast<double>(after - before) / welcomed : 0.0);
+  std::printf("  server RSS       %ld KB before, %ld KB after = %.2f KB per idle connection\n",
+              before, after, welcomed ? static_cast<double>(after - before) / welcomed : 0.0);
   std::fflush(stdout);
   for (auto& c : conns) c->close();
   loop.run_for(std::chrono::milliseconds(200));
@@ -621,25 +673,34 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string v = argv[i++];
-    if (k == "--rooms") opt.rooms = std::stoi(v);
-    else if (k == "--spectators") opt.spectators = std::stoi(v);
-    else if (k == "--seconds") opt.seconds = std::stod(v);
-    else if (k == "--idle") opt.idle = std::stoi(v);
-    else if (k == "--game") opt.game = v;
-    else if (k == "--data") opt.data = v;
-    else if (k == "--server") server = v;
-    else if (k == "--pace") opt.pace = std::stod(v);
-    else if (k == "--p99-ms") opt.p99_ms = std::stod(v);
+    if (k == "--rooms")
+      opt.rooms = std::stoi(v);
+    else if (k == "--spectators")
+      opt.spectators = std::stoi(v);
+    else if (k == "--seconds")
+      opt.seconds = std::stod(v);
+    else if (k == "--idle")
+      opt.idle = std::stoi(v);
+    else if (k == "--game")
+      opt.game = v;
+    else if (k == "--data")
+      opt.data = v;
+    else if (k == "--server")
+      server = v;
+    else if (k == "--pace")
+      opt.pace = std::stod(v);
+    else if (k == "--p99-ms")
+      opt.p99_ms = std::stod(v);
     else if (k == "--sweep") {
       char colon1 = 0, colon2 = 0;
       std::istringstream in(v);
-      if (!(in >> opt.sweep_from >> colon1 >> opt.sweep_step >> colon2 >> opt.sweep_to) || colon1 != ':' ||
-          colon2 != ':' || opt.sweep_from <= 0 || opt.sweep_step <= 0 || opt.sweep_to < opt.sweep_from) {
+      if (!(in >> opt.sweep_from >> colon1 >> opt.sweep_step >> colon2 >> opt.sweep_to) ||
+          colon1 != ':' || colon2 != ':' || opt.sweep_from <= 0 || opt.sweep_step <= 0 ||
+          opt.sweep_to < opt.sweep_from) {
         std::cerr << "--sweep wants FROM:STEP:TO in moves/s, FROM > 0, STEP > 0, TO >= FROM\n";
         return 2;
       }
-    }
-    else {
+    } else {
       std::cerr << "unknown option " << k << "\n";
       return 2;
     }
@@ -652,8 +713,8 @@ int main(int argc, char** argv) {
   // ServerProcess passes --data DIR itself; a later --data none wins over it.
   std::vector<std::string> extra{"--max-connections", "100000"};
   if (opt.data == "none") extra.insert(extra.end(), {"--data", "none"});
-  plateau::testing::ServerProcess srv(opt.data == "none" ? std::filesystem::path() : std::filesystem::path(opt.data),
-                                      extra);
+  plateau::testing::ServerProcess srv(
+      opt.data == "none" ? std::filesystem::path() : std::filesystem::path(opt.data), extra);
   srv.binary = server;
   const auto port = srv.start();
   if (!port) {
@@ -664,8 +725,10 @@ int main(int argc, char** argv) {
   one.rooms = 1;
   one.pace = 0;  // one room, one move at a time: latency with nothing else to do
   if (opt.single) run_phase(one, port, srv.pid(), "R=1");
-  if (opt.sweep_from > 0) sweep_phases(opt, port, srv.pid());
-  else run_phase(opt, port, srv.pid(), "R=" + std::to_string(opt.rooms));
+  if (opt.sweep_from > 0)
+    sweep_phases(opt, port, srv.pid());
+  else
+    run_phase(opt, port, srv.pid(), "R=" + std::to_string(opt.rooms));
   if (opt.idle > 0) idle_phase(opt.idle, port, srv.pid());
   srv.stop();
   return 0;

@@ -64,8 +64,9 @@ inline double phase_distance(double a, double b) {
 inline std::size_t most_in_step(const std::vector<double>& phases, double within_ms) {
   std::size_t best = 0;
   for (const double p : phases)
-    best = std::max(best, static_cast<std::size_t>(std::ranges::count_if(
-                              phases, [&](double q) { return phase_distance(p, q) <= within_ms; })));
+    best = std::max(best, static_cast<std::size_t>(std::ranges::count_if(phases, [&](double q) {
+                      return phase_distance(p, q) <= within_ms;
+                    })));
   return best;
 }
 

@@ -11,7 +11,8 @@ namespace plateau::bench {
 // p / 100 × n, the last one at most; 0 when there is none.
 inline double percentile_of_sorted(const std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
-  return sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(p / 100.0 * static_cast<double>(sorted.size())))];
+  return sorted[std::min(sorted.size() - 1,
+                         static_cast<std::size_t>(p / 100.0 * static_cast<double>(sorted.size())))];
 }
 
 // The same, of values in any order.

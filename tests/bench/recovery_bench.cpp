@@ -20,9 +20,12 @@ int main(int argc, char** argv) {
   std::string dir = "/tmp/plateau-recovery-bench";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--rooms") rooms = std::stoi(v);
-    else if (k == "--moves") moves = std::stoi(v);
-    else if (k == "--dir") dir = v;
+    if (k == "--rooms")
+      rooms = std::stoi(v);
+    else if (k == "--moves")
+      moves = std::stoi(v);
+    else if (k == "--dir")
+      dir = v;
   }
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
@@ -44,7 +47,8 @@ int main(int argc, char** argv) {
       const std::string id = "r" + std::to_string(r);
       const std::uint64_t seed = pick.next();
       const json options = *game->normalize_options(json{{"players", game->max_seats()}});
-      (*store)->create_room(RoomRecord{id, std::string(game->id()), options, seed, false, 0, 0, ""}, {});
+      (*store)->create_room(RoomRecord{id, std::string(game->id()), options, seed, false, 0, 0, ""},
+                            {});
       auto state = std::move(*game->create(options, seed));
       for (int s = 0; s < state->num_seats(); ++s) {
         const std::string player = id + "p" + std::to_string(s);
@@ -73,19 +77,24 @@ int main(int argc, char** argv) {
   auto store = SqliteStore::open(path, post);
   auto loaded = (*store)->load();
   const auto t1 = Clock::now();
-  Lobby lobby(**store, [] { return 1; }, LobbyLimits{.max_rooms = static_cast<std::size_t>(rooms) + 1, .keep = {}});
+  Lobby lobby(
+      **store, [] { return 1; },
+      LobbyLimits{.max_rooms = static_cast<std::size_t>(rooms) + 1, .keep = {}});
   for (const auto& p : loaded->players) lobby.restore_player(p);
   int rebuilt = 0, quarantined = 0;
   for (const auto& r : loaded->rooms) {
     std::string why;
-    if (lobby.restore_room(r, why)) ++rebuilt;
-    else ++quarantined;
+    if (lobby.restore_room(r, why))
+      ++rebuilt;
+    else
+      ++quarantined;
   }
   const auto t2 = Clock::now();
   const double read_s = std::chrono::duration<double>(t1 - t0).count();
   const double replay_s = std::chrono::duration<double>(t2 - t1).count();
   std::printf("  read the store   %.3f s\n", read_s);
-  std::printf("  replay the rooms %.3f s (%d rebuilt, %d quarantined)\n", replay_s, rebuilt, quarantined);
+  std::printf("  replay the rooms %.3f s (%d rebuilt, %d quarantined)\n", replay_s, rebuilt,
+              quarantined);
   std::printf("  restart total    %.3f s for %d rooms\n", read_s + replay_s, rooms);
   std::filesystem::remove_all(dir);
   return rebuilt == rooms ? 0 : 1;

@@ -13,8 +13,8 @@
 // (untimed).
 #include <algorithm>
 #include <array>
-#include <ctime>
 #include <cstdio>
+#include <ctime>
 #include <random>
 
 #include "rules/game.hpp"
@@ -56,18 +56,27 @@ int main(int argc, char** argv) {
   int rooms = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--game") game = v;
-    else if (k == "--spectators") spectators = std::stoi(v);
-    else if (k == "--moves") target = std::stol(v);
-    else if (k == "--rooms") rooms = std::max(1, std::stoi(v));
+    if (k == "--game")
+      game = v;
+    else if (k == "--spectators")
+      spectators = std::stoi(v);
+    else if (k == "--moves")
+      target = std::stol(v);
+    else if (k == "--rooms")
+      rooms = std::max(1, std::stoi(v));
   }
   NullStore store;
   std::uint64_t n = 1;
   // One address and one creator for every room: no per-address or per-player limit here.
-  Lobby lobby(store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; },
-              LobbyLimits{.keep = {}, .max_rooms_per_player = 1'000'000'000, .creates_per_minute = 1'000'000'000,
-                          .new_players_per_minute = 1'000'000'000});
-  auto say = [&](const std::shared_ptr<Sink>& c, const json& m) { lobby.handle(c, *plateau::protocol::decode(m.dump())); };
+  Lobby lobby(
+      store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; },
+      LobbyLimits{.keep = {},
+                  .max_rooms_per_player = 1'000'000'000,
+                  .creates_per_minute = 1'000'000'000,
+                  .new_players_per_minute = 1'000'000'000});
+  auto say = [&](const std::shared_ptr<Sink>& c, const json& m) {
+    lobby.handle(c, *plateau::protocol::decode(m.dump()));
+  };
   std::mt19937_64 rng(1);
   long moves = 0, games = 0;
   std::size_t bytes = 0;
@@ -81,7 +90,8 @@ int main(int argc, char** argv) {
     for (auto& c : t.watchers) say(c, {{"type", "hello"}, {"name", "w"}});
     const auto& games = plateau::rules::all_games();
     const std::string g =
-        game == "mixed" ? std::string(games[static_cast<std::size_t>(slot) % games.size()]->id()) : game;
+        game == "mixed" ? std::string(games[static_cast<std::size_t>(slot) % games.size()]->id())
+                        : game;
     say(t.players[0], {{"type", "create"}, {"game", g}});
     t.room = json::parse(*t.players[0]->last)["room"];
     for (auto& c : t.watchers) say(c, {{"type", "join"}, {"room", t.room}, {"as", "spectator"}});
@@ -105,7 +115,9 @@ int main(int argc, char** argv) {
       const auto legal = st.legal_moves();
       const int seat = *st.to_move();
       // The frame a client would send, built outside the timed part.
-      const std::string text = json{{"type", "move"}, {"room", t.room}, {"version", r->version()},
+      const std::string text = json{{"type", "move"},
+                                    {"room", t.room},
+                                    {"version", r->version()},
                                     {"move", legal[rng() % legal.size()].text}}
                                    .dump();
       const double c0 = thread_cpu_seconds();
@@ -123,9 +135,13 @@ int main(int argc, char** argv) {
     for (auto& c : t.players) bytes += c->bytes;
     for (auto& c : t.watchers) bytes += c->bytes;
   }
-  std::printf("room_bench: game=%s spectators=%d rooms=%d games=%ld moves=%ld\n", game.c_str(), spectators, rooms,
-              games, moves);
-  std::printf("  CPU per move     %.2f us (decode + rules + views + diffs + encoding, no sockets; the rooms' thread)\n", cpu * 1e6 / static_cast<double>(moves));
-  std::printf("  bytes per move   %.0f (all frames to all %d connections)\n", static_cast<double>(bytes) / static_cast<double>(moves), 2 + spectators);
+  std::printf("room_bench: game=%s spectators=%d rooms=%d games=%ld moves=%ld\n", game.c_str(),
+              spectators, rooms, games, moves);
+  std::printf(
+      "  CPU per move     %.2f us (decode + rules + views + diffs + encoding, no sockets; the "
+      "rooms' thread)\n",
+      cpu * 1e6 / static_cast<double>(moves));
+  std::printf("  bytes per move   %.0f (all frames to all %d connections)\n",
+              static_cast<double>(bytes) / static_cast<double>(moves), 2 + spectators);
   return 0;
 }

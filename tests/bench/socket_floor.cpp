@@ -87,11 +87,16 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     const char* v = argv[i + 1];
-    if (k == "--rooms") opt.rooms = std::atoi(v);
-    else if (k == "--spectators") opt.spectators = std::atoi(v);
-    else if (k == "--seconds") opt.seconds = std::atof(v);
-    else if (k == "--in") opt.in = std::atoi(v);
-    else if (k == "--out") opt.out = std::atoi(v);
+    if (k == "--rooms")
+      opt.rooms = std::atoi(v);
+    else if (k == "--spectators")
+      opt.spectators = std::atoi(v);
+    else if (k == "--seconds")
+      opt.seconds = std::atof(v);
+    else if (k == "--in")
+      opt.in = std::atoi(v);
+    else if (k == "--out")
+      opt.out = std::atoi(v);
     else {
       std::fprintf(stderr, "unknown option %s\n", k.c_str());
       return 2;
@@ -180,7 +185,8 @@ int main(int argc, char** argv) {
     std::vector<char> move(static_cast<std::size_t>(opt.in), 'm');
     std::vector<char> buf(65536);
     std::vector<epoll_event> ready(256);
-    for (int r = 0; r < opt.rooms; ++r) send_all(client_fd[static_cast<std::size_t>(r * per_room)], move.data(), opt.in);
+    for (int r = 0; r < opt.rooms; ++r)
+      send_all(client_fd[static_cast<std::size_t>(r * per_room)], move.data(), opt.in);
     while (!stop.load(std::memory_order_relaxed)) {
       const int n = epoll_wait(ep, ready.data(), static_cast<int>(ready.size()), 50);
       for (int i = 0; i < n; ++i) {
@@ -205,12 +211,12 @@ int main(int argc, char** argv) {
   server.join();
   client.join();
   const double per_move_ms = moves ? server_cpu * 1000.0 / static_cast<double>(moves) : 0;
-  std::printf("floor: rooms=%d spectators=%d frames in=%d out=%d bytes\n", opt.rooms, opt.spectators, opt.in,
-              opt.out);
+  std::printf("floor: rooms=%d spectators=%d frames in=%d out=%d bytes\n", opt.rooms,
+              opt.spectators, opt.in, opt.out);
   std::printf("  moves            %ld in %.1f s = %.0f moves/s\n", moves.load(), opt.seconds,
               static_cast<double>(moves) / opt.seconds);
-  std::printf("  server CPU       %.3f s = %.4f ms per move (1 read + %d writes, nothing else)\n", server_cpu,
-              per_move_ms, per_room);
+  std::printf("  server CPU       %.3f s = %.4f ms per move (1 read + %d writes, nothing else)\n",
+              server_cpu, per_move_ms, per_room);
   std::printf("  client CPU       %.3f s = %.4f ms per move (%d reads + 1 write)\n", client_cpu,
               moves ? client_cpu * 1000.0 / static_cast<double>(moves) : 0, per_room);
   for (const int fd : server_fd) close(fd);

@@ -90,7 +90,8 @@ std::vector<Gap> all_at_once(const std::vector<std::vector<Gap>>& per_core) {
     std::size_t i = 0, j = 0;
     const auto& other = per_core[c];
     while (i < common.size() && j < other.size()) {
-      const double from = std::max(common[i].from, other[j].from), to = std::min(common[i].to, other[j].to);
+      const double from = std::max(common[i].from, other[j].from),
+                   to = std::min(common[i].to, other[j].to);
       if (from < to) next.push_back({from, to});
       (common[i].to < other[j].to ? i : j)++;
     }
@@ -111,8 +112,9 @@ void print_gaps(const char* name, const std::vector<Gap>& gaps, double seconds) 
     if (ms >= 5) count[1]++;
     if (ms >= 10) count[2]++;
   }
-  std::printf("    %-16s %6d >= 1 ms  %5d >= 5 ms  %5d >= 10 ms   %5.2f%% of the time   longest %6.2f ms\n", name,
-              count[0], count[1], count[2], stalled / (seconds * 10), longest);
+  std::printf(
+      "    %-16s %6d >= 1 ms  %5d >= 5 ms  %5d >= 10 ms   %5.2f%% of the time   longest %6.2f ms\n",
+      name, count[0], count[1], count[2], stalled / (seconds * 10), longest);
 }
 
 constexpr off_t kCycle = plateau::bench::kFlushedFileBytes;
@@ -123,7 +125,8 @@ long flush_until(int fd, const FlushOptions& opt, std::size_t kb, double end, un
   pin_to(core);
   const off_t size = static_cast<off_t>(kb * 1024);
   return plateau::bench::paced_flushes(
-      fd, opt.hz, kb, end, [&](long i) { return static_cast<off_t>(i) * size % (kCycle - kCycle % size); },
+      fd, opt.hz, kb, end,
+      [&](long i) { return static_cast<off_t>(i) * size % (kCycle - kCycle % size); },
       [](double) {});
 }
 
@@ -134,27 +137,32 @@ void print_period(const std::vector<Gap>& stops) {
   for (const auto& g : stops)
     if (g.to - g.from >= 2) ends.push_back(plateau::bench::phase_in_period(g.to));
   if (ends.size() < 2) return;
-  std::printf("      %zu of its %zu stops of 2 ms or more end within 1 ms of the same point of a %.0f ms period\n",
-              plateau::bench::most_in_step(ends, 1), ends.size(), plateau::bench::kQuotaPeriodMs);
+  std::printf(
+      "      %zu of its %zu stops of 2 ms or more end within 1 ms of the same point of a %.0f ms "
+      "period\n",
+      plateau::bench::most_in_step(ends, 1), ends.size(), plateau::bench::kQuotaPeriodMs);
 }
 
 // One phase: a clock reader on each of `readers` (napping `nap_us` between readings, or none),
 // and the flusher pinned to `flusher` (none when `fd` < 0).
-bool phase(const std::string& name, const FlushOptions& opt, std::size_t kb, const std::vector<unsigned>& readers,
-           unsigned flusher, int fd, long nap_us = 0) {
+bool phase(const std::string& name, const FlushOptions& opt, std::size_t kb,
+           const std::vector<unsigned>& readers, unsigned flusher, int fd, long nap_us = 0) {
   const auto ticks = plateau::bench::machine_ticks();
   const double end = now_ms() + opt.seconds * 1e3;
   std::vector<std::vector<Gap>> gaps(readers.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < readers.size(); ++i)
-    threads.emplace_back([&, i] { gaps[i] = read_clock(readers[i], end, nap_us > 0 ? 1 : 0.05, nap_us); });
+    threads.emplace_back(
+        [&, i] { gaps[i] = read_clock(readers[i], end, nap_us > 0 ? 1 : 0.05, nap_us); });
   long flushes = 0;
   if (fd >= 0) flushes = flush_until(fd, opt, kb, end, flusher);
   for (auto& t : threads) t.join();
   if (flushes < 0) return false;
   const auto load = plateau::bench::machine_load(ticks, plateau::bench::machine_ticks());
   std::printf("  %s", name.c_str());
-  if (fd >= 0) std::printf(" (%ld flushes, %.0f a second)", flushes, static_cast<double>(flushes) / opt.seconds);
+  if (fd >= 0)
+    std::printf(" (%ld flushes, %.0f a second)", flushes,
+                static_cast<double>(flushes) / opt.seconds);
   std::printf("; the machine busy %.0f%% of the time\n", load.busy * 100);
   for (std::size_t i = 0; i < readers.size(); ++i)
     print_gaps(("core " + std::to_string(readers[i])).c_str(), gaps[i], opt.seconds);
@@ -171,15 +179,19 @@ int main(int argc, char** argv) {
   opt.seconds = 5;
   long kb = 4, flusher = 0, nap = 50;
   const auto more = [&](const std::string& k, const std::string& v) {
-    if (k == "--kb") kb = std::stol(v);
-    else if (k == "--core") flusher = std::stol(v);
-    else if (k == "--nap") nap = std::stol(v);
-    else return false;
+    if (k == "--kb")
+      kb = std::stol(v);
+    else if (k == "--core")
+      flusher = std::stol(v);
+    else if (k == "--nap")
+      nap = std::stol(v);
+    else
+      return false;
     return true;
   };
-  if (!plateau::bench::parse_flush_options(argc, argv, opt, 120,
-                                           "stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4] [--core 0] [--nap 50]",
-                                           more))
+  if (!plateau::bench::parse_flush_options(
+          argc, argv, opt, 120,
+          "stall_floor [--dir DIR] [--seconds 5] [--hz 1000] [--kb 4] [--core 0] [--nap 50]", more))
     return 2;
   if (kb < 1 || kb > 1024) {
     std::fprintf(stderr, "--kb wants 1 to 1024\n");
@@ -191,8 +203,9 @@ int main(int argc, char** argv) {
   }
   const unsigned cores = plateau::bench::cores();
   if (cores < 2 || flusher < 0 || flusher >= static_cast<long>(cores)) {
-    std::fprintf(stderr, "stall_floor wants 2 cores or more (one is left free in the last phase), "
-                         "and --core one of them\n");
+    std::fprintf(stderr,
+                 "stall_floor wants 2 cores or more (one is left free in the last phase), "
+                 "and --core one of them\n");
     return 2;
   }
   const auto core = static_cast<unsigned>(flusher);
@@ -204,17 +217,21 @@ int main(int argc, char** argv) {
   const std::string path = opt.dir + "/stall_floor.tmp";
   const int fd = plateau::bench::open_written_file(path, kCycle, "stall_floor");
   if (fd < 0) return 1;
-  std::printf("stall_floor: %u cores, a clock reader pinned to each; gaps in its readings (%.0f s a phase)\n", cores,
-              opt.seconds);
+  std::printf(
+      "stall_floor: %u cores, a clock reader pinned to each; gaps in its readings (%.0f s a "
+      "phase)\n",
+      cores, opt.seconds);
   std::printf("flushing: %ld KB then fdatasync into %s, %s\n", kb, path.c_str(),
               plateau::bench::describe_pace(opt.hz).c_str());
   const auto size = static_cast<std::size_t>(kb);
-  const bool ok =
-      phase("quiet", opt, size, every_core, core, -1) && phase("flushing", opt, size, every_core, core, fd) &&
-      phase("flushing, core " + std::to_string(core) + " free for the flusher", opt, size, the_others, core, fd) &&
-      phase("nearly idle: each reader naps " + std::to_string(nap) + " µs, works 10 µs; not flushing", opt, size,
-            every_core, core, -1, nap) &&
-      phase("nearly idle, flushing", opt, size, every_core, core, fd, nap);
+  const bool ok = phase("quiet", opt, size, every_core, core, -1) &&
+                  phase("flushing", opt, size, every_core, core, fd) &&
+                  phase("flushing, core " + std::to_string(core) + " free for the flusher", opt,
+                        size, the_others, core, fd) &&
+                  phase("nearly idle: each reader naps " + std::to_string(nap) +
+                            " µs, works 10 µs; not flushing",
+                        opt, size, every_core, core, -1, nap) &&
+                  phase("nearly idle, flushing", opt, size, every_core, core, fd, nap);
   close(fd);
   unlink(path.c_str());
   return ok ? 0 : 1;

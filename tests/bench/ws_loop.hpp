@@ -66,9 +66,13 @@ class Loop {
       auto until = deadline;
       if (!timers_.empty()) until = std::min(until, timers_.front().due);
       const auto wait = std::chrono::duration_cast<std::chrono::nanoseconds>(until - now);
-      const timespec ts{static_cast<time_t>(wait.count() / 1'000'000'000), static_cast<long>(wait.count() % 1'000'000'000)};
-      const int n = ::epoll_pwait2(fd_, events.data(), static_cast<int>(events.size()), &ts, nullptr);
-      for (int k = 0; k < n; ++k) static_cast<Handler*>(events[static_cast<std::size_t>(k)].data.ptr)->on_events(events[static_cast<std::size_t>(k)].events);
+      const timespec ts{static_cast<time_t>(wait.count() / 1'000'000'000),
+                        static_cast<long>(wait.count() % 1'000'000'000)};
+      const int n =
+          ::epoll_pwait2(fd_, events.data(), static_cast<int>(events.size()), &ts, nullptr);
+      for (int k = 0; k < n; ++k)
+        static_cast<Handler*>(events[static_cast<std::size_t>(k)].data.ptr)
+            ->on_events(events[static_cast<std::size_t>(k)].events);
     }
   }
 
@@ -78,7 +82,9 @@ class Loop {
     std::uint64_t seq;  // among equal times, first set first run
     std::function<void()> fn;
   };
-  static bool later(const Timer& a, const Timer& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; }
+  static bool later(const Timer& a, const Timer& b) {
+    return a.due != b.due ? a.due > b.due : a.seq > b.seq;
+  }
   int fd_;
   std::vector<Timer> timers_;
   std::uint64_t seq_ = 0;
@@ -95,7 +101,8 @@ class Conn : public Loop::Handler {
   ~Conn() override { close(); }
   Conn(const Conn&) = delete;
   Conn& operator=(const Conn&) = delete;
-  std::function<void(std::string_view)> on_message;  // the raw frame: parsing is the reader's choice
+  std::function<void(std::string_view)>
+      on_message;  // the raw frame: parsing is the reader's choice
   // When the bytes of the frames being handed over reached the socket (the kernel's timestamp
   // of the last segment read with them; the system clock).
   std::chrono::system_clock::time_point arrived;
@@ -110,7 +117,8 @@ class Conn : public Loop::Handler {
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 && errno != EINPROGRESS)
+    if (::connect(fd_, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 &&
+        errno != EINPROGRESS)
       return close();
     on_open_ = std::move(ready);
     out_ =
@@ -133,7 +141,8 @@ class Conn : public Loop::Handler {
     out_.append(reinterpret_cast<const char*>(mask.data()), 4);
     const auto at = out_.size();
     out_.resize(at + text.size());
-    for (std::size_t i = 0; i < text.size(); ++i) out_[at + i] = static_cast<char>(text[i] ^ mask[i % 4]);
+    for (std::size_t i = 0; i < text.size(); ++i)
+      out_[at + i] = static_cast<char>(text[i] ^ mask[i % 4]);
     flush();
   }
   void close() {
@@ -157,10 +166,14 @@ class Conn : public Loop::Handler {
   // Writes what is queued, as far as the socket takes it; the rest waits for EPOLLOUT.
   void flush() {
     while (fd_ >= 0 && !blocked_ && sent_ < out_.size()) {
-      const auto n = ::send(fd_, out_.data() + sent_, out_.size() - sent_, MSG_NOSIGNAL | MSG_DONTWAIT);
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) blocked_ = true;
-      else if (n < 0) return close();
-      else sent_ += static_cast<std::size_t>(n);
+      const auto n =
+          ::send(fd_, out_.data() + sent_, out_.size() - sent_, MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+        blocked_ = true;
+      else if (n < 0)
+        return close();
+      else
+        sent_ += static_cast<std::size_t>(n);
     }
     if (sent_ == out_.size()) {
       out_.clear();
@@ -188,12 +201,14 @@ class Conn : public Loop::Handler {
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
           timespec ts;
           std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
-          arrived = std::chrono::system_clock::time_point(std::chrono::duration_cast<std::chrono::system_clock::duration>(
-              std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
+          arrived = std::chrono::system_clock::time_point(
+              std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                  std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec)));
         }
       used_ += static_cast<std::size_t>(n);
       if (!frames()) return close();
-      if (static_cast<std::size_t>(n) < iov.iov_len) return;  // drained: no recvmsg just to hear EAGAIN
+      if (static_cast<std::size_t>(n) < iov.iov_len)
+        return;  // drained: no recvmsg just to hear EAGAIN
     }
   }
   // Hands over every whole frame in the buffer; false when the peer broke the protocol.
@@ -247,7 +262,8 @@ class Conn : public Loop::Handler {
     return true;
   }
   void pong(std::string_view payload) {
-    const std::array<unsigned char, 4> mask{0, 0, 0, 0};  // a zero mask leaves the bytes as they are
+    const std::array<unsigned char, 4> mask{0, 0, 0,
+                                            0};  // a zero mask leaves the bytes as they are
     out_.push_back(static_cast<char>(0x8a));
     out_.push_back(static_cast<char>(0x80 | payload.size()));
     out_.append(reinterpret_cast<const char*>(mask.data()), 4);
@@ -259,10 +275,10 @@ class Conn : public Loop::Handler {
   std::function<void()> on_open_;  // until the server's 101 answer has been read
   std::string in_;                 // what was read, from 0 to used_
   std::size_t used_ = 0;
-  std::string partial_;            // a fragmented message's pieces so far
-  std::string out_;                // frames not yet written, from sent_ on
+  std::string partial_;  // a fragmented message's pieces so far
+  std::string out_;      // frames not yet written, from sent_ on
   std::size_t sent_ = 0;
-  bool blocked_ = false;           // the socket took no more: wait for EPOLLOUT
+  bool blocked_ = false;  // the socket took no more: wait for EPOLLOUT
   bool reading_ = true;
 };
 

@@ -49,18 +49,23 @@ struct BasicSeat {
   // Reads until this client has reached version `v`.
   bool reach(std::int64_t v, std::chrono::milliseconds timeout = 5s) {
     if (version >= v) return true;
-    return ws.recv_until([&](const json&) { return version >= v; }, timeout, [&](const json& m) { take(m); })
+    return ws
+        .recv_until([&](const json&) { return version >= v; }, timeout,
+                    [&](const json& m) { take(m); })
         .has_value();
   }
   // Reads until this client's copy satisfies `shown`.
-  bool shows(const std::function<bool(const json& state)>& shown, std::chrono::milliseconds timeout = 5s) {
+  bool shows(const std::function<bool(const json& state)>& shown,
+             std::chrono::milliseconds timeout = 5s) {
     if (!state.is_null() && shown(state)) return true;
-    return ws.recv_until([&](const json&) { return !state.is_null() && shown(state); }, timeout,
-                         [&](const json& m) { take(m); })
+    return ws
+        .recv_until([&](const json&) { return !state.is_null() && shown(state); }, timeout,
+                    [&](const json& m) { take(m); })
         .has_value();
   }
   std::optional<json> expect(const std::string& type) {
-    return ws.recv_until([&](const json& m) { return m["type"] == type; }, 5s, [&](const json& m) { take(m); });
+    return ws.recv_until([&](const json& m) { return m["type"] == type; }, 5s,
+                         [&](const json& m) { take(m); });
   }
 };
 
@@ -68,7 +73,8 @@ using Seat = BasicSeat<WsClient>;
 
 // Connects a seat to 127.0.0.1:port and says hello; the seat keeps the token it is given.
 template <class Ws>
-void greet(BasicSeat<Ws>& s, unsigned short port, const std::string& name, const std::string& token = "") {
+void greet(BasicSeat<Ws>& s, unsigned short port, const std::string& name,
+           const std::string& token = "") {
   EXPECT_EQ(s.ws.connect("127.0.0.1", port), "");
   json hello{{"type", "hello"}, {"name", name}};
   if (!token.empty()) hello["token"] = token;
@@ -78,7 +84,8 @@ void greet(BasicSeat<Ws>& s, unsigned short port, const std::string& name, const
   if (w) s.token = (*w)["token"];
 }
 
-inline std::unique_ptr<Seat> connect(unsigned short port, const std::string& name, const std::string& token = "") {
+inline std::unique_ptr<Seat> connect(unsigned short port, const std::string& name,
+                                     const std::string& token = "") {
   auto s = std::make_unique<Seat>();
   greet(*s, port, name, token);
   return s;
@@ -87,7 +94,8 @@ inline std::unique_ptr<Seat> connect(unsigned short port, const std::string& nam
 template <class Ws>
 std::string create(BasicSeat<Ws>& s, const std::string& game, json options = json::object()) {
   s.ws.send({{"type", "create"}, {"game", game}, {"options", options}});
-  auto c = s.ws.recv_until([](const json& m) { return m["type"] == "created" || m["type"] == "error"; });
+  auto c =
+      s.ws.recv_until([](const json& m) { return m["type"] == "created" || m["type"] == "error"; });
   EXPECT_TRUE(c && (*c)["type"] == "created") << (c ? c->dump() : "nothing");
   return c && (*c)["type"] == "created" ? (*c)["room"].template get<std::string>() : "";
 }
@@ -97,27 +105,30 @@ void join(BasicSeat<Ws>& s, const std::string& room, bool spectator = false) {
   s.room = room;
   s.ws.send({{"type", "join"}, {"room", room}, {"as", spectator ? "spectator" : "player"}});
   ASSERT_TRUE(s.expect("joined").has_value());
-  ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 5s, [&](const json& m) { s.take(m); }));
+  ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 5s,
+                              [&](const json& m) { s.take(m); }));
 }
 
 // A player back with their token: hello alone puts them at their seat in `room` (joined, then
 // full). Call as ASSERT_NO_FATAL_FAILURE(come_back(...)).
-inline void come_back(unsigned short port, const std::string& name, const std::string& token, const std::string& room,
-                      std::unique_ptr<Seat>& out) {
+inline void come_back(unsigned short port, const std::string& name, const std::string& token,
+                      const std::string& room, std::unique_ptr<Seat>& out) {
   out = connect(port, name, token);
   out->room = room;
   ASSERT_TRUE(out->expect("joined").has_value()) << "back at the seat by the token alone";
   Seat& s = *out;
-  ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 5s, [&](const json& m) { s.take(m); }));
+  ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 5s,
+                              [&](const json& m) { s.take(m); }));
 }
 
 template <class Ws>
 json fresh_sync(BasicSeat<Ws>& s) {
   s.ws.send({{"type", "sync"}, {"room", s.room}, {"id", "probe"}});
-  auto f = s.ws.recv_until([](const json& m) { return m["type"] == "full" && m.value("id", json()) == "probe"; }, 5s,
-                           [&](const json& m) {
-                             if (m.value("id", json()) != "probe") s.take(m);
-                           });
+  auto f = s.ws.recv_until(
+      [](const json& m) { return m["type"] == "full" && m.value("id", json()) == "probe"; }, 5s,
+      [&](const json& m) {
+        if (m.value("id", json()) != "probe") s.take(m);
+      });
   EXPECT_TRUE(f.has_value());
   return f ? (*f)["state"] : json();
 }
@@ -160,7 +171,10 @@ void play_out(std::vector<BasicSeat<Ws>*> players, BasicSeat<Ws>& spectator, std
     const auto& legal = m.state["legal_moves"];
     ASSERT_FALSE(legal.empty());
     const auto v = m.version;
-    m.ws.send({{"type", "move"}, {"room", m.room}, {"version", v}, {"move", legal[pick.below(legal.size())]}});
+    m.ws.send({{"type", "move"},
+               {"room", m.room},
+               {"version", v},
+               {"move", legal[pick.below(legal.size())]}});
     ASSERT_TRUE(spectator.reach(v + 1)) << "the spectator sees the move";
     for (auto* p : players) ASSERT_TRUE(p->reach(v + 1));
     if (check_every_step || moves % 25 == 0) {
@@ -170,7 +184,8 @@ void play_out(std::vector<BasicSeat<Ws>*> players, BasicSeat<Ws>& spectator, std
   }
   EXPECT_EQ(spectator.state["status"], "over");
   EXPECT_EQ(spectator.state, fresh_sync(spectator));
-  for (auto* p : players) EXPECT_EQ(p->state["board"], spectator.state["board"]) << "all see the same final board";
+  for (auto* p : players)
+    EXPECT_EQ(p->state["board"], spectator.state["board"]) << "all see the same final board";
 }
 
 // Creates `rooms` rooms from `owner`, so that each "rooms" reply is a few kilobytes, and

@@ -51,7 +51,10 @@ TEST(Durability, KillNineLosesNoAcknowledgedMoveAndPlayersFinishTheirGames) {
           Seat& m = *t.players[any.state["to_move"].get<int>()];
           const auto& legal = m.state["legal_moves"];
           const auto v = m.version;
-          m.ws.send({{"type", "move"}, {"room", t.room}, {"version", v}, {"move", legal[pick.below(legal.size())]}});
+          m.ws.send({{"type", "move"},
+                     {"room", t.room},
+                     {"version", v},
+                     {"move", legal[pick.below(legal.size())]}});
           for (auto& p : t.players) ASSERT_TRUE(p->reach(v + 1)) << "acknowledged: everyone saw it";
           ++acknowledged;
         }
@@ -67,12 +70,14 @@ TEST(Durability, KillNineLosesNoAcknowledgedMoveAndPlayersFinishTheirGames) {
 
   port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  EXPECT_NE(server.log().find("event=recovered rooms=" + std::to_string(tables.size())), std::string::npos)
+  EXPECT_NE(server.log().find("event=recovered rooms=" + std::to_string(tables.size())),
+            std::string::npos)
       << server.log();
   for (auto& t : tables) {
     SCOPED_TRACE(t.game + " room " + t.room);
     std::vector<std::unique_ptr<Seat>> back;
-    for (auto& p : t.players) ASSERT_NO_FATAL_FAILURE(come_back(port, "again", p->token, t.room, back.emplace_back()));
+    for (auto& p : t.players)
+      ASSERT_NO_FATAL_FAILURE(come_back(port, "again", p->token, t.room, back.emplace_back()));
     for (auto& s : back) ASSERT_TRUE(s->reach(back.back()->version));
     json expected = without_presence(t.acked), got = without_presence(back[0]->state);
     for (auto* j : {&expected, &got})
@@ -109,7 +114,8 @@ TEST(Durability, WaitingTablesComeBackWithTheirSeatsAndStartOnceFull) {
 
   port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  EXPECT_NE(server.log().find("event=recovered rooms=3 quarantined=0"), std::string::npos) << server.log();
+  EXPECT_NE(server.log().find("event=recovered rooms=3 quarantined=0"), std::string::npos)
+      << server.log();
   auto lobby = connect(port, "Lee");
   lobby->ws.send({{"type", "rooms"}});
   const auto listed = lobby->ws.recv_type("rooms");
@@ -167,7 +173,8 @@ TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
 
   port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  EXPECT_NE(server.log().find("event=recovered rooms=1 quarantined=0"), std::string::npos) << server.log();
+  EXPECT_NE(server.log().find("event=recovered rooms=1 quarantined=0"), std::string::npos)
+      << server.log();
   // Before the players are back, whose return takes versions of its own.
   auto eve = connect(port, "Eve");
   ASSERT_NO_FATAL_FAILURE(join(*eve, t.room, true));
@@ -175,7 +182,8 @@ TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
   EXPECT_EQ(eve->state["status"], "over");
   EXPECT_GT(eve->version, last_shown) << "a rebuilt room starts above every version it showed";
   std::vector<std::unique_ptr<Seat>> back;
-  for (const auto& p : t.seats) ASSERT_NO_FATAL_FAILURE(come_back(port, "again", p->token, t.room, back.emplace_back()));
+  for (const auto& p : t.seats)
+    ASSERT_NO_FATAL_FAILURE(come_back(port, "again", p->token, t.room, back.emplace_back()));
 
   // Seat 0 asked before the restart: seat 1's request starts the next round.
   back[1]->ws.send({{"type", "rematch"}, {"room", t.room}});
@@ -185,7 +193,10 @@ TEST(Durability, AFinishedTableComesBackAndItsRematchIsPlayed) {
   auto& mover = *back[eve->state["to_move"].get<int>()];
   ASSERT_TRUE(mover.reach(eve->version));
   const auto v = mover.version;
-  mover.ws.send({{"type", "move"}, {"room", t.room}, {"version", v}, {"move", mover.state["legal_moves"][0]}});
+  mover.ws.send({{"type", "move"},
+                 {"room", t.room},
+                 {"version", v},
+                 {"move", mover.state["legal_moves"][0]}});
   ASSERT_TRUE(eve->reach(v + 1));
   const json after_move = without_presence(eve->state);
   server.kill(SIGKILL);
@@ -259,8 +270,8 @@ Copy copy_of(const Seat& s) { return {s.room, s.state, s.version}; }
 // A new connection starting from the copy `was` held when it dropped (as the browser does): it
 // sends `hello`, then `then` if any, and reads what the room sends up to its `crowd`. Returns
 // the types read after the welcome (empty if something timed out).
-std::vector<std::string> back_with_copy(unsigned short port, const Copy& was, const json& hello, const json& then,
-                                        Seat& back, json& welcome) {
+std::vector<std::string> back_with_copy(unsigned short port, const Copy& was, const json& hello,
+                                        const json& then, Seat& back, json& welcome) {
   back.room = was.room;
   back.state = was.state;
   back.version = was.version;
@@ -271,10 +282,11 @@ std::vector<std::string> back_with_copy(unsigned short port, const Copy& was, co
   welcome = *w;
   if (!then.is_null()) back.ws.send(then);
   std::vector<std::string> types;
-  const auto crowd = back.ws.recv_until([&](const json& m) { return m["type"] == "crowd"; }, 5s, [&](const json& m) {
-    types.push_back(m["type"]);
-    back.take(m);
-  });
+  const auto crowd = back.ws.recv_until([&](const json& m) { return m["type"] == "crowd"; }, 5s,
+                                        [&](const json& m) {
+                                          types.push_back(m["type"]);
+                                          back.take(m);
+                                        });
   return crowd ? types : std::vector<std::string>{};
 }
 
@@ -285,7 +297,8 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
   ForTwo t;
   ASSERT_NO_FATAL_FAILURE(quantik_for_two(server, "0", t));
   auto& [ada, bob, eve, room, port] = t;
-  ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
+  ada->ws.send(
+      {{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
   ASSERT_TRUE(bob->reach(ada->version + 1));
   ASSERT_TRUE(ada->reach(bob->version));
   // Ada drops; Bob moves while she is away.
@@ -298,9 +311,12 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
 
   Seat back;
   json welcome;
-  const auto types = back_with_copy(
-      port, held, {{"type", "hello"}, {"name", "Ada"}, {"token", ada->token}, {"resume", {{room, held.version}}}},
-      nullptr, back, welcome);
+  const auto types = back_with_copy(port, held,
+                                    {{"type", "hello"},
+                                     {"name", "Ada"},
+                                     {"token", ada->token},
+                                     {"resume", {{room, held.version}}}},
+                                    nullptr, back, welcome);
   EXPECT_EQ(welcome["tables"], json::array({{{"room", room}, {"seat", 0}}}));
   EXPECT_EQ(types, (std::vector<std::string>{"joined", "patch", "patch", "patch", "crowd"}))
       << "away, Bob's move, back: no whole state";
@@ -309,7 +325,10 @@ TEST(Durability, ADroppedPlayerBackWithItsVersionGetsOnlyThePatchesItMissed) {
   EXPECT_EQ(eve->state["seats"][0]["connected"], true);
   const json copy = back.state;
   EXPECT_EQ(copy, fresh_sync(back)) << "her patched copy is the state";
-  back.ws.send({{"type", "move"}, {"room", room}, {"version", back.version}, {"move", back.state["legal_moves"][0]}});
+  back.ws.send({{"type", "move"},
+                {"room", room},
+                {"version", back.version},
+                {"move", back.state["legal_moves"][0]}});
   ASSERT_TRUE(eve->reach(back.version + 1)) << "she plays on";
 }
 
@@ -322,26 +341,31 @@ TEST(Durability, ADroppedSpectatorBackWithItsVersionGetsOnlyThePatchesItMissed) 
   auto& [ada, bob, eve, room, port] = t;
   const Copy held = copy_of(*eve);
   eve->ws.close();
-  ASSERT_TRUE(ada->ws.recv_until([](const json& m) { return m["type"] == "crowd" && m["spectators"] == 0; }, 5s,
-                                 [&](const json& m) { ada->take(m); }));
-  ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
+  ASSERT_TRUE(
+      ada->ws.recv_until([](const json& m) { return m["type"] == "crowd" && m["spectators"] == 0; },
+                         5s, [&](const json& m) { ada->take(m); }));
+  ada->ws.send(
+      {{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
   ASSERT_TRUE(bob->reach(ada->version + 1));
   bob->ws.send({{"type", "move"}, {"room", room}, {"version", bob->version}, {"move", "cube@d4"}});
   ASSERT_TRUE(ada->reach(bob->version + 1));
 
   Seat back;
   json welcome;
-  const auto types = back_with_copy(port, held, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->token}},
-                                    {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", held.version}},
-                                    back, welcome);
+  const auto types = back_with_copy(
+      port, held, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->token}},
+      {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", held.version}}, back,
+      welcome);
   EXPECT_EQ(welcome["tables"], json::array()) << "she sits nowhere";
-  EXPECT_EQ(types, (std::vector<std::string>{"joined", "patch", "patch", "crowd"})) << "both moves: no whole state";
+  EXPECT_EQ(types, (std::vector<std::string>{"joined", "patch", "patch", "crowd"}))
+      << "both moves: no whole state";
   EXPECT_EQ(back.version, ada->version);
   EXPECT_EQ(back.state["board"]["last"], "cube@d4");
   const json copy = back.state;
   EXPECT_EQ(copy, fresh_sync(back)) << "her patched copy is the state";
   ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "cone@b2"}});
-  ASSERT_TRUE(back.shows([](const json& st) { return st["board"]["last"] == "cone@b2"; })) << "she watches on";
+  ASSERT_TRUE(back.shows([](const json& st) { return st["board"]["last"] == "cone@b2"; }))
+      << "she watches on";
 }
 
 TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {
@@ -356,7 +380,8 @@ TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {
       join(*ada, *room);
       join(*bob, *room);
       ASSERT_TRUE(ada->reach(bob->version));
-      ada->ws.send({{"type", "move"}, {"room", *room}, {"version", ada->version}, {"move", "cube@a1"}});
+      ada->ws.send(
+          {{"type", "move"}, {"room", *room}, {"version", ada->version}, {"move", "cube@a1"}});
       ASSERT_TRUE(bob->reach(ada->version + 1));
       ada->room.clear();
       ada->state = nullptr;
@@ -368,13 +393,17 @@ TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {
   // Someone edits the log by hand: the move is no longer a legal one.
   const auto db = server.data() / "plateau.db";
   // (A round in play has its moves in the log; `moves` holds them once it ends or is pruned.)
-  const std::string sql = "UPDATE move_log SET move = 'cube@z9' WHERE room = '" + bad + "'; UPDATE moves SET move = "
-                          "'cube@z9' WHERE room = '" + bad + "';";
+  const std::string sql = "UPDATE move_log SET move = 'cube@z9' WHERE room = '" + bad +
+                          "'; UPDATE moves SET move = "
+                          "'cube@z9' WHERE room = '" +
+                          bad + "';";
   ASSERT_EQ(std::system(("sqlite3 '" + db.string() + "' \"" + sql + "\"").c_str()), 0);
   port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  EXPECT_NE(server.log().find("event=room_quarantined room=" + bad), std::string::npos) << server.log();
-  EXPECT_NE(server.log().find("event=recovered rooms=1 quarantined=1"), std::string::npos) << server.log();
+  EXPECT_NE(server.log().find("event=room_quarantined room=" + bad), std::string::npos)
+      << server.log();
+  EXPECT_NE(server.log().find("event=recovered rooms=1 quarantined=1"), std::string::npos)
+      << server.log();
   auto eve = connect(port, "Eve");
   eve->ws.send({{"type", "join"}, {"room", bad}, {"as", "spectator"}});
   auto e = eve->ws.recv_type("error");
@@ -386,9 +415,10 @@ TEST(Durability, ARoomWhoseLogDisagreesWithTheRulesIsQuarantinedNotChanged) {
   // Its log is kept as it was, for someone to look at.
   const auto moves = [&] {
     std::string out;
-    FILE* p = ::popen(("sqlite3 '" + db.string() + "' \"SELECT move FROM move_log WHERE room = '" + bad +
-                       "' UNION ALL SELECT move FROM moves WHERE room = '" + bad + "'\"")
-                          .c_str(), "r");
+    FILE* p = ::popen(("sqlite3 '" + db.string() + "' \"SELECT move FROM move_log WHERE room = '" +
+                       bad + "' UNION ALL SELECT move FROM moves WHERE room = '" + bad + "'\"")
+                          .c_str(),
+                      "r");
     char buf[256];
     while (p && fgets(buf, sizeof buf, p)) out += buf;
     if (p) ::pclose(p);

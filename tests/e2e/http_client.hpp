@@ -8,10 +8,10 @@
 
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp forgets it
 
+#include <algorithm>
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <map>
@@ -35,20 +35,23 @@ inline void run_all(boost::asio::io_context& ioc) {
 // Connects the TCP layer of `stream` to 127.0.0.1:port; everything done on the stream from now
 // on must end within `limit`.
 template <class Stream>
-bool connect_loopback(boost::asio::io_context& ioc, Stream& stream, unsigned short port, boost::beast::error_code& ec,
+bool connect_loopback(boost::asio::io_context& ioc, Stream& stream, unsigned short port,
+                      boost::beast::error_code& ec,
                       std::chrono::seconds limit = std::chrono::seconds(10)) {
   auto& tcp = boost::beast::get_lowest_layer(stream);
   tcp.expires_after(limit);
-  tcp.async_connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port),
-                    [&](boost::beast::error_code e) { ec = e; });
+  tcp.async_connect(
+      boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port),
+      [&](boost::beast::error_code e) { ec = e; });
   run_all(ioc);
   return !ec;
 }
 
 // One request and its reply on a connected stream.
 template <class Stream>
-HttpReply http_exchange(boost::asio::io_context& ioc, Stream& stream, boost::beast::http::verb method,
-                        const std::string& target, const std::string& body = "",
+HttpReply http_exchange(boost::asio::io_context& ioc, Stream& stream,
+                        boost::beast::http::verb method, const std::string& target,
+                        const std::string& body = "",
                         const std::map<std::string, std::string>& headers = {}) {
   namespace beast = boost::beast;
   namespace http = beast::http;
@@ -71,17 +74,22 @@ HttpReply http_exchange(boost::asio::io_context& ioc, Stream& stream, boost::bea
   run_all(ioc);
   if (ec) return {};
   auto res = parser.release();
-  HttpReply reply{static_cast<int>(res.result_int()), res.body(), std::string(res[http::field::content_type]), {}};
+  HttpReply reply{static_cast<int>(res.result_int()),
+                  res.body(),
+                  std::string(res[http::field::content_type]),
+                  {}};
   for (const auto& f : res) {
     std::string name(f.name_string());
-    std::ranges::transform(name, name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::ranges::transform(name, name.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     reply.headers[name] = std::string(f.value());
   }
   return reply;
 }
 
-inline HttpReply http_request(unsigned short port, boost::beast::http::verb method, const std::string& target,
-                              const std::string& body = "", const std::map<std::string, std::string>& headers = {}) {
+inline HttpReply http_request(unsigned short port, boost::beast::http::verb method,
+                              const std::string& target, const std::string& body = "",
+                              const std::map<std::string, std::string>& headers = {}) {
   boost::asio::io_context ioc;
   boost::beast::tcp_stream stream(ioc);
   boost::beast::error_code ec;
@@ -91,7 +99,9 @@ inline HttpReply http_request(unsigned short port, boost::beast::http::verb meth
 
 // The admin token the tests that import give their server (imports need it), and its header.
 inline const std::string kTestAdminToken = "test-admin-token";
-inline std::map<std::string, std::string> admin_header() { return {{"Authorization", "Bearer " + kTestAdminToken}}; }
+inline std::map<std::string, std::string> admin_header() {
+  return {{"Authorization", "Bearer " + kTestAdminToken}};
+}
 // Posts a game record to /api/import as the server's host does.
 inline HttpReply import_record(unsigned short port, const std::string& body) {
   return http_request(port, boost::beast::http::verb::post, "/api/import", body, admin_header());

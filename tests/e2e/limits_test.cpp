@@ -37,7 +37,8 @@ bool eventually(const std::function<bool()>& ok, std::chrono::seconds limit = 10
 // A counter or gauge read from /metrics (-1: not there, or no answer).
 double metric(unsigned short port, const std::string& name) {
   const auto m = http_get(port, "/metrics");
-  const std::regex line("(^|\n)" + std::regex_replace(name, std::regex(R"([{}"])"), R"(\$&)") + R"( ([0-9.e+]+))");
+  const std::regex line("(^|\n)" + std::regex_replace(name, std::regex(R"([{}"])"), R"(\$&)") +
+                        R"( ([0-9.e+]+))");
   std::smatch found;
   return std::regex_search(m.body, found, line) ? std::stod(found[2]) : -1;
 }
@@ -73,7 +74,8 @@ TEST(Connections, EveryAcceptedSocketCountsAgainstMaxConnectionsHttpIncluded) {
   WsClient ws;
   EXPECT_NE(ws.connect("127.0.0.1", port), "") << "and so is a WebSocket";
   a.close();
-  EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; })) << "an ended one frees its place";
+  EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; }))
+      << "an ended one frees its place";
   EXPECT_EQ(b.get(port, "/healthz"), 200) << "the other was never disturbed";
 }
 
@@ -86,11 +88,13 @@ TEST(Connections, OneAddressHoldsAtMostMaxPerIpAndEveryEndGivesItsPlaceBack) {
   KeptAlive http;
   ASSERT_EQ(http.get(port, "/healthz"), 200);
   auto ada = connect(port, "Ada");
-  EXPECT_EQ(http_get(port, "/healthz").status, 0) << "a third connection from 127.0.0.1 is closed at accept";
+  EXPECT_EQ(http_get(port, "/healthz").status, 0)
+      << "a third connection from 127.0.0.1 is closed at accept";
   WsClient refused;
   EXPECT_NE(refused.connect("127.0.0.1", port), "");
   ada->ws.close();
-  EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; })) << "a WebSocket's end frees it";
+  EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; }))
+      << "a WebSocket's end frees it";
   // HTTP and a new WebSocket fill the two places again; the HTTP one's end frees one.
   std::unique_ptr<Seat> bob;
   ASSERT_TRUE(eventually([&] {
@@ -101,9 +105,12 @@ TEST(Connections, OneAddressHoldsAtMostMaxPerIpAndEveryEndGivesItsPlaceBack) {
   }));
   EXPECT_EQ(http_get(port, "/healthz").status, 0);
   http.close();
-  EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; })) << "an HTTP connection's end frees it";
+  EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; }))
+      << "an HTTP connection's end frees it";
   bob->ws.close();
-  EXPECT_TRUE(eventually([&] { return metric(port, R"(plateau_connections_refused_total{limit="max_per_ip"})") >= 2; }));
+  EXPECT_TRUE(eventually([&] {
+    return metric(port, R"(plateau_connections_refused_total{limit="max_per_ip"})") >= 2;
+  }));
 }
 
 // Seconds of CPU the process has used (user and system).
@@ -113,7 +120,8 @@ double cpu_seconds(pid_t pid) {
   std::istringstream rest(text.substr(text.rfind(')') + 2));  // after the command's name
   std::vector<std::string> fields{std::istream_iterator<std::string>(rest), {}};
   if (fields.size() < 13) return -1;
-  return static_cast<double>(std::stoll(fields[11]) + std::stoll(fields[12])) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return static_cast<double>(std::stoll(fields[11]) + std::stoll(fields[12])) /
+         static_cast<double>(::sysconf(_SC_CLK_TCK));
 }
 
 // The server is left with three free file descriptors, and ten clients connect: it accepts what it
@@ -123,8 +131,9 @@ TEST(Connections, OutOfFileDescriptorsTheServerWaitsAndServesAgainAfter) {
   ServerProcess server;
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  const auto fds = std::distance(std::filesystem::directory_iterator("/proc/" + std::to_string(server.pid()) + "/fd"),
-                                 std::filesystem::directory_iterator());
+  const auto fds = std::distance(
+      std::filesystem::directory_iterator("/proc/" + std::to_string(server.pid()) + "/fd"),
+      std::filesystem::directory_iterator());
   const rlimit lim{static_cast<rlim_t>(fds + 3), static_cast<rlim_t>(fds + 3)};
   ASSERT_EQ(::prlimit(server.pid(), RLIMIT_NOFILE, &lim, nullptr), 0) << std::strerror(errno);
   const auto t0 = std::chrono::steady_clock::now();
@@ -135,19 +144,23 @@ TEST(Connections, OutOfFileDescriptorsTheServerWaitsAndServesAgainAfter) {
     for (int i = 0; i < 10; ++i) {
       auto s = std::make_unique<tcp::socket>(ioc);
       beast::error_code ec;
-      s->connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), ec);  // the backlog takes it
+      s->connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
+                 ec);  // the backlog takes it
       ASSERT_FALSE(ec) << ec.message();
       clients.push_back(std::move(s));
     }
-    ASSERT_TRUE(eventually([&] { return server.log().find("event=accept_paused") != std::string::npos; }))
-        << server.log();
+    ASSERT_TRUE(eventually([&] {
+      return server.log().find("event=accept_paused") != std::string::npos;
+    })) << server.log();
     std::this_thread::sleep_for(1500ms);
     EXPECT_LT(cpu_seconds(server.pid()) - cpu0, 0.15) << "it waits; it does not spin";
     EXPECT_EQ(count(server.log(), "event=accept_paused"), 1u) << "logged once";
   }  // the clients leave, and their descriptors on the server's side are freed
-  EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; }, 20s)) << server.log();
+  EXPECT_TRUE(eventually([&] { return http_get(port, "/healthz").status == 200; }, 20s))
+      << server.log();
   const double failures = metric(port, "plateau_accept_failures_total");
-  const double tenths = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 10;
+  const double tenths =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() * 10;
   EXPECT_GE(failures, 1);
   EXPECT_LE(failures, tenths + 2) << "one attempt per 100 ms at most";
   EXPECT_NE(server.log().find("event=accept_resumed"), std::string::npos);
@@ -157,9 +170,9 @@ TEST(Connections, OutOfFileDescriptorsTheServerWaitsAndServesAgainAfter) {
 
 // How a connection that sent one message ended: the error it got, and the close code.
 struct Ending {
-  std::string error;      // the code of the error frame received, if any
-  int close_code = -1;    // the code of the server's close frame, if one arrived
-  std::string problem;    // anything else (a reset, a timeout)
+  std::string error;    // the code of the error frame received, if any
+  int close_code = -1;  // the code of the server's close frame, if one arrived
+  std::string problem;  // anything else (a reset, a timeout)
 };
 
 // Sends one text message of `bytes` (in `fragments` frames) and reads until the connection ends.
@@ -185,22 +198,25 @@ Ending send_message(unsigned short port, std::size_t bytes, int fragments = 1) {
   std::function<void()> write = [&] {
     const std::size_t n = sent + 2 * piece > bytes ? bytes - sent : piece;
     const bool last = sent + n == bytes;
-    ws.async_write_some(last, asio::buffer(message.data() + sent, n), [&, n](beast::error_code ec, std::size_t) {
-      if (ec) return void(end.problem = "write: " + ec.message());
-      sent += n;
-      if (sent < bytes) write();
-      else read();
-    });
+    ws.async_write_some(last, asio::buffer(message.data() + sent, n),
+                        [&, n](beast::error_code ec, std::size_t) {
+                          if (ec) return void(end.problem = "write: " + ec.message());
+                          sent += n;
+                          if (sent < bytes)
+                            write();
+                          else
+                            read();
+                        });
   };
-  beast::get_lowest_layer(ws).async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
-                                            [&](beast::error_code ec) {
-                                              if (ec) return void(end.problem = "connect: " + ec.message());
-                                              ws.async_handshake("127.0.0.1", "/ws", [&](beast::error_code e) {
-                                                if (e) return void(end.problem = "handshake: " + e.message());
-                                                ws.text(true);
-                                                write();
-                                              });
-                                            });
+  beast::get_lowest_layer(ws).async_connect(
+      tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), [&](beast::error_code ec) {
+        if (ec) return void(end.problem = "connect: " + ec.message());
+        ws.async_handshake("127.0.0.1", "/ws", [&](beast::error_code e) {
+          if (e) return void(end.problem = "handshake: " + e.message());
+          ws.text(true);
+          write();
+        });
+      });
   ioc.run();
   return end;
 }
@@ -234,18 +250,19 @@ struct RawWs {
   bool open(unsigned short port) {
     beast::error_code result;
     beast::get_lowest_layer(ws).expires_after(10s);
-    beast::get_lowest_layer(ws).async_connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port),
-                                              [&](beast::error_code ec) {
-                                                if (ec) return void(result = ec);
-                                                ws.async_handshake("127.0.0.1", "/ws",
-                                                                   [&](beast::error_code e) { result = e; });
-                                              });
+    beast::get_lowest_layer(ws).async_connect(
+        tcp::endpoint(asio::ip::make_address("127.0.0.1"), port), [&](beast::error_code ec) {
+          if (ec) return void(result = ec);
+          ws.async_handshake("127.0.0.1", "/ws", [&](beast::error_code e) { result = e; });
+        });
     ioc.run();
     beast::get_lowest_layer(ws).expires_never();
     return !result;
   }
   // Client frames are masked: a zero mask leaves the payload as it is.
-  void write_raw(const std::string& bytes) { asio::write(beast::get_lowest_layer(ws).socket(), asio::buffer(bytes)); }
+  void write_raw(const std::string& bytes) {
+    asio::write(beast::get_lowest_layer(ws).socket(), asio::buffer(bytes));
+  }
   // True when the connection ends within `limit`.
   bool ends_within(std::chrono::seconds limit) {
     bool ended = false;
@@ -273,7 +290,8 @@ TEST(Messages, AMessageLeftUnfinishedEndsItsConnection) {
   EXPECT_TRUE(open_fragments.ends_within(10s)) << "fragments never finished";
   EXPECT_EQ(metric(port, "plateau_unfinished_dropped_total"), 2);
   quiet->ws.send({{"type", "rooms"}});
-  EXPECT_TRUE(quiet->ws.recv_type("rooms").has_value()) << "a client with no message under way stays";
+  EXPECT_TRUE(quiet->ws.recv_type("rooms").has_value())
+      << "a client with no message under way stays";
 }
 
 class Queues : public ::testing::Test {
@@ -298,7 +316,8 @@ TEST_F(Queues, OneConnectionsQueueNeverPassesItsLimit) {
   ASSERT_NO_FATAL_FAILURE(start({"--max-connection-queue", "1048576"}));
   auto deaf = connect(port_, "Deaf");
   ask_rooms(*deaf, static_cast<int>((12u << 20) / reply_bytes_));
-  ASSERT_TRUE(eventually([&] { return metric(port_, "plateau_slow_readers_dropped_total") == 1; }, 40s));
+  ASSERT_TRUE(
+      eventually([&] { return metric(port_, "plateau_slow_readers_dropped_total") == 1; }, 40s));
   const double peak = metric(port_, "plateau_connection_queue_peak_bytes");
   EXPECT_LE(peak, 1048576);
   EXPECT_GT(peak, 1048576 / 2) << "the queue did fill up to near its limit";
@@ -310,13 +329,16 @@ TEST_F(Queues, OneConnectionsQueueNeverPassesItsLimit) {
 // asked for; A stops reading with 16 MiB asked for. When the total reaches the budget, A has
 // more queued than B can ever have, so A goes, and B (once it reads again) gets all its replies.
 TEST_F(Queues, PastTheOutputBudgetTheSlowestReaderIsDroppedFirstAndTheOthersAreServed) {
-  ASSERT_NO_FATAL_FAILURE(start({"--max-queued-bytes", "6291456", "--max-connection-queue", "67108864"}));
+  ASSERT_NO_FATAL_FAILURE(
+      start({"--max-queued-bytes", "6291456", "--max-connection-queue", "67108864"}));
   auto b = connect(port_, "B"), a = connect(port_, "A");
   const int asked_b = static_cast<int>((5u << 19) / reply_bytes_);
   const int asked_a = static_cast<int>((16u << 20) / reply_bytes_);
-  ASSERT_EQ(ask_rooms(*b, asked_b), asked_b) << "B, which asked for less than its queue holds, is not dropped";
+  ASSERT_EQ(ask_rooms(*b, asked_b), asked_b)
+      << "B, which asked for less than its queue holds, is not dropped";
   ask_rooms(*a, asked_a);
-  ASSERT_TRUE(eventually([&] { return metric(port_, "plateau_over_budget_dropped_total") >= 1; }, 60s));
+  ASSERT_TRUE(
+      eventually([&] { return metric(port_, "plateau_over_budget_dropped_total") >= 1; }, 60s));
   owner_->ws.send({{"type", "rooms"}, {"id", "still"}});
   const auto reply = owner_->ws.recv_type("rooms");
   ASSERT_TRUE(reply.has_value()) << "a reader is still served";
@@ -362,7 +384,8 @@ TEST(Store, AStoreThatCannotWriteRefusesMovesWithStoreUnavailableAndLosesNothing
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open((server.data() / "plateau.db").c_str(), &db), SQLITE_OK);
   sqlite3_busy_timeout(db, 10'000);
-  ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  ASSERT_EQ(sqlite3_exec(db, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK)
+      << sqlite3_errmsg(db);
   const std::string second = bob->state["legal_moves"][0];
   bob->ws.send({{"type", "move"}, {"room", room}, {"version", v + 1}, {"move", second}, {"id", 5}});
   const auto refused = bob->ws.recv_until([](const json& m) { return m["type"] == "error"; }, 20s,
@@ -378,8 +401,9 @@ TEST(Store, AStoreThatCannotWriteRefusesMovesWithStoreUnavailableAndLosesNothing
   const auto health = http_get(port, "/healthz");
   EXPECT_EQ(health.status, 503);
   EXPECT_EQ(json::parse(health.body, nullptr, false).value("status", ""), "store_unavailable");
-  EXPECT_TRUE(eventually([&] { return server.log().find("event=store_unavailable") != std::string::npos; }))
-      << "logged";
+  EXPECT_TRUE(eventually([&] {
+    return server.log().find("event=store_unavailable") != std::string::npos;
+  })) << "logged";
   sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
   sqlite3_close(db);
 
@@ -400,7 +424,8 @@ TEST(Store, AStoreThatCannotWriteRefusesMovesWithStoreUnavailableAndLosesNothing
   ASSERT_NE(server.start(), 0) << server.log();
   std::unique_ptr<Seat> back;
   ASSERT_NO_FATAL_FAILURE(come_back(server.port(), "Ada", token, room, back));
-  EXPECT_EQ(back->state["board"]["last"], first) << "the acknowledged move is kept, the refused one never made";
+  EXPECT_EQ(back->state["board"]["last"], first)
+      << "the acknowledged move is kept, the refused one never made";
   EXPECT_EQ(back->state["to_move"], 1);
 }
 

@@ -15,7 +15,9 @@ using namespace std::chrono_literals;
 
 // The error a request gets, or "" when the next message is not an error.
 std::string refusal(Seat& s) {
-  const auto m = s.ws.recv_until([](const json& m) { return m["type"] == "error" || m["type"] == "created" || m["type"] == "welcome"; });
+  const auto m = s.ws.recv_until([](const json& m) {
+    return m["type"] == "error" || m["type"] == "created" || m["type"] == "welcome";
+  });
   return m && (*m)["type"] == "error" ? (*m)["code"].get<std::string>() : "";
 }
 
@@ -37,7 +39,8 @@ TEST(Limits, OneAddressIsRefusedPastItsRoomsAndItsNewPlayersAMinute) {
   ada->ws.send({{"type", "create"}, {"game", "quantik"}});
   EXPECT_EQ(refusal(*ada), "rate/creates") << "a third room from the same address, whoever asks";
   const auto metrics = http_get(port, "/metrics");
-  EXPECT_NE(metrics.body.find(R"(plateau_refused_total{code="rate/creates"} 1)"), std::string::npos) << metrics.body;
+  EXPECT_NE(metrics.body.find(R"(plateau_refused_total{code="rate/creates"} 1)"), std::string::npos)
+      << metrics.body;
   EXPECT_NE(metrics.body.find(R"(plateau_refused_total{code="rate/hello"} 1)"), std::string::npos);
 }
 
@@ -59,7 +62,8 @@ TEST(Limits, APlayersOpenRoomsStillCountAfterARestart) {
   ASSERT_NE(port, 0) << server.log();
   auto back = connect(port, "Ada", token);
   back->ws.send({{"type", "create"}, {"game", "quantik"}});
-  EXPECT_EQ(refusal(*back), "room/too_many_yours") << "the two rooms from before the restart still count";
+  EXPECT_EQ(refusal(*back), "room/too_many_yours")
+      << "the two rooms from before the restart still count";
   auto bob = connect(port, "Bob");
   EXPECT_FALSE(create(*bob, "quantik").empty()) << "another player's count is their own";
 }
@@ -73,7 +77,8 @@ TEST(Limits, AGameWhosePlayersAllLeftLeavesMemoryAndComesBackFromTheStore) {
   ASSERT_NO_FATAL_FAILURE(join(*ada, room));
   ASSERT_NO_FATAL_FAILURE(join(*bob, room));
   ASSERT_TRUE(ada->reach(bob->version));
-  ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
+  ada->ws.send(
+      {{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
   ASSERT_TRUE(bob->reach(ada->version + 1));
   bob->ws.send({{"type", "move"}, {"room", room}, {"version", bob->version}, {"move", "cube@d4"}});
   ASSERT_TRUE(ada->reach(bob->version + 1));
@@ -99,7 +104,8 @@ TEST(Limits, AGameWhosePlayersAllLeftLeavesMemoryAndComesBackFromTheStore) {
   EXPECT_EQ(back->state["to_move"], 0);
   EXPECT_EQ(back->state["seats"][1]["name"], "Bob");
   EXPECT_EQ(json::parse(http_get(port, "/healthz").body)["rooms"], 1);
-  back->ws.send({{"type", "move"}, {"room", room}, {"version", back->version}, {"move", "cone@b2"}});
+  back->ws.send(
+      {{"type", "move"}, {"room", room}, {"version", back->version}, {"move", "cone@b2"}});
   ASSERT_TRUE(back->reach(back->version + 1));
   EXPECT_EQ(back->state["board"]["last"], "cone@b2") << "and it goes on";
   std::unique_ptr<Seat> bob_back;
@@ -129,7 +135,8 @@ TEST(Limits, TheAdminClosesEveryRoomOfAPlayerInOneCall) {
     boost::asio::io_context ioc;
     beast::tcp_stream stream(ioc);
     stream.expires_after(std::chrono::seconds(5));
-    stream.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+    stream.connect(
+        boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
     beast::http::request<beast::http::string_body> req{verb::post, "/admin/rooms/close", 11};
     req.set(beast::http::field::host, "127.0.0.1");
     if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
@@ -142,12 +149,14 @@ TEST(Limits, TheAdminClosesEveryRoomOfAPlayerInOneCall) {
     return std::pair<int, json>(res.result_int(), json::parse(res.body(), nullptr, false));
   };
   EXPECT_EQ(admin("", R"({"player":")" + ada_id + R"("})").first, 401);
-  for (const char* bad : {"", "[]", "{}", R"({"player":7})", R"({"older_than_seconds":-1})", R"({"who":"x"})"}) {
+  for (const char* bad :
+       {"", "[]", "{}", R"({"player":7})", R"({"older_than_seconds":-1})", R"({"who":"x"})"}) {
     const auto refused = admin("s3cret", bad);
     EXPECT_EQ(refused.first, 400) << bad;
     EXPECT_EQ(refused.second["code"], "admin/bad_body") << bad;
   }
-  EXPECT_EQ(admin("s3cret", R"({"older_than_seconds":100000})"), (std::pair<int, json>(200, {{"closed", json::array()}})))
+  EXPECT_EQ(admin("s3cret", R"({"older_than_seconds":100000})"),
+            (std::pair<int, json>(200, {{"closed", json::array()}})))
       << "nothing is that old";
   auto closed = admin("s3cret", R"({"player":")" + ada_id + R"("})");
   ASSERT_EQ(closed.first, 200);

@@ -19,17 +19,26 @@ using boost::beast::http::verb;
 
 // The status line and body of a raw request sent with `target` exactly as given.
 std::pair<int, std::string> raw_get(unsigned short port, const std::string& target) {
-  const auto answer = raw_exchange(port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+  const auto answer = raw_exchange(
+      port, "GET " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   if (!answer.starts_with("HTTP/1.1 ")) return {0, answer};
   const auto body = answer.find("\r\n\r\n");
   return {std::stoi(answer.substr(9, 3)), body == std::string::npos ? "" : answer.substr(body + 4)};
 }
 
 // What an attacker tries to reach a file outside the web root, sent byte for byte.
-const std::vector<std::string> kEscapes = {
-    "//etc/passwd", "///etc/passwd", "/..%2f..%2fetc/passwd", "/%2e%2e/%2e%2e/etc/passwd",
-    "/../../../../etc/passwd", "/..\\..\\etc\\passwd", "/\\etc\\passwd", std::string("/index.html\0/etc/passwd", 23),
-    "/%00/etc/passwd", "//proc/self/cmdline", "//proc/self/environ", "/.%2e/.%2e/etc/passwd"};
+const std::vector<std::string> kEscapes = {"//etc/passwd",
+                                           "///etc/passwd",
+                                           "/..%2f..%2fetc/passwd",
+                                           "/%2e%2e/%2e%2e/etc/passwd",
+                                           "/../../../../etc/passwd",
+                                           "/..\\..\\etc\\passwd",
+                                           "/\\etc\\passwd",
+                                           std::string("/index.html\0/etc/passwd", 23),
+                                           "/%00/etc/passwd",
+                                           "//proc/self/cmdline",
+                                           "//proc/self/environ",
+                                           "/.%2e/.%2e/etc/passwd"};
 
 // Nothing from outside the web root comes back: no 200, and no line of the files aimed at.
 void expect_nothing_leaks(unsigned short port, const std::string& secret) {
@@ -48,8 +57,9 @@ TEST(Security, NoRequestTargetReachesAFileOutsideTheBuiltInWebRoot) {
   ASSERT_NE(port, 0) << server.log();
   expect_nothing_leaks(port, "admin-secret-in-argv");
   // The store lies in the data directory: its files are never served, under any name.
-  for (const std::string& t : std::vector<std::string>{"/plateau.db", "//" + (server.data() / "plateau.db").string(),
-                                                      "/" + (server.data() / "plateau.db").string()})
+  for (const std::string& t :
+       std::vector<std::string>{"/plateau.db", "//" + (server.data() / "plateau.db").string(),
+                                "/" + (server.data() / "plateau.db").string()})
     EXPECT_EQ(raw_get(port, t).first, 404) << t;
   // The client itself is still served.
   const auto index = raw_get(port, "/");
@@ -61,7 +71,8 @@ TEST(Security, NoRequestTargetReachesAFileOutsideTheBuiltInWebRoot) {
 // A web root set by the host, with what a careless host leaves in it: links pointing outside,
 // hidden files, and the data directory itself.
 TEST(Security, LinksHiddenFilesAndTheDataDirectoryInsideAWebRootAreNotServed) {
-  const fs::path root = fs::temp_directory_path() / ("plateau-webroot-" + std::to_string(::getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("plateau-webroot-" + std::to_string(::getpid()));
   fs::remove_all(root);
   fs::create_directories(root / "sub");
   const fs::path secret_dir = root.string() + "-outside";
@@ -81,8 +92,9 @@ TEST(Security, LinksHiddenFilesAndTheDataDirectoryInsideAWebRootAreNotServed) {
     EXPECT_EQ(raw_get(port, "/").second, "<html>club</html>");
     EXPECT_EQ(raw_get(port, "/sub/page.js").second, "let x = 1;");
     EXPECT_EQ(raw_get(port, "/alias.js").second, "let x = 1;");
-    for (const std::string t : {"/passwd", "/secret.txt", "/outside/secret.txt", "/.env", "/data/plateau.db",
-                                "/data/plateau.db-wal", "/data/server-1.log", "/sub/../.env", "/sub/%2e%2e/.env"}) {
+    for (const std::string t :
+         {"/passwd", "/secret.txt", "/outside/secret.txt", "/.env", "/data/plateau.db",
+          "/data/plateau.db-wal", "/data/server-1.log", "/sub/../.env", "/sub/%2e%2e/.env"}) {
       const auto [status, body] = raw_get(port, t);
       EXPECT_EQ(status, 404) << t;
       EXPECT_EQ(body.find("TOP-SECRET"), std::string::npos) << t;
@@ -98,7 +110,8 @@ TEST(Security, EveryAnswerCarriesTheSecurityHeaders) {
   ServerProcess server;
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  for (const std::string target : {"/", "/app.js", "/healthz", "/metrics", "/api/history", "/nope", "/admin/rooms"}) {
+  for (const std::string target :
+       {"/", "/app.js", "/healthz", "/metrics", "/api/history", "/nope", "/admin/rooms"}) {
     auto r = http_get(port, target);
     ASSERT_NE(r.status, 0) << target;
     EXPECT_EQ(r.headers["x-content-type-options"], "nosniff") << target;
@@ -126,32 +139,37 @@ TEST(Security, AWebSocketFromAnotherSitesPageIsRefused) {
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
   const std::string host = "127.0.0.1:" + std::to_string(port);
-  EXPECT_EQ(upgrade_status(port, "", host), 101) << "not a browser: no page of another site behind it";
+  EXPECT_EQ(upgrade_status(port, "", host), 101)
+      << "not a browser: no page of another site behind it";
   EXPECT_EQ(upgrade_status(port, "http://" + host, host), 101) << "the server's own page";
   EXPECT_EQ(upgrade_status(port, "HTTP://" + host, host), 101) << "names compare in any case";
   EXPECT_EQ(upgrade_status(port, "http://evil.example", host), 403);
   EXPECT_EQ(upgrade_status(port, "http://evil.example", "evil.example"), 101)
       << "a page of the host the request names (a proxy in front passes its Host on)";
   EXPECT_EQ(upgrade_status(port, "null", host), 403) << "a sandboxed or file: page";
-  EXPECT_EQ(upgrade_status(port, "http://127.0.0.1:1", host), 403) << "another port is another origin";
+  EXPECT_EQ(upgrade_status(port, "http://127.0.0.1:1", host), 403)
+      << "another port is another origin";
   EXPECT_EQ(upgrade_status(port, "http://" + host + ".evil.example", host), 403);
   EXPECT_NE(server.log().find("event=ws_refused reason=origin peer=127.0.0.1"), std::string::npos);
 }
 
 TEST(Security, OriginsTheHostAllowsMayOpenAWebSocket) {
-  ServerProcess server({}, {"--allowed-origins", "https://club.example.org, https://games.example.org/"});
+  ServerProcess server(
+      {}, {"--allowed-origins", "https://club.example.org, https://games.example.org/"});
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
   const std::string host = "127.0.0.1:" + std::to_string(port);
   EXPECT_EQ(upgrade_status(port, "https://club.example.org", host), 101);
   EXPECT_EQ(upgrade_status(port, "https://games.example.org", host), 101);
-  EXPECT_EQ(upgrade_status(port, "http://club.example.org", host), 403) << "the scheme is part of the origin";
+  EXPECT_EQ(upgrade_status(port, "http://club.example.org", host), 403)
+      << "the scheme is part of the origin";
   EXPECT_EQ(upgrade_status(port, "https://evil.example", host), 403);
 }
 
 std::pair<int, std::string> refusal(const HttpReply& r) {
   const json body = json::parse(r.body, nullptr, false);
-  return {r.status, body.is_object() && body.contains("code") ? body["code"].get<std::string>() : "(none) " + r.body};
+  return {r.status, body.is_object() && body.contains("code") ? body["code"].get<std::string>()
+                                                              : "(none) " + r.body};
 }
 using Refusal = std::pair<int, std::string>;
 
@@ -163,8 +181,10 @@ std::string quantik_record(std::int64_t finished, std::int64_t at) {
     moves.push_back({{"seat", seat}, {"move", m}, {"at", at}});
     seat = 1 - seat;
   }
-  return json{{"format", "plateau-game/1"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"seed", "1"},
-              {"players", {"Ada", "Bob"}}, {"moves", moves}, {"finished", finished}}
+  return json{{"format", "plateau-game/1"},  {"game", "quantik"},
+              {"options", {{"first", "0"}}}, {"seed", "1"},
+              {"players", {"Ada", "Bob"}},   {"moves", moves},
+              {"finished", finished}}
       .dump();
 }
 
@@ -183,15 +203,19 @@ TEST(Security, ImportingNeedsTheAdminTokenIsRateLimitedAndCannotDateGamesInTheFu
             Refusal(401, "import/unauthorized"));
   const std::int64_t far_future = 4'000'000'000'000;  // the year 2096
   const auto before = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
   const auto first = import_record(port, quantik_record(far_future, far_future));
   ASSERT_EQ(first.status, 201) << first.body;
   const std::string room = json::parse(first.body)["room"];
   const json record = json::parse(http_get(port, "/api/export?room=" + room).body);
   const auto after = std::chrono::duration_cast<std::chrono::milliseconds>(
-                         std::chrono::system_clock::now().time_since_epoch()).count() + 1000;
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count() +
+                     1000;
   EXPECT_GE(record["finished"].get<std::int64_t>(), before);
-  EXPECT_LE(record["finished"].get<std::int64_t>(), after) << "a finish in the future is clamped to now";
+  EXPECT_LE(record["finished"].get<std::int64_t>(), after)
+      << "a finish in the future is clamped to now";
   for (const auto& m : record["moves"]) EXPECT_LE(m["at"].get<std::int64_t>(), after);
   // Three imports a minute from one address, then a wait (a refused token counted against the
   // admin token's own limit instead).
@@ -205,16 +229,22 @@ TEST(Security, WrongAdminTokensAreLoggedWithTheAddressAndSlowedDown) {
   const auto port = server.start();
   ASSERT_NE(port, 0);
   auto admin = [&](const std::string& token) {
-    return refusal(http_request(port, verb::get, "/admin/rooms", "", {{"Authorization", "Bearer " + token}}));
+    return refusal(
+        http_request(port, verb::get, "/admin/rooms", "", {{"Authorization", "Bearer " + token}}));
   };
   EXPECT_EQ(admin("the-real-admin-token").first, 200);
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(admin("guess-" + std::to_string(i)), Refusal(401, "admin/unauthorized")) << i;
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(admin("guess-" + std::to_string(i)), Refusal(401, "admin/unauthorized")) << i;
   // Past three free failures, the address waits, whatever it sends: even the right token.
-  const auto slowed = http_request(port, verb::get, "/admin/rooms", "", {{"Authorization", "Bearer the-real-admin-token"}});
+  const auto slowed = http_request(port, verb::get, "/admin/rooms", "",
+                                   {{"Authorization", "Bearer the-real-admin-token"}});
   EXPECT_EQ(refusal(slowed), Refusal(429, "admin/slow_down"));
   EXPECT_FALSE(slowed.headers.at("retry-after").empty());
-  EXPECT_NE(server.log().find("event=admin_refused reason=bad_token peer=127.0.0.1"), std::string::npos) << server.log();
-  EXPECT_NE(server.log().find("event=admin_refused reason=slow_down peer=127.0.0.1"), std::string::npos);
+  EXPECT_NE(server.log().find("event=admin_refused reason=bad_token peer=127.0.0.1"),
+            std::string::npos)
+      << server.log();
+  EXPECT_NE(server.log().find("event=admin_refused reason=slow_down peer=127.0.0.1"),
+            std::string::npos);
 }
 
 // Fair chance, end to end: a finished round of each game with chance reveals a seed and salt
@@ -232,7 +262,8 @@ TEST(Security, AFinishedRoundReplaysFromItsRevealedSeedAndOpensItsCommitment) {
     ASSERT_NO_FATAL_FAILURE(open_table(port, game, g->max_seats(), t));
     const json committed = t.eve->state["fairness"];
     ASSERT_TRUE(committed.is_object()) << t.eve->state.dump().substr(0, 300);
-    EXPECT_TRUE(committed["seed"].is_null() && committed["salt"].is_null()) << "sealed while played";
+    EXPECT_TRUE(committed["seed"].is_null() && committed["salt"].is_null())
+        << "sealed while played";
     play_out(t.players(), *t.eve, 777, false);
     const json final = t.eve->state;
     ASSERT_EQ(final["status"], "over");
@@ -240,11 +271,13 @@ TEST(Security, AFinishedRoundReplaysFromItsRevealedSeedAndOpensItsCommitment) {
     ASSERT_TRUE(f["seed"].is_string() && f["salt"].is_string()) << f;
     EXPECT_EQ(f["commitment"], committed["commitment"]) << "the commitment never changed";
     // Opened here with OpenSSL, apart from the server's code.
-    const std::string text = "plateau-seed/1:" + f["seed"].get<std::string>() + ":" + f["salt"].get<std::string>();
+    const std::string text =
+        "plateau-seed/1:" + f["seed"].get<std::string>() + ":" + f["salt"].get<std::string>();
     unsigned char digest[SHA256_DIGEST_LENGTH];
     SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
     std::string hex;
-    for (unsigned char b : digest) hex += "0123456789abcdef"[b >> 4], hex += "0123456789abcdef"[b & 15];
+    for (unsigned char b : digest)
+      hex += "0123456789abcdef"[b >> 4], hex += "0123456789abcdef"[b & 15];
     EXPECT_EQ(hex, f["commitment"]);
     // The export names the same seed, salt and commitment.
     const json record = json::parse(http_get(port, "/api/export?room=" + t.room).body);
@@ -252,15 +285,20 @@ TEST(Security, AFinishedRoundReplaysFromItsRevealedSeedAndOpensItsCommitment) {
     EXPECT_EQ(record["salt"], f["salt"]);
     EXPECT_EQ(record["commitment"], f["commitment"]);
     // Replayed from the revealed seed, the same draws: every viewer's board is the table's.
-    auto state = std::move(*g->create(record["options"], std::stoull(f["seed"].get<std::string>())));
-    for (const auto& m : record["moves"]) ASSERT_TRUE(state->apply(m["seat"], rules::Move{m["move"]}).has_value());
+    auto state =
+        std::move(*g->create(record["options"], std::stoull(f["seed"].get<std::string>())));
+    for (const auto& m : record["moves"])
+      ASSERT_TRUE(state->apply(m["seat"], rules::Move{m["move"]}).has_value());
     EXPECT_EQ(state->view(std::nullopt), final["board"]);
     for (std::size_t s = 0; s < t.seats.size(); ++s)
-      EXPECT_EQ(state->view(static_cast<rules::Seat>(s)), t.seats[s]->state["board"]) << "seat " << s;
+      EXPECT_EQ(state->view(static_cast<rules::Seat>(s)), t.seats[s]->state["board"])
+          << "seat " << s;
     // A different seed would have drawn differently: the check is not vacuous.
-    auto other = std::move(*g->create(record["options"], std::stoull(f["seed"].get<std::string>()) + 1));
+    auto other =
+        std::move(*g->create(record["options"], std::stoull(f["seed"].get<std::string>()) + 1));
     bool same = true;
-    for (const auto& m : record["moves"]) same = same && other->apply(m["seat"], rules::Move{m["move"]}).has_value();
+    for (const auto& m : record["moves"])
+      same = same && other->apply(m["seat"], rules::Move{m["move"]}).has_value();
     EXPECT_FALSE(same && other->view(std::nullopt) == final["board"]);
   }
 }

@@ -31,8 +31,9 @@ class ServerProcess {
   explicit ServerProcess(std::filesystem::path data = {}, std::vector<std::string> extra = {})
       : extra_(std::move(extra)) {
     if (data.empty()) {
-      data = std::filesystem::temp_directory_path() /
-             ("plateau-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()));
+      data =
+          std::filesystem::temp_directory_path() / ("plateau-test-" + std::to_string(::getpid()) +
+                                                    "-" + std::to_string(std::random_device{}()));
       owns_data_ = true;
     }
     data_ = data;
@@ -59,9 +60,23 @@ class ServerProcess {
     log_ = data_ / ("server-" + std::to_string(++starts_) + ".log");
     // Every test client comes from 127.0.0.1, so the per-address and per-player limits are
     // raised; a test of one sets it again in `extra`, which comes later and wins.
-    std::vector<std::string> args{binary, "--host", "127.0.0.1", "--port", "0", "--data", data_.string(),
-                                  "--rate", "100000", "--grace", "0", "--creates-per-minute", "1000000",
-                                  "--new-players-per-minute", "1000000", "--max-rooms-per-player", "1000000"};
+    std::vector<std::string> args{binary,
+                                  "--host",
+                                  "127.0.0.1",
+                                  "--port",
+                                  "0",
+                                  "--data",
+                                  data_.string(),
+                                  "--rate",
+                                  "100000",
+                                  "--grace",
+                                  "0",
+                                  "--creates-per-minute",
+                                  "1000000",
+                                  "--new-players-per-minute",
+                                  "1000000",
+                                  "--max-rooms-per-player",
+                                  "1000000"};
     args.insert(args.end(), extra_.begin(), extra_.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -78,7 +93,8 @@ class ServerProcess {
     while (std::chrono::steady_clock::now() < deadline) {
       std::smatch m;
       const auto text = log();
-      if (std::regex_search(text, m, listening)) return port_ = static_cast<unsigned short>(std::stoi(m[1]));
+      if (std::regex_search(text, m, listening))
+        return port_ = static_cast<unsigned short>(std::stoi(m[1]));
       if (exited()) return 0;
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
@@ -86,7 +102,8 @@ class ServerProcess {
   }
 
   // Sends `sig` and waits for the exit; returns the exit status (or -signal), nullopt on timeout.
-  std::optional<int> stop(int sig = SIGTERM, std::chrono::seconds timeout = std::chrono::seconds(10)) {
+  std::optional<int> stop(int sig = SIGTERM,
+                          std::chrono::seconds timeout = std::chrono::seconds(10)) {
     if (pid_ <= 0) return status_;
     ::kill(pid_, sig);
     const auto deadline = std::chrono::steady_clock::now() + timeout;

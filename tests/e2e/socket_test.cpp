@@ -64,11 +64,13 @@ TEST_F(Sockets, BadInputGetsAStableErrorAndNobodyElseNotices) {
   expect_error("[]", "proto/bad_json");
   expect_error(R"({"type":"teleport"})", "proto/unknown_type");
   expect_error(R"({"type":"move","room":")" + room + R"("})", "proto/bad_field");
-  expect_error(R"({"type":"move","room":")" + room + R"(","version":"x","move":"cube@a1"})", "proto/bad_field");
+  expect_error(R"({"type":"move","room":")" + room + R"(","version":"x","move":"cube@a1"})",
+               "proto/bad_field");
   expect_error(R"({"type":"join","room":"zzzzz","as":"player"})", "room/not_found");
   expect_error(R"({"type":"create","game":"go"})", "room/unknown_game");
   expect_error(R"({"type":"join","room":")" + room + R"(","as":"player"})", "room/full");
-  expect_error(R"({"type":"move","room":")" + room + R"(","version":)" + std::to_string(v) + R"(,"move":"cube@a1"})",
+  expect_error(R"({"type":"move","room":")" + room + R"(","version":)" + std::to_string(v) +
+                   R"(,"move":"cube@a1"})",
                "move/not_a_player");
   expect_error(std::string(1000, '[') + std::string(1000, ']'), "proto/too_deep");
   // Moves by the players themselves.
@@ -81,9 +83,11 @@ TEST_F(Sockets, BadInputGetsAStableErrorAndNobodyElseNotices) {
   EXPECT_EQ((*ada->expect("error"))["code"], "move/stale_version");
   ada->ws.send({{"type", "move"}, {"room", room}, {"version", v}, {"move", "cube@z9"}});
   EXPECT_EQ((*ada->expect("error"))["code"], "move/illegal");
-  // A message over --max-frame is refused, and its connection closed (limits_test checks the close).
+  // A message over --max-frame is refused, and its connection closed (limits_test checks the
+  // close).
   auto oversize = connect(port_, "Oversize");
-  ASSERT_TRUE(oversize->ws.send_text(R"({"type":"hello","name":")" + std::string(100'000, 'x') + R"("})"));
+  ASSERT_TRUE(
+      oversize->ws.send_text(R"({"type":"hello","name":")" + std::string(100'000, 'x') + R"("})"));
   auto too_large = oversize->ws.recv_type("error");
   ASSERT_TRUE(too_large.has_value());
   EXPECT_EQ((*too_large)["code"], "proto/too_large");
@@ -128,12 +132,14 @@ TEST(Operations, AdminApiListsClosesAndAnnouncesOnlyWithTheToken) {
   const std::string room = (*ada->ws.recv_type("created"))["room"];
   join(*ada, room);
   using boost::beast::http::verb;
-  auto admin = [&](verb method, const std::string& target, const std::string& token, const std::string& body = "") {
+  auto admin = [&](verb method, const std::string& target, const std::string& token,
+                   const std::string& body = "") {
     namespace beast = boost::beast;
     boost::asio::io_context ioc;
     beast::tcp_stream stream(ioc);
     stream.expires_after(std::chrono::seconds(5));
-    stream.connect(boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+    stream.connect(
+        boost::asio::ip::tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
     beast::http::request<beast::http::string_body> req{method, target, 11};
     req.set(beast::http::field::host, "127.0.0.1");
     if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
@@ -150,7 +156,9 @@ TEST(Operations, AdminApiListsClosesAndAnnouncesOnlyWithTheToken) {
   const auto list = admin(verb::get, "/admin/rooms", "s3cret");
   ASSERT_EQ(list.first, 200);
   EXPECT_EQ(json::parse(list.second)["rooms"][0]["room"], room) << "private rooms too";
-  EXPECT_EQ(admin(verb::post, "/admin/announce", "s3cret", R"({"message":"Club night at 8"})").first, 200);
+  EXPECT_EQ(
+      admin(verb::post, "/admin/announce", "s3cret", R"({"message":"Club night at 8"})").first,
+      200);
   auto a = ada->ws.recv_type("announce");
   ASSERT_TRUE(a);
   EXPECT_EQ((*a)["message"], "Club night at 8");
@@ -172,17 +180,21 @@ TEST_F(Sockets, MetricsCountConnectionsRoomsMovesAndRefusals) {
   join(*ada, room);
   join(*bob, room);
   ASSERT_TRUE(ada->reach(bob->version));
-  ada->ws.send({{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", ada->state["legal_moves"][0]}});
+  ada->ws.send({{"type", "move"},
+                {"room", room},
+                {"version", ada->version},
+                {"move", ada->state["legal_moves"][0]}});
   ASSERT_TRUE(bob->reach(ada->version + 1));
   bob->ws.send({{"type", "move"}, {"room", room}, {"version", 1}, {"move", "x"}});
   ASSERT_TRUE(bob->ws.recv_type("error"));
   const auto m = http_get(port_, "/metrics");
   ASSERT_EQ(m.status, 200);
-  for (const char* line : {"plateau_connections 2", "plateau_rooms{game=\"quantik\",status=\"playing\"} 1",
-                           "plateau_moves_accepted_total 1", "plateau_refused_total{code=\"move/stale_version\"} 1",
-                           "plateau_store_commit_seconds_count", "plateau_store_queue_seconds_count",
-                           "plateau_store_return_seconds_count",
-                           "plateau_recovery_seconds", "plateau_broadcast_bytes_total"})
+  for (const char* line :
+       {"plateau_connections 2", "plateau_rooms{game=\"quantik\",status=\"playing\"} 1",
+        "plateau_moves_accepted_total 1", "plateau_refused_total{code=\"move/stale_version\"} 1",
+        "plateau_store_commit_seconds_count", "plateau_store_queue_seconds_count",
+        "plateau_store_return_seconds_count", "plateau_recovery_seconds",
+        "plateau_broadcast_bytes_total"})
     EXPECT_NE(m.body.find(line), std::string::npos) << line << "\n" << m.body;
   const auto h = http_get(port_, "/healthz");
   EXPECT_EQ(h.status, 200);
@@ -251,12 +263,14 @@ TEST_F(Backlog, RepliesQueuedPastTheSocketBuffersArriveWholeAndInOrder) {
   }
   EXPECT_FALSE(late->ws.closed());
   const auto metrics = http_get(port_, "/metrics");
-  EXPECT_NE(metrics.body.find("plateau_slow_readers_dropped_total 0"), std::string::npos) << metrics.body;
+  EXPECT_NE(metrics.body.find("plateau_slow_readers_dropped_total 0"), std::string::npos)
+      << metrics.body;
 }
 
 TEST_F(Backlog, AReaderThatFallsTooFarBehindIsCutOffAloneAndAtOnce) {
   auto deaf = connect(port_, "Deaf");
-  expect_slow_reader_cut(*deaf, *owner_, reply_bytes_, [&](const std::string& path) { return http_get(port_, path).body; });
+  expect_slow_reader_cut(*deaf, *owner_, reply_bytes_,
+                         [&](const std::string& path) { return http_get(port_, path).body; });
 }
 
 // A client's ping is answered with its payload, between the replies.

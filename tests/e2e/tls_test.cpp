@@ -68,15 +68,18 @@ TEST_F(Tls, HttpsServesTheClientHealthMetricsAndTheApi) {
   ASSERT_EQ(history.status, 200);
   EXPECT_TRUE(json::parse(history.body)["games"].is_array()) << history.body;
   const auto admin = https_get(*ctx_, port_, "/admin/rooms");
-  EXPECT_EQ(admin.status, 404) << "no admin token: the admin API is off, over TLS as over plain HTTP";
-  EXPECT_EQ(https_request(*ctx_, port_, verb::post, "/api/import", "{").status, 404) << "importing needs the admin token";
+  EXPECT_EQ(admin.status, 404)
+      << "no admin token: the admin API is off, over TLS as over plain HTTP";
+  EXPECT_EQ(https_request(*ctx_, port_, verb::post, "/api/import", "{").status, 404)
+      << "importing needs the admin token";
 }
 
 TEST_F(Tls, AClientThatDoesNotTrustTheCertificateGetsNothing) {
   const auto other = make_self_signed(dir_.path, "other");
   ASSERT_FALSE(other.cert.empty());
   EXPECT_EQ(https_get(*trusting(other.cert), port_, "/healthz").status, 0);
-  EXPECT_EQ(https_get(*ctx_, port_, "/healthz").status, 200) << "the test's own check is not vacuous";
+  EXPECT_EQ(https_get(*ctx_, port_, "/healthz").status, 200)
+      << "the test's own check is not vacuous";
 }
 
 TEST_F(Tls, TwoPlayersAndASpectatorPlayQuantikOverWss) {
@@ -110,10 +113,12 @@ TEST_F(Tls, PlainClientsFailTheHandshakeAndTheServerGoesOn) {
     ASSERT_TRUE(connect_loopback(ioc, raw, port_, ec)) << ec.message();
     const std::string junk(4096, '\x16');
     char byte = 0;
-    boost::asio::async_write(raw, boost::asio::buffer(junk), [&](boost::beast::error_code e, std::size_t) {
-      if (e) return void(ec = e);
-      raw.async_read_some(boost::asio::buffer(&byte, 1), [&](boost::beast::error_code e2, std::size_t) { ec = e2; });
-    });
+    boost::asio::async_write(
+        raw, boost::asio::buffer(junk), [&](boost::beast::error_code e, std::size_t) {
+          if (e) return void(ec = e);
+          raw.async_read_some(boost::asio::buffer(&byte, 1),
+                              [&](boost::beast::error_code e2, std::size_t) { ec = e2; });
+        });
     run_all(ioc);
     EXPECT_TRUE(ec) << "the server closes it";
     EXPECT_NE(ec, boost::beast::error::timeout) << "the server closes it at once";
@@ -133,11 +138,13 @@ TEST_F(Tls, APeerThatNeverStartsTheHandshakeIsDropped) {
   ASSERT_TRUE(connect_loopback(ioc, silent, port_, ec, 30s)) << ec.message();
   const auto t0 = std::chrono::steady_clock::now();
   char byte = 0;
-  silent.async_read_some(boost::asio::buffer(&byte, 1), [&](boost::beast::error_code e, std::size_t) { ec = e; });
+  silent.async_read_some(boost::asio::buffer(&byte, 1),
+                         [&](boost::beast::error_code e, std::size_t) { ec = e; });
   run_all(ioc);
   const auto waited = std::chrono::steady_clock::now() - t0;
   EXPECT_NE(ec, boost::beast::error::timeout) << "the server still held the connection after 30 s";
-  EXPECT_TRUE(ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset) << ec.message();
+  EXPECT_TRUE(ec == boost::asio::error::eof || ec == boost::asio::error::connection_reset)
+      << ec.message();
   EXPECT_GT(waited, 5s) << "dropped by the handshake timeout, not at once";
   EXPECT_LT(waited, 20s);
   EXPECT_EQ(https_get(*ctx_, port_, "/healthz").status, 200);
@@ -168,8 +175,9 @@ TEST_F(TlsBacklog, AReaderThatFallsTooFarBehindIsCutOffAloneAndAtOnce) {
   auto owner = connect_tls(*ctx_, port_, "Owner"), deaf = connect_tls(*ctx_, port_, "Deaf");
   const auto reply_bytes = fill_lobby(*owner, 40);
   ASSERT_GT(reply_bytes, 4000u);
-  expect_slow_reader_cut(*deaf, *owner, reply_bytes,
-                         [&](const std::string& path) { return https_get(*ctx_, port_, path).body; });
+  expect_slow_reader_cut(*deaf, *owner, reply_bytes, [&](const std::string& path) {
+    return https_get(*ctx_, port_, path).body;
+  });
 }
 
 // The server must not come up, must say why, and must exit 1 (not crash, not serve clear text).
@@ -189,7 +197,8 @@ bool eventually_true(const std::function<bool()>& ok) {
 }
 
 TEST_F(TlsPerIp, EveryKindOfConnectionGivesItsPlaceBackWhenItEnds) {
-  for (int i = 0; i < 4; ++i) EXPECT_EQ(http_get(port_, "/healthz").status, 0) << "a failed handshake";
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(http_get(port_, "/healthz").status, 0) << "a failed handshake";
   EXPECT_TRUE(eventually_true([&] { return https_get(*ctx_, port_, "/healthz").status == 200; }))
       << "failed handshakes and HTTPS requests do not keep their places";
   auto ada = connect_tls(*ctx_, port_, "Ada");
@@ -200,7 +209,8 @@ TEST_F(TlsPerIp, EveryKindOfConnectionGivesItsPlaceBackWhenItEnds) {
     bob = std::move(s);
     return true;
   }));
-  EXPECT_EQ(https_get(*ctx_, port_, "/healthz").status, 0) << "two wss:// connections fill the places";
+  EXPECT_EQ(https_get(*ctx_, port_, "/healthz").status, 0)
+      << "two wss:// connections fill the places";
   ada->ws.close();
   EXPECT_TRUE(eventually_true([&] { return https_get(*ctx_, port_, "/healthz").status == 200; }))
       << "a wss:// connection's end frees its place";
@@ -228,7 +238,8 @@ TEST(TlsStart, AMissingKeyFileStopsTheServer) {
 
 TEST(TlsStart, AKeyOfAnotherCertificateStopsTheServer) {
   TempDir dir;
-  const auto cert = make_self_signed(dir.path, "server"), other = make_self_signed(dir.path, "other");
+  const auto cert = make_self_signed(dir.path, "server"),
+             other = make_self_signed(dir.path, "other");
   ASSERT_FALSE(cert.cert.empty() || other.cert.empty());
   expect_refused_start({"--tls-cert", cert.cert, "--tls-key", other.key}, other.key.string());
 }
@@ -237,7 +248,8 @@ TEST(TlsStart, AFileThatIsNoCertificateStopsTheServer) {
   TempDir dir;
   const auto cert = make_self_signed(dir.path, "server");
   ASSERT_FALSE(cert.cert.empty());
-  expect_refused_start({"--tls-cert", cert.key, "--tls-key", cert.key}, "certificate chain " + cert.key.string());
+  expect_refused_start({"--tls-cert", cert.key, "--tls-key", cert.key},
+                       "certificate chain " + cert.key.string());
 }
 
 TEST(TlsStart, WithoutACertificateTheListeningLineSaysTlsOff) {

@@ -13,8 +13,8 @@
 namespace plateau::fuzz {
 
 [[noreturn]] inline void fail(const char* file, int line, std::string_view what) {
-  std::fprintf(stderr, "%s:%d: fuzz check failed: %.*s\n", file, line, static_cast<int>(what.size()),
-               what.data());
+  std::fprintf(stderr, "%s:%d: fuzz check failed: %.*s\n", file, line,
+               static_cast<int>(what.size()), what.data());
   std::abort();
 }
 

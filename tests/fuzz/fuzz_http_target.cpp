@@ -41,9 +41,9 @@ constexpr std::size_t kHeaderLimit = 16 * 1024;
 constexpr std::size_t kBodyLimit = 1024 * 1024;
 
 struct WebRoot {
-  fs::path base;                                  // the temporary folder holding root/ and outside/
-  std::map<std::string, std::string> servable;    // name under the root -> its content
-  std::vector<std::string> forbidden;             // contents that must never be served
+  fs::path base;                                // the temporary folder holding root/ and outside/
+  std::map<std::string, std::string> servable;  // name under the root -> its content
+  std::vector<std::string> forbidden;           // contents that must never be served
   StaticFiles files;
 
   WebRoot() {
@@ -54,7 +54,9 @@ struct WebRoot {
     fs::create_directories(root / "games");
     fs::create_directories(root / "data");
     fs::create_directories(base / "outside");
-    auto write = [](const fs::path& p, const std::string& text) { std::ofstream(p, std::ios::binary) << text; };
+    auto write = [](const fs::path& p, const std::string& text) {
+      std::ofstream(p, std::ios::binary) << text;
+    };
     auto serve = [&](const std::string& name, const std::string& text) {
       write(root / name, text);
       servable[name] = text;
@@ -76,7 +78,8 @@ struct WebRoot {
     fs::create_symlink("../outside", root / "outdir");
     fs::create_symlink("/etc/passwd", root / "passwd");
     files = StaticFiles::scan(root, {root / "data"});
-    FUZZ_CHECK(files.size() == servable.size(), "the scan did not list exactly the root's own files");
+    FUZZ_CHECK(files.size() == servable.size(),
+               "the scan did not list exactly the root's own files");
     for (const auto& [name, text] : servable) {
       const auto* f = files.find("/" + name);
       FUZZ_CHECK(f && f->body == text, "a file of the root is not found by its name: " + name);
@@ -101,8 +104,10 @@ void check_find(std::string_view target) {
   name.remove_prefix(1);
   if (name.empty()) name = "index.html";
   const auto it = web_root->servable.find(std::string(name));
-  FUZZ_CHECK(it != web_root->servable.end(), "served a name that is not a file of the root: " + std::string(target));
-  FUZZ_CHECK(file->body == it->second, "served another file than the one named: " + std::string(target));
+  FUZZ_CHECK(it != web_root->servable.end(),
+             "served a name that is not a file of the root: " + std::string(target));
+  FUZZ_CHECK(file->body == it->second,
+             "served another file than the one named: " + std::string(target));
 }
 
 }  // namespace

@@ -19,9 +19,9 @@
 // views, and the views serialize.
 #include <algorithm>
 #include <charconv>
-#include <memory>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,7 +47,8 @@ struct Views {
   std::vector<json> changing;
   std::shared_ptr<const json> fixed;
   friend bool operator==(const Views& a, const Views& b) {
-    return a.changing == b.changing && (a.fixed == b.fixed || (a.fixed && b.fixed && *a.fixed == *b.fixed));
+    return a.changing == b.changing &&
+           (a.fixed == b.fixed || (a.fixed && b.fixed && *a.fixed == *b.fixed));
   }
 };
 
@@ -80,7 +81,8 @@ class Play {
     if (line.empty()) return;
     const auto space = line.find(' ');
     const std::string_view head = line.substr(0, space);
-    const std::string_view rest = space == std::string_view::npos ? std::string_view{} : line.substr(space + 1);
+    const std::string_view rest =
+        space == std::string_view::npos ? std::string_view{} : line.substr(space + 1);
     const auto to_move = state_->to_move();
     switch (line.front()) {
       case '?':
@@ -124,18 +126,22 @@ class Play {
  private:
   void try_move(rules::Seat seat, const std::string& text) {
     const auto to_move = state_->to_move();
-    const bool listed = std::ranges::any_of(legal_, [&](const rules::Move& m) { return m.text == text; });
+    const bool listed =
+        std::ranges::any_of(legal_, [&](const rules::Move& m) { return m.text == text; });
     // The views before a move that must be refused, to compare with after it.
     if (!to_move || seat != *to_move || !listed) (void)shown();
     const auto r = state_->apply(seat, rules::Move{text});
     if (!to_move) {
-      FUZZ_CHECK(!r && r.error() == rules::RuleError::game_over, "a move after the end was not game_over");
+      FUZZ_CHECK(!r && r.error() == rules::RuleError::game_over,
+                 "a move after the end was not game_over");
     } else if (seat != *to_move) {
-      FUZZ_CHECK(!r && r.error() == rules::RuleError::not_your_turn, "a move out of turn was not not_your_turn");
+      FUZZ_CHECK(!r && r.error() == rules::RuleError::not_your_turn,
+                 "a move out of turn was not not_your_turn");
     } else if (listed) {
       FUZZ_CHECK(r.has_value(), "a move legal_moves() lists was refused: " + text);
     } else {
-      FUZZ_CHECK(!r && r.error() == rules::RuleError::illegal_move, "a move legal_moves() does not list was accepted: " + text);
+      FUZZ_CHECK(!r && r.error() == rules::RuleError::illegal_move,
+                 "a move legal_moves() does not list was accepted: " + text);
     }
     if (r) {
       settle();
@@ -159,10 +165,13 @@ class Play {
     const auto outcome = state_->outcome();
     FUZZ_CHECK(legal_.empty() == state_->is_over(), "legal_moves() is empty iff the game is over");
     FUZZ_CHECK(outcome.has_value() == !to_move.has_value(), "an outcome iff nobody is to move");
-    FUZZ_CHECK(!to_move || (*to_move >= 0 && *to_move < state_->num_seats()), "the seat to move does not exist");
+    FUZZ_CHECK(!to_move || (*to_move >= 0 && *to_move < state_->num_seats()),
+               "the seat to move does not exist");
     if (!outcome) return;
-    for (const auto w : outcome->winners) FUZZ_CHECK(w >= 0 && w < state_->num_seats(), "a winner who has no seat");
-    FUZZ_CHECK(outcome->scores.empty() || outcome->scores.size() == static_cast<std::size_t>(state_->num_seats()),
+    for (const auto w : outcome->winners)
+      FUZZ_CHECK(w >= 0 && w < state_->num_seats(), "a winner who has no seat");
+    FUZZ_CHECK(outcome->scores.empty() ||
+                   outcome->scores.size() == static_cast<std::size_t>(state_->num_seats()),
                "scores for another number of seats");
     FUZZ_CHECK(!outcome->reason.empty(), "an outcome without a reason");
     FUZZ_CHECK(game_.create(game_.rematch_options(options_, *outcome), 1).has_value(),
@@ -199,11 +208,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto created = game.create(options, seed);
   const auto normalized = game.normalize_options(options);
   if (!normalized) {
-    FUZZ_CHECK(!created && created.error() == rules::RuleError::bad_option, "options normalize refuses were taken");
+    FUZZ_CHECK(!created && created.error() == rules::RuleError::bad_option,
+               "options normalize refuses were taken");
     return 0;
   }
   if (!created) {
-    FUZZ_CHECK(created.error() == rules::RuleError::bad_option, "create refused with an error that is not bad_option");
+    FUZZ_CHECK(created.error() == rules::RuleError::bad_option,
+               "create refused with an error that is not bad_option");
     return 0;
   }
   // The same options and seed give the same game.

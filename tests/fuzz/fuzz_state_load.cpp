@@ -2,11 +2,13 @@
 //
 // - a game record, as /api/import receives it and /api/replay reads it from the store:
 //   record_from_json, then replay_frames through the rules core;
-// - a stored room, as the SQLite store reads it back at start (server/store/store.hpp's StoredRoom), in
+// - a stored room, as the SQLite store reads it back at start (server/store/store.hpp's
+// StoredRoom), in
 //   the JSON shape below, then Room::restore as Lobby::restore_room calls it:
 //     {"room": {"id", "game", "options", "seed", "private", "spectator_delay"},
 //      "seats": [player id or null, ...], "version": n,
-//      "rounds": [{"round", "options", "seed", "moves": [[seat, "move"], ...], "outcome", "rematch"}]}
+//      "rounds": [{"round", "options", "seed", "moves": [[seat, "move"], ...], "outcome",
+//      "rematch"}]}
 //   Options given as a string are the stored column's text, parsed as the store parses it.
 //
 // Checked: nothing throws or crashes; a record that loads writes back to itself and replays to
@@ -23,8 +25,8 @@
 #include <nlohmann/json.hpp>
 
 #include "check.hpp"
-#include "server/store/history.hpp"
 #include "server/rooms/room.hpp"
+#include "server/store/history.hpp"
 #include "server/store/store.hpp"
 
 namespace {
@@ -44,15 +46,18 @@ void check_record(const json& doc) {
   const json written = server::record_to_json(*record);
   const auto again = server::record_from_json(written);
   FUZZ_CHECK(again.has_value(), "a loaded record, written back, is refused: " + again.error());
-  FUZZ_CHECK(server::record_to_json(*again) == written, "a record changes when written and read again");
+  FUZZ_CHECK(server::record_to_json(*again) == written,
+             "a record changes when written and read again");
 
   const auto frames = server::replay_frames(*record);
   if (!frames) {
     FUZZ_CHECK(!frames.error().empty(), "a replay refused without a reason");
     return;
   }
-  FUZZ_CHECK(frames->is_array() && frames->size() == record->moves.size() + 1, "not one frame per position");
-  (void)frames->dump(-1, ' ', false, json::error_handler_t::strict);  // /api/replay sends them as they are
+  FUZZ_CHECK(frames->is_array() && frames->size() == record->moves.size() + 1,
+             "not one frame per position");
+  (void)frames->dump(-1, ' ', false,
+                     json::error_handler_t::strict);  // /api/replay sends them as they are
 }
 
 // Reading the fuzzed room as the store would have read it: wrong types read as the store's
@@ -67,7 +72,8 @@ T field(const json& obj, const char* key, T fallback) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return it->is_boolean() ? it->template get<bool>() : fallback;
   } else {
-    return it->is_number_integer() ? it->template get<T>() : fallback;  // wraps, as a cast from the store's int64
+    return it->is_number_integer() ? it->template get<T>()
+                                   : fallback;  // wraps, as a cast from the store's int64
   }
 }
 
@@ -134,22 +140,26 @@ void check_room(const json& doc) {
   std::vector<std::string> names;
   for (const auto& s : stored.seats) names.push_back(s ? "player " + *s : "");
   std::string why;
-  const auto room = server::Room::restore(stored, *game, names, store, 1'000'000, server::RoomSettings{}, why);
+  const auto room =
+      server::Room::restore(stored, *game, names, store, 1'000'000, server::RoomSettings{}, why);
   if (!room) {
     FUZZ_CHECK(!why.empty(), "a room refused without a reason");
     return;
   }
-  FUZZ_CHECK(room->round() == (stored.rounds.empty() ? 1 : stored.rounds.back().round), "restored at another round");
+  FUZZ_CHECK(room->round() == (stored.rounds.empty() ? 1 : stored.rounds.back().round),
+             "restored at another round");
   (void)room->summary().dump(-1, ' ', false, json::error_handler_t::strict);
 
   const auto spectator = std::make_shared<Recorder>(server::Player{"watcher", "watcher"});
-  FUZZ_CHECK(!room->join(spectator, protocol::Join{room->id(), true, std::nullopt, std::nullopt}, 1),
-             "a spectator could not watch a restored room");
+  FUZZ_CHECK(
+      !room->join(spectator, protocol::Join{room->id(), true, std::nullopt, std::nullopt}, 1),
+      "a spectator could not watch a restored room");
   FUZZ_CHECK(spectator->full.is_object(), "a spectator of a restored room got no state");
   std::vector<std::shared_ptr<Recorder>> players;
   for (std::size_t s = 0; s < stored.seats.size(); ++s) {
     if (!stored.seats[s]) continue;
-    auto p = std::make_shared<Recorder>(server::Player{*stored.seats[s], "player " + *stored.seats[s]});
+    auto p =
+        std::make_shared<Recorder>(server::Player{*stored.seats[s], "player " + *stored.seats[s]});
     const protocol::Join join{room->id(), false, static_cast<int>(s), std::nullopt};
     // One player may hold two seats in a broken log; the room then refuses the second join.
     if (!room->join(p, join, 2)) {
@@ -165,9 +175,11 @@ void check_room(const json& doc) {
     if (seat != to_move) continue;
     const auto moves = room->state().legal_moves();
     FUZZ_CHECK(!moves.empty(), "a restored game with a seat to move and no legal move");
-    const auto refused = room->move(p, protocol::MoveRequest{room->id(), room->version(), moves.front().text}, 3);
+    const auto refused =
+        room->move(p, protocol::MoveRequest{room->id(), room->version(), moves.front().text}, 3);
     // A table whose seats were never all taken waits for its players; any other refusal is wrong.
-    FUZZ_CHECK(!refused || *refused == protocol::Code::not_started, "a restored room refused a legal move");
+    FUZZ_CHECK(!refused || *refused == protocol::Code::not_started,
+               "a restored room refused a legal move");
     return;
   }
 }
@@ -176,7 +188,8 @@ void check_room(const json& doc) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  if (protocol::json_depth(text, 64) > 64) return 0;  // the parser's own recursion is not under test here
+  if (protocol::json_depth(text, 64) > 64)
+    return 0;  // the parser's own recursion is not under test here
   const json doc = json::parse(text, nullptr, false);
   if (doc.is_discarded()) return 0;
   check_record(doc);

@@ -11,7 +11,9 @@ using namespace plateau;
 using protocol::Code;
 
 TEST(Errors, RuleRefusalsMapToTheirWireCodes) {
-  const auto wire = [](rules::RuleError e) { return std::string(protocol::code_string(protocol::code_for(e))); };
+  const auto wire = [](rules::RuleError e) {
+    return std::string(protocol::code_string(protocol::code_for(e)));
+  };
   EXPECT_EQ(wire(rules::RuleError::game_over), "move/game_over");
   EXPECT_EQ(wire(rules::RuleError::not_your_turn), "move/not_your_turn");
   EXPECT_EQ(wire(rules::RuleError::illegal_move), "move/illegal");

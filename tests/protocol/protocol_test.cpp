@@ -41,34 +41,48 @@ TEST(Decode, HelloNamesTheVersionsItHoldsOrIsRefused) {
   const auto r = ok(R"({"type":"hello","name":"Ada","token":"abc","resume":{"r1":7,"r2":0}})");
   using Held = std::vector<std::pair<std::string, std::int64_t>>;
   EXPECT_EQ(std::get<Hello>(r.body).resume, (Held{{"r1", 7}, {"r2", 0}}));
-  EXPECT_TRUE(std::get<Hello>(ok(R"({"type":"hello","name":"Ada","resume":null})").body).resume.empty());
+  EXPECT_TRUE(
+      std::get<Hello>(ok(R"({"type":"hello","name":"Ada","resume":null})").body).resume.empty());
   for (const std::string bad : {R"([["r1",7]])", R"({"r1":-1})", R"({"r1":"7"})", R"({"r1":1.5})",
                                 R"({"":1})", R"({"r1":18446744073709551615})"})
-    EXPECT_EQ(refused(R"({"type":"hello","name":"Ada","resume":)" + bad + "}"), "proto/bad_field") << bad;
-  EXPECT_EQ(refused(R"({"type":"hello","name":"Ada","resume":{")" + std::string(65, 'r') + R"(":1}})"),
-            "proto/bad_field");
+    EXPECT_EQ(refused(R"({"type":"hello","name":"Ada","resume":)" + bad + "}"), "proto/bad_field")
+        << bad;
+  EXPECT_EQ(
+      refused(R"({"type":"hello","name":"Ada","resume":{")" + std::string(65, 'r') + R"(":1}})"),
+      "proto/bad_field");
   json many = json::object();
   for (int i = 0; i < 33; ++i) many["r" + std::to_string(i)] = i;
-  EXPECT_EQ(refused(json{{"type", "hello"}, {"name", "Ada"}, {"resume", many}}.dump()), "proto/bad_field");
+  EXPECT_EQ(refused(json{{"type", "hello"}, {"name", "Ada"}, {"resume", many}}.dump()),
+            "proto/bad_field");
   many.erase("r0");
-  EXPECT_EQ(std::get<Hello>(ok(json{{"type", "hello"}, {"name", "Ada"}, {"resume", many}}.dump()).body).resume.size(), 32u);
+  EXPECT_EQ(
+      std::get<Hello>(ok(json{{"type", "hello"}, {"name", "Ada"}, {"resume", many}}.dump()).body)
+          .resume.size(),
+      32u);
 }
 
 TEST(Decode, JoinNamesTheVersionItHoldsOrIsRefused) {
-  const auto j = std::get<Join>(ok(R"({"type":"join","room":"r1","as":"spectator","version":41})").body);
+  const auto j =
+      std::get<Join>(ok(R"({"type":"join","room":"r1","as":"spectator","version":41})").body);
   EXPECT_EQ(j.version, 41);
   EXPECT_TRUE(j.spectator);
-  EXPECT_EQ(std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player","version":0})").body).version, 0);
-  EXPECT_EQ(std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player","version":null})").body).version,
+  EXPECT_EQ(
+      std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player","version":0})").body).version,
+      0);
+  EXPECT_EQ(std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player","version":null})").body)
+                .version,
             std::nullopt);
-  EXPECT_EQ(std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player"})").body).version, std::nullopt);
+  EXPECT_EQ(std::get<Join>(ok(R"({"type":"join","room":"r1","as":"player"})").body).version,
+            std::nullopt);
   for (const std::string bad : {"-1", R"("7")", "1.5", "true", "[7]", "18446744073709551615"})
-    EXPECT_EQ(refused(R"({"type":"join","room":"r1","as":"spectator","version":)" + bad + "}"), "proto/bad_field")
+    EXPECT_EQ(refused(R"({"type":"join","room":"r1","as":"spectator","version":)" + bad + "}"),
+              "proto/bad_field")
         << bad;
 }
 
 TEST(Decode, EveryRequestType) {
-  auto c = ok(R"({"type":"create","game":"quantik","options":{"first":"1"},"private":true,"spectator_delay":2,"id":"c1"})");
+  auto c = ok(
+      R"({"type":"create","game":"quantik","options":{"first":"1"},"private":true,"spectator_delay":2,"id":"c1"})");
   const auto& create = std::get<Create>(c.body);
   EXPECT_EQ(create.game, "quantik");
   EXPECT_EQ(create.options, json({{"first", "1"}}));
@@ -78,7 +92,8 @@ TEST(Decode, EveryRequestType) {
   auto j = ok(R"({"type":"join","room":"ab12","as":"player","seat":1})");
   EXPECT_EQ(std::get<Join>(j.body).seat, 1);
   EXPECT_FALSE(std::get<Join>(j.body).spectator);
-  EXPECT_TRUE(std::get<Join>(ok(R"({"type":"join","room":"ab12","as":"spectator"})").body).spectator);
+  EXPECT_TRUE(
+      std::get<Join>(ok(R"({"type":"join","room":"ab12","as":"spectator"})").body).spectator);
   auto m = ok(R"({"type":"move","room":"ab12","version":7,"move":"cube@c3"})");
   EXPECT_EQ(std::get<MoveRequest>(m.body).version, 7);
   EXPECT_EQ(std::get<MoveRequest>(m.body).move, "cube@c3");
@@ -86,13 +101,16 @@ TEST(Decode, EveryRequestType) {
   EXPECT_EQ(std::get<Leave>(ok(R"({"type":"leave","room":"x"})").body).room, "x");
   EXPECT_EQ(std::get<Rematch>(ok(R"({"type":"rematch","room":"x"})").body).room, "x");
   EXPECT_TRUE(std::holds_alternative<ListRooms>(ok(R"({"type":"rooms"})").body));
-  const auto page = std::get<ListRooms>(ok(R"({"type":"rooms","game":"quantik","offset":100,"limit":50})").body);
+  const auto page =
+      std::get<ListRooms>(ok(R"({"type":"rooms","game":"quantik","offset":100,"limit":50})").body);
   EXPECT_EQ(page.game, "quantik");
   EXPECT_EQ(page.offset, 100u);
   EXPECT_EQ(page.limit, 50u);
-  EXPECT_EQ(std::get<ListRooms>(ok(R"({"type":"rooms"})").body).limit, std::nullopt) << "no limit: all of them";
-  for (const char* bad : {R"({"type":"rooms","limit":0})", R"({"type":"rooms","limit":501})", R"({"type":"rooms","limit":"5"})",
-                          R"({"type":"rooms","offset":-1})", R"({"type":"rooms","game":7})"})
+  EXPECT_EQ(std::get<ListRooms>(ok(R"({"type":"rooms"})").body).limit, std::nullopt)
+      << "no limit: all of them";
+  for (const char* bad : {R"({"type":"rooms","limit":0})", R"({"type":"rooms","limit":501})",
+                          R"({"type":"rooms","limit":"5"})", R"({"type":"rooms","offset":-1})",
+                          R"({"type":"rooms","game":7})"})
     EXPECT_EQ(refused(bad), "proto/bad_field") << bad;
 }
 
@@ -111,22 +129,30 @@ TEST(Decode, GarbageGetsAStableCodeAndNeverThrows) {
   EXPECT_EQ(refused(R"({"type":"hello","name":"   "})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"hello","name":"a\u0007b"})"), "proto/bad_field");
   // Names sit inside other text: nothing in them may break the line or reorder what follows.
-  for (const char* c : {"\\u0085", "\\u009f", "\\u2028", "\\u2029", "\\u202a", "\\u202e", "\\u2066", "\\u2069"})
-    EXPECT_EQ(refused(std::string(R"({"type":"hello","name":"a)") + c + R"(b"})"), "proto/bad_field") << c;
+  for (const char* c :
+       {"\\u0085", "\\u009f", "\\u2028", "\\u2029", "\\u202a", "\\u202e", "\\u2066", "\\u2069"})
+    EXPECT_EQ(refused(std::string(R"({"type":"hello","name":"a)") + c + R"(b"})"),
+              "proto/bad_field")
+        << c;
   // The limit counts characters, not bytes: 40 fit in any script, 41 do not.
   std::string cyrillic, han;
   for (int i = 0; i < 40; ++i) cyrillic += "Ж", han += "李";
-  EXPECT_EQ(std::get<Hello>(ok(R"({"type":"hello","name":")" + cyrillic + R"("})").body).name, cyrillic);
+  EXPECT_EQ(std::get<Hello>(ok(R"({"type":"hello","name":")" + cyrillic + R"("})").body).name,
+            cyrillic);
   EXPECT_EQ(std::get<Hello>(ok(R"({"type":"hello","name":")" + han + R"("})").body).name, han);
   EXPECT_EQ(refused(R"({"type":"hello","name":")" + cyrillic + R"(Ж"})"), "proto/bad_field");
-  EXPECT_EQ(refused(R"({"type":"hello","name":")" + std::string(41, 'a') + R"("})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"hello","name":")" + std::string(41, 'a') + R"("})"),
+            "proto/bad_field");
   // Letters of any script, and the marks that only set a direction, are names.
   for (const char* n : {"Zoë", "שרה", "ليلى", "李雷", "a\u200fb", "a\u00a0b", "\u2065x", "x\u206a"})
-    EXPECT_TRUE(std::holds_alternative<Hello>(ok(std::string(R"({"type":"hello","name":")") + n + R"("})").body)) << n;
+    EXPECT_TRUE(std::holds_alternative<Hello>(
+        ok(std::string(R"({"type":"hello","name":")") + n + R"("})").body))
+        << n;
   EXPECT_EQ(refused(R"({"type":"hello","name":"x","token":5})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"create"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"create","game":"quantik","options":[1]})"), "proto/bad_field");
-  EXPECT_EQ(refused(R"({"type":"create","game":"quantik","spectator_delay":-1})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"create","game":"quantik","spectator_delay":-1})"),
+            "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"join","room":"r","as":"referee"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"join","room":"r","as":"player","seat":"0"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"join","room":5,"as":"player"})"), "proto/bad_field");
@@ -134,7 +160,8 @@ TEST(Decode, GarbageGetsAStableCodeAndNeverThrows) {
   EXPECT_EQ(refused(R"({"type":"move","room":"r","version":"3","move":"x"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"move","room":"r","version":3.5,"move":"x"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"move","room":"r","version":3,"move":["x"]})"), "proto/bad_field");
-  EXPECT_EQ(refused(R"({"type":"move","room":"r","version":185,"move":"","idX":{"x":1}})"), "proto/bad_field");
+  EXPECT_EQ(refused(R"({"type":"move","room":"r","version":185,"move":"","idX":{"x":1}})"),
+            "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"sync"})"), "proto/bad_field");
   EXPECT_EQ(refused(R"({"type":"rooms","id":{"a":1}})"), "proto/bad_field");
 }
@@ -157,8 +184,9 @@ TEST(Decode, OversizeAndDeepFramesAreRefusedBeforeParsing) {
   const std::string big = R"({"type":"hello","name":")" + std::string(70000, 'a') + R"("})";
   EXPECT_EQ(refused(big), "proto/too_large");
   EXPECT_EQ(refused(std::string(100, '[') + std::string(100, ']')), "proto/too_deep");
-  EXPECT_EQ(refused(R"({"type":"rooms","x":)" + std::string(5000, '[') + std::string(5000, ']') + "}"),
-            "proto/too_deep");
+  EXPECT_EQ(
+      refused(R"({"type":"rooms","x":)" + std::string(5000, '[') + std::string(5000, ']') + "}"),
+      "proto/too_deep");
   // Brackets inside strings do not count as depth.
   ok(R"({"type":"hello","name":")" + std::string(30, '[') + R"("})");
   Limits small{.max_frame_bytes = 10, .max_depth = 32};
@@ -181,21 +209,32 @@ TEST(Decode, RandomBytesNeverThrow) {
 TEST(Encode, GoldenFrames) {
   EXPECT_EQ(encode_created(1, "ab12"), R"({"id":1,"room":"ab12","type":"created"})");
   EXPECT_EQ(encode_joined(nullptr, "ab12", 0), R"({"room":"ab12","seat":0,"type":"joined"})");
-  EXPECT_EQ(encode_joined("j", "ab12", std::nullopt), R"({"id":"j","room":"ab12","seat":null,"type":"joined"})");
-  EXPECT_EQ(encode_patch("ab12", 5, json::array({{{"op", "replace"}, {"path", "/to_move"}, {"value", 1}}})),
-            R"({"ops":[{"op":"replace","path":"/to_move","value":1}],"room":"ab12","type":"patch","version":5})");
+  EXPECT_EQ(encode_joined("j", "ab12", std::nullopt),
+            R"({"id":"j","room":"ab12","seat":null,"type":"joined"})");
+  EXPECT_EQ(
+      encode_patch("ab12", 5,
+                   json::array({{{"op", "replace"}, {"path", "/to_move"}, {"value", 1}}})),
+      R"({"ops":[{"op":"replace","path":"/to_move","value":1}],"room":"ab12","type":"patch","version":5})");
   const json ops = json::array({{{"op", "add"}, {"path", "/a~1b"}, {"value", "q\"x"}}});
-  EXPECT_EQ(encode_patch_text("ab12", 5, ops.dump()), encode_patch("ab12", 5, ops)) << "both encoders agree";
+  EXPECT_EQ(encode_patch_text("ab12", 5, ops.dump()), encode_patch("ab12", 5, ops))
+      << "both encoders agree";
   EXPECT_EQ(encode_error({Code::stale_version, "old", "m1"}),
             R"({"code":"move/stale_version","id":"m1","message":"old","type":"error"})");
   EXPECT_EQ(encode_crowd("ab12", 3), R"({"room":"ab12","spectators":3,"type":"crowd"})");
   EXPECT_EQ(encode_left(nullptr, "ab12"), R"({"room":"ab12","type":"left"})");
-  EXPECT_EQ(encode_full(2, "ab12", 4, json{{"k", 1}}), R"({"id":2,"room":"ab12","state":{"k":1},"type":"full","version":4})");
-  EXPECT_EQ(encode_rooms(nullptr, json::array(), 0, 0, json::array()), R"({"mine":[],"offset":0,"rooms":[],"total":0,"type":"rooms"})");
+  EXPECT_EQ(encode_full(2, "ab12", 4, json{{"k", 1}}),
+            R"({"id":2,"room":"ab12","state":{"k":1},"type":"full","version":4})");
+  EXPECT_EQ(encode_rooms(nullptr, json::array(), 0, 0, json::array()),
+            R"({"mine":[],"offset":0,"rooms":[],"total":0,"type":"rooms"})");
   const json games = json::array({{{"id", "quantik"}, {"seats", 2}}});
   const json tables = json::array({{{"room", "ab12"}, {"seat", 1}}});
-  EXPECT_EQ(encode_welcome(7, "p1", "t\"k", games.dump(), tables),
-            (json{{"type", "welcome"}, {"id", 7}, {"player", "p1"}, {"token", "t\"k"}, {"games", games}, {"tables", tables}}.dump()));
+  EXPECT_EQ(encode_welcome(7, "p1", "t\"k", games.dump(), tables), (json{{"type", "welcome"},
+                                                                         {"id", 7},
+                                                                         {"player", "p1"},
+                                                                         {"token", "t\"k"},
+                                                                         {"games", games},
+                                                                         {"tables", tables}}
+                                                                        .dump()));
   EXPECT_EQ(encode_welcome(nullptr, "p1", "tk", "[]"),
             R"({"games":[],"player":"p1","tables":[],"token":"tk","type":"welcome"})");
   // Invalid UTF-8 in a message never makes encoding throw.
@@ -270,7 +309,9 @@ TEST(Patch, LegalMovesAreEscapedAsJsonStrings) {
   std::string ops = "[";
   append_envelope_diff(ops, from, to);
   ops += "]";
-  EXPECT_EQ(ops, R"([{"op":"replace","path":"/legal_moves","value":["a1","q\"uote","back\\slash","ctl\u0001\u001f","tab\u0009",""]}])");
+  EXPECT_EQ(
+      ops,
+      R"([{"op":"replace","path":"/legal_moves","value":["a1","q\"uote","back\\slash","ctl\u0001\u001f","tab\u0009",""]}])");
   const json parsed = json::parse(ops);
   EXPECT_EQ(parsed[0]["value"].get<std::vector<std::string>>(), to.legal_moves);
 }
@@ -281,7 +322,8 @@ TEST(State, CarriesTheFixedCoreFields) {
   std::vector<SeatInfo> seats{{"Ada", true}, {std::nullopt, false}};
   RoomFacts waiting{g.id(), Status::waiting, &seats, nullptr, 1, nullptr};
   auto st = make_state(waiting, *s, 0);
-  for (const char* k : {"game", "status", "seats", "you", "to_move", "legal_moves", "outcome", "board"})
+  for (const char* k :
+       {"game", "status", "seats", "you", "to_move", "legal_moves", "outcome", "board"})
     EXPECT_TRUE(st.contains(k)) << k;
   EXPECT_EQ(st["status"], "waiting");
   EXPECT_EQ(st["to_move"], nullptr) << "nobody moves before the seats are filled";
@@ -290,7 +332,8 @@ TEST(State, CarriesTheFixedCoreFields) {
   RoomFacts playing{g.id(), Status::playing, &seats, nullptr, 1, nullptr};
   EXPECT_EQ(make_state(playing, *s, 0)["legal_moves"].size(), 64u) << "the mover sees its moves";
   EXPECT_TRUE(make_state(playing, *s, 1)["legal_moves"].empty()) << "the other seat sees none";
-  EXPECT_TRUE(make_state(playing, *s, std::nullopt)["legal_moves"].empty()) << "nor does a spectator";
+  EXPECT_TRUE(make_state(playing, *s, std::nullopt)["legal_moves"].empty())
+      << "nor does a spectator";
   EXPECT_EQ(make_state(playing, *s, std::nullopt)["you"], nullptr);
 }
 

@@ -37,7 +37,8 @@ std::unique_ptr<State> make(const ConformanceCase& c, std::uint64_t seed) {
 // Plays a random game from each seed and calls check(state, start) at every position, the
 // last included; `start` is the game's first position.
 template <class Check>
-void check_random_games(const ConformanceCase& c, std::initializer_list<std::uint64_t> seeds, Check check);
+void check_random_games(const ConformanceCase& c, std::initializer_list<std::uint64_t> seeds,
+                        Check check);
 
 }  // namespace
 
@@ -70,7 +71,8 @@ std::vector<Move> random_playout(State& state, std::uint64_t seed,
 namespace {
 
 template <class Check>
-void check_random_games(const ConformanceCase& c, std::initializer_list<std::uint64_t> seeds, Check check) {
+void check_random_games(const ConformanceCase& c, std::initializer_list<std::uint64_t> seeds,
+                        Check check) {
   for (const std::uint64_t seed : seeds) {
     auto s = make(c, seed);
     ASSERT_TRUE(s);
@@ -86,7 +88,8 @@ std::vector<ConformanceCase> registered_cases() {
   std::vector<ConformanceCase> cases;
   for (const Game* g : all_games())
     for (int n = g->min_seats(); n <= g->max_seats(); ++n)
-      cases.push_back({g, json{{"players", n}}, std::string(g->id()) + "_" + std::to_string(n) + "p"});
+      cases.push_back(
+          {g, json{{"players", n}}, std::string(g->id()) + "_" + std::to_string(n) + "p"});
   return cases;
 }
 
@@ -247,9 +250,8 @@ TEST_P(Conformance, ReplayFromSeedAndMovesIsExact) {
     auto original = make(c, seed);
     ASSERT_TRUE(original);
     std::vector<std::vector<json>> seen;
-    const auto moves = random_playout(*original, seed * 7, [&](const State& st) {
-      seen.push_back(all_views(st));
-    });
+    const auto moves = random_playout(*original, seed * 7,
+                                      [&](const State& st) { seen.push_back(all_views(st)); });
     auto again = make(c, seed);
     ASSERT_TRUE(again);
     for (std::size_t i = 0; i < moves.size(); ++i) {
@@ -369,19 +371,23 @@ TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
           }
           ++(since ? updated_since : updated);
           const std::string how = std::string(since ? "given what was shown" : "from the board") +
-                                  ", " +
-                                  std::to_string(back) + " moves on, for viewer " + std::to_string(i);
+                                  ", " + std::to_string(back) + " moves on, for viewer " +
+                                  std::to_string(i);
           for (const auto& e : update.edits) {
             const json::json_pointer ptr(e.pointer);
-            ASSERT_TRUE(board.contains(ptr)) << e.pointer << " is not on the updated board: " << how;
-            ASSERT_EQ(earlier.boards[i].contains(ptr), !e.added) << e.pointer << (e.added ? " said added: " : " said replaced: ") << how;
+            ASSERT_TRUE(board.contains(ptr))
+                << e.pointer << " is not on the updated board: " << how;
+            ASSERT_EQ(earlier.boards[i].contains(ptr), !e.added)
+                << e.pointer << (e.added ? " said added: " : " said replaced: ") << how;
           }
           ASSERT_TRUE(update.rest.is_object());
           // The edits must also be complete: the earlier board patched with them alone, as a
           // client's copy is, must come out as the board.
           json patch = json::array();
           for (const auto& e : update.edits)
-            patch.push_back({{"op", e.added ? "add" : "replace"}, {"path", e.pointer}, {"value", board[json::json_pointer(e.pointer)]}});
+            patch.push_back({{"op", e.added ? "add" : "replace"},
+                             {"path", e.pointer},
+                             {"value", board[json::json_pointer(e.pointer)]}});
           json patched = earlier.boards[i].patch(patch);
           for (const auto& [key, value] : update.rest.items()) {
             ASSERT_TRUE(board.contains(key)) << "rest has " << key << ", which the board lacks";

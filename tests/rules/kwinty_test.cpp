@@ -218,9 +218,9 @@ TEST(Kwinty, TheStrictReadingForbidsAShortSideAgainstAnyBlockOfItsColour) {
 TEST(Kwinty, TheStrictReadingForbidsLyingOnAStandingBlockOfItsColour) {
   auto s = start_strict();
   ASSERT_TRUE(played(*s, {"S@i1", "S@j1"}));
-  expect_refused(*s, "L@i3");       // on white's standing top (short side) at i2
+  expect_refused(*s, "L@i3");         // on white's standing top (short side) at i2
   ASSERT_TRUE(played(*s, {"S@h1"}));  // standing side by side: long sides only
-  expect_refused(*s, "L@i3");       // black's own standing top j2 is under it too
+  expect_refused(*s, "L@i3");         // black's own standing top j2 is under it too
   EXPECT_TRUE(legal(*s, "L@h3")) << "black may lie on white";
 }
 
@@ -355,9 +355,9 @@ TEST(Kwinty, AfterFortyBlocksTheMostLinesOfFourWins) {
   auto s = start();
   ASSERT_TRUE(
       played(*s, {"L@i1", "L@k1", "L@m1", "L@o1", "S@q1", "L@k2", "L@i2", "L@o2", "L@m2", "L@k3",
-                "L@i3", "L@o3", "L@m3", "S@q3", "L@k4", "L@i4", "L@o4", "L@m4", "L@i5", "L@k5",
-                "L@m5", "L@o5", "S@q5", "L@i6", "L@k6", "L@m6", "L@o6", "L@i7", "L@k7", "L@m7",
-                "L@o7", "S@q7", "L@k8", "L@i8", "L@o8", "L@m8", "L@i9", "L@k9", "L@m9"}));
+                  "L@i3", "L@o3", "L@m3", "S@q3", "L@k4", "L@i4", "L@o4", "L@m4", "L@i5", "L@k5",
+                  "L@m5", "L@o5", "S@q5", "L@i6", "L@k6", "L@m6", "L@o6", "L@i7", "L@k7", "L@m7",
+                  "L@o7", "S@q7", "L@k8", "L@i8", "L@o8", "L@m8", "L@i9", "L@k9", "L@m9"}));
   EXPECT_FALSE(s->is_over());
   ASSERT_TRUE(played(*s, {"L@o9"}));
   ASSERT_TRUE(s->is_over());
@@ -392,9 +392,9 @@ TEST(Kwinty, APlayerWhoCannotPlacePassesAndEqualLinesOfFourDraw) {
   auto s = start();
   ASSERT_TRUE(
       played(*s, {"L@i1", "L@k1", "L@m1", "L@o1", "L@i2", "S@q1", "L@m2", "L@k2", "L@i3", "L@o2",
-                "L@m3", "L@k3", "S@q3", "L@o3", "L@k4", "L@i4", "L@o4", "L@m4", "L@i5", "L@k5",
-                "L@m5", "L@o5", "L@k6", "L@i6", "L@o6", "L@m6", "L@k7", "L@i7", "L@o7", "L@m7",
-                "L@k8", "L@i8", "L@o8", "L@m8", "L@i9", "L@k9", "L@m9", "L@o9"}));
+                  "L@m3", "L@k3", "S@q3", "L@o3", "L@k4", "L@i4", "L@o4", "L@m4", "L@i5", "L@k5",
+                  "L@m5", "L@o5", "L@k6", "L@i6", "L@o6", "L@m6", "L@k7", "L@i7", "L@o7", "L@m7",
+                  "L@k8", "L@i8", "L@o8", "L@m8", "L@i9", "L@k9", "L@m9", "L@o9"}));
   ASSERT_EQ(s->to_move(), 0);
   EXPECT_EQ(s->legal_moves(), std::vector<Move>{{"pass"}});
   expect_refused(*s, "S@q5");  // white standing on white
@@ -443,9 +443,9 @@ TEST(Kwinty, WhenNeitherPlayerCanPlaceTheGameEndsAndLinesOfFourDecide) {
   auto s = start();
   ASSERT_TRUE(
       played(*s, {"S@i1", "L@j1", "L@l1", "L@n1", "L@p1", "L@l2", "L@j2", "L@p2", "L@n2", "L@k3",
-                "L@i3", "L@o3", "L@m3", "L@i4", "S@q3", "L@m4", "L@k4", "L@k5", "L@o4", "L@o5",
-                "L@i5", "S@q5", "L@m5", "L@k6", "L@i6", "L@o6", "L@m6", "L@k7", "L@i7", "L@o7",
-                "L@m7", "L@i8", "L@k8", "L@m8", "L@o8", "L@k9", "L@i9", "L@o9"}));
+                  "L@i3", "L@o3", "L@m3", "L@i4", "S@q3", "L@m4", "L@k4", "L@k5", "L@o4", "L@o5",
+                  "L@i5", "S@q5", "L@m5", "L@k6", "L@i6", "L@o6", "L@m6", "L@k7", "L@i7", "L@o7",
+                  "L@m7", "L@i8", "L@k8", "L@m8", "L@o8", "L@k9", "L@i9", "L@o9"}));
   EXPECT_FALSE(s->is_over());
   ASSERT_TRUE(played(*s, {"L@m9"}));
   ASSERT_TRUE(s->is_over());

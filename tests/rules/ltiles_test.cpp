@@ -19,8 +19,8 @@
 #include <tuple>
 
 #include "conformance.hpp"
-#include "scenario.hpp"
 #include "rules/ltiles/ltiles.hpp"
+#include "scenario.hpp"
 
 namespace plateau::rules::ltiles {
 namespace {
@@ -197,9 +197,16 @@ TEST(LTiles, EachLotIsShuffledFromTheSeedIntoTheOrderItIsPlayed) {
   // Every tile of the lot comes off the pile exactly once.
   std::map<std::string, int> red;
   for (const auto& k : a[0]) ++red[k];
-  EXPECT_EQ(red, (std::map<std::string, int>{{"RRR", 6}, {"NRR", 2}, {"RNR", 1}, {"RRN", 1},
-                                             {"RNN", 1}, {"NRN", 1}, {"NNR", 1}, {"GRR", 3},
-                                             {"RGR", 2}, {"RRG", 2}}));
+  EXPECT_EQ(red, (std::map<std::string, int>{{"RRR", 6},
+                                             {"NRR", 2},
+                                             {"RNR", 1},
+                                             {"RRN", 1},
+                                             {"RNN", 1},
+                                             {"NRN", 1},
+                                             {"NNR", 1},
+                                             {"GRR", 3},
+                                             {"RGR", 2},
+                                             {"RRG", 2}}));
   EXPECT_EQ(a[1].size(), 20u);
 }
 
@@ -234,9 +241,7 @@ void expect_hidden_tiles_never_show(const std::string& variant) {
   EXPECT_GT(compared, 38) << "every pair is compared at least once";
 }
 
-TEST(LTiles, HiddenTilesNeverAppearInAViewOrAPatch) {
-  expect_hidden_tiles_never_show("standard");
-}
+TEST(LTiles, HiddenTilesNeverAppearInAViewOrAPatch) { expect_hidden_tiles_never_show("standard"); }
 
 TEST(LTiles, HiddenTilesNeverAppearInAViewOrAPatchWithHands) {
   expect_hidden_tiles_never_show("hand");
@@ -294,7 +299,7 @@ TEST(LTiles, ElargirOverAPlacedSquareIsRefused) {
 
 TEST(LTiles, TheColoursOfTouchingSidesDoNotMatter) {
   auto s = open_game();
-  play(*s, {"RRR@2,0,0"});  // red (2,0) against the domino's green (1,0)
+  play(*s, {"RRR@2,0,0"});   // red (2,0) against the domino's green (1,0)
   play(*s, {"GGG@-1,0,1"});  // green (-1,0) against the domino's red (0,0)
   EXPECT_EQ(square(*s, 2, 0), sq(1, "R", 1));
   EXPECT_EQ(square(*s, -1, 0), sq(1, "G", 2));
@@ -308,7 +313,7 @@ TEST(LTiles, TheTableIsUnbounded) {
     play(*s, {(i < 6 ? "RRR@" : "NRR@") + std::to_string(2 + 2 * i) + ",0,0"});
     play(*s, {(i < 6 ? "GGG@" : "NGG@") + std::to_string(-1 - 2 * i) + ",0,2"});
   }
-  EXPECT_EQ(square(*s, 17, 0), sq(1, "R", 15));  // 2 + 2×7 + 1
+  EXPECT_EQ(square(*s, 17, 0), sq(1, "R", 15));   // 2 + 2×7 + 1
   EXPECT_EQ(square(*s, -16, 0), sq(1, "G", 16));  // -1 - 2×7 - 1
   // Extent [min x, min y, max x, max y]: red's last tile reaches (16,1), green's (-15,-1).
   EXPECT_EQ(s->view(std::nullopt)["extent"], json({-16, -1, 17, 1}));
@@ -398,7 +403,7 @@ TEST(LTiles, RedGoesOnRedOrNeutralButNeverDirectlyOnGreen) {
   EXPECT_EQ(kinds_legal_at(*s, kRedKinds, "@0,0,0"),
             (std::set<std::string>{"RNR", "RNN", "NNR", "RGR"}));
   expect_refused(*s, "RRR@0,0,0");  // red on green at (1,0)
-  play(*s, {"RGR@0,0,0"});           // green on green, red on red, red on neutral
+  play(*s, {"RGR@0,0,0"});          // green on green, red on red, red on neutral
   EXPECT_EQ(square(*s, 1, 0), sq(2, "G", 3));
   EXPECT_EQ(square(*s, 0, 1), sq(2, "R", 3));
 }
@@ -412,7 +417,7 @@ TEST(LTiles, GreenGoesOnGreenOrNeutralButNeverDirectlyOnRed) {
             (std::set<std::string>{"GGN", "GNN", "NGN", "GGR"}));
   expect_refused(*s, "GGG@1,0,1");  // green on red at (0,0)
   expect_refused(*s, "RGG@1,0,1");  // red on green at (1,0)
-  play(*s, {"NGN@1,0,1"});           // neutral on green, green on neutral, neutral on red
+  play(*s, {"NGN@1,0,1"});          // neutral on green, green on neutral, neutral on red
   EXPECT_EQ(square(*s, 1, 1), sq(2, "G", 2));
 }
 
@@ -597,10 +602,10 @@ TEST(LTiles, OnlyTheDocumentedNotationIsAccepted) {
   auto s = open_game();
   ASSERT_TRUE(legal(*s, "RRR@0,1,0"));
   ASSERT_TRUE(legal(*s, "RRR@-1,0,1"));
-  for (const char* bad : {"RRR@00,1,0", "RRR@+0,1,0", "RRR@-0,1,0", "RRR@0,1,4", "rrr@0,1,0",
-                          "RRR@0,1,0 ", " RRR@0,1,0", "RRR@0,1", "RRR@0,1,0,0", "RRR0,1,0",
-                          "RRX@0,1,0", "RR@0,1,0", "RRR@-01,0,1", "RRR@0,1,-0", "pile RRR",
-                          "pass", "RRR@9999999,1,0"})
+  for (const char* bad :
+       {"RRR@00,1,0", "RRR@+0,1,0", "RRR@-0,1,0", "RRR@0,1,4", "rrr@0,1,0", "RRR@0,1,0 ",
+        " RRR@0,1,0", "RRR@0,1", "RRR@0,1,0,0", "RRR0,1,0", "RRX@0,1,0", "RR@0,1,0", "RRR@-01,0,1",
+        "RRR@0,1,-0", "pile RRR", "pass", "RRR@9999999,1,0"})
     expect_refused(*s, bad);
 }
 
@@ -614,9 +619,9 @@ void order_pile(State& s, const std::vector<std::string>& kinds) {
 // Red's order, first played first: the 14 tiles that are not RRR; the six RRR then fill in.
 const std::vector<std::string> kRedOrder{"RRG", "RRG", "RGR", "RGR", "GRR", "GRR", "GRR",
                                          "NNR", "NRN", "RNN", "RRN", "RNR", "NRR", "NRR"};
-const std::vector<std::string> kGreenOrder{"GGG", "GGG", "GGG", "GGG", "GGG", "GGG", "NGG",
-                                           "NGG", "GNG", "GGN", "GNN", "NGN", "NNG", "RGG",
-                                           "RGG", "RGG", "GRG", "GRG"};
+const std::vector<std::string> kGreenOrder{"GGG", "GGG", "GGG", "GGG", "GGG", "GGG",
+                                           "NGG", "NGG", "GNG", "GGN", "GNN", "NGN",
+                                           "NNG", "RGG", "RGG", "RGG", "GRG", "GRG"};
 
 TEST(LTiles, OrderedEachSeatOrdersItsPileAsSetupMovesFirstPlayerFirst) {
   auto s = start("ordered", "1");
@@ -812,7 +817,8 @@ TEST(LTiles, TheListedPlacementsAreExactlyThoseApplyTakes) {
       for (int x = x0 - 3; x <= x1 + 3; ++x)
         for (int y = y0 - 3; y <= y1 + 3; ++y)
           for (int rot = 0; rot < 4; ++rot) {
-            const std::string m = kind + "@" + std::to_string(x) + "," + std::to_string(y) + "," + std::to_string(rot);
+            const std::string m = kind + "@" + std::to_string(x) + "," + std::to_string(y) + "," +
+                                  std::to_string(rot);
             if (s->clone()->apply(*s->to_move(), Move{m})) taken.insert(m);
           }
       std::set<std::string> listed_of_kind;
@@ -821,15 +827,19 @@ TEST(LTiles, TheListedPlacementsAreExactlyThoseApplyTakes) {
       std::vector<std::string> only_taken, only_listed;
       std::ranges::set_difference(taken, listed_of_kind, std::back_inserter(only_taken));
       std::ranges::set_difference(listed_of_kind, taken, std::back_inserter(only_listed));
-      ASSERT_EQ(only_taken, std::vector<std::string>{}) << "taken, not listed; seed " << seed << ", turn " << turn;
-      ASSERT_EQ(only_listed, std::vector<std::string>{}) << "listed, not taken; seed " << seed << ", turn " << turn;
+      ASSERT_EQ(only_taken, std::vector<std::string>{})
+          << "taken, not listed; seed " << seed << ", turn " << turn;
+      ASSERT_EQ(only_listed, std::vector<std::string>{})
+          << "listed, not taken; seed " << seed << ", turn " << turn;
       // Listed in (corner, rotation) order, each once: the order clients and seeded picks see.
       std::vector<std::tuple<int, int, int>> order;
       for (const auto& m : moves) {
         const auto at = m.text.find('@'), c1 = m.text.find(',', at), c2 = m.text.find(',', c1 + 1);
-        order.emplace_back(std::stoi(m.text.substr(at + 1)), std::stoi(m.text.substr(c1 + 1)), std::stoi(m.text.substr(c2 + 1)));
+        order.emplace_back(std::stoi(m.text.substr(at + 1)), std::stoi(m.text.substr(c1 + 1)),
+                           std::stoi(m.text.substr(c2 + 1)));
       }
-      EXPECT_TRUE(std::ranges::adjacent_find(order, std::greater_equal<>()) == order.end()) << "seed " << seed << ", turn " << turn;
+      EXPECT_TRUE(std::ranges::adjacent_find(order, std::greater_equal<>()) == order.end())
+          << "seed " << seed << ", turn " << turn;
       play(*s, {moves[pick.below(moves.size())].text});
     }
   }

@@ -20,10 +20,10 @@
 #include <set>
 
 #include "conformance.hpp"
-#include "scenario.hpp"
 #include "rules/on_top/on_top.hpp"
-#include "rules/view_parts.hpp"
 #include "rules/rng.hpp"
+#include "rules/view_parts.hpp"
+#include "scenario.hpp"
 
 namespace plateau::rules::on_top {
 namespace {
@@ -35,7 +35,8 @@ std::unique_ptr<State> setup_game(json options, std::vector<std::string> tiles,
                                   std::optional<std::array<int, 4>> pawns = std::nullopt,
                                   std::optional<int> spare_blacks = std::nullopt) {
   if (!options.contains("first")) options["first"] = "0";
-  auto s = create_for_test(options, 1, TestSetup{std::move(tiles), pawns, spare_blacks, std::nullopt});
+  auto s =
+      create_for_test(options, 1, TestSetup{std::move(tiles), pawns, spare_blacks, std::nullopt});
   EXPECT_TRUE(s.has_value());
   return s ? std::move(*s) : nullptr;
 }
@@ -117,10 +118,10 @@ TEST(OnTop, TheBoardIsAHexagonOf78TrianglesWith51Intersections) {
   EXPECT_EQ(geo["cells"].size(), 78u);
   EXPECT_EQ(geo["intersections"].size(), 51u);
   // An up cell lists its apex first, then clockwise; a down cell its top-left corner first.
-  EXPECT_EQ(geo["cells"][cell(v, "a3")], (json{{"name", "a3"}, {"up", true},
-                                                {"points", {{3, 0}, {4, 1}, {2, 1}}}}));
-  EXPECT_EQ(geo["cells"][cell(v, "c6")], (json{{"name", "c6"}, {"up", false},
-                                                {"points", {{5, 2}, {7, 2}, {6, 3}}}}));
+  EXPECT_EQ(geo["cells"][cell(v, "a3")],
+            (json{{"name", "a3"}, {"up", true}, {"points", {{3, 0}, {4, 1}, {2, 1}}}}));
+  EXPECT_EQ(geo["cells"][cell(v, "c6")],
+            (json{{"name", "c6"}, {"up", false}, {"points", {{5, 2}, {7, 2}, {6, 3}}}}));
   // The six corners of the hexagon have 2 cells around them, the other 16 edge points 3, the 29
   // inner points 6.
   EXPECT_EQ(geo["intersections"][inter(v, 3, 0)]["cells"].size(), 2u);
@@ -177,8 +178,9 @@ TEST(OnTop, EachPlayerHas20PawnsToPlaceAndANeutralColourHas21) {
                                 {{"colour", "yellow"}, {"seat", 1}, {"pawns_left", 20}},
                                 {{"colour", "red"}, {"seat", nullptr}, {"pawns_left", 21}},
                                 {{"colour", "white"}, {"seat", nullptr}, {"pawns_left", 21}}}));
-  EXPECT_EQ(v["seats"], (json{{{"colour", "blue"}, {"team", nullptr}, {"score", 0}, {"penalty", 0}},
-                              {{"colour", "yellow"}, {"team", nullptr}, {"score", 0}, {"penalty", 0}}}));
+  EXPECT_EQ(v["seats"],
+            (json{{{"colour", "blue"}, {"team", nullptr}, {"score", 0}, {"penalty", 0}},
+                  {{"colour", "yellow"}, {"team", nullptr}, {"score", 0}, {"penalty", 0}}}));
   const auto v3 = start({{"players", 3}})->view(std::nullopt);
   EXPECT_EQ(v3["colours"][2]["seat"], 2);
   EXPECT_EQ(v3["colours"][3]["seat"], nullptr);
@@ -199,7 +201,8 @@ TEST(OnTop, TheHostMayChooseWhoStartsAndPlayGoesRoundInSeatOrder) {
 
 TEST(OnTop, WhoStartsIsDrawnAtRandomByDefault) {
   std::set<int> starters;
-  for (std::uint64_t seed = 0; seed < 40; ++seed) starters.insert(*start({{"players", 4}}, seed)->to_move());
+  for (std::uint64_t seed = 0; seed < 40; ++seed)
+    starters.insert(*start({{"players", 4}}, seed)->to_move());
   EXPECT_EQ(starters, (std::set<int>{0, 1, 2, 3}));
 }
 
@@ -215,7 +218,8 @@ TEST(OnTop, TheDrawnTileIsShownToAllAndThePileOnlyByItsSize) {
   ASSERT_LT(id, 34);
   // The sixths shown are the box tile's, letter for letter.
   const std::string letters = box_tiles()[id];
-  const std::map<char, std::string> names{{'B', "blue"}, {'Y', "yellow"}, {'R', "red"}, {'W', "white"}};
+  const std::map<char, std::string> names{
+      {'B', "blue"}, {'Y', "yellow"}, {'R', "red"}, {'W', "white"}};
   for (int i = 0; i < 6; ++i) EXPECT_EQ(v["drawn"]["sixths"][i], names.at(letters[i]));
   EXPECT_EQ(v["tiles_left"], 33);  // 34 - the one drawn
   for (Seat seat : {0, 1}) EXPECT_EQ(s->view(seat), v) << "a player sees what a spectator sees";
@@ -250,7 +254,8 @@ TEST(OnTop, NoViewShowsThePileOrder) {
     play(*after_b, {move});
     if (after_b->view(std::nullopt)["drawn"] == after_a->view(std::nullopt)["drawn"]) continue;
     found = true;
-    for (std::optional<Seat> viewer : {std::optional<Seat>{}, std::optional<Seat>{0}, std::optional<Seat>{1}})
+    for (std::optional<Seat> viewer :
+         {std::optional<Seat>{}, std::optional<Seat>{0}, std::optional<Seat>{1}})
       EXPECT_EQ(a->view(viewer), b->view(viewer));
     // Once the second draw differs, only the drawn tile differs.
     auto va = after_a->view(std::nullopt), vb = after_b->view(std::nullopt);
@@ -297,11 +302,11 @@ TEST(OnTop, ALaterTileMayTouchAnyTileAlreadyPlaced) {
 TEST(OnTop, ATileCoversTwoEmptyEdgeNeighbours) {
   auto s = setup_game({{"players", 2}}, kExampleTiles);
   play(*s, {"b6-b7"});
-  expect_refused(*s, "b6-b5");   // b6 is covered
-  expect_refused(*s, "c6-c5");   // c6 holds a start triangle
-  expect_refused(*s, "c5-c7");   // not neighbours
+  expect_refused(*s, "b6-b5");  // b6 is covered
+  expect_refused(*s, "c6-c5");  // c6 holds a start triangle
+  expect_refused(*s, "c5-c7");  // not neighbours
   expect_refused(*s, "c5-c5");
-  expect_refused(*s, "a1-a2");   // not on the board
+  expect_refused(*s, "a1-a2");  // not on the board
   expect_refused(*s, "c5c4");
   expect_refused(*s, "C5-C4");
   expect_refused(*s, "c5-c4 ");
@@ -351,8 +356,9 @@ TEST(OnTop, OnceTheSparesAreGoneAHoleStaysEmptyButCountsAsBlack) {
   // With 1 spare left, one tile (a5-a6) makes two holes: a4 (between a3 and a5) and a7 (between
   // a6, a8 and b7). Cells are filled in board order: a4 gets the last black triangle, a7 stays
   // empty ("void") and still counts as filled and black.
-  auto s = setup_game({{"players", 4}}, {"YYYYYY", "WWWWWW", "RRRRRR", "BBBBBB", "RRRRRR", "BBBBBB"},
-                      std::nullopt, 1);
+  auto s =
+      setup_game({{"players", 4}}, {"YYYYYY", "WWWWWW", "RRRRRR", "BBBBBB", "RRRRRR", "BBBBBB"},
+                 std::nullopt, 1);
   play(*s, {"b6-b7", "b8-b9", "a9-a8", "b5-b4", "b3-a3", "a5-a6"});
   const auto v = s->view(std::nullopt);
   EXPECT_EQ(v["cells"][cell(v, "a4")], (json{{"kind", "black"}}));
@@ -414,7 +420,8 @@ TEST(OnTop, ExampleTheEdgeIntersectionWithOneBlueAndABlackFilledHole) {
 }
 
 TEST(OnTop, ExampleBlueAndRedBothSecondThenYellowOnTopWithTwoSixths) {
-  auto s = setup_game({{"players", 3}}, and_one_more({"WYYWWW", "BWWWWW", "RWWWWW", "WWWWWW", "WWWWWW"}));
+  auto s = setup_game({{"players", 3}},
+                      and_one_more({"WYYWWW", "BWWWWW", "RWWWWW", "WWWWWW", "WWWWWW"}));
   play(*s, kAroundC6Moves);
   const auto v = s->view(std::nullopt);
   const auto r = scored_at(v, 5, 2);
@@ -429,7 +436,8 @@ TEST(OnTop, ExampleBlueAndRedBothSecondThenYellowOnTopWithTwoSixths) {
 
 TEST(OnTop, ExampleATieForFirstPlacesNoPawnAtAll) {
   // Blue 2 (tile 1's W1) and white 2 (the tips of b4 and c4) tie for first.
-  auto s = setup_game({{"players", 4}}, and_one_more({"WBBWWW", "WWWWWW", "WWWWWW", "RRRRRR", "RRRRRR"}));
+  auto s = setup_game({{"players", 4}},
+                      and_one_more({"WBBWWW", "WWWWWW", "WWWWWW", "RRRRRR", "RRRRRR"}));
   play(*s, kAroundC6Moves);
   const auto v = s->view(std::nullopt);
   const auto r = scored_at(v, 5, 2);
@@ -443,7 +451,8 @@ TEST(OnTop, ExampleATieForFirstPlacesNoPawnAtAll) {
 
 TEST(OnTop, ExampleWhiteSecondThenYellowOnTopAndANeutralColourPlacesItsPawn) {
   // 3 players: white is neutral. Yellow 3 (W1 of tile 1 and c4's tip), white 1 (b4's tip).
-  auto s = setup_game({{"players", 3}}, and_one_more({"WYYWWW", "WWWWWW", "YWWWWW", "WWWWWW", "WWWWWW"}));
+  auto s = setup_game({{"players", 3}},
+                      and_one_more({"WYYWWW", "WWWWWW", "YWWWWW", "WWWWWW", "WWWWWW"}));
   play(*s, kAroundC6Moves);
   const auto v = s->view(std::nullopt);
   const auto r = scored_at(v, 5, 2);
@@ -515,7 +524,8 @@ TEST(OnTop, OnlyTheMajorityAndTheSecondsPlaceAPawn) {
           for (const auto& p : r["placed"]) got.push_back(p["colour"]);
           EXPECT_EQ(got, expected) << r.dump();
           if (!r["top"].is_null()) {
-            EXPECT_EQ(r["top"], names[std::max_element(counts.begin(), counts.end()) - counts.begin()]);
+            EXPECT_EQ(r["top"],
+                      names[std::max_element(counts.begin(), counts.end()) - counts.begin()]);
           } else {
             EXPECT_TRUE(s->is_over()) << "a top pawn is missing only when the game stopped first";
           }
@@ -628,10 +638,12 @@ TEST(OnTop, TheViewDescribesTheLastPlacement) {
   EXPECT_EQ(last["move"], "a3-b3");
   EXPECT_EQ(last["tile"], 3);
   EXPECT_EQ(last["cells"], (json{cell(v, "a3"), cell(v, "b3")}));
-  EXPECT_EQ(v["cells"][cell(v, "a3")],
-            (json{{"kind", "tile"}, {"tile", 3}, {"turn", 4}, {"pair", cell(v, "b3")},
-                  // a3's points (3,0) (4,1) (2,1): A's tip, W1, W2.
-                  {"corners", {"blue", "red", "white"}}}));
+  EXPECT_EQ(v["cells"][cell(v, "a3")], (json{{"kind", "tile"},
+                                             {"tile", 3},
+                                             {"turn", 4},
+                                             {"pair", cell(v, "b3")},
+                                             // a3's points (3,0) (4,1) (2,1): A's tip, W1, W2.
+                                             {"corners", {"blue", "red", "white"}}}));
   EXPECT_EQ(v["turn"], 5);
   EXPECT_EQ(v["to_move"], 1);
   EXPECT_TRUE(v["result"].is_null());
@@ -746,7 +758,8 @@ TEST(OnTop, TheGameEndsWhenNoRoomIsLeftForATile) {
 
 TEST(OnTop, TeamsNeedFourPlayers) {
   for (int players : {2, 3})
-    EXPECT_EQ(game().create({{"players", players}, {"teams", true}}, 1).error(), RuleError::bad_option);
+    EXPECT_EQ(game().create({{"players", players}, {"teams", true}}, 1).error(),
+              RuleError::bad_option);
   auto s = start({{"players", 4}, {"teams", true}});
   const auto v = s->view(std::nullopt);
   EXPECT_EQ(v["seats"][0]["team"], 0);
@@ -758,8 +771,9 @@ TEST(OnTop, TeamsNeedFourPlayers) {
 TEST(OnTop, PartnersSitOppositeKeepTheirColoursAndAddTheirPoints) {
   // The several-circles game, then the tiles run out: blue 6 - 17 = -11, yellow 0 - 19 = -19,
   // red 2 - 18 = -16, white 0 - 20 = -20. Blue + red (seats 0, 2) = -27; yellow + white = -39.
-  auto s = setup_game({{"players", 4}, {"teams", true}},
-                      {"YYYYYY", "WWWWWW", "RRRRRR", "BBBBBB", "RRRRRR", "BBBBBB"}, std::nullopt, 1);
+  auto s =
+      setup_game({{"players", 4}, {"teams", true}},
+                 {"YYYYYY", "WWWWWW", "RRRRRR", "BBBBBB", "RRRRRR", "BBBBBB"}, std::nullopt, 1);
   play(*s, {"b6-b7", "b8-b9", "a9-a8", "b5-b4", "b3-a3", "a5-a6"});
   ASSERT_TRUE(s->is_over());
   const auto out = *s->outcome();
@@ -773,7 +787,8 @@ TEST(OnTop, PartnersSitOppositeKeepTheirColoursAndAddTheirPoints) {
 }
 
 TEST(OnTop, ATeamWinsAtOnceWhenOneOfItsPlayersPlacesTheirLastPawn) {
-  auto s = setup_game({{"players", 4}, {"teams", true}}, kExampleTiles, std::array<int, 4>{1, 20, 20, 20});
+  auto s = setup_game({{"players", 4}, {"teams", true}}, kExampleTiles,
+                      std::array<int, 4>{1, 20, 20, 20});
   play(*s, kExampleMoves);
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0, 2}));
@@ -790,7 +805,8 @@ const std::vector<std::string> kTwoSecondsMoves{"d9-d8", "c10-c9", "b8-c8", "d6-
 const std::vector<std::string> kTwoSecondsTiles{"WBBBWW", "RWWWRR", "RYYBRR", "WBBYWW"};
 
 // The same tiles with every letter in `from` replaced by the one at the same place in `to`.
-std::vector<std::string> recoloured(std::vector<std::string> tiles, std::string_view from, std::string_view to) {
+std::vector<std::string> recoloured(std::vector<std::string> tiles, std::string_view from,
+                                    std::string_view to) {
   for (auto& t : tiles)
     for (auto& ch : t)
       if (const auto at = from.find(ch); at != std::string_view::npos) ch = to[at];
@@ -812,13 +828,15 @@ TEST(OnTop, SecondPlaceColoursWithTheirLastPawnsAllPlaceThemAndShareTheWin) {
   const auto out = *s->outcome();
   EXPECT_EQ(out.winners, (std::vector<Seat>{0, 1}));
   EXPECT_EQ(out.scores, (std::vector<int>{0, 0}));
-  EXPECT_EQ(out.reason, "blue and yellow placed their last pawns in the same placement and share the win");
+  EXPECT_EQ(out.reason,
+            "blue and yellow placed their last pawns in the same placement and share the win");
 }
 
 TEST(OnTop, EverySecondPlaceColourPlacesItsPawnWhenAnotherPlacesItsLast) {
   // Issue 49's second position: (10,3) holds 3 red sixths, 1 blue, 1 yellow and the start cell
   // d10. Blue places its last pawn, and yellow still places its own beside it.
-  auto s = setup_game({{"players", 2}}, {"WRRBYY", "YWWBRR", "RRRYWW", "YWWRBB"}, std::array<int, 4>{1, 20, 21, 21});
+  auto s = setup_game({{"players", 2}}, {"WRRBYY", "YWWBRR", "RRRYWW", "YWWRBB"},
+                      std::array<int, 4>{1, 20, 21, 21});
   play(*s, {"d12-d11", "d9-d8", "c11-c10", "c8-c9"});
   ASSERT_TRUE(s->is_over());
   const auto v = s->view(std::nullopt);
@@ -841,22 +859,26 @@ TEST(OnTop, SecondPlaceTeammatesWithTheirLastPawnsWinForTheirTeam) {
   const auto v = s->view(std::nullopt);
   EXPECT_EQ(scored_at(v, 8, 3)["placed"], placed({{"blue", 0}, {"red", 2}}));
   EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0, 2}));
-  EXPECT_EQ(s->outcome()->reason, "blue and red placed their last pawns in the same placement and their team wins");
+  EXPECT_EQ(s->outcome()->reason,
+            "blue and red placed their last pawns in the same placement and their team wins");
 }
 
 TEST(OnTop, SecondPlaceOpponentsInTeamsWithTheirLastPawnsShareTheWinBetweenBothTeams) {
-  auto s = setup_game({{"players", 4}, {"teams", true}}, kTwoSecondsTiles, std::array<int, 4>{1, 1, 20, 20});
+  auto s = setup_game({{"players", 4}, {"teams", true}}, kTwoSecondsTiles,
+                      std::array<int, 4>{1, 1, 20, 20});
   play(*s, kTwoSecondsMoves);
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0, 1, 2, 3}));
-  EXPECT_EQ(s->outcome()->reason,
-            "blue and yellow placed their last pawns in the same placement and both teams share the win");
+  EXPECT_EQ(
+      s->outcome()->reason,
+      "blue and yellow placed their last pawns in the same placement and both teams share the win");
 }
 
 TEST(OnTop, APlayersLastPawnOutranksANeutralColourRunningOutInTheSamePlacement) {
   // Two players, yellow recoloured red: blue (a player) and red (neutral) are second and both
   // place their last pawn. The player's last pawn wins at once, whatever the score track says.
-  auto s = setup_game({{"players", 2}}, recoloured(kTwoSecondsTiles, "Y", "R"), std::array<int, 4>{1, 20, 1, 21});
+  auto s = setup_game({{"players", 2}}, recoloured(kTwoSecondsTiles, "Y", "R"),
+                      std::array<int, 4>{1, 20, 1, 21});
   play(*s, kTwoSecondsMoves);
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(pawns_left(s->view(std::nullopt), 2), 0);
@@ -866,7 +888,8 @@ TEST(OnTop, APlayersLastPawnOutranksANeutralColourRunningOutInTheSamePlacement) 
 
 TEST(OnTop, TwoNeutralColoursRunningOutTogetherEndTheGameOnPoints) {
   // Recoloured so that blue (3 sixths) is on top and the neutral red and white are second.
-  auto s = setup_game({{"players", 2}}, recoloured(kTwoSecondsTiles, "WBY", "BRW"), std::array<int, 4>{20, 20, 1, 1});
+  auto s = setup_game({{"players", 2}}, recoloured(kTwoSecondsTiles, "WBY", "BRW"),
+                      std::array<int, 4>{20, 20, 1, 1});
   play(*s, kTwoSecondsMoves);
   ASSERT_TRUE(s->is_over());
   const auto v = s->view(std::nullopt);
@@ -874,7 +897,8 @@ TEST(OnTop, TwoNeutralColoursRunningOutTogetherEndTheGameOnPoints) {
   EXPECT_EQ(pawns_left(v, 0), 20) << "blue never placed its pawn on top";
   const auto out = *s->outcome();
   EXPECT_EQ(out.winners, (std::vector<Seat>{0, 1}));  // 0 points each, 20 pawns left each
-  EXPECT_EQ(out.reason.rfind("the neutral red and white pawns ran out; most points wins", 0), 0u) << out.reason;
+  EXPECT_EQ(out.reason.rfind("the neutral red and white pawns ran out; most points wins", 0), 0u)
+      << out.reason;
 }
 
 // The property behind the sentence: the order in which the code lists the colours tied for
@@ -886,8 +910,8 @@ TEST(OnTop, APlacementsResultDoesNotDependOnTheOrderSecondPlaceColoursAreListedI
   do orders.push_back(order);
   while (std::next_permutation(order.begin(), order.end()));
   int several_seconds = 0, several_ran_out = 0;
-  const std::vector<json> variants{{{"players", 2}}, {{"players", 3}}, {{"players", 4}},
-                                   {{"players", 4}, {"teams", true}}};
+  const std::vector<json> variants{
+      {{"players", 2}}, {{"players", 3}}, {{"players", 4}}, {{"players", 4}, {"teams", true}}};
   for (const auto& options : variants)
     for (std::uint64_t seed = 0; seed < 30; ++seed) {
       Rng rng(seed);
@@ -911,8 +935,8 @@ TEST(OnTop, APlacementsResultDoesNotDependOnTheOrderSecondPlaceColoursAreListedI
           const auto view = view_parts(*games[i])->changing_view(std::nullopt);
           // The difference as a patch, short enough to read when it is not empty.
           if (view != reference)
-            FAIL() << "seed " << seed << " " << options.dump() << ", seconds listed in order " << i << ": "
-                   << json::diff(reference, view).dump();
+            FAIL() << "seed " << seed << " " << options.dump() << ", seconds listed in order " << i
+                   << ": " << json::diff(reference, view).dump();
           ASSERT_EQ(games[i]->outcome().has_value(), games[0]->outcome().has_value());
           if (games[0]->outcome()) {
             EXPECT_EQ(games[i]->outcome()->winners, games[0]->outcome()->winners);
@@ -941,10 +965,13 @@ TEST(OnTop, APlacementsResultDoesNotDependOnTheOrderSecondPlaceColoursAreListedI
 // Alternative start cells.
 
 TEST(OnTop, TheRedCellsTakeExactlyTwoStartTriangles) {
-  EXPECT_EQ(game().create({{"players", 2}, {"start_triangles", 3}}, 1).error(), RuleError::bad_option);
-  EXPECT_EQ(game().create({{"players", 2}, {"start", "alternative"}, {"start_triangles", 7}}, 1).error(),
+  EXPECT_EQ(game().create({{"players", 2}, {"start_triangles", 3}}, 1).error(),
             RuleError::bad_option);
-  EXPECT_EQ(game().create({{"players", 2}, {"start", "elsewhere"}}, 1).error(), RuleError::bad_option);
+  EXPECT_EQ(
+      game().create({{"players", 2}, {"start", "alternative"}, {"start_triangles", 7}}, 1).error(),
+      RuleError::bad_option);
+  EXPECT_EQ(game().create({{"players", 2}, {"start", "elsewhere"}}, 1).error(),
+            RuleError::bad_option);
 }
 
 TEST(OnTop, AlternativeStartCellsComeFromTheBoardData) {
@@ -1011,14 +1038,16 @@ INSTANTIATE_TEST_SUITE_P(
         ConformanceCase{&on_top::game(), {{"players", 3}}, "on_top_3p"},
         ConformanceCase{&on_top::game(), {{"players", 4}}, "on_top_4p"},
         ConformanceCase{&on_top::game(), {{"players", 4}, {"teams", true}}, "on_top_4p_teams"},
-        ConformanceCase{&on_top::game(), {{"players", 2}, {"start", "alternative"}}, "on_top_2p_alternative"},
+        ConformanceCase{
+            &on_top::game(), {{"players", 2}, {"start", "alternative"}}, "on_top_2p_alternative"},
         ConformanceCase{&on_top::game(),
                         {{"players", 3}, {"start", "alternative"}, {"start_triangles", 6}},
                         "on_top_3p_alternative_6"},
         ConformanceCase{&on_top::game(),
                         {{"players", 4}, {"start", "random"}, {"start_triangles", 4}},
                         "on_top_4p_random_4"},
-        ConformanceCase{&on_top::game(), {{"players", 2}, {"first", "1"}}, "on_top_2p_second_starts"}),
+        ConformanceCase{
+            &on_top::game(), {{"players", 2}, {"first", "1"}}, "on_top_2p_second_starts"}),
     conformance_case_name);
 
 }  // namespace plateau::rules::testing

@@ -1,8 +1,8 @@
 // Quantik scenarios: every sentence of quantik.fr.md and the Quantik part of DECISIONS.md.
 #include <gtest/gtest.h>
 
-#include "rules/quantik/quantik.hpp"
 #include "conformance.hpp"
+#include "rules/quantik/quantik.hpp"
 #include "scenario.hpp"
 
 namespace plateau::rules::quantik {
@@ -23,7 +23,8 @@ TEST(Quantik, EachPlayerHasEightPiecesTwoOfEachShape) {
   EXPECT_EQ(v["pieces"], json::array({two_each, two_each}));
   // The board is 4 × 4 and empty.
   ASSERT_EQ(v["cells"].size(), 4u);
-  for (const auto& row : v["cells"]) EXPECT_EQ(row, json::array({nullptr, nullptr, nullptr, nullptr}));
+  for (const auto& row : v["cells"])
+    EXPECT_EQ(row, json::array({nullptr, nullptr, nullptr, nullptr}));
 }
 
 TEST(Quantik, APieceGoesOnAnEmptyCellAndTurnsAlternate) {
@@ -177,8 +178,8 @@ TEST(Quantik, TheFirstPlayerIsOtherwiseDrawnFromTheSeed) {
 TEST(Quantik, PerftFromTheEmptyBoard) {
   auto s = start();
   EXPECT_EQ(perft(*s, 1), 64u);
-  EXPECT_EQ(perft(*s, 2), 3392u);     // 64 × (60 − 7)
-  EXPECT_EQ(perft(*s, 3), 167552u);   // cross-checked with an independent brute force
+  EXPECT_EQ(perft(*s, 2), 3392u);    // 64 × (60 − 7)
+  EXPECT_EQ(perft(*s, 3), 167552u);  // cross-checked with an independent brute force
 }
 
 TEST(Quantik, TheViewShowsTheBoardPiecesLeftAndTheLastMove) {

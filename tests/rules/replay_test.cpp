@@ -17,7 +17,8 @@ const nlohmann::json kFirst0{{"first", "0"}};
 }  // namespace
 
 TEST(Replay, AppliesEveryMoveInOrder) {
-  const std::vector<Played> moves{{0, "sphere@a1"}, {1, "cylinder@b1"}, {0, "cube@c1"}, {1, "cone@d1"}};
+  const std::vector<Played> moves{
+      {0, "sphere@a1"}, {1, "cylinder@b1"}, {0, "cube@c1"}, {1, "cone@d1"}};
   auto state = replay(quantik(), kFirst0, 7, moves);
   ASSERT_TRUE(state.has_value());
   EXPECT_TRUE((*state)->is_over()) << "four different shapes in row 1";
@@ -48,7 +49,8 @@ TEST(Replay, VisitsEachPositionAndMayStop) {
   EXPECT_TRUE(replay(quantik(), kFirst0, 7, moves, [&](const State&) { return ++seen > 0; }));
   EXPECT_EQ(seen, 4) << "the start and after each of the three moves";
   seen = 0;
-  const auto stopped = replay(quantik(), kFirst0, 7, moves, [&](const State&) { return ++seen < 2; });
+  const auto stopped =
+      replay(quantik(), kFirst0, 7, moves, [&](const State&) { return ++seen < 2; });
   ASSERT_FALSE(stopped.has_value());
   EXPECT_TRUE(stopped.error().stopped);
   EXPECT_EQ(stopped.error().move, 0u) << "stopped after the first move";

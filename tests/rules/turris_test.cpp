@@ -10,8 +10,8 @@
 #include <set>
 
 #include "conformance.hpp"
-#include "scenario.hpp"
 #include "rules/turris/turris.hpp"
+#include "scenario.hpp"
 
 namespace plateau::rules::turris {
 namespace {
@@ -46,7 +46,8 @@ bool any_removal(const State& s) {
   if (r.has_value()) return ::testing::AssertionFailure() << m << " was accepted";
   if (r.error() != RuleError::illegal_move)
     return ::testing::AssertionFailure() << m << ": " << error_code(r.error());
-  if (s.view(std::nullopt) != before) return ::testing::AssertionFailure() << m << " changed the view";
+  if (s.view(std::nullopt) != before)
+    return ::testing::AssertionFailure() << m << " changed the view";
   return ::testing::AssertionSuccess();
 }
 
@@ -69,7 +70,9 @@ std::vector<std::string> face_rows(const State& s, const char* face) {
   return rows;
 }
 
-json face_score(const State& s, const char* face) { return s.view(std::nullopt)["faces"][face]["score"]; }
+json face_score(const State& s, const char* face) {
+  return s.view(std::nullopt)["faces"][face]["score"];
+}
 
 // All nine base columns, white on the corners and the centre, black on the edges; white's centre
 // block (placed last, when levels 1 and 2 hold others) earns a bonus that white declines. Black
@@ -82,11 +85,10 @@ const Moves kBase{"v@a1/1", "v@b1/1", "v@c1/1", "v@c2/1", "v@c3/1",
 // blocks), then the centre column as one vertical block, which earns a bonus that is declined.
 Moves unit(int level, bool swapped_order = false) {
   const std::string lo = "/" + std::to_string(level), hi = "/" + std::to_string(level + 1);
-  Moves m = swapped_order
-                ? Moves{"h@c1-c2" + lo, "h@a1-b1" + lo, "h@b3-c3" + lo, "h@a2-a3" + lo,
-                        "h@b1-c1" + hi, "h@c2-c3" + hi, "h@a1-a2" + hi, "h@a3-b3" + hi}
-                : Moves{"h@a1-b1" + lo, "h@c1-c2" + lo, "h@b3-c3" + lo, "h@a2-a3" + lo,
-                        "h@b1-c1" + hi, "h@c2-c3" + hi, "h@a3-b3" + hi, "h@a1-a2" + hi};
+  Moves m = swapped_order ? Moves{"h@c1-c2" + lo, "h@a1-b1" + lo, "h@b3-c3" + lo, "h@a2-a3" + lo,
+                                  "h@b1-c1" + hi, "h@c2-c3" + hi, "h@a1-a2" + hi, "h@a3-b3" + hi}
+                          : Moves{"h@a1-b1" + lo, "h@c1-c2" + lo, "h@b3-c3" + lo, "h@a2-a3" + lo,
+                                  "h@b1-c1" + hi, "h@c2-c3" + hi, "h@a3-b3" + hi, "h@a1-a2" + hi};
   m.push_back("v@b2" + lo);
   m.push_back("bonus:none");
   return m;
@@ -110,7 +112,7 @@ TEST(Turris, TheFirstBlockStandsAnywhereOnTheBaseExceptTheCentre) {
   auto s = start();
   // Rule a: free placement; no horizontal on the base; rule f keeps the empty level's centre shut.
   EXPECT_EQ(move_set(*s), (std::set<std::string>{"v@a1/1", "v@a2/1", "v@a3/1", "v@b1/1", "v@b3/1",
-                                                  "v@c1/1", "v@c2/1", "v@c3/1"}));
+                                                 "v@c1/1", "v@c2/1", "v@c3/1"}));
   EXPECT_TRUE(refused(*s, "v@b2/1"));
   EXPECT_TRUE(refused(*s, "h@a1-b1/1"));
 }
@@ -121,7 +123,8 @@ TEST(Turris, EachPlayerHasTwentyBlocksAndTheTowerStaysOnThreeByThreeCells) {
   // « Le plan de la tour ne doit pas s'étendre sur plus de 3 x 3 carrés »: columns a-c, rows 1-3.
   for (const char* m : {"v@d1/1", "v@a4/1", "v@a0/1", "v@`1/1"}) EXPECT_TRUE(refused(*s, m));
   play(*s, {"v@c1/1", "v@c2/1"});
-  for (const char* m : {"v@d1/1", "v@d2/1", "v@c4/1", "h@c1-d1/3", "h@c2-d2/3"}) EXPECT_TRUE(refused(*s, m));
+  for (const char* m : {"v@d1/1", "v@d2/1", "v@c4/1", "h@c1-d1/3", "h@c2-d2/3"})
+    EXPECT_TRUE(refused(*s, m));
   EXPECT_TRUE(legal(*s, "v@b1/1"));
 }
 
@@ -247,7 +250,7 @@ TEST(Turris, TheBonusMayPlaceAnotherOwnBlock) {
 
 // W a1, B b1, W c1, B c2, W c3, B b3, W a3, B a2 on the base (b2 left empty),
 // W h@a1-b1/3, B h@b3-c3/3, then white's centre block, which leaves level 3's centre open.
-const Moves kBeforeChain{"v@a1/1", "v@b1/1", "v@c1/1",   "v@c2/1",    "v@c3/1", "v@b3/1",
+const Moves kBeforeChain{"v@a1/1", "v@b1/1", "v@c1/1",    "v@c2/1",    "v@c3/1", "v@b3/1",
                          "v@a3/1", "v@a2/1", "h@a1-b1/3", "h@b3-c3/3", "v@b2/1"};
 
 TEST(Turris, ABonusPlacementOnACentreEarnsAFurtherBonus) {
@@ -338,8 +341,8 @@ TEST(Turris, ARemovalThatWouldLeaveALevelWithOnlyItsCentreIsRefused) {
   auto s = start();
   // Level 4 holds only black's h@b1-c1/4 when white's centre vertical fills b2 on levels 3-4;
   // black then places h@a2-a3/3, so h@b1-c1/4 is no longer their last block.
-  play(*s, concat({kBase, {"h@a1-b1/3", "h@c1-c2/3", "h@b1-c1/4", "h@b3-c3/3", "h@a2-a3/3",
-                           "v@b2/3"}}));
+  play(*s, concat({kBase,
+                   {"h@a1-b1/3", "h@c1-c2/3", "h@b1-c1/4", "h@b3-c3/3", "h@a2-a3/3", "v@b2/3"}}));
   ASSERT_EQ(s->to_move(), 0);
   ASSERT_EQ(s->view(std::nullopt)["phase"], "bonus");
   // Nothing rests on it and rule e holds after, but level 4 would hold its centre alone.
@@ -349,7 +352,7 @@ TEST(Turris, ARemovalThatWouldLeaveALevelWithOnlyItsCentreIsRefused) {
 
 // W a1, B b1, W a2, B c1, W a3, B c2, W h@a1-a2/3, B b3, then white's centre block and the
 // removal of black's c1.
-const Moves kBarred{"v@a1/1", "v@b1/1", "v@a2/1",    "v@c1/1", "v@a3/1",
+const Moves kBarred{"v@a1/1", "v@b1/1",    "v@a2/1", "v@c1/1", "v@a3/1",
                     "v@c2/1", "h@a1-a2/3", "v@b3/1", "v@b2/1", "remove:v@c1/1"};
 
 TEST(Turris, FreedCellsAreBarredToTheOpponentForTheirWholeNextTurn) {
@@ -376,9 +379,9 @@ TEST(Turris, APlayerWhoCannotPlacePasses) {
   auto s = start();
   // Base with black on the corners, level 3 filled but for a1 by four horizontals; white's last
   // one covers the centre and removes black's corner block a1.
-  play(*s, {"v@a2/1", "v@a1/1", "v@b1/1", "v@c1/1", "v@c2/1", "v@c3/1", "v@b3/1", "v@a3/1",
-            "v@b2/1", "bonus:none", "h@b1-c1/3", "h@a2-a3/3", "h@b3-c3/3", "h@b2-c2/3",
-            "remove:v@a1/1"});
+  play(*s,
+       {"v@a2/1", "v@a1/1", "v@b1/1", "v@c1/1", "v@c2/1", "v@c3/1", "v@b3/1", "v@a3/1", "v@b2/1",
+        "bonus:none", "h@b1-c1/3", "h@a2-a3/3", "h@b3-c3/3", "h@b2-c2/3", "remove:v@a1/1"});
   // a1 is barred to black; every other block would begin level 4 with levels 1, 2 and 3 open.
   ASSERT_EQ(s->to_move(), 1);
   EXPECT_EQ(move_set(*s), std::set<std::string>{"pass"});
@@ -429,11 +432,13 @@ TEST(Turris, TheGameEndsWhenTheFortiethBlockIsPlacedEvenOnACentre) {
   auto created = game().create({{"first", "0"}, {"chain_bonus", true}}, 130);
   ASSERT_TRUE(created.has_value());
   auto& s = *created;
-  const Moves moves{"v@a2/1", "v@a3/1", "v@b2/1", "v@c2/1", "v@c3/1", "v@b1/1", "h@a2-a3/3", "h@b1-b2/3",
-                    "v@a1/1", "v@b3/1", "v@c1/1", "v@c1/3", "h@c2-c3/3", "h@a2-b2/4", "v@c2/4", "v@a1/3",
-                    "h@a1-a2/5", "v@b1/4", "v@c3/4", "v@a3/4", "v@b3/3", "h@c2-c3/6", "h@a1-b1/6", "v@c1/5",
-                    "h@b2-b3/5", "v@b3/6", "v@a3/6", "h@a2-b2/6", "h@b1-c1/7", "v@c2/7", "v@c1/8", "v@b2/7",
-                    "v@a1/7", "v@b1/8", "v@b3/8", "v@c3/7", "v@a3/8", "v@a2/7", "h@b1-c1/10", "h@b2-c2/9"};
+  const Moves moves{"v@a2/1",    "v@a3/1",    "v@b2/1",     "v@c2/1",    "v@c3/1",    "v@b1/1",
+                    "h@a2-a3/3", "h@b1-b2/3", "v@a1/1",     "v@b3/1",    "v@c1/1",    "v@c1/3",
+                    "h@c2-c3/3", "h@a2-b2/4", "v@c2/4",     "v@a1/3",    "h@a1-a2/5", "v@b1/4",
+                    "v@c3/4",    "v@a3/4",    "v@b3/3",     "h@c2-c3/6", "h@a1-b1/6", "v@c1/5",
+                    "h@b2-b3/5", "v@b3/6",    "v@a3/6",     "h@a2-b2/6", "h@b1-c1/7", "v@c2/7",
+                    "v@c1/8",    "v@b2/7",    "v@a1/7",     "v@b1/8",    "v@b3/8",    "v@c3/7",
+                    "v@a3/8",    "v@a2/7",    "h@b1-c1/10", "h@b2-c2/9"};
   ASSERT_EQ(moves.size(), 40u);
   play(*s, moves);
   const json view = s->view(std::nullopt);
@@ -453,11 +458,12 @@ TEST(Turris, ABonusEarnedByAPlayersLastBlockStaysWhileTheOpponentHasBlocks) {
   auto created = game().create({{"first", "0"}, {"chain_bonus", true}}, 27);
   ASSERT_TRUE(created.has_value());
   auto& s = *created;
-  play(*s, {"v@c1/1", "v@c2/1", "v@b2/1", "h@c1-c2/3", "v@b1/1", "v@c3/1", "v@a2/1", "h@a2-b2/3", "v@a3/1",
-            "v@b3/1", "v@a1/1", "h@b3-c3/3", "v@a1/3", "h@c2-c3/4", "v@b3/4", "v@a2/4", "v@a3/3", "v@c1/4",
-            "v@b1/3", "v@b2/4", "v@a1/5", "v@a3/5", "v@b1/5", "v@c3/5", "v@b3/6", "v@b2/6", "v@c2/5",
-            "v@a2/6", "h@c2-c3/7", "h@b3-c3/8", "v@a1/7", "h@b2-c2/8", "v@b1/7", "v@a3/7", "v@c1/6",
-            "v@a2/8", "v@c1/8", "h@b2-b3/9"});
+  play(*s,
+       {"v@c1/1", "v@c2/1", "v@b2/1", "h@c1-c2/3", "v@b1/1",    "v@c3/1",    "v@a2/1", "h@a2-b2/3",
+        "v@a3/1", "v@b3/1", "v@a1/1", "h@b3-c3/3", "v@a1/3",    "h@c2-c3/4", "v@b3/4", "v@a2/4",
+        "v@a3/3", "v@c1/4", "v@b1/3", "v@b2/4",    "v@a1/5",    "v@a3/5",    "v@b1/5", "v@c3/5",
+        "v@b3/6", "v@b2/6", "v@c2/5", "v@a2/6",    "h@c2-c3/7", "h@b3-c3/8", "v@a1/7", "h@b2-c2/8",
+        "v@b1/7", "v@a3/7", "v@c1/6", "v@a2/8",    "v@c1/8",    "h@b2-b3/9"});
   EXPECT_EQ(s->view(std::nullopt)["supply"], json({0, 2}));
   EXPECT_EQ(s->view(std::nullopt)["phase"], "bonus");
   EXPECT_EQ(s->to_move(), 0);
@@ -642,7 +648,8 @@ TEST(Turris, TheViewDescribesTheTowerBlocksAndTurn) {
   EXPECT_EQ(v["levels"][0][0], json({0, 1, nullptr})) << "row 1 on level 1: a1 b1 c1";
   EXPECT_EQ(v["levels"][2][0], json({2, 2, nullptr})) << "one block over two cells";
   EXPECT_EQ(v["levels"][2][1], json({nullptr, nullptr, nullptr}));
-  EXPECT_EQ(v["blocks"][2], json({{"seat", 0}, {"name", "h@a1-b1/3"}, {"cells", {"a1/3", "b1/3"}}}));
+  EXPECT_EQ(v["blocks"][2],
+            json({{"seat", 0}, {"name", "h@a1-b1/3"}, {"cells", {"a1/3", "b1/3"}}}));
   EXPECT_EQ(v["blocks"][0]["cells"], json({"a1/1", "a1/2"}));
   EXPECT_EQ(v["supply"], json({18, 19}));
   EXPECT_EQ(v["protected"], json({2, 1}));
@@ -651,8 +658,10 @@ TEST(Turris, TheViewDescribesTheTowerBlocksAndTurn) {
   EXPECT_EQ(v["last"], json({{"seat", 0}, {"moves", {"h@a1-b1/3"}}}));
   EXPECT_EQ(v["faces"]["A"]["columns"], json({"a", "b", "c"}));
   EXPECT_EQ(v["faces"]["D"]["columns"], json({"3", "2", "1"}));
-  EXPECT_EQ(v["faces"]["A"]["grid"][2][0], json({{"seat", 0}, {"block", 2}, {"depth", 0}, {"best", true}}));
-  EXPECT_EQ(v["faces"]["roof"]["grid"][0][0], json({{"seat", 0}, {"block", 2}, {"level", 3}, {"best", true}}));
+  EXPECT_EQ(v["faces"]["A"]["grid"][2][0],
+            json({{"seat", 0}, {"block", 2}, {"depth", 0}, {"best", true}}));
+  EXPECT_EQ(v["faces"]["roof"]["grid"][0][0],
+            json({{"seat", 0}, {"block", 2}, {"level", 3}, {"best", true}}));
 }
 
 TEST(Turris, AnEmptyTowerScoresNothing) {
@@ -703,7 +712,8 @@ INSTANTIATE_TEST_SUITE_P(
     Turris, Conformance,
     ::testing::Values(
         ConformanceCase{&turris::game(), {{"players", 2}}, "turris_default"},
-        ConformanceCase{&turris::game(), {{"players", 2}, {"chain_bonus", false}}, "turris_no_chain"},
+        ConformanceCase{
+            &turris::game(), {{"players", 2}, {"chain_bonus", false}}, "turris_no_chain"},
         ConformanceCase{&turris::game(), {{"players", 2}, {"first", "1"}}, "turris_black_first"}),
     conformance_case_name);
 

@@ -38,16 +38,21 @@ TEST(Config, HelpListsEveryFlagWithItsVariableAndTheReadmeToo) {
   for (std::string l; std::getline(readme, l);)
     if (l.starts_with("| `--")) table += l + "\n";
   for (const auto& [flag, env] : flags) {
-    EXPECT_NE(table.find("`" + flag + "`"), std::string::npos) << flag << " is missing from the README's table";
-    EXPECT_NE(table.find("`" + env + "`"), std::string::npos) << env << " is missing from the README's table";
+    EXPECT_NE(table.find("`" + flag + "`"), std::string::npos)
+        << flag << " is missing from the README's table";
+    EXPECT_NE(table.find("`" + env + "`"), std::string::npos)
+        << env << " is missing from the README's table";
   }
   EXPECT_NE(usage().find("--idle-timeout VALUE"), std::string::npos);
   EXPECT_NE(usage().find("[default: 300]"), std::string::npos) << "defaults are shown";
 }
 
 TEST(Config, EveryVariableSetsItsFlagAndAFlagWins) {
-  g_env = {{"PLATEAU_PORT", "9000"}, {"PLATEAU_IDLE_TIMEOUT", "60"}, {"PLATEAU_RATE", "7"},
-           {"PLATEAU_MAX_CONNECTIONS", "123"}, {"PLATEAU_DATA", "/srv/plateau"}};
+  g_env = {{"PLATEAU_PORT", "9000"},
+           {"PLATEAU_IDLE_TIMEOUT", "60"},
+           {"PLATEAU_RATE", "7"},
+           {"PLATEAU_MAX_CONNECTIONS", "123"},
+           {"PLATEAU_DATA", "/srv/plateau"}};
   auto c = parse_config({"--port", "9100", "--rate=9"}, fake_env);
   ASSERT_TRUE(c.has_value()) << c.error();
   EXPECT_EQ(c->port, 9100) << "the flag wins over PLATEAU_PORT";
@@ -70,7 +75,8 @@ TEST(Config, BadValuesAreRefusedByName) {
     return c.has_value() ? std::string() : c.error();
   };
   EXPECT_NE(bad({"--port", "70000"}).find("--port"), std::string::npos);
-  EXPECT_NE(bad({"--idle-timeout", "1"}).find("--idle-timeout"), std::string::npos) << "two seconds at least";
+  EXPECT_NE(bad({"--idle-timeout", "1"}).find("--idle-timeout"), std::string::npos)
+      << "two seconds at least";
   EXPECT_NE(bad({"--rate", "fast"}).find("--rate"), std::string::npos);
   EXPECT_NE(bad({"--nope", "1"}).find("unknown flag"), std::string::npos);
   EXPECT_NE(bad({"--port"}).find("needs a value"), std::string::npos);
@@ -88,7 +94,9 @@ TEST(Config, TheLimitsOfConnectionsMessagesAndQueuesHaveSaneDefaultsAndBounds) {
   EXPECT_EQ(d->message_timeout_seconds, 30);
   EXPECT_EQ(d->max_connection_queue, 8u << 20);
   EXPECT_EQ(d->max_queued_bytes, std::size_t{512} << 20);
-  g_env = {{"PLATEAU_MAX_PER_IP", "3"}, {"PLATEAU_MESSAGE_TIMEOUT", "2"}, {"PLATEAU_MAX_QUEUED_BYTES", "1048576"},
+  g_env = {{"PLATEAU_MAX_PER_IP", "3"},
+           {"PLATEAU_MESSAGE_TIMEOUT", "2"},
+           {"PLATEAU_MAX_QUEUED_BYTES", "1048576"},
            {"PLATEAU_MAX_CONNECTION_QUEUE", "65536"}};
   const auto c = parse_config({}, fake_env);
   ASSERT_TRUE(c.has_value()) << c.error();
@@ -103,8 +111,10 @@ TEST(Config, TheLimitsOfConnectionsMessagesAndQueuesHaveSaneDefaultsAndBounds) {
   };
   EXPECT_NE(bad({"--max-per-ip", "0"}).find("--max-per-ip"), std::string::npos);
   EXPECT_NE(bad({"--message-timeout", "0"}).find("--message-timeout"), std::string::npos);
-  EXPECT_NE(bad({"--max-queued-bytes", "1000"}).find("--max-queued-bytes"), std::string::npos) << "64 KiB at least";
-  EXPECT_NE(bad({"--max-connection-queue", "1000"}).find("--max-connection-queue"), std::string::npos);
+  EXPECT_NE(bad({"--max-queued-bytes", "1000"}).find("--max-queued-bytes"), std::string::npos)
+      << "64 KiB at least";
+  EXPECT_NE(bad({"--max-connection-queue", "1000"}).find("--max-connection-queue"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -35,8 +35,10 @@ TEST(Fairness, ACommitmentIsTheSha256OfTheSeedAndSaltAsPublished) {
   // Computed apart, with: printf 'plateau-seed/1:42:00112233445566778899aabbccddeeff' | sha256sum
   EXPECT_EQ(seed_commitment(42, "00112233445566778899aabbccddeeff"),
             "281663f7c8270fdfa277252bcd8818320c810e3a29e64cbda26701705aaec8e2");
-  EXPECT_NE(seed_commitment(43, "00112233445566778899aabbccddeeff"), seed_commitment(42, "00112233445566778899aabbccddeeff"));
-  EXPECT_NE(seed_commitment(42, "00112233445566778899aabbccddeef0"), seed_commitment(42, "00112233445566778899aabbccddeeff"));
+  EXPECT_NE(seed_commitment(43, "00112233445566778899aabbccddeeff"),
+            seed_commitment(42, "00112233445566778899aabbccddeeff"));
+  EXPECT_NE(seed_commitment(42, "00112233445566778899aabbccddeef0"),
+            seed_commitment(42, "00112233445566778899aabbccddeeff"));
 }
 
 TEST(Fairness, ARoundShowsOnlyItsCommitmentUntilItIsRevealed) {
@@ -56,7 +58,8 @@ TEST(Fairness, ARoundShowsOnlyItsCommitmentUntilItIsRevealed) {
   EXPECT_EQ(j["seed"], nullptr);
   EXPECT_EQ(j["salt"], nullptr);
   EXPECT_EQ(protocol::fairness_json(nullptr), nullptr);
-  EXPECT_EQ(fairness_of(RoundSecret{7, ""}, true), nullptr) << "a round stored before commitments shows none";
+  EXPECT_EQ(fairness_of(RoundSecret{7, ""}, true), nullptr)
+      << "a round stored before commitments shows none";
 }
 
 }  // namespace

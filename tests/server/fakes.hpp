@@ -54,7 +54,7 @@ class FakeConnection final : public Connection {
   }
 
   std::vector<nlohmann::json> received;
-  std::vector<std::size_t> patch_sizes;  // the bytes of each patch frame, in order
+  std::vector<std::size_t> patch_sizes;             // the bytes of each patch frame, in order
   std::vector<nlohmann::json> patches_before_full;  // should stay empty: a joiner gets a full first
   std::map<std::string, nlohmann::json> states;
   std::map<std::string, std::int64_t> versions;
@@ -82,8 +82,10 @@ class ManualStore final : public Store {
 
   void complete(Done done) {
     ++writes;
-    if (automatic) done(true);
-    else pending.push_back(std::move(done));
+    if (automatic)
+      done(true);
+    else
+      pending.push_back(std::move(done));
   }
   void release_all(bool ok = true) {
     while (!pending.empty()) {
@@ -98,13 +100,15 @@ class ManualStore final : public Store {
     complete(std::move(d));
   }
   void create_room(const RoomRecord& r, Done d) override {
-    rooms[r.id] = Kept{StoredRoom{r, {}, {RoundRecord{1, r.options, r.seed, r.salt, {}, nullptr, 0}}, 0}, 0, 0};
+    rooms[r.id] = Kept{
+        StoredRoom{r, {}, {RoundRecord{1, r.options, r.seed, r.salt, {}, nullptr, 0}}, 0}, 0, 0};
     complete(std::move(d));
   }
-  void put_seat(const std::string& room, int seat, const std::optional<std::string>& player, std::int64_t version,
-                Done d) override {
+  void put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
+                std::int64_t version, Done d) override {
     if (auto* r = find(room)) {
-      if (r->seats.size() <= static_cast<std::size_t>(seat)) r->seats.resize(static_cast<std::size_t>(seat) + 1);
+      if (r->seats.size() <= static_cast<std::size_t>(seat))
+        r->seats.resize(static_cast<std::size_t>(seat) + 1);
       r->seats[static_cast<std::size_t>(seat)] = player;
       r->version = version;
     }
@@ -118,8 +122,9 @@ class ManualStore final : public Store {
     }
     complete(std::move(d));
   }
-  void start_round(const std::string& room, int round, const nlohmann::json& options, std::uint64_t seed,
-                   const std::string& salt, std::int64_t version, Done d) override {
+  void start_round(const std::string& room, int round, const nlohmann::json& options,
+                   std::uint64_t seed, const std::string& salt, std::int64_t version,
+                   Done d) override {
     if (auto* r = find(room)) {
       r->rounds.push_back(RoundRecord{round, options, seed, salt, {}, nullptr, 0});
       r->version = version;
@@ -127,8 +132,8 @@ class ManualStore final : public Store {
     }
     complete(std::move(d));
   }
-  void finish_round(const std::string& room, int round, const nlohmann::json& outcome, std::int64_t at_ms,
-                    Done d) override {
+  void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
+                    std::int64_t at_ms, Done d) override {
     if (auto* r = find(room)) {
       r->rounds[static_cast<std::size_t>(round) - 1].outcome = outcome;
       rooms[room].finished = 1;
@@ -136,7 +141,8 @@ class ManualStore final : public Store {
     }
     complete(std::move(d));
   }
-  void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version, Done d) override {
+  void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
+                 Done d) override {
     tables.emplace_back(rematch, version);
     if (auto* r = find(room)) {
       r->rounds[static_cast<std::size_t>(round) - 1].rematch = rematch;
@@ -148,8 +154,8 @@ class ManualStore final : public Store {
     if (rooms.contains(room)) rooms[room].finished = 2;
     complete(std::move(d));
   }
-  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string& id,
-                                                                  std::int64_t ended_since_ms) override {
+  std::expected<std::optional<StoredRoom>, std::string> load_room(
+      const std::string& id, std::int64_t ended_since_ms) override {
     const auto it = rooms.find(id);
     if (it == rooms.end() || it->second.finished == 2 ||
         (it->second.finished == 1 && it->second.ended_ms < ended_since_ms))

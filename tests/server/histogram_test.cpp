@@ -31,7 +31,8 @@ TEST(LatencyHistogram, WritesCumulativeBucketsInSecondsWithSumAndCount) {
   std::ostringstream out;
   h.write(out, "x_seconds", "Help text.");
   const auto text = out.str();
-  EXPECT_NE(text.find("# HELP x_seconds Help text.\n# TYPE x_seconds histogram\n"), std::string::npos);
+  EXPECT_NE(text.find("# HELP x_seconds Help text.\n# TYPE x_seconds histogram\n"),
+            std::string::npos);
   EXPECT_NE(text.find("x_seconds_bucket{le=\"0.00025\"} 0\n"), std::string::npos);
   EXPECT_NE(text.find("x_seconds_bucket{le=\"0.0005\"} 2\n"), std::string::npos);
   EXPECT_NE(text.find("x_seconds_bucket{le=\"0.003\"} 2\n"), std::string::npos);

@@ -53,7 +53,8 @@ TEST(Match, SpectatorsSeeTheGameLateUntilItEnds) {
   for (std::size_t i = 0; i < 3; ++i) ASSERT_TRUE(m.play(kEnding[i].first, kEnding[i].second));
   auto one = *quantik().create(kFirst0, kSecret.seed);
   ASSERT_TRUE(one->apply(0, rules::Move{"sphere@a1"}));
-  EXPECT_EQ(m.delayed()->view(std::nullopt), one->view(std::nullopt)) << "three moves made, one shown";
+  EXPECT_EQ(m.delayed()->view(std::nullopt), one->view(std::nullopt))
+      << "three moves made, one shown";
   ASSERT_TRUE(m.play(kEnding[3].first, kEnding[3].second));
   EXPECT_TRUE(m.delayed()->is_over()) << "once over, nothing is left to hide";
   EXPECT_EQ(started(0).delayed(), nullptr);
@@ -92,7 +93,8 @@ TEST(Match, RestoreReplaysEveryRound) {
 }
 
 TEST(Match, RestoreSaysWhereTheLogAndTheRulesDisagree) {
-  RoundRecord bad{1, kFirst0, kSecret.seed, kSecret.salt, {{0, "sphere@a1"}, {0, "cube@b2"}}, nullptr, 0};
+  RoundRecord bad{1,       kFirst0, kSecret.seed, kSecret.salt, {{0, "sphere@a1"}, {0, "cube@b2"}},
+                  nullptr, 0};
   auto m = Match::restore(quantik(), stored({bad}));
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error(), "round 1, move 1 (cube@b2 by seat 0): move/not_your_turn");
@@ -100,7 +102,8 @@ TEST(Match, RestoreSaysWhereTheLogAndTheRulesDisagree) {
   m = Match::restore(quantik(), stored({bad}));
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error(), "round numbers are not consecutive");
-  RoundRecord lied{1, kFirst0, kSecret.seed, kSecret.salt, kEnding, json{{"winners", json::array()}}, 0};
+  RoundRecord lied{
+      1, kFirst0, kSecret.seed, kSecret.salt, kEnding, json{{"winners", json::array()}}, 0};
   m = Match::restore(quantik(), stored({lied}));
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error(), "round 1: the replayed outcome differs from the stored one");

@@ -15,19 +15,28 @@ using testing::FakeConnection;
 class ThrowingStore final : public Store {
  public:
   void put_player(const StoredPlayer&, Done done) override { done(true); }
-  void create_room(const RoomRecord&, Done) override { throw std::runtime_error("no memory for the write"); }
-  void put_seat(const std::string&, int, const std::optional<std::string>&, std::int64_t, Done done) override {
+  void create_room(const RoomRecord&, Done) override {
+    throw std::runtime_error("no memory for the write");
+  }
+  void put_seat(const std::string&, int, const std::optional<std::string>&, std::int64_t,
+                Done done) override {
     done(true);
   }
   void append_move(const MoveRecord&, Done done) override { done(true); }
-  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t, const std::string&, std::int64_t,
-                   Done done) override {
+  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t,
+                   const std::string&, std::int64_t, Done done) override {
     done(true);
   }
-  void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t, Done done) override { done(true); }
-  void put_table(const std::string&, int, std::uint32_t, std::int64_t, Done done) override { done(true); }
+  void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t,
+                    Done done) override {
+    done(true);
+  }
+  void put_table(const std::string&, int, std::uint32_t, std::int64_t, Done done) override {
+    done(true);
+  }
   void close_room(const std::string&, Done done) override { done(true); }
-  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string&, std::int64_t) override {
+  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string&,
+                                                                  std::int64_t) override {
     return std::nullopt;
   }
   void unload_room(const std::string&) override {}
@@ -43,7 +52,8 @@ TEST(Edge, AHandlerThatThrowsAnswersInternalErrorAndTheServerGoesOn) {
   auto ada = std::make_shared<FakeConnection>();
   server.on_message(ada, R"({"type":"hello","name":"Ada"})", true, true);
   ASSERT_EQ(ada->take("welcome").size(), 1u);
-  EXPECT_NO_THROW(server.on_message(ada, R"({"type":"create","game":"quantik","id":7})", true, true));
+  EXPECT_NO_THROW(
+      server.on_message(ada, R"({"type":"create","game":"quantik","id":7})", true, true));
   const auto errors = ada->take("error");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0]["code"], "internal/error");
@@ -58,7 +68,9 @@ TEST(Edge, AHandlerThatThrowsAnswersInternalErrorAndTheServerGoesOn) {
 // A connection as the budget sees it: so many bytes queued, dropped or not.
 class QueuedSession final : public WsConnection {
  public:
-  QueuedSession(Server& server, std::size_t queued) : server_(server), queued_(queued) { server.queued(queued, queued); }
+  QueuedSession(Server& server, std::size_t queued) : server_(server), queued_(queued) {
+    server.queued(queued, queued);
+  }
   void send(const Frame&) override {}
   void close(boost::beast::websocket::close_code) override {}
   void keep_alive(std::chrono::steady_clock::time_point, std::chrono::seconds) override {}
@@ -89,7 +101,8 @@ TEST(Edge, PastTheOutputBudgetTheConnectionsWithTheMostQueuedAreDroppedFirst) {
   for (const auto& s : {small, large, middle}) server.add(s);
   EXPECT_TRUE(server.make_room(small.get(), 100)) << "1,000 bytes fit the budget";
   EXPECT_FALSE(large->dropped);
-  EXPECT_TRUE(server.make_room(small.get(), 200)) << "past it: the largest queue goes, and the frame fits";
+  EXPECT_TRUE(server.make_room(small.get(), 200))
+      << "past it: the largest queue goes, and the frame fits";
   EXPECT_TRUE(large->dropped);
   EXPECT_FALSE(middle->dropped);
   EXPECT_FALSE(small->dropped);

@@ -2,8 +2,8 @@
 // who come back (server/rooms/outbox.hpp).
 #include <gtest/gtest.h>
 
-#include "server/rooms/outbox.hpp"
 #include "parts.hpp"
+#include "server/rooms/outbox.hpp"
 
 using namespace plateau::server;
 using namespace plateau::server::testing;
@@ -22,7 +22,8 @@ struct Scenery {
   // The patches of `version`: "<audience>@<version>" for each audience.
   std::vector<std::pair<int, Frame>> patches(std::int64_t version) const {
     std::vector<std::pair<int, Frame>> frames;
-    for (int a = 0; a < 3; ++a) frames.emplace_back(a, frame(std::to_string(a) + "@" + std::to_string(version)));
+    for (int a = 0; a < 3; ++a)
+      frames.emplace_back(a, frame(std::to_string(a) + "@" + std::to_string(version)));
     return frames;
   }
 };
@@ -126,7 +127,8 @@ TEST(Outbox, KeepingStopsPastItsLimits) {
   EXPECT_TRUE(out.keeping(0));
   out.release(out.hold(3, {{0, frame("x")}}));
   out.flush(table);
-  EXPECT_FALSE(out.keeping(0)) << "a third patch is one too many: whoever comes back gets the whole state";
+  EXPECT_FALSE(out.keeping(0))
+      << "a third patch is one too many: whoever comes back gets the whole state";
 
   Outbox small(2, KeepLimits{.frames = 64, .bytes = 5});
   small.keep_from(1, 0);

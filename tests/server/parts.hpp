@@ -12,7 +12,9 @@ namespace plateau::server::testing {
 // A connection that records the text of every frame it is sent.
 class Recorder final : public Connection {
  public:
-  explicit Recorder(std::string id = "p", std::string name = "P") { set_player({std::move(id), std::move(name)}); }
+  explicit Recorder(std::string id = "p", std::string name = "P") {
+    set_player({std::move(id), std::move(name)});
+  }
   void send(const Frame& frame) override { frames.push_back(*frame); }
   std::string address() const override { return "192.0.2.1"; }
   const Player& me() const { return *player(); }

@@ -28,7 +28,8 @@ TEST(ReaperTest, FreesOnItsOwnThreadAndDrainWaitsForIt) {
   reaper.drain();
   EXPECT_EQ(reaper.freed(), 1u);
   EXPECT_NE(freed_on.load(), std::thread::id{}) << "drain returns once it is freed";
-  EXPECT_NE(freed_on.load(), std::this_thread::get_id()) << "freed on the reaper's thread, not the caller's";
+  EXPECT_NE(freed_on.load(), std::this_thread::get_id())
+      << "freed on the reaper's thread, not the caller's";
 }
 
 TEST(ReaperTest, AReferenceThatIsNotTheLastOnlyGoes) {
@@ -81,7 +82,9 @@ TEST(ReaperTest, ARoomHandsOverItsFinishedRoundAndKeepsPlaying) {
     lobby.handle(c, *protocol::decode(json{{"type", "hello"}, {"name", name}}.dump()));
     return c;
   };
-  auto send = [&](const std::shared_ptr<FakeConnection>& c, const json& msg) { lobby.handle(c, *protocol::decode(msg.dump())); };
+  auto send = [&](const std::shared_ptr<FakeConnection>& c, const json& msg) {
+    lobby.handle(c, *protocol::decode(msg.dump()));
+  };
   auto ada = hello("Ada"), bob = hello("Bob"), eve = hello("Eve");
   send(ada, {{"type", "create"}, {"game", "turris"}});
   const std::string room = ada->take("created").at(0)["room"];
@@ -93,14 +96,18 @@ TEST(ReaperTest, ARoomHandsOverItsFinishedRoundAndKeepsPlaying) {
     while (ada->states[room]["status"] == "playing") {
       auto& c = ada->states[room]["to_move"] == 0 ? ada : bob;
       const auto legal = c->states[room]["legal_moves"];
-      send(c, {{"type", "move"}, {"room", room}, {"version", c->versions[room]}, {"move", legal[pick.below(legal.size())]}});
+      send(c, {{"type", "move"},
+               {"room", room},
+               {"version", c->versions[room]},
+               {"move", legal[pick.below(legal.size())]}});
       ASSERT_TRUE(c->take("error").empty());
     }
   };
   play_out();
   lobby.reaper().drain();
   const auto after_round = lobby.reaper().freed();
-  EXPECT_GT(after_round, 0u) << "Turris keeps each shown position: the ones replaced went to the reaper";
+  EXPECT_GT(after_round, 0u)
+      << "Turris keeps each shown position: the ones replaced went to the reaper";
   send(ada, {{"type", "rematch"}, {"room", room}});
   send(bob, {{"type", "rematch"}, {"room", room}});
   ASSERT_EQ(ada->states[room]["round"], 2);

@@ -11,7 +11,9 @@ using nlohmann::json;
 // Limits no test of a table reaches (every fake client comes from one address); the tests of
 // the limits themselves set theirs.
 LobbyLimits roomy() {
-  return LobbyLimits{.keep = {}, .max_rooms_per_player = 1'000'000, .creates_per_minute = 1'000'000,
+  return LobbyLimits{.keep = {},
+                     .max_rooms_per_player = 1'000'000,
+                     .creates_per_minute = 1'000'000,
                      .new_players_per_minute = 1'000'000};
 }
 
@@ -23,31 +25,42 @@ class Table : public ::testing::Test {
   std::uint64_t counter = 1;
   Lobby lobby;
 
-  std::shared_ptr<FakeConnection> client(const std::string& name, std::optional<std::string> token = {}) {
+  std::shared_ptr<FakeConnection> client(const std::string& name,
+                                         std::optional<std::string> token = {}) {
     auto c = std::make_shared<FakeConnection>();
-    send(c, json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
+    send(c,
+         json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
     return c;
   }
   void send(const std::shared_ptr<FakeConnection>& c, const json& msg) {
     auto req = protocol::decode(msg.dump());
-    if (!req) lobby.refuse(c, req.error());
-    else lobby.handle(c, std::move(*req));
+    if (!req)
+      lobby.refuse(c, req.error());
+    else
+      lobby.handle(c, std::move(*req));
   }
-  std::string create(const std::shared_ptr<FakeConnection>& c, json options = json::object(), int spectator_delay = 0) {
-    send(c, {{"type", "create"}, {"game", "quantik"}, {"options", options}, {"spectator_delay", spectator_delay}});
+  std::string create(const std::shared_ptr<FakeConnection>& c, json options = json::object(),
+                     int spectator_delay = 0) {
+    send(c, {{"type", "create"},
+             {"game", "quantik"},
+             {"options", options},
+             {"spectator_delay", spectator_delay}});
     const auto created = c->take("created");
     EXPECT_EQ(created.size(), 1u);
     return created.empty() ? "" : created[0]["room"].get<std::string>();
   }
-  void join(const std::shared_ptr<FakeConnection>& c, const std::string& room, const char* as = "player",
-            std::optional<int> seat = {}) {
+  void join(const std::shared_ptr<FakeConnection>& c, const std::string& room,
+            const char* as = "player", std::optional<int> seat = {}) {
     json msg{{"type", "join"}, {"room", room}, {"as", as}};
     if (seat) msg["seat"] = *seat;
     send(c, msg);
   }
   void move(const std::shared_ptr<FakeConnection>& c, const std::string& room, const std::string& m,
             std::optional<std::int64_t> version = {}) {
-    send(c, {{"type", "move"}, {"room", room}, {"version", version ? *version : c->versions[room]}, {"move", m}});
+    send(c, {{"type", "move"},
+             {"room", room},
+             {"version", version ? *version : c->versions[room]},
+             {"move", m}});
   }
   std::string error_code(const std::shared_ptr<FakeConnection>& c) {
     const auto errors = c->take("error");
@@ -67,9 +80,10 @@ class Table : public ::testing::Test {
     return t;
   }
   // Four moves that end a game Ada started: Bob wins.
-  static constexpr std::array<const char*, 4> kEnding{"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"};
-  void play_to_the_end(const std::shared_ptr<FakeConnection>& ada, const std::shared_ptr<FakeConnection>& bob,
-                       const std::string& room) {
+  static constexpr std::array<const char*, 4> kEnding{"sphere@a1", "cylinder@b1", "cube@c1",
+                                                      "cone@d1"};
+  void play_to_the_end(const std::shared_ptr<FakeConnection>& ada,
+                       const std::shared_ptr<FakeConnection>& bob, const std::string& room) {
     for (const char* m : kEnding) move(ada->states[room]["to_move"] == 0 ? ada : bob, room, m);
   }
   // A fresh sync's state, to compare with a client's patched copy.
@@ -120,7 +134,8 @@ TEST_F(Table, TwoPlayersAndASpectatorPlayToTheEndWithExactCopies) {
   EXPECT_FALSE(eve->states[room]["outcome"]["reason"].get<std::string>().empty());
   EXPECT_EQ(eve->states[room]["board"], ada->states[room]["board"]);
   EXPECT_EQ(static_cast<int>(store.moves.size()), moves) << "every accepted move was written";
-  for (auto& c : {ada, bob, eve}) EXPECT_TRUE(c->patches_before_full.empty()) << "a joiner gets its full first";
+  for (auto& c : {ada, bob, eve})
+    EXPECT_TRUE(c->patches_before_full.empty()) << "a joiner gets its full first";
 }
 
 TEST_F(Table, RefusedMovesGetStableCodesAndChangeNothing) {
@@ -293,7 +308,8 @@ TEST_F(Table, PrivateRoomsAreNotListed) {
 TEST_F(Table, TheListLeadsEachPlayerBackToTheirOwnTablesPrivateOnesToo) {
   auto ada = client("Ada"), bob = client("Bob");
   lobby.tick(1000);
-  send(ada, {{"type", "create"}, {"game", "quantik"}, {"private", true}, {"options", {{"first", "1"}}}});
+  send(ada,
+       {{"type", "create"}, {"game", "quantik"}, {"private", true}, {"options", {{"first", "1"}}}});
   const std::string secret = ada->take("created")[0]["room"];
   join(ada, secret);
   join(bob, secret);  // a private game, Bob to move
@@ -335,7 +351,8 @@ TEST_F(Table, TheListLeadsEachPlayerBackToTheirOwnTablesPrivateOnesToo) {
   // order of their (random) ids: the same tables, in either order.
   auto tab = client("Ada", ada->last("welcome")["token"].get<std::string>());
   const auto by_room = [](json list) {
-    std::sort(list.begin(), list.end(), [](const json& a, const json& b) { return a["room"] < b["room"]; });
+    std::sort(list.begin(), list.end(),
+              [](const json& a, const json& b) { return a["room"] < b["room"]; });
     return list;
   };
   EXPECT_EQ(by_room(mine(tab)), by_room(ada_tables));
@@ -357,8 +374,10 @@ TEST_F(Table, TheListShowsTablesToJoinFirstThenTheMostWatchedGamesAndComesInPage
     const auto reply = ada->take("rooms");
     EXPECT_EQ(reply.size(), 1u);
     std::vector<std::string> ids;
-    for (const auto& r : reply.empty() ? json::array() : reply[0]["rooms"]) ids.push_back(r["room"]);
-    return std::tuple{ids, reply.empty() ? json() : reply[0]["total"], reply.empty() ? json() : reply[0]["offset"]};
+    for (const auto& r : reply.empty() ? json::array() : reply[0]["rooms"])
+      ids.push_back(r["room"]);
+    return std::tuple{ids, reply.empty() ? json() : reply[0]["total"],
+                      reply.empty() ? json() : reply[0]["offset"]};
   };
   lobby.tick(1000);
   const auto a = create(ada);
@@ -386,9 +405,11 @@ TEST_F(Table, TheListShowsTablesToJoinFirstThenTheMostWatchedGamesAndComesInPage
   EXPECT_EQ(rooms({{"game", "quantik"}, {"limit", 10}}), Page({b, a, c, d}, 4, 0));
   EXPECT_EQ(rooms({{"game", "kwinty"}}), Page({e}, 1, 0));
 
-  join(client("E3"), d, "spectator"), join(client("E4"), d, "spectator"), join(client("E5"), d, "spectator");
+  join(client("E3"), d, "spectator"), join(client("E4"), d, "spectator"),
+      join(client("E5"), d, "spectator");
   lobby.tick(6000);  // the listing is built once a tick
-  EXPECT_EQ(rooms({{"game", "quantik"}, {"offset", 2}}), Page({d, c}, 4, 2)) << "now the more watched";
+  EXPECT_EQ(rooms({{"game", "quantik"}, {"offset", 2}}), Page({d, c}, 4, 2))
+      << "now the more watched";
 
   send(ada, {{"type", "rooms"}, {"game", "chess"}});
   EXPECT_EQ(error_code(ada), "room/unknown_game");
@@ -442,10 +463,12 @@ TEST_F(Table, ARematchStartsWhenEveryPlayerAsksForIt) {
 TEST_F(Table, EachRoundCommitsToAFreshSeedRevealedOnlyWhenItEnds) {
   auto t = seated_table();
   const auto sealed = [&](const json& f) {
-    return f.is_object() && f["commitment"].is_string() && f["commitment"].get<std::string>().size() == 64 &&
-           f["seed"].is_null() && f["salt"].is_null();
+    return f.is_object() && f["commitment"].is_string() &&
+           f["commitment"].get<std::string>().size() == 64 && f["seed"].is_null() &&
+           f["salt"].is_null();
   };
-  for (const auto& c : {t.ada, t.bob, t.eve}) EXPECT_TRUE(sealed(c->states[t.room]["fairness"])) << c->states[t.room];
+  for (const auto& c : {t.ada, t.bob, t.eve})
+    EXPECT_TRUE(sealed(c->states[t.room]["fairness"])) << c->states[t.room];
   const std::string first = t.ada->states[t.room]["fairness"]["commitment"];
   move(t.ada, t.room, kEnding[0]);
   EXPECT_TRUE(sealed(t.eve->states[t.room]["fairness"])) << "still sealed in play";
@@ -455,7 +478,9 @@ TEST_F(Table, EachRoundCommitsToAFreshSeedRevealedOnlyWhenItEnds) {
     const json f = c->states[t.room]["fairness"];
     ASSERT_TRUE(f["seed"].is_string() && f["salt"].is_string()) << f;
     EXPECT_EQ(f["commitment"], first);
-    EXPECT_EQ(seed_commitment(std::stoull(f["seed"].get<std::string>()), f["salt"].get<std::string>()), first)
+    EXPECT_EQ(
+        seed_commitment(std::stoull(f["seed"].get<std::string>()), f["salt"].get<std::string>()),
+        first)
         << "the revealed seed and salt open the commitment";
   }
   send(t.ada, {{"type", "rematch"}, {"room", t.room}});
@@ -466,7 +491,8 @@ TEST_F(Table, EachRoundCommitsToAFreshSeedRevealedOnlyWhenItEnds) {
   EXPECT_NE(second["commitment"], first);
   for (std::size_t i = 0; i < kEnding.size(); ++i) move(i % 2 ? t.bob : t.ada, t.room, kEnding[i]);
   ASSERT_EQ(t.eve->states[t.room]["status"], "over");
-  EXPECT_EQ(t.eve->states[t.room]["fairness"]["seed"], std::to_string(drawn_next * 0x9e3779b97f4a7c15ULL))
+  EXPECT_EQ(t.eve->states[t.room]["fairness"]["seed"],
+            std::to_string(drawn_next * 0x9e3779b97f4a7c15ULL))
       << "round 2's seed is a fresh draw at the rematch, not a function of round 1's";
 }
 
@@ -493,11 +519,13 @@ TEST_F(Table, EveryVersionIsStoredBeforeItIsShownAndARebuiltRoomKeepsItsRematchR
   // The room as the store gives it back after a restart.
   StoredRoom stored;
   stored.room = RoomRecord{room, "quantik", {{"first", "0"}}, 0, false, 0, 0, ""};
-  stored.seats = {ada->last("welcome")["player"].get<std::string>(), bob->last("welcome")["player"].get<std::string>()};
+  stored.seats = {ada->last("welcome")["player"].get<std::string>(),
+                  bob->last("welcome")["player"].get<std::string>()};
   stored.version = v + 2;
   RoundRecord round;
   round.options = {{"first", "0"}};
-  for (const char* m : kEnding) round.moves.emplace_back(static_cast<int>(round.moves.size() % 2), m);
+  for (const char* m : kEnding)
+    round.moves.emplace_back(static_cast<int>(round.moves.size() % 2), m);
   round.outcome = eve->states[room]["outcome"];
   round.rematch = 0b10;
   stored.rounds = {round};
@@ -508,7 +536,8 @@ TEST_F(Table, EveryVersionIsStoredBeforeItIsShownAndARebuiltRoomKeepsItsRematchR
   ASSERT_TRUE(lobby2.restore_room(stored, why)) << why;
   auto eve2 = std::make_shared<FakeConnection>();
   lobby2.handle(eve2, *protocol::decode(R"({"type":"hello","name":"Eve"})"));
-  lobby2.handle(eve2, *protocol::decode(json{{"type", "join"}, {"room", room}, {"as", "spectator"}}.dump()));
+  lobby2.handle(
+      eve2, *protocol::decode(json{{"type", "join"}, {"room", room}, {"as", "spectator"}}.dump()));
   EXPECT_GT(eve2->versions[room], v + 2) << "above every version shown before";
   EXPECT_EQ(eve2->states[room]["rematch"], json({1}));
   EXPECT_EQ(eve2->states[room]["board"], eve->states[room]["board"]);
@@ -589,7 +618,8 @@ class Resume : public Table {
     return r;
   }
   // The patches `c` was sent for each version of `room`.
-  static std::map<std::int64_t, int> patch_counts(const FakeConnection& c, const std::string& room) {
+  static std::map<std::int64_t, int> patch_counts(const FakeConnection& c,
+                                                  const std::string& room) {
     std::map<std::int64_t, int> n;
     for (const auto& m : c.received)
       if (m["type"] == "patch" && m["room"] == room) ++n[m["version"].get<std::int64_t>()];
@@ -626,7 +656,10 @@ TEST_F(Resume, APlayerBackWithTheVersionItHoldsGetsOnlyThePatchesItMissed) {
     auto c = std::make_shared<FakeConnection>();
     c->states[room] = back.conn->states[room];
     c->versions[room] = back.conn->versions[room];
-    send(c, {{"type", "hello"}, {"name", "Bob"}, {"token", d.token}, {"resume", {{room, back.conn->versions[room]}}}});
+    send(c, {{"type", "hello"},
+             {"name", "Bob"},
+             {"token", d.token},
+             {"resume", {{room, back.conn->versions[room]}}}});
     return c;
   }());
   EXPECT_EQ(again.types, (Types{"joined", "patch", "patch", "patch", "crowd"}));
@@ -651,7 +684,10 @@ TEST_F(Resume, AVersionTheSeatDoesNotCoverGetsTheWholeState) {
   // A version for a room where the player does not sit puts nobody anywhere.
   const auto& [ada, bob, eve, room] = d.table;
   auto e = std::make_shared<FakeConnection>();
-  send(e, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->last("welcome")["token"]}, {"resume", {{room, 3}}}});
+  send(e, {{"type", "hello"},
+           {"name", "Eve"},
+           {"token", eve->last("welcome")["token"]},
+           {"resume", {{room, 3}}}});
   EXPECT_EQ(e->received.size(), 1u) << e->received.back().dump();
   EXPECT_EQ(e->last("welcome")["tables"], json::array());
 }
@@ -670,7 +706,8 @@ TEST_F(Resume, APlayerBackCanMoveAsSoonAsTheWholeStateOrTheLastMissedPatchIsIn) 
       store.automatic = true;
       const auto got = collect(back.conn).types;
       EXPECT_EQ(std::ranges::count(got, "full"), with_version ? 0 : 1) << "later " << later;
-      EXPECT_EQ(back.conn->versions[room], ada->versions[room]) << "later " << later << ", version " << with_version;
+      EXPECT_EQ(back.conn->versions[room], ada->versions[room])
+          << "later " << later << ", version " << with_version;
       // A whole state is the room's last version, not one a patch still has to follow.
       for (const auto& m : back.conn->received)
         if (m["type"] == "full") {
@@ -695,7 +732,8 @@ TEST_F(Resume, ASeatAwayForTooLongGetsTheWholeState) {
       conn = client("Ada", ada_token);
     }
     const auto back = come_back(d, d.held);
-    const auto versions = static_cast<std::size_t>(conn->versions[room] - d.held);  // with Bob's return
+    const auto versions =
+        static_cast<std::size_t>(conn->versions[room] - d.held);  // with Bob's return
     if (over) {
       EXPECT_GT(versions - 1, KeepLimits{}.frames);
       EXPECT_EQ(back.types, (Types{"joined", "full", "crowd"}));
@@ -733,7 +771,8 @@ TEST_F(Resume, WritesInFlightWhenThePlayerDropsOrComesBackReachThemOnceInOrder) 
   d.held_state = early.conn->states[room];
   d.held = held;
   const auto back = come_back(d, held);
-  EXPECT_EQ(back.types, (Types{"joined", "patch", "patch", "patch", "crowd"})) << "his move, away, back";
+  EXPECT_EQ(back.types, (Types{"joined", "patch", "patch", "patch", "crowd"}))
+      << "his move, away, back";
   EXPECT_EQ(back.conn->states[room]["board"]["last"], "cube@d4");
   const json copy2 = back.conn->states[room];
   EXPECT_EQ(copy2, synced(back.conn, room));
@@ -752,7 +791,8 @@ class SpectatorResume : public Resume {
   static Watcher holding(const std::shared_ptr<FakeConnection>& c, const std::string& room) {
     return {c->last("welcome")["token"], c->states[room], c->versions[room]};
   }
-  Returning watch_again(const std::string& room, const Watcher& w, std::optional<std::int64_t> held) {
+  Returning watch_again(const std::string& room, const Watcher& w,
+                        std::optional<std::int64_t> held) {
     auto c = std::make_shared<FakeConnection>();
     c->states[room] = w.held_state;
     c->versions[room] = w.held;
@@ -823,7 +863,8 @@ TEST_F(SpectatorResume, AVersionNotKeptGetsTheWholeState) {
   auto gus = client("Gus");
   join(gus, room, "spectator");
   gus->received.clear();
-  send(gus, {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", gus->versions[room]}});
+  send(gus,
+       {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", gus->versions[room]}});
   EXPECT_EQ(collect(gus).types, (Types{"joined", "full"}));
 }
 
@@ -896,7 +937,8 @@ TEST_F(SpectatorResume, WritesInFlightReachTheSpectatorOnceInOrder) {
   release();
   move(bob, room, "cube@d4");  // being written as she comes back: sent once written
   const auto early = watch_again(room, w, w.held);
-  EXPECT_EQ(early.types, (Types{"joined", "patch"})) << "the move she missed; the next once written";
+  EXPECT_EQ(early.types, (Types{"joined", "patch"}))
+      << "the move she missed; the next once written";
   release();
   store.automatic = true;
   EXPECT_EQ(collect(early.conn).types, (Types{"joined", "patch", "patch", "crowd"}));
@@ -924,7 +966,9 @@ namespace {
 TEST(Grace, ADroppedSeatShowsAwayOnlyAfterTheGracePeriod) {
   ManualStore store;
   std::uint64_t n = 1;
-  Lobby lobby(store, [&n] { return n++ * 77; }, LobbyLimits{.max_rooms = 10, .idle_room_ms = 1'000'000, .grace_ms = 5000, .keep = {}});
+  Lobby lobby(
+      store, [&n] { return n++ * 77; },
+      LobbyLimits{.max_rooms = 10, .idle_room_ms = 1'000'000, .grace_ms = 5000, .keep = {}});
   lobby.tick(1000);
   auto hello = [&](const std::shared_ptr<FakeConnection>& c, const char* name) {
     lobby.handle(c, *protocol::decode(nlohmann::json{{"type", "hello"}, {"name", name}}.dump()));
@@ -935,7 +979,8 @@ TEST(Grace, ADroppedSeatShowsAwayOnlyAfterTheGracePeriod) {
   lobby.handle(ada, *protocol::decode(R"({"type":"create","game":"quantik"})"));
   const std::string room = ada->take("created")[0]["room"];
   for (auto& c : {ada, bob})
-    lobby.handle(c, *protocol::decode(nlohmann::json{{"type", "join"}, {"room", room}, {"as", "player"}}.dump()));
+    lobby.handle(c, *protocol::decode(
+                        nlohmann::json{{"type", "join"}, {"room", room}, {"as", "player"}}.dump()));
   const auto v = ada->versions[room];
   lobby.closed(bob.get());
   lobby.tick(4000);
@@ -976,7 +1021,8 @@ AwayAndBack away_and_back(KeepLimits keep) {
   lobby.closed(bob.get());
   const auto eve_held = eve->versions[room];  // with Bob shown away
   lobby.closed(eve.get());
-  send(ada, {{"type", "move"}, {"room", room}, {"version", ada->versions[room]}, {"move", "sphere@a1"}});
+  send(ada,
+       {{"type", "move"}, {"room", room}, {"version", ada->versions[room]}, {"move", "sphere@a1"}});
   const json ada_token = ada->last("welcome")["token"];
   for (int i = 0; i < 5; ++i) {
     lobby.closed(ada.get());
@@ -989,11 +1035,15 @@ AwayAndBack away_and_back(KeepLimits keep) {
     return c;
   };
   auto bob2 = back(bob, bob_held), eve2 = back(eve, eve_held);
-  send(bob2, {{"type", "hello"}, {"name", "Bob"}, {"token", bob->last("welcome")["token"]}, {"resume", {{room, bob_held}}}});
+  send(bob2, {{"type", "hello"},
+              {"name", "Bob"},
+              {"token", bob->last("welcome")["token"]},
+              {"resume", {{room, bob_held}}}});
   send(eve2, {{"type", "hello"}, {"name", "Eve"}, {"token", eve->last("welcome")["token"]}});
   send(eve2, {{"type", "join"}, {"room", room}, {"as", "spectator"}, {"version", eve_held}});
   AwayAndBack r;
-  const auto read = [&](FakeConnection& c, std::vector<std::string>& types, std::size_t& patches, std::size_t& bytes) {
+  const auto read = [&](FakeConnection& c, std::vector<std::string>& types, std::size_t& patches,
+                        std::size_t& bytes) {
     for (const auto& m : c.received)
       if (m["type"] != "welcome") types.push_back(m["type"]);
     patches = c.patch_sizes.size();
@@ -1052,11 +1102,15 @@ TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
   const auto& param = GetParam();
   const rules::Game* game = rules::find_game(param.game);
   ASSERT_NE(game, nullptr);
-  const int seats = param.options.contains("players") ? param.options["players"].get<int>() : game->min_seats();
+  const int seats =
+      param.options.contains("players") ? param.options["players"].get<int>() : game->min_seats();
   std::vector<std::shared_ptr<FakeConnection>> players;
   for (int s = 0; s < seats; ++s) players.push_back(client("P" + std::to_string(s)));
   auto eve = client("Eve");
-  send(players[0], {{"type", "create"}, {"game", param.game}, {"options", param.options}, {"spectator_delay", param.delay}});
+  send(players[0], {{"type", "create"},
+                    {"game", param.game},
+                    {"options", param.options},
+                    {"spectator_delay", param.delay}});
   const auto created = players[0]->take("created");
   ASSERT_EQ(created.size(), 1u) << players[0]->last("error").dump();
   const std::string room = created[0]["room"];
@@ -1079,9 +1133,11 @@ TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
     const auto& st = lobby.find(room)->state();
     positions.push_back(st.view(std::nullopt));
     for (int s = 0; s < seats; ++s)
-      ASSERT_EQ(players[static_cast<std::size_t>(s)]->states[room]["board"], st.view(s)) << when << ", seat " << s;
+      ASSERT_EQ(players[static_cast<std::size_t>(s)]->states[room]["board"], st.view(s))
+          << when << ", seat " << s;
     const auto lag = std::min(positions.size() - 1, static_cast<std::size_t>(param.delay));
-    ASSERT_EQ(eve->states[room]["board"], st.is_over() ? positions.back() : positions[positions.size() - 1 - lag])
+    ASSERT_EQ(eve->states[room]["board"],
+              st.is_over() ? positions.back() : positions[positions.size() - 1 - lag])
         << when << ", the spectator";
   };
   check_boards("at the start");
@@ -1147,14 +1203,19 @@ class Limited : public Table {
  protected:
   Limited() : Table(kLimits()) {}
   std::shared_ptr<FakeConnection> from(const std::string& address, const std::string& name,
-                                   std::optional<std::string> token = {}) {
+                                       std::optional<std::string> token = {}) {
     auto c = std::make_shared<FakeConnection>();
     c->addr = address;
-    send(c, json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
+    send(c,
+         json{{"type", "hello"}, {"name", name}, {"token", token ? json(*token) : json(nullptr)}});
     return c;
   }
-  std::string token_of(const std::shared_ptr<FakeConnection>& c) { return c->last("welcome")["token"]; }
-  std::string id_of(const std::shared_ptr<FakeConnection>& c) { return c->last("welcome")["player"]; }
+  std::string token_of(const std::shared_ptr<FakeConnection>& c) {
+    return c->last("welcome")["token"];
+  }
+  std::string id_of(const std::shared_ptr<FakeConnection>& c) {
+    return c->last("welcome")["player"];
+  }
   // A create's reply: the room id, or the error's code.
   // A new room's id (24 hex characters), or the error code of the refusal.
   std::string try_create(const std::shared_ptr<FakeConnection>& c) {
@@ -1200,7 +1261,8 @@ using CreatesPerMinute = Limited<three_creates_a_minute>;
 
 TEST_F(CreatesPerMinute, OneAddressCreatesAtMostSoManyRoomsInAnyMinute) {
   lobby.tick(1'000);
-  auto ada = from("198.51.100.7", "Ada"), bob = from("198.51.100.7", "Bob"), cy = from("203.0.113.9", "Cy");
+  auto ada = from("198.51.100.7", "Ada"), bob = from("198.51.100.7", "Bob"),
+       cy = from("203.0.113.9", "Cy");
   EXPECT_EQ(try_create(ada).size(), 24u);
   lobby.tick(20'000);
   EXPECT_EQ(try_create(ada).size(), 24u);
@@ -1254,7 +1316,8 @@ TEST_F(Unload, AGameWhosePlayersAreAllAwayLeavesMemoryAndComesBackWhenOneSaysHel
   lobby.tick(62'000);
   EXPECT_EQ(lobby.room_count(), 0u);
   EXPECT_EQ(lobby.unloaded_count(), 1u);
-  EXPECT_EQ(store.unloaded, std::vector<std::string>{t.room}) << "the store may let go of its round";
+  EXPECT_EQ(store.unloaded, std::vector<std::string>{t.room})
+      << "the store may let go of its round";
 
   // Still the players' table, and still listed, while out of memory.
   auto ada = client("Ada", t.ada_token);
@@ -1334,7 +1397,8 @@ TEST_F(Unload, MaxRoomsBoundsTheRoomsInMemoryNotTheGamesBeingPlayed) {
   }
   EXPECT_EQ(lobby.unloaded_count(), 5u) << "five games going, with room for three in memory";
   for (int i = 2; i < 5; ++i)
-    EXPECT_EQ(client("Ada", games[static_cast<std::size_t>(i)].ada_token)->take("joined").size(), 1u);
+    EXPECT_EQ(client("Ada", games[static_cast<std::size_t>(i)].ada_token)->take("joined").size(),
+              1u);
   EXPECT_EQ(lobby.room_count(), 3u);
   auto eve = client("Eve");
   join(eve, games[0].room, "spectator");
@@ -1353,12 +1417,13 @@ TEST_F(Unload, TheAdminClosesEveryRoomOfAPlayerOrEveryRoomInactiveForAWhileInMem
   lobby.tick(124'000);
   ASSERT_EQ(lobby.unloaded_count(), 1u);
   auto cy = client("Cy"), dee = client("Dee");
-  const auto cys = create(cy);           // Cy's, nobody seated
+  const auto cys = create(cy);  // Cy's, nobody seated
   const auto dees = create(dee);
-  join(cy, dees);                        // Dee's, where Cy sits
-  const auto alone = create(dee);        // Dee's alone
+  join(cy, dees);                  // Dee's, where Cy sits
+  const auto alone = create(dee);  // Dee's alone
   json cy_welcome = cy->last("welcome");
-  EXPECT_TRUE(lobby.close_rooms(std::nullopt, std::nullopt).empty()) << "no criterion, nothing closed";
+  EXPECT_TRUE(lobby.close_rooms(std::nullopt, std::nullopt).empty())
+      << "no criterion, nothing closed";
   auto closed = lobby.close_rooms(cy_welcome["player"].get<std::string>(), std::nullopt);
   std::ranges::sort(closed);
   std::vector<std::string> expected{cys, dees};
@@ -1376,7 +1441,8 @@ TEST_F(Unload, TheAdminClosesEveryRoomOfAPlayerOrEveryRoomInactiveForAWhileInMem
   join(ada2, old.room, "spectator");
   EXPECT_EQ(error_code(ada2), "room/not_found") << "and the store does not give it back";
   EXPECT_EQ(lobby.close_rooms(dee->last("welcome")["player"].get<std::string>(), Millis{60'000}),
-            std::vector<std::string>{}) << "both: Dee's room is not that old";
+            std::vector<std::string>{})
+      << "both: Dee's room is not that old";
   EXPECT_EQ(lobby.room_count(), 1u);
   (void)alone;
 }
@@ -1424,7 +1490,8 @@ TEST_F(Players, OneAddressMakesAtMostSoManyNewPlayersInAnyMinute) {
   EXPECT_EQ(error_code(tokenless), "rate/hello") << "an unknown token makes a new player too";
   EXPECT_EQ(from("198.51.100.7", "Ada", token_of(ada))->last("welcome")["player"], id_of(ada))
       << "a known token is no new player";
-  EXPECT_FALSE(from("203.0.113.9", "Fay")->last("welcome").is_null()) << "another address is counted apart";
+  EXPECT_FALSE(from("203.0.113.9", "Fay")->last("welcome").is_null())
+      << "another address is counted apart";
   lobby.tick(61'500);
   EXPECT_FALSE(from("198.51.100.7", "Dee")->last("welcome").is_null()) << "a minute later";
 }
@@ -1444,12 +1511,14 @@ TEST_F(Players, APlayerWhoNeverSatIsForgottenAfterAWhileOneWithASeatNever) {
   lobby.tick(3'600'000);
   EXPECT_EQ(lobby.player_count(), 5u) << "not yet";
   lobby.tick(3'700'000);
-  EXPECT_EQ(lobby.player_count(), 3u) << "Ada and Bob, who took seats, and Dee, connected, are kept";
+  EXPECT_EQ(lobby.player_count(), 3u)
+      << "Ada and Bob, who took seats, and Dee, connected, are kept";
   EXPECT_EQ(lobby.counters().players_forgotten, 2u);
   EXPECT_FALSE(store.players.contains(cy_id)) << "forgotten in the store too";
   EXPECT_TRUE(store.players.contains(bob_id));
   EXPECT_TRUE(store.players.contains(id_of(ada)));
-  EXPECT_NE(from("192.0.2.3", "Cy", token_of(cy))->last("welcome")["player"], cy_id) << "the token names nobody now";
+  EXPECT_NE(from("192.0.2.3", "Cy", token_of(cy))->last("welcome")["player"], cy_id)
+      << "the token names nobody now";
   EXPECT_NE(from("192.0.2.5", "Eve", token_of(eve))->last("welcome")["player"], eve_id);
   EXPECT_EQ(from("192.0.2.1", "Ada", token_of(ada))->last("welcome")["player"], id_of(ada));
   EXPECT_EQ(from("192.0.2.2", "Bob", token_of(bob))->last("welcome")["player"], bob_id);

@@ -6,15 +6,15 @@
 #include <unistd.h>
 
 #include <array>
-#include <csignal>
-#include <filesystem>
-#include <map>
-#include <fstream>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <future>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -34,7 +34,8 @@ class StoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
-           ("plateau-store-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+           ("plateau-store-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
             std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -43,7 +44,8 @@ class StoreTest : public ::testing::Test {
 
   std::unique_ptr<SqliteStore> open(CheckpointPolicy policy = {}) {
     // No event loop here: completions and hand-offs run on whichever thread posts them.
-    auto store = SqliteStore::open((dir_ / "plateau.db").string(), [](std::function<void()> f) { f(); }, policy);
+    auto store = SqliteStore::open((dir_ / "plateau.db").string(),
+                                   [](std::function<void()> f) { f(); }, policy);
     EXPECT_TRUE(store.has_value()) << (store ? "" : store.error());
     return store ? std::move(*store) : nullptr;
   }
@@ -63,7 +65,8 @@ class StoreTest : public ::testing::Test {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open((dir_ / "plateau.db").string().c_str(), &db), SQLITE_OK);
     char* err = nullptr;
-    EXPECT_EQ(sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err), SQLITE_OK) << (err ? err : "");
+    EXPECT_EQ(sqlite3_exec(db, text.c_str(), nullptr, nullptr, &err), SQLITE_OK)
+        << (err ? err : "");
     sqlite3_free(err);
     sqlite3_close(db);
   }
@@ -74,7 +77,8 @@ class StoreTest : public ::testing::Test {
     sqlite3_open((dir_ / "plateau.db").string().c_str(), &db);
     sqlite3_stmt* s = nullptr;
     std::int64_t n = -1;
-    if (sqlite3_prepare_v2(db, query.c_str(), -1, &s, nullptr) == SQLITE_OK && sqlite3_step(s) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(db, query.c_str(), -1, &s, nullptr) == SQLITE_OK &&
+        sqlite3_step(s) == SQLITE_ROW)
       n = sqlite3_column_int64(s, 0);
     sqlite3_finalize(s);
     sqlite3_close(db);
@@ -87,8 +91,8 @@ class StoreTest : public ::testing::Test {
     std::ifstream in(wal, std::ios::binary);
     unsigned char header[16] = {};
     in.read(reinterpret_cast<char*>(header), sizeof header);
-    return (std::uint32_t{header[12]} << 24) | (std::uint32_t{header[13]} << 16) | (std::uint32_t{header[14]} << 8) |
-           header[15];
+    return (std::uint32_t{header[12]} << 24) | (std::uint32_t{header[13]} << 16) |
+           (std::uint32_t{header[14]} << 8) | header[15];
   }
 };
 
@@ -96,12 +100,19 @@ TEST_F(StoreTest, OneRoomReadsBackAsLoadWouldAndAPlayerWithoutASeatCanBeForgotte
   auto store = open();
   ASSERT_TRUE(store);
   for (const char* p : {"ada", "bob", "cy"})
-    ASSERT_TRUE(wait([&](Done d) { store->put_player({p, std::string("hash-") + p, p}, std::move(d)); }));
-  ASSERT_TRUE(wait([&](Done d) { store->create_room({"r1", "quantik", {{"first", "0"}}, 7, true, 1, 5, "salt-1", "ada"}, std::move(d)); }));
+    ASSERT_TRUE(
+        wait([&](Done d) { store->put_player({p, std::string("hash-") + p, p}, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) {
+    store->create_room({"r1", "quantik", {{"first", "0"}}, 7, true, 1, 5, "salt-1", "ada"},
+                       std::move(d));
+  }));
   ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, "ada", 1, std::move(d)); }));
   ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 1, "bob", 2, std::move(d)); }));
-  ASSERT_TRUE(wait([&](Done d) { store->append_move({"r1", 1, 0, 0, "sphere@a1", 3, 10}, std::move(d)); }));
-  ASSERT_TRUE(wait([&](Done d) { store->create_room({"r2", "quantik", {}, 8, false, 0, 6, ""}, std::move(d)); }));
+  ASSERT_TRUE(
+      wait([&](Done d) { store->append_move({"r1", 1, 0, 0, "sphere@a1", 3, 10}, std::move(d)); }));
+  ASSERT_TRUE(wait([&](Done d) {
+    store->create_room({"r2", "quantik", {}, 8, false, 0, 6, ""}, std::move(d));
+  }));
   ASSERT_TRUE(wait([&](Done d) { store->close_room("r2", std::move(d)); }));
 
   const auto room = store->load_room("r1", 0);
@@ -119,7 +130,8 @@ TEST_F(StoreTest, OneRoomReadsBackAsLoadWouldAndAPlayerWithoutASeatCanBeForgotte
   EXPECT_EQ(r.room.creator, "ada") << "its creator's count of open rooms survives an unload";
   EXPECT_EQ(r.version, 3);
   // The round goes on after it: the next move is the round's second.
-  ASSERT_TRUE(wait([&](Done d) { store->append_move({"r1", 1, 1, 1, "cube@d4", 4, 11}, std::move(d)); }));
+  ASSERT_TRUE(
+      wait([&](Done d) { store->append_move({"r1", 1, 1, 1, "cube@d4", 4, 11}, std::move(d)); }));
   EXPECT_FALSE(store->load_room("r2", 0).value().has_value()) << "a closed room stays closed";
   EXPECT_FALSE(store->load_room("nope", 0).value().has_value());
 
@@ -131,7 +143,8 @@ TEST_F(StoreTest, OneRoomReadsBackAsLoadWouldAndAPlayerWithoutASeatCanBeForgotte
   ASSERT_TRUE(loaded.has_value());
   std::map<std::string, bool> seated;
   for (const auto& p : loaded->players) seated[p.id] = p.seated;
-  EXPECT_EQ(seated, (std::map<std::string, bool>{{"ada", true}, {"bob", true}})) << "Cy, who sat nowhere, is gone";
+  EXPECT_EQ(seated, (std::map<std::string, bool>{{"ada", true}, {"bob", true}}))
+      << "Cy, who sat nowhere, is gone";
   ASSERT_EQ(loaded->rooms.size(), 1u);
   EXPECT_EQ(loaded->rooms[0].rounds[0].moves.size(), 2u);
 }
@@ -140,10 +153,15 @@ TEST_F(StoreTest, ARoomComesBackAtTheVersionOfItsLastMove) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                         d);
+    }));
     ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, std::nullopt, 2, d); }));
     for (int i = 0; i < 5; ++i)
-      ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, i, i % 2, "m" + std::to_string(i), 3 + i, 0}, d); }));
+      ASSERT_TRUE(wait([&](Done d) {
+        store->append_move(MoveRecord{"r1", 1, i, i % 2, "m" + std::to_string(i), 3 + i, 0}, d);
+      }));
     store->close();
   }
   auto store = open();
@@ -163,7 +181,10 @@ TEST_F(StoreTest, ARoomWithoutMovesComesBackAtItsSeatVersion) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                         d);
+    }));
     ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 1, std::nullopt, 4, d); }));
     store->close();
   }
@@ -177,13 +198,18 @@ TEST_F(StoreTest, ARoomWithoutMovesComesBackAtItsSeatVersion) {
 // A change that is neither a move nor a seat (a player shown away, a rematch asked for) stores
 // the room's version, so the room comes back above it, and the ended round's rematch requests.
 TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
-  const auto outcome = nlohmann::json{{"winners", {0}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
+  const auto outcome =
+      nlohmann::json{{"winners", {0}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                         d);
+    }));
     ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, std::nullopt, 2, d); }));
-    ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 0, 0, "m0", 3, 0}, d); }));
+    ASSERT_TRUE(
+        wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 0, 0, "m0", 3, 0}, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, 4, d); }));  // a player shown away
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("r1", 1, outcome, 5, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0b10, 6, d); }));  // seat 1 asks
@@ -199,7 +225,8 @@ TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
   ASSERT_EQ(loaded->rooms[0].rounds.size(), 1u);
   EXPECT_EQ(loaded->rooms[0].rounds[0].rematch, 0b10u);
   // The next round starts with nobody asking.
-  ASSERT_TRUE(wait([&](Done d) { store->start_round("r1", 2, nlohmann::json::object(), 8, "", 8, d); }));
+  ASSERT_TRUE(
+      wait([&](Done d) { store->start_round("r1", 2, nlohmann::json::object(), 8, "", 8, d); }));
   store->close();
   store = open();
   ASSERT_TRUE(store);
@@ -213,19 +240,26 @@ TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
 // Rooms in play always come back; one whose game ended comes back only if it ended since the
 // time given (its players may still ask for a rematch), and never once closed or if imported.
 TEST_F(StoreTest, ARoomWhoseGameEndedComesBackOnlyIfItEndedLately) {
-  const auto outcome = nlohmann::json{{"winners", {0}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
+  const auto outcome =
+      nlohmann::json{{"winners", {0}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
   {
     auto store = open();
     ASSERT_TRUE(store);
     for (const char* id : {"playing", "ended_late", "ended_early", "closed"}) {
-      ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{id, "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
-      ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{id, 1, 0, 0, "m0", 3, 5}, d); }));
+      ASSERT_TRUE(wait([&](Done d) {
+        store->create_room(RoomRecord{id, "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                           d);
+      }));
+      ASSERT_TRUE(
+          wait([&](Done d) { store->append_move(MoveRecord{id, 1, 0, 0, "m0", 3, 5}, d); }));
     }
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("ended_late", 1, outcome, 2000, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("ended_early", 1, outcome, 999, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("closed", 1, outcome, 2000, d); }));
     ASSERT_TRUE(wait([&](Done d) { store->close_room("closed", d); }));
-    GameRecord imported{"imported", 1, "quantik", nlohmann::json::object(), 7, {"a", "b"}, {{0, "m0", 5}}, outcome, 2000, ""};
+    GameRecord imported{"imported", 1,          "quantik",      nlohmann::json::object(),
+                        7,          {"a", "b"}, {{0, "m0", 5}}, outcome,
+                        2000,       ""};
     ASSERT_TRUE(wait([&](Done d) { store->import_record(imported, d); }));
     store->close();
   }
@@ -246,7 +280,8 @@ TEST_F(StoreTest, ARoomWhoseGameEndedComesBackOnlyIfItEndedLately) {
     if (r.room.id != "ended_late") continue;
     ASSERT_EQ(r.rounds.size(), 1u);
     EXPECT_EQ(r.rounds[0].outcome, outcome);
-    EXPECT_EQ(r.rounds[0].moves, (std::vector<std::pair<int, std::string>>{{0, "m0"}})) << "its moves, from `moves`";
+    EXPECT_EQ(r.rounds[0].moves, (std::vector<std::pair<int, std::string>>{{0, "m0"}}))
+        << "its moves, from `moves`";
   }
 }
 
@@ -254,12 +289,18 @@ TEST_F(StoreTest, AFailedWriteFailsAloneAndTheOthersInItsCommitStay) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                         d);
+    }));
     // Queued together: the second repeats the first's place in the log, so it must fail alone.
     std::promise<bool> a, b, c;
-    store->append_move(MoveRecord{"r1", 1, 0, 0, "first", 1, 0}, [&a](bool ok) { a.set_value(ok); });
-    store->append_move(MoveRecord{"r1", 1, 0, 1, "clash", 2, 0}, [&b](bool ok) { b.set_value(ok); });
-    store->append_move(MoveRecord{"r1", 1, 1, 1, "second", 3, 0}, [&c](bool ok) { c.set_value(ok); });
+    store->append_move(MoveRecord{"r1", 1, 0, 0, "first", 1, 0},
+                       [&a](bool ok) { a.set_value(ok); });
+    store->append_move(MoveRecord{"r1", 1, 0, 1, "clash", 2, 0},
+                       [&b](bool ok) { b.set_value(ok); });
+    store->append_move(MoveRecord{"r1", 1, 1, 1, "second", 3, 0},
+                       [&c](bool ok) { c.set_value(ok); });
     EXPECT_TRUE(a.get_future().get());
     EXPECT_FALSE(b.get_future().get());
     EXPECT_TRUE(c.get_future().get());
@@ -284,20 +325,24 @@ TEST_F(StoreTest, AWriteThatThrowsFailsAloneAndTheWriterGoesOn) {
   std::promise<bool> a, b, c;
   store->create_room(RoomRecord{"ok1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
                      [&a](bool ok) { a.set_value(ok); });
-  store->create_room(RoomRecord{"bad", "quantik", bad_options, 7, false, 0, 1, ""}, [&b](bool ok) { b.set_value(ok); });
+  store->create_room(RoomRecord{"bad", "quantik", bad_options, 7, false, 0, 1, ""},
+                     [&b](bool ok) { b.set_value(ok); });
   store->create_room(RoomRecord{"ok2", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
                      [&c](bool ok) { c.set_value(ok); });
   EXPECT_TRUE(a.get_future().get());
   EXPECT_FALSE(b.get_future().get());
   EXPECT_TRUE(c.get_future().get());
-  EXPECT_TRUE(wait([&](Done d) { store->put_player({"p1", "hash", "Ada"}, d); })) << "the writer still writes";
-  EXPECT_TRUE(store->available()) << "a write that failed alone does not make the store unavailable";
+  EXPECT_TRUE(wait([&](Done d) { store->put_player({"p1", "hash", "Ada"}, d); }))
+      << "the writer still writes";
+  EXPECT_TRUE(store->available())
+      << "a write that failed alone does not make the store unavailable";
   const auto [count, last] = store->exceptions();
   EXPECT_EQ(count, 1u);
   EXPECT_FALSE(last.empty());
   // A callback that throws does not keep the next one from running.
   std::promise<bool> after;
-  store->put_player({"p2", "hash2", "Bob"}, [](bool) { throw std::runtime_error("a callback failed"); });
+  store->put_player({"p2", "hash2", "Bob"},
+                    [](bool) { throw std::runtime_error("a callback failed"); });
   store->put_player({"p3", "hash3", "Cy"}, [&after](bool ok) { after.set_value(ok); });
   EXPECT_TRUE(after.get_future().get());
   EXPECT_EQ(store->exceptions().first, 2u);
@@ -322,7 +367,8 @@ class PostQueue {
   // Runs what was posted, waiting up to 10 s for something to be.
   bool run_next() {
     std::unique_lock lock(mutex_);
-    if (!posted_.wait_for(lock, std::chrono::seconds(10), [this] { return !queue_.empty(); })) return false;
+    if (!posted_.wait_for(lock, std::chrono::seconds(10), [this] { return !queue_.empty(); }))
+      return false;
     auto f = std::move(queue_.front());
     queue_.pop_front();
     lock.unlock();
@@ -342,7 +388,8 @@ TEST_F(StoreTest, AWriteIsTimedFromItsArrivalToTheStartOfItsCommit) {
   ASSERT_TRUE(opened.has_value());
   auto& store = **opened;
   int done = 0;
-  store.create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, [&done](bool ok) { done += ok; });
+  store.create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                    [&done](bool ok) { done += ok; });
   store.append_move(MoveRecord{"r1", 1, 0, 0, "a", 1, 0}, [&done](bool ok) { done += ok; });
   // Both wait for the rooms' thread to hand them over: nothing is committed, nothing is timed.
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
@@ -357,7 +404,8 @@ TEST_F(StoreTest, AWriteIsTimedFromItsArrivalToTheStartOfItsCommit) {
   EXPECT_EQ(store.stats().queued.count(), 2u);
   std::uint64_t past_15ms = 0;
   for (std::size_t i = 0; i <= LatencyHistogram::kBucketsMs.size(); ++i)
-    if (i == LatencyHistogram::kBucketsMs.size() || LatencyHistogram::kBucketsMs[i] > 15) past_15ms += store.stats().queued.bucket(i);
+    if (i == LatencyHistogram::kBucketsMs.size() || LatencyHistogram::kBucketsMs[i] > 15)
+      past_15ms += store.stats().queued.bucket(i);
   EXPECT_EQ(past_15ms, 2u);
   store.close();
 }
@@ -368,13 +416,16 @@ void StoreTest::commit_moves_one_by_one(SqliteStore& store, std::uintmax_t& larg
   constexpr int kRooms = 40;
   for (int r = 0; r < kRooms; ++r)
     ASSERT_TRUE(wait([&](Done d) {
-      store.create_room(RoomRecord{"room" + std::to_string(r), "quantik", nlohmann::json::object(), 1, false, 0, 1, ""}, d);
+      store.create_room(RoomRecord{"room" + std::to_string(r), "quantik", nlohmann::json::object(),
+                                   1, false, 0, 1, ""},
+                        d);
     }));
   const auto wal = dir_ / "plateau.db-wal";
   for (int i = 0; i < kCommits; ++i) {
     const int r = i % kRooms, index = i / kRooms;
     ASSERT_TRUE(wait([&](Done d) {
-      store.append_move(MoveRecord{"room" + std::to_string(r), 1, index, index % 2, "A1a", index + 1, 0}, d);
+      store.append_move(
+          MoveRecord{"room" + std::to_string(r), 1, index, index % 2, "A1a", index + 1, 0}, d);
     }));
     if (i % 100 == 0 && fs::exists(wal)) largest_log = std::max(largest_log, fs::file_size(wal));
   }
@@ -391,9 +442,10 @@ TEST_F(StoreTest, TheWriteAheadLogStaysBoundedUnderManyCommits) {
   commit_moves_one_by_one(*store, largest);
   const auto wal = dir_ / "plateau.db-wal";
   const std::uint64_t passes = store->stats().checkpoints, finished = store->stats().restarts;
-  const std::string figures = std::to_string(restarts(wal)) + " restarts (" + std::to_string(finished) +
-                              " copies finished by the writer), " + std::to_string(passes) +
-                              " checkpoint passes, the WAL at most " + std::to_string(largest) + " bytes";
+  const std::string figures = std::to_string(restarts(wal)) + " restarts (" +
+                              std::to_string(finished) + " copies finished by the writer), " +
+                              std::to_string(passes) + " checkpoint passes, the WAL at most " +
+                              std::to_string(largest) + " bytes";
   std::printf("  %s\n", figures.c_str());  // the margins, in every run's log
   // Before the first fix the log never started over (30 MB); with only the checkpoint thread's
   // copy, 1 or 2 times. The bounds leave room for a loaded machine that runs passes late.
@@ -436,28 +488,36 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
   {
     auto store = open();
     ASSERT_TRUE(store);
-    ASSERT_TRUE(wait([&](Done d) { store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""}, d); }));
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                         d);
+    }));
     store->close();
   }
   // Make it the database a schema-2 server leaves: no log, no rematch column, and a round in
   // play whose moves are in `moves`.
-  sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; ALTER TABLE rounds DROP COLUMN salt;"
+  sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; ALTER TABLE rounds DROP COLUMN "
+      "salt;"
       "ALTER TABLE rooms DROP COLUMN creator; PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
-      "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, 12);");
+      "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, "
+      "12);");
   auto store = open();
   ASSERT_TRUE(store);
   EXPECT_EQ(count("PRAGMA user_version"), SqliteStore::schema_version());
   const auto loaded = store->load();
   ASSERT_TRUE(loaded.has_value()) << loaded.error();
   ASSERT_EQ(loaded->rooms.size(), 1u);
-  EXPECT_EQ(loaded->rooms[0].room.creator, "") << "a room from before schema 6 has no known creator";
+  EXPECT_EQ(loaded->rooms[0].room.creator, "")
+      << "a room from before schema 6 has no known creator";
   EXPECT_EQ(loaded->rooms[0].version, 3);
   ASSERT_EQ(loaded->rooms[0].rounds.at(0).moves.size(), 3u);
   EXPECT_EQ(loaded->rooms[0].rounds[0].moves[2], (std::pair<int, std::string>{0, "old2"}));
   // The round goes on in the log and ends: its record holds every move, old and new, once.
-  ASSERT_TRUE(wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 3, 1, "new3", 4, 13}, d); }));
-  ASSERT_TRUE(wait([&](Done d) { store->finish_round("r1", 1, nlohmann::json{{"winner", 1}}, 14, d); }));
+  ASSERT_TRUE(
+      wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 3, 1, "new3", 4, 13}, d); }));
+  ASSERT_TRUE(
+      wait([&](Done d) { store->finish_round("r1", 1, nlohmann::json{{"winner", 1}}, 14, d); }));
   const auto record = store->read_record("r1", 1);
   ASSERT_TRUE(record.has_value() && record->has_value());
   const auto& moves = (*record)->moves;
@@ -475,7 +535,9 @@ TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
   // keeps: pruning must drop the ended rounds' rows and copy the others before dropping them.
   constexpr int kLong = 10, kShort = 20, kLongMoves = 600, kShortMoves = 300, kNextMoves = 5;
   auto name = [](int r) { return "r" + std::to_string(r); };
-  auto text = [&](int r, int round, int i) { return name(r) + "-" + std::to_string(round) + "-" + std::to_string(i); };
+  auto text = [&](int r, int round, int i) {
+    return name(r) + "-" + std::to_string(round) + "-" + std::to_string(i);
+  };
   {
     auto store = open();
     ASSERT_TRUE(store);
@@ -493,7 +555,8 @@ TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
     };
     std::vector<int> played(kLong + kShort, 0), round(kLong + kShort, 1);
     for (int r = 0; r < kLong + kShort; ++r)
-      store->create_room(RoomRecord{name(r), "quantik", nlohmann::json::object(), 1, false, 0, 1, ""}, done());
+      store->create_room(
+          RoomRecord{name(r), "quantik", nlohmann::json::object(), 1, false, 0, 1, ""}, done());
     for (bool more = true; more;) {
       more = false;
       for (int r = 0; r < kLong + kShort; ++r) {
@@ -502,7 +565,8 @@ TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
         more = true;
         const int i = played[r]++;
         const std::int64_t version = (round[r] == 1 ? 0 : kShortMoves) + i + 1;
-        store->append_move(MoveRecord{name(r), round[r], i, i % 2, text(r, round[r], i), version, i}, done());
+        store->append_move(
+            MoveRecord{name(r), round[r], i, i % 2, text(r, round[r], i), version, i}, done());
         if (r >= kLong && round[r] == 1 && played[r] == kShortMoves) {
           store->finish_round(name(r), 1, nlohmann::json{{"winner", 0}}, 1, done());
           store->start_round(name(r), 2, nlohmann::json::object(), 2, "", version + 1, done());
@@ -522,9 +586,10 @@ TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
   EXPECT_GT(logged, 0);
   EXPECT_LT(logged, total - 2000) << "the log was pruned";
   // Every ended round is whole in `moves`; the long rounds were copied there as far as pruned.
-  EXPECT_EQ(count("SELECT count(*) FROM moves WHERE round = 1 AND room IN (SELECT room FROM rounds WHERE "
-                  "finished_ms IS NOT NULL)"),
-            kShort * kShortMoves);
+  EXPECT_EQ(
+      count("SELECT count(*) FROM moves WHERE round = 1 AND room IN (SELECT room FROM rounds WHERE "
+            "finished_ms IS NOT NULL)"),
+      kShort * kShortMoves);
   EXPECT_GT(count("SELECT count(*) FROM moves WHERE room = 'r0'"), 0);
   auto store = open();
   ASSERT_TRUE(store);
@@ -536,7 +601,8 @@ TEST_F(StoreTest, ThePrunedLogKeepsEveryMoveOfEveryRound) {
     SCOPED_TRACE(room.room.id);
     const auto expect_round = [&](const RoundRecord& got, int round, int n) {
       ASSERT_EQ(got.moves.size(), static_cast<std::size_t>(n));
-      for (int i = 0; i < n; ++i) ASSERT_EQ(got.moves[i], (std::pair<int, std::string>{i % 2, text(r, round, i)}));
+      for (int i = 0; i < n; ++i)
+        ASSERT_EQ(got.moves[i], (std::pair<int, std::string>{i % 2, text(r, round, i)}));
     };
     if (r < kLong) {
       ASSERT_EQ(room.rounds.size(), 1u);
@@ -567,7 +633,8 @@ TEST_F(StoreTest, AStoreKilledMidWriteKeepsEveryAcknowledgedMoveAcrossPrunes) {
   ASSERT_GE(child, 0);
   if (child == 0) {
     ::close(pipe_fds[0]);
-    auto opened = SqliteStore::open((dir_ / "plateau.db").string(), [](std::function<void()> f) { f(); });
+    auto opened =
+        SqliteStore::open((dir_ / "plateau.db").string(), [](std::function<void()> f) { f(); });
     if (!opened) ::_exit(2);
     auto& store = **opened;
     auto report = [fd = pipe_fds[1]](int room, int round, int idx) {
@@ -576,18 +643,22 @@ TEST_F(StoreTest, AStoreKilledMidWriteKeepsEveryAcknowledgedMoveAcrossPrunes) {
     };
     std::vector<int> round(kRooms, 1), played(kRooms, 0);
     for (int r = 0; r < kRooms; ++r)
-      store.create_room(RoomRecord{"r" + std::to_string(r), "quantik", nlohmann::json::object(), 1, false, 0, 1, ""},
+      store.create_room(RoomRecord{"r" + std::to_string(r), "quantik", nlohmann::json::object(), 1,
+                                   false, 0, 1, ""},
                         [](bool) {});
     for (std::int64_t version = 1;; ++version) {  // until killed
       for (int r = 0; r < kRooms; ++r) {
         const int i = played[r]++, n = round[r];
-        store.append_move(MoveRecord{"r" + std::to_string(r), n, i, i % 2, "m" + std::to_string(i), version, i},
-                          [report, r, n, i](bool ok) {
-                            if (ok) report(r, n, i);
-                          });
+        store.append_move(
+            MoveRecord{"r" + std::to_string(r), n, i, i % 2, "m" + std::to_string(i), version, i},
+            [report, r, n, i](bool ok) {
+              if (ok) report(r, n, i);
+            });
         if (played[r] == kRoundMoves) {
-          store.finish_round("r" + std::to_string(r), n, nlohmann::json{{"winner", 0}}, 1, [](bool) {});
-          store.start_round("r" + std::to_string(r), n + 1, nlohmann::json::object(), 1, "", version, [](bool) {});
+          store.finish_round("r" + std::to_string(r), n, nlohmann::json{{"winner", 0}}, 1,
+                             [](bool) {});
+          store.start_round("r" + std::to_string(r), n + 1, nlohmann::json::object(), 1, "",
+                            version, [](bool) {});
           ++round[r];
           played[r] = 0;
         }
@@ -599,7 +670,8 @@ TEST_F(StoreTest, AStoreKilledMidWriteKeepsEveryAcknowledgedMoveAcrossPrunes) {
   ::close(pipe_fds[1]);
   std::vector<std::array<std::int32_t, 3>> acked;
   std::array<std::int32_t, 3> ack;
-  while (acked.size() < kAcks && ::read(pipe_fds[0], ack.data(), sizeof ack) == sizeof ack) acked.push_back(ack);
+  while (acked.size() < kAcks && ::read(pipe_fds[0], ack.data(), sizeof ack) == sizeof ack)
+    acked.push_back(ack);
   ::kill(child, SIGKILL);
   // What it acknowledged up to its death counts too.
   while (::read(pipe_fds[0], ack.data(), sizeof ack) == sizeof ack) acked.push_back(ack);
@@ -632,7 +704,8 @@ TEST_F(StoreTest, AStoreKilledMidWriteKeepsEveryAcknowledgedMoveAcrossPrunes) {
       held[{r, n}] = have;
       ++checked_ended;
     }
-    ASSERT_GT(have, static_cast<std::size_t>(i)) << "r" << r << " round " << n << " lost acknowledged move " << i;
+    ASSERT_GT(have, static_cast<std::size_t>(i))
+        << "r" << r << " round " << n << " lost acknowledged move " << i;
   }
   EXPECT_GT(checked_ended, 0u) << "some rounds ended before the kill";
 }
@@ -647,8 +720,16 @@ TEST_F(StoreTest, TheFactoryOpensTheFolderAndTheArchiveListsAndBacksUpAnImport) 
   EXPECT_TRUE(fs::exists(folder / "plateau.db"));
   const auto outcome =
       nlohmann::json{{"winners", {1}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
-  const GameRecord imported{"imp", 1, "quantik", nlohmann::json::object(), 7, {"ada", "bob"},
-                            {{0, "m0", 5}, {1, "m1", 6}}, outcome, 2000, ""};
+  const GameRecord imported{"imp",
+                            1,
+                            "quantik",
+                            nlohmann::json::object(),
+                            7,
+                            {"ada", "bob"},
+                            {{0, "m0", 5}, {1, "m1", 6}},
+                            outcome,
+                            2000,
+                            ""};
   ASSERT_TRUE(wait([&](Done d) { storage.import_record(imported, d); }));
 
   const auto games = storage.finished_games(10);

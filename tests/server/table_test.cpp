@@ -1,8 +1,8 @@
 // Table: seats, presence with its grace, spectators and rematch requests (server/rooms/table.hpp).
 #include <gtest/gtest.h>
 
-#include "server/rooms/table.hpp"
 #include "parts.hpp"
+#include "server/rooms/table.hpp"
 
 using namespace plateau::server;
 using namespace plateau::server::testing;
