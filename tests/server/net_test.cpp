@@ -12,35 +12,11 @@ namespace {
 using testing::FakeConnection;
 
 // A store whose room creation throws, as an allocation failing in it would.
-class ThrowingStore final : public Store {
+class ThrowingStore final : public NullStore {
  public:
-  void put_player(const StoredPlayer&, Done done) override { done(true); }
   void create_room(const RoomRecord&, Done) override {
     throw std::runtime_error("no memory for the write");
   }
-  void put_seat(const std::string&, int, const std::optional<std::string>&, std::int64_t,
-                Done done) override {
-    done(true);
-  }
-  void append_move(const MoveRecord&, Done done) override { done(true); }
-  void start_round(const std::string&, int, const nlohmann::json&, std::uint64_t,
-                   const std::string&, std::int64_t, Done done) override {
-    done(true);
-  }
-  void finish_round(const std::string&, int, const nlohmann::json&, std::int64_t,
-                    Done done) override {
-    done(true);
-  }
-  void put_table(const std::string&, int, std::uint32_t, std::int64_t, Done done) override {
-    done(true);
-  }
-  void close_room(const std::string&, Done done) override { done(true); }
-  std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string&,
-                                                                  std::int64_t) override {
-    return std::nullopt;
-  }
-  void unload_room(const std::string&) override {}
-  void forget_players(const std::vector<std::string>&, Done done) override { done(true); }
 };
 
 TEST(Edge, AHandlerThatThrowsAnswersInternalErrorAndTheServerGoesOn) {
