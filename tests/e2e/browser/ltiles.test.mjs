@@ -108,14 +108,25 @@ async function playWholeGame(variant, options) {
       const isoNow = (await mover.locator('.lt-svg[data-view="iso"]').count()) > 0;
       if (moves === 14) {
         // zoom and pan, then fit again: the candidates stay reachable
+        // The pointer must land on the board: scroll it into the window first (the piles of a
+        // variant can push it below the fold, where a mouse at its centre touches nothing).
+        await mover.locator('.lt-svg').scrollIntoViewIfNeeded();
         const box = await mover.locator('.lt-svg').boundingBox();
         const vb0 = await mover.getAttribute('.lt-svg', 'viewBox');
-        await mover.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        // the middle of the part of the board inside the window
+        const vp = mover.viewportSize();
+        const cx = (Math.max(box.x, 0) + Math.min(box.x + box.width, vp.width)) / 2;
+        const cy = (Math.max(box.y, 0) + Math.min(box.y + box.height, vp.height)) / 2;
+        await mover.mouse.move(cx, cy);
         await mover.mouse.wheel(0, -300);
         await mover.mouse.down();
-        await mover.mouse.move(box.x + box.width / 2 + 60, box.y + box.height / 2 + 30, { steps: 4 });
+        await mover.mouse.move(cx + 60, cy + 30, { steps: 4 });
         await mover.mouse.up();
-        assert.notEqual(await mover.getAttribute('.lt-svg', 'viewBox'), vb0, 'the wheel and a drag move the camera');
+        // Input events reach the page asynchronously: wait for the new viewBox rather than read it once.
+        const moved = await mover.waitForFunction(
+          (vb) => document.querySelector('.lt-svg')?.getAttribute('viewBox') !== vb, vb0, { timeout: 10_000 })
+          .then(() => true, () => false);
+        assert.ok(moved, `the wheel and a drag move the camera (viewBox still ${vb0})`);
         assert.equal(await version(mover), before, 'a drag plays nothing');
         await mover.click('[data-choice="zoom-in"]');
         await mover.click('[data-choice="fit"]');
