@@ -44,4 +44,9 @@ HttpResponse json_error(const HttpRequest& req, boost::beast::http::status statu
 HttpResponse text_response(const HttpRequest& req, boost::beast::http::status status,
                            std::string body, std::string_view type = "text/plain; charset=utf-8");
 
+// The answer to /healthz: 200 {"status":"ok","rooms":n,"connections":n}, or 503 with
+// "store_unavailable" while the store cannot write.
+HttpResponse health_response(const HttpRequest& req, bool writable, std::size_t rooms,
+                             std::size_t connections);
+
 }  // namespace plateau::server

@@ -42,7 +42,11 @@ std::string metrics_text(Server& server) {
              net.refused_max_connections);
   m.labelled("plateau_connections_refused_total", "limit=\"max_per_ip\"", net.refused_max_per_ip);
   m.counter("plateau_accept_failures_total",
-            "Accepts that failed for want of file descriptors or memory.", net.accept_failures);
+            "Accepts that failed for want of file descriptors or memory.",
+            server.accept_failures());
+  m.counter("plateau_health_answers_at_door_total",
+            "/healthz requests answered by the front door, off the event loop.",
+            server.health_answers_at_door());
   m.gauge("plateau_queued_bytes", "Bytes queued for all connections together.", net.queued_bytes);
   m.gauge("plateau_connection_queue_peak_bytes", "The most bytes one connection has had queued.",
           net.queue_peak);

@@ -54,57 +54,6 @@ std::expected<std::shared_ptr<asio::ssl::context>, std::string> load_tls_context
   return ctx;
 }
 
-void ConnectionSlot::release() {
-  if (entry_) entry_->table->release(std::exchange(entry_, nullptr));
-}
-
-std::size_t ConnectionTable::AddressHash::operator()(const asio::ip::address& a) const noexcept {
-  if (a.is_v4()) return std::hash<std::uint32_t>{}(a.to_v4().to_uint());
-  const auto bytes = a.to_v6().to_bytes();
-  std::uint64_t hi = 0, lo = 0;
-  std::memcpy(&hi, bytes.data(), 8);
-  std::memcpy(&lo, bytes.data() + 8, 8);
-  return std::hash<std::uint64_t>{}(hi ^ (lo * 0x9e3779b97f4a7c15ull));
-}
-
-ConnectionSlot ConnectionTable::admit(const asio::ip::address& peer, std::size_t max_total,
-                                      std::size_t max_per_address, Refusal& why) {
-  why = Refusal::none;
-  if (open_ >= max_total) {
-    why = Refusal::too_many;
-    return {};
-  }
-  auto [it, added] = by_address_.try_emplace(peer);
-  auto& e = it->second;
-  if (e.open >= max_per_address) {
-    why = Refusal::too_many_from_address;
-    return {};
-  }
-  if (added) {
-    e.table = this;
-    e.address = &it->first;
-  }
-  ++e.open;
-  ++open_;
-  return ConnectionSlot(&e);
-}
-
-void ConnectionTable::release(ConnectionSlot::Entry* e) {
-  --open_;
-  if (--e->open == 0) {
-    const auto address = *e->address;  // a copy: the key goes with its entry
-    by_address_.erase(address);
-  }
-  if (orphaned_ && open_ == 0) delete this;
-}
-
-void ConnectionTable::orphan() {
-  if (open_ == 0)
-    delete this;
-  else
-    orphaned_ = true;
-}
-
 Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* store,
                std::shared_ptr<asio::ssl::context> tls)
     : config_(std::move(config)),
@@ -112,10 +61,17 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* stor
       lobby_(lobby),
       store_(store),
       tls_(std::move(tls)),
-      acceptor_(ioc),
       ticker_(ioc),
-      accept_timer_(ioc),
-      connections_(new ConnectionTable) {
+      connections_(new ConnectionTable),
+      door_(
+          ioc, health_, tls_ == nullptr,
+          [this](const asio::ip::address& peer) { return count(peer); },
+          [this](tcp::socket socket, ConnectionSlot slot) {
+            serve(std::move(socket), std::move(slot));
+          }) {
+  health_.writable = [store = store_] { return !store || store->available(); };
+  health_.rooms = [&lobby = lobby_] { return lobby.room_count(); };
+  health_.connections = [&stats = stats_] { return std::size_t(stats.connections); };
   // The client's files, listed and read once: what is not in the list is never served. The
   // data directory and the TLS files are left out even when they lie inside the web root.
   const std::string root =
@@ -128,7 +84,10 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* stor
                static_files_.bytes());
 }
 
-Server::~Server() { connections_->orphan(); }
+Server::~Server() {
+  door_.stop();
+  connections_->orphan();
+}
 
 std::expected<void, std::string> Server::start() {
   // Never serve in clear text what was meant to be encrypted.
@@ -138,14 +97,10 @@ std::expected<void, std::string> Server::start() {
   const auto address = asio::ip::make_address(config_.host, ec);
   if (ec) return std::unexpected("bad --host " + config_.host + ": " + ec.message());
   const tcp::endpoint endpoint{address, static_cast<unsigned short>(config_.port)};
-  acceptor_.open(endpoint.protocol(), ec);
-  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor_.bind(endpoint, ec);
-  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
-  if (ec)
+  if (auto listening = door_.listen(endpoint); !listening)
     return std::unexpected("cannot listen on " + config_.host + ":" + std::to_string(config_.port) +
-                           ": " + ec.message());
-  accept();
+                           ": " + listening.error());
+  door_.start();
   // The rooms learn the time from this tick only.
   struct Ticker {
     static void arm(Server* s) {
@@ -168,59 +123,29 @@ std::expected<void, std::string> Server::start() {
   return {};
 }
 
-unsigned short Server::port() const {
-  beast::error_code ec;
-  const auto ep = acceptor_.local_endpoint(ec);
-  return ec ? 0 : ep.port();
+unsigned short Server::port() const { return door_.port(); }
+
+ConnectionSlot Server::count(const asio::ip::address& peer) {
+  ConnectionTable::Refusal why{};
+  auto slot = connections_->admit(peer, config_.max_connections, config_.max_per_ip, why);
+  if (why == ConnectionTable::Refusal::too_many) ++stats_.refused_max_connections;
+  if (why == ConnectionTable::Refusal::too_many_from_address) ++stats_.refused_max_per_ip;
+  return slot;
 }
 
-void Server::accept() {
-  acceptor_.async_accept(ioc_, [this](beast::error_code ec, tcp::socket socket) {
-    if (stopping_ || ec == asio::error::operation_aborted) return;
-    if (ec == asio::error::no_descriptors ||
-        ec == boost::system::errc::too_many_files_open_in_system ||
-        ec == asio::error::no_buffer_space || ec == asio::error::no_memory) {
-      // Out of descriptors (or kernel memory): the connection waits in the backlog. Trying again
-      // at once would fail again at once, for as long as it lasts, with the loop at 100% CPU.
-      ++stats_.accept_failures;
-      if (!starved_)
-        spdlog::error("event=accept_paused error=\"{}\" open={} retry_ms=100", ec.message(),
-                      connections_->open());
-      starved_ = true;
-      accept_timer_.expires_after(std::chrono::milliseconds(100));
-      accept_timer_.async_wait([this](beast::error_code wait_ec) {
-        if (!wait_ec && !stopping_) accept();
-      });
-      return;
-    }
-    if (!ec) {
-      if (starved_) {
-        starved_ = false;
-        spdlog::info("event=accept_resumed open={}", connections_->open());
-      }
-      beast::error_code ignored;
-      const auto peer = socket.remote_endpoint(ignored);
-      ConnectionTable::Refusal why{};
-      auto slot = ignored ? ConnectionSlot()
-                          : connections_->admit(peer.address(), config_.max_connections,
-                                                config_.max_per_ip, why);
-      if (!slot) {
-        // Over a limit (or the peer already gone): closed before any byte is read.
-        if (why == ConnectionTable::Refusal::too_many) ++stats_.refused_max_connections;
-        if (why == ConnectionTable::Refusal::too_many_from_address) ++stats_.refused_max_per_ip;
-        socket.close(ignored);
-        return accept();
-      }
-      // Frames are small and each one matters now: Nagle's wait for an ACK would hold a
-      // patch back for as long as the peer delays its ACKs.
-      socket.set_option(tcp::no_delay(true), ignored);
-      if (tls_)
-        serve_tls(std::move(socket), *this, *tls_, std::move(slot));
-      else
-        serve_plain(std::move(socket), *this, std::move(slot));
-    }
-    accept();
-  });
+void Server::serve(tcp::socket socket, ConnectionSlot slot) {
+  beast::error_code ignored;
+  if (stopping_) {
+    socket.close(ignored);
+    return;
+  }
+  // Frames are small and each one matters now: Nagle's wait for an ACK would hold a
+  // patch back for as long as the peer delays its ACKs.
+  socket.set_option(tcp::no_delay(true), ignored);
+  if (tls_)
+    serve_tls(std::move(socket), *this, *tls_, std::move(slot));
+  else
+    serve_plain(std::move(socket), *this, std::move(slot));
 }
 
 void Server::sweep_idle() {
@@ -337,8 +262,7 @@ void Server::remove(WsConnection* s) {
 void Server::shutdown(std::function<void()> done) {
   if (stopping_) return;
   stopping_ = true;
-  beast::error_code ignored;
-  acceptor_.close(ignored);
+  door_.stop();
   ticker_.cancel();
   spdlog::info("event=shutdown connections={} rooms={}", websockets_.size(), lobby_.room_count());
   lobby_.announce(

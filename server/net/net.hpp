@@ -6,7 +6,9 @@
 // are templates on the stream, so both kinds run the same code.
 //
 // Threading: one io_context thread runs every socket, the lobby and the rooms, so they need no
-// locks; the store's writer thread hands its completions back through asio::post, and the
+// locks. The front door's thread (front_door.hpp) only accepts connections, counts them against
+// the limits, answers /healthz from atomics, and posts every other connection here. The store's
+// writer thread hands its completions back through asio::post, and the
 // lobby's reaper thread frees the boards and positions rooms hand it (their last references).
 //
 // Writes stay on that thread too, though sendmsg is much of its time: a send thread of its own
@@ -26,6 +28,7 @@
 #include <boost/asio.hpp>
 
 #include "server/config.hpp"
+#include "server/net/front_door.hpp"
 #include "server/net/static_files.hpp"
 #include "server/net/throttle.hpp"
 #include "server/net/ws_connection.hpp"
@@ -41,14 +44,14 @@ class Storage;
 class WsConnection;
 
 struct NetStats {
-  std::uint64_t connections = 0;        // open WebSocket connections
-  std::uint64_t connections_total = 0;  // accepted since start
+  std::atomic<std::uint64_t> connections{0};  // open WebSocket connections (read by the door)
+  std::uint64_t connections_total = 0;        // accepted since start
   std::uint64_t frames_out = 0;
   std::uint64_t bytes_out = 0;
-  std::uint64_t dropped_slow = 0;             // connections dropped for not reading
-  std::uint64_t refused_max_connections = 0;  // sockets closed at accept: --max-connections
-  std::uint64_t refused_max_per_ip = 0;       // sockets closed at accept: --max-per-ip
-  std::uint64_t accept_failures = 0;      // accepts that failed for want of descriptors (or memory)
+  std::uint64_t dropped_slow = 0;  // connections dropped for not reading
+  // Sockets closed at accept by a limit, counted on the front door's thread.
+  std::atomic<std::uint64_t> refused_max_connections{0};  // --max-connections
+  std::atomic<std::uint64_t> refused_max_per_ip{0};       // --max-per-ip
   std::uint64_t queued_bytes = 0;         // bytes queued for all connections together
   std::uint64_t queue_peak = 0;           // the most bytes one connection has had queued
   std::uint64_t dropped_over_budget = 0;  // connections dropped at --max-queued-bytes
@@ -83,6 +86,10 @@ class Server {
   void shutdown(std::function<void()> done);
 
   NetStats& stats() { return stats_; }
+  // Accepts that failed for want of descriptors (or memory), and /healthz requests answered at
+  // the front door (front_door.hpp), from any thread.
+  std::uint64_t accept_failures() const { return door_.accept_failures(); }
+  std::uint64_t health_answers_at_door() const { return door_.health_answers(); }
   const Config& config() const { return config_; }
   Lobby& lobby() { return lobby_; }
   Storage* store() { return store_; }
@@ -116,7 +123,10 @@ class Server {
   void unqueued(std::size_t bytes) { stats_.queued_bytes -= bytes; }
 
  private:
-  void accept();
+  // A connection's place against --max-connections and --max-per-ip (on the door's thread).
+  ConnectionSlot count(const boost::asio::ip::address& peer);
+  // A connection from the front door, on the loop: served (over TLS, or plain).
+  void serve(boost::asio::ip::tcp::socket socket, ConnectionSlot slot);
   void sweep_idle();
   // Logs an exception caught in a handler and counts it.
   void internal_error(const char* where, const char* what);
@@ -128,11 +138,7 @@ class Server {
   Lobby& lobby_;
   Storage* store_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
-  boost::asio::ip::tcp::acceptor acceptor_;
   boost::asio::steady_timer ticker_;
-  // Accepting waits on this when the process is out of file descriptors, rather than spinning.
-  boost::asio::steady_timer accept_timer_;
-  bool starved_ = false;  // the last accept failed for want of descriptors (logged once)
   bool store_was_available_ = true;
   std::uint64_t store_exceptions_seen_ = 0;
   ConnectionTable* connections_;  // deleted by orphan(), once the Server and every slot are gone
@@ -143,6 +149,8 @@ class Server {
   Backoff admin_backoff_;
   RateByKey import_rate_;
   bool stopping_ = false;
+  Health health_;
+  FrontDoor door_;  // last: its thread stops first, while all it reaches is still here
 };
 
 }  // namespace plateau::server

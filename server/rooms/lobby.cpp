@@ -230,6 +230,7 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
   rooms_[room_id] = room;
+  room_count_ = rooms_.size();
   creator_of_[room_id] = creator;
   created_by_[creator].push_back(room_id);
   store_player(creator);
@@ -401,6 +402,7 @@ void Lobby::tick(Millis now) {
       const std::string id = it->first;
       const auto seated = room.seated();
       it = rooms_.erase(it);
+      room_count_ = rooms_.size();
       store_.unload_room(id);
       std::vector<std::optional<std::string>> players;
       for (const auto& [p, name] : seated) players.push_back(p);
@@ -433,6 +435,7 @@ void Lobby::unload(std::map<std::string, std::shared_ptr<Room>>::iterator it) {
   u.seats = room.seated();
   const std::string id = it->first;
   rooms_.erase(it);  // its writes are all done: idle() says nothing waits for the store
+  room_count_ = rooms_.size();
   store_.unload_room(id);
   unloaded_.emplace(id, std::move(u));
   ++counters_.rooms_unloaded;
@@ -611,6 +614,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
   for (const auto& p : r.seats)
     if (p) sit(*p, r.room.id);
   rooms_[r.room.id] = std::move(room);
+  room_count_ = rooms_.size();
   return true;
 }
 
@@ -636,6 +640,7 @@ bool Lobby::close_room(const std::string& id) {
         if (const auto cl = clients_.find(c); cl != clients_.end())
           if (const auto p = cl->second.lock()) p->send(frame);
     rooms_.erase(it);
+    room_count_ = rooms_.size();
   }
   forget_room(id, seated);
   store_.unload_room(id);

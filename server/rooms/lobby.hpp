@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <map>
@@ -91,7 +92,8 @@ class Lobby {
   // The room, from memory or else from the store (a room unloaded, or one a restart would
   // rebuild): nullptr when there is none. `why` tells a room that exists but cannot be loaded.
   std::shared_ptr<Room> find(const std::string& id, std::optional<protocol::Code>* why = nullptr);
-  std::size_t room_count() const { return rooms_.size(); }
+  // Rooms in memory. Readable from any thread (the front door answers /healthz with it).
+  std::size_t room_count() const { return room_count_; }
   std::size_t unloaded_count() const { return unloaded_.size(); }
   std::size_t player_count() const { return players_.size(); }
   const std::map<std::string, std::shared_ptr<Room>>& rooms() const { return rooms_; }
@@ -173,6 +175,7 @@ class Lobby {
   std::string games_json_;  // the games list, serialized once for every welcome
   Reaper reaper_;           // before rooms_: it outlives every room that hands it things
   std::map<std::string, std::shared_ptr<Room>> rooms_;
+  std::atomic<std::size_t> room_count_{0};  // rooms_.size(), set wherever rooms_ changes
   std::map<std::string, Unloaded> unloaded_;
   std::set<std::string> quarantined_;  // rooms the store holds that do not replay: not tried again
   // Where each player sits (rooms in memory and unloaded ones), and the rooms each created.

@@ -1,0 +1,224 @@
+#include "server/net/front_door.hpp"
+
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "server/net/http_api.hpp"
+
+namespace plateau::server {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+bool asks_for_health(std::string_view first_bytes) {
+  for (const std::string_view request : {"GET /healthz", "HEAD /healthz"})
+    if (first_bytes.size() > request.size() && first_bytes.starts_with(request) &&
+        (first_bytes[request.size()] == ' ' || first_bytes[request.size()] == '?'))
+      return true;
+  return false;
+}
+
+FrontDoor::FrontDoor(asio::io_context& loop, const Health& health, bool look, Count count,
+                     Admit admit, std::chrono::milliseconds look_wait)
+    : loop_(loop),
+      health_(health),
+      look_(look),
+      look_wait_(look_wait),
+      count_(std::move(count)),
+      admit_(std::make_shared<Admit>(std::move(admit))),
+      acceptor_(ioc_),
+      retry_(ioc_) {}
+
+FrontDoor::~FrontDoor() { stop(); }
+
+std::expected<void, std::string> FrontDoor::listen(const tcp::endpoint& at) {
+  beast::error_code ec;
+  acceptor_.open(at.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(at, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) return std::unexpected(ec.message());
+  protocol_ = at.protocol();
+  const auto bound = acceptor_.local_endpoint(ec);
+  port_ = ec ? 0 : bound.port();
+  return {};
+}
+
+void FrontDoor::start() {
+  accept();
+  thread_ = std::thread([this] { ioc_.run(); });
+}
+
+void FrontDoor::stop() {
+  if (!thread_.joinable()) return;
+  asio::post(ioc_, [this] {
+    beast::error_code ignored;
+    acceptor_.close(ignored);
+    retry_.cancel();
+    ioc_.stop();  // connections still at the door are closed with it
+  });
+  thread_.join();
+}
+
+void FrontDoor::accept() {
+  acceptor_.async_accept(ioc_, [this](beast::error_code ec, tcp::socket socket) {
+    if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec == asio::error::no_descriptors ||
+        ec == boost::system::errc::too_many_files_open_in_system ||
+        ec == asio::error::no_buffer_space || ec == asio::error::no_memory) {
+      // Out of descriptors (or kernel memory): the connection waits in the backlog. Trying again
+      // at once would fail again at once, for as long as it lasts, with a core at 100%.
+      ++accept_failures_;
+      if (!starved_)
+        spdlog::error("event=accept_paused error=\"{}\" retry_ms=100", ec.message());
+      starved_ = true;
+      retry_.expires_after(std::chrono::milliseconds(100));
+      retry_.async_wait([this](beast::error_code wait_ec) {
+        if (!wait_ec) accept();
+      });
+      return;
+    }
+    if (!ec) {
+      if (starved_) {
+        starved_ = false;
+        spdlog::info("event=accept_resumed");
+      }
+      beast::error_code no_peer;
+      const auto peer = socket.remote_endpoint(no_peer);
+      // Over a limit (or the peer already gone): closed before any byte is read.
+      if (auto slot = no_peer ? ConnectionSlot() : count_(peer.address()))
+        look(std::move(socket), std::move(slot));
+    }
+    accept();
+  });
+}
+
+namespace {
+
+enum class FirstBytes { none_yet, closed, health, other };
+
+// What the client has sent so far, peeked at without reading it.
+FirstBytes peek(tcp::socket& socket) {
+  char first[16];
+  const auto n = ::recv(socket.native_handle(), first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
+  if (n == 0) return FirstBytes::closed;
+  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? FirstBytes::none_yet
+                                                            : FirstBytes::closed;
+  return asks_for_health({first, static_cast<std::size_t>(n)}) ? FirstBytes::health
+                                                               : FirstBytes::other;
+}
+
+}  // namespace
+
+// Looks at the client's first bytes: at once (a client usually sends its request with the
+// connection), else once they come, for look_wait_ at most.
+void FrontDoor::look(tcp::socket socket, ConnectionSlot slot) {
+  if (!look_) return hand_over(std::move(socket), std::move(slot));
+  const auto first = peek(socket);
+  if (first == FirstBytes::closed) return;  // the client left without a word
+  // A crowded door holds no more: the loop takes the rest, health requests included.
+  if (first == FirstBytes::other || at_the_door_ >= kMaxAtTheDoor)
+    return hand_over(std::move(socket), std::move(slot));
+  if (first == FirstBytes::health) return answer(std::move(socket), std::move(slot));
+  ++at_the_door_;
+  struct Visitor {
+    tcp::socket socket;
+    asio::steady_timer timer;
+    ConnectionSlot slot;
+  };
+  auto v = std::make_shared<Visitor>(
+      Visitor{std::move(socket), asio::steady_timer(ioc_), std::move(slot)});
+  v->timer.expires_after(look_wait_);
+  v->timer.async_wait([v](beast::error_code ec) {
+    beast::error_code ignored;
+    if (!ec) v->socket.cancel(ignored);  // silent so far: the loop takes it as it is
+  });
+  v->socket.async_wait(tcp::socket::wait_read, [this, v](beast::error_code ec) {
+    --at_the_door_;
+    v->timer.cancel();
+    if (ec && ec != asio::error::operation_aborted) return;  // gone: closed with `v`
+    switch (ec ? FirstBytes::none_yet : peek(v->socket)) {
+      case FirstBytes::closed: return;
+      case FirstBytes::health: return answer(std::move(v->socket), std::move(v->slot));
+      case FirstBytes::other:
+      case FirstBytes::none_yet: return hand_over(std::move(v->socket), std::move(v->slot));
+    }
+  });
+}
+
+namespace {
+
+// A /healthz request being answered at the door.
+struct Answer {
+  Answer(tcp::socket s, ConnectionSlot place, std::atomic<std::size_t>& held)
+      : stream(std::move(s)), slot(std::move(place)), count(held) {
+    ++count;
+  }
+  ~Answer() { --count; }
+  beast::tcp_stream stream;
+  beast::flat_buffer buffer;
+  http::request_parser<http::string_body> parser;
+  HttpResponse response;
+  ConnectionSlot slot;
+  std::atomic<std::size_t>& count;
+};
+
+// What the client may still send once answered is read and dropped until it closes (within the
+// time left), so that closing cannot reset the connection before the answer is read.
+void drain(const std::shared_ptr<Answer>& a) {
+  a->buffer.clear();
+  a->stream.async_read_some(a->buffer.prepare(4096), [a](beast::error_code ec, std::size_t) {
+    if (!ec) drain(a);
+  });
+}
+
+}  // namespace
+
+// Reads the request, answers from the Health figures, and closes.
+void FrontDoor::answer(tcp::socket socket, ConnectionSlot slot) {
+  auto a = std::make_shared<Answer>(std::move(socket), std::move(slot), at_the_door_);
+  a->parser.header_limit(16 * 1024);
+  a->parser.body_limit(0);
+  a->stream.expires_after(kAnswerTimeout);
+  http::async_read(a->stream, a->buffer, a->parser, [this, a](beast::error_code ec, std::size_t) {
+    if (ec) return;  // a malformed or unfinished request: closed with `a`
+    a->response = health_response(a->parser.get(), health_.writable(), health_.rooms(),
+                                  health_.connections());
+    a->response.keep_alive(false);
+    ++health_answers_;
+    http::async_write(a->stream, a->response, [a](beast::error_code write_ec, std::size_t) {
+      if (write_ec) return;
+      beast::error_code ignored;
+      a->stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      drain(a);
+    });
+  });
+}
+
+// The loop takes the connection over: its socket is moved to the loop's io_context.
+void FrontDoor::hand_over(tcp::socket socket, ConnectionSlot slot) {
+  beast::error_code ec;
+  const auto fd = socket.release(ec);
+  if (ec) return;
+  tcp::socket moved(loop_);
+  moved.assign(protocol_, fd, ec);
+  if (ec) {
+    ::close(fd);
+    return;
+  }
+  asio::post(loop_, [admit = std::weak_ptr(admit_), s = std::move(moved),
+                     slot = std::move(slot)]() mutable {
+    if (const auto a = admit.lock()) (*a)(std::move(s), std::move(slot));
+  });
+}
+
+}  // namespace plateau::server
