@@ -2,8 +2,8 @@
 
 #include <sys/socket.h>
 
-#include <cerrno>
 #include <unistd.h>
+#include <cerrno>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
@@ -78,8 +78,7 @@ void FrontDoor::accept() {
       // Out of descriptors (or kernel memory): the connection waits in the backlog. Trying again
       // at once would fail again at once, for as long as it lasts, with a core at 100%.
       ++accept_failures_;
-      if (!starved_)
-        spdlog::error("event=accept_paused error=\"{}\" retry_ms=100", ec.message());
+      if (!starved_) spdlog::error("event=accept_paused error=\"{}\" retry_ms=100", ec.message());
       starved_ = true;
       retry_.expires_after(std::chrono::milliseconds(100));
       retry_.async_wait([this](beast::error_code wait_ec) {
@@ -111,8 +110,8 @@ FirstBytes peek(tcp::socket& socket) {
   char first[16];
   const auto n = ::recv(socket.native_handle(), first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
   if (n == 0) return FirstBytes::closed;
-  if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK ? FirstBytes::none_yet
-                                                            : FirstBytes::closed;
+  if (n < 0)
+    return errno == EAGAIN || errno == EWOULDBLOCK ? FirstBytes::none_yet : FirstBytes::closed;
   return asks_for_health({first, static_cast<std::size_t>(n)}) ? FirstBytes::health
                                                                : FirstBytes::other;
 }
@@ -147,10 +146,13 @@ void FrontDoor::look(tcp::socket socket, ConnectionSlot slot) {
     v->timer.cancel();
     if (ec && ec != asio::error::operation_aborted) return;  // gone: closed with `v`
     switch (ec ? FirstBytes::none_yet : peek(v->socket)) {
-      case FirstBytes::closed: return;
-      case FirstBytes::health: return answer(std::move(v->socket), std::move(v->slot));
+      case FirstBytes::closed:
+        return;
+      case FirstBytes::health:
+        return answer(std::move(v->socket), std::move(v->slot));
       case FirstBytes::other:
-      case FirstBytes::none_yet: return hand_over(std::move(v->socket), std::move(v->slot));
+      case FirstBytes::none_yet:
+        return hand_over(std::move(v->socket), std::move(v->slot));
     }
   });
 }

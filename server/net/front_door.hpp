@@ -6,11 +6,11 @@
 // The door accepts every connection, counts it against the connection limits (closing it at
 // once over one), and, over plain TCP, looks at the first bytes the client sent without reading
 // them (MSG_PEEK). A `GET /healthz` (or HEAD) is answered here, from figures the loop keeps in
-// atomics (Health), and the connection is closed after the answer; every other connection, and every TLS one, is handed to the loop with its
-// place in the count, and served there as before. Connections the door holds are few and brief:
-// at most kMaxAtTheDoor at once, each for at most kLookWait before it is handed on, or
-// kAnswerTimeout while its health answer is read and written; past that number, connections go
-// straight to the loop.
+// atomics (Health), and the connection is closed after the answer; every other connection, and
+// every TLS one, is handed to the loop with its place in the count, and served there as before.
+// Connections the door holds are few and brief: at most kMaxAtTheDoor at once, each for at most
+// kLookWait before it is handed on, or kAnswerTimeout while its health answer is read and written;
+// past that number, connections go straight to the loop.
 #pragma once
 
 #include <atomic>
@@ -94,7 +94,8 @@ class FrontDoor {
   std::atomic<std::uint64_t> accept_failures_{0};
   std::atomic<std::uint64_t> health_answers_{0};
   // Declared before ioc_, so that they outlive the connections it still holds when it goes.
-  std::atomic<std::size_t> at_the_door_{0};  // connections held here now (written by the door's thread)
+  std::atomic<std::size_t> at_the_door_{
+      0};                        // connections held here now (written by the door's thread)
   bool starved_ = false;         // the last accept failed for want of descriptors (logged once)
   boost::asio::io_context ioc_;  // the door's own
   boost::asio::ip::tcp::acceptor acceptor_;

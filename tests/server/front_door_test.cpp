@@ -77,7 +77,8 @@ TEST(FrontDoor, AnswersHealthFromThePublishedFiguresWhileTheLoopDoesNothing) {
   health.writable = [&] { return writable.load(); };
   int admitted = 0;
   Places places;
-  FrontDoor door(loop, health, true, places.count(), [&](tcp::socket, ConnectionSlot) { ++admitted; });
+  FrontDoor door(loop, health, true, places.count(),
+                 [&](tcp::socket, ConnectionSlot) { ++admitted; });
   ASSERT_TRUE(door.listen(kLoopback));
   door.start();
   auto ok = http_get(door.port(), "/healthz");
