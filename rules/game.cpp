@@ -43,6 +43,8 @@ bool State::is_legal(const Move& move) const {
   return std::find(moves.begin(), moves.end(), move) != moves.end();
 }
 
+std::unique_ptr<State> State::determinize(Seat, Rng&) const { return nullptr; }
+
 Result<> State::apply(Seat seat, const Move& move) {
   const auto mover = to_move();
   if (!mover) return std::unexpected(RuleError::game_over);

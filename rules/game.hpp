@@ -66,6 +66,14 @@ class State {
   // board can be shared between viewers, split and updated in place: view_parts.hpp.
   virtual nlohmann::json view(std::optional<Seat> viewer) const = 0;
 
+  // A position that agrees with all `viewer` knows (view(viewer) is the same) with everything
+  // else drawn afresh from `rng`: what is hidden from the viewer (a bag's order, face-down
+  // tiles, another's pile) and the chance still to come, re-seeded. Bots search many of these,
+  // so that they play on what their seat may know and never on the real hidden state.
+  // nullptr: the game cannot be sampled (yet), and no bot plays it. A game in which every seat
+  // sees everything and no chance is left to come returns a copy of itself.
+  virtual std::unique_ptr<State> determinize(Seat viewer, Rng& rng) const;
+
   // Checks that the game is not over, that `seat` is to move and that the move is legal, then
   // plays it. Never throws; on error the state is unchanged.
   Result<> apply(Seat seat, const Move& move);

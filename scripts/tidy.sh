@@ -7,7 +7,7 @@ dir=${1:-$root/build}
 command -v clang-tidy-19 >/dev/null 2>&1 || "$root/scripts/deps.sh" test
 [ -f "$dir/compile_commands.json" ] || "$root/scripts/build.sh" "$dir"
 cd "$root"
-mapfile -t files < <(git ls-files 'rules/*.cpp' 'protocol/*.cpp' 'server/*.cpp' 'clients/cli/*.cpp')
+mapfile -t files < <(git ls-files 'rules/*.cpp' 'protocol/*.cpp' 'server/*.cpp' 'bots/*.cpp' 'clients/cli/*.cpp')
 # GCC-only flags in the compile commands are unknown to clang: tell it to ignore them.
 run-clang-tidy-19 -quiet -p "$dir" -j "$(nproc)" -extra-arg=-Wno-unknown-warning-option \
   -extra-arg=-Wno-unused-command-line-argument "${files[@]}" >"$dir/tidy.log" 2>&1 || {

@@ -80,6 +80,8 @@ class TurrisState final : public TurnState<TurrisState>, public ViewParts {
   }
 
   int num_seats() const override { return 2; }
+  // Every seat sees the whole board, and no chance is left to come: a bot samples nothing.
+  std::unique_ptr<State> determinize(Seat, Rng&) const override { return clone(); }
 
   std::vector<Move> legal_moves() const override;
 

@@ -1,0 +1,61 @@
+#include "bots/bot.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace plateau::bots {
+
+using rules::Move;
+using rules::Seat;
+using rules::State;
+
+const LevelSpec& spec(Level level) { return *std::ranges::find(kLevels, level, &LevelSpec::level); }
+
+std::optional<Level> level_named(std::string_view name) {
+  const auto it = std::ranges::find(kLevels, name, &LevelSpec::name);
+  if (it == kLevels.end()) return std::nullopt;
+  return it->level;
+}
+
+namespace {
+
+// Whether playing `move` in `sample` loses at once for `me`: the game ends with nothing for
+// them, or the next seat (another's) has a move that ends it so.
+bool loses_at_once(const State& sample, Seat me, const Move& move) {
+  auto after = sample.clone();
+  (void)after->apply(me, move);
+  const int seats = after->num_seats();
+  if (const auto end = after->outcome()) return result_for(*end, me, seats) == 0.0;
+  const Seat next = *after->to_move();
+  if (next == me) return false;
+  for (const auto& reply : after->legal_moves()) {
+    auto then = after->clone();
+    (void)then->apply(next, reply);
+    if (const auto end = then->outcome(); end && result_for(*end, me, seats) == 0.0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::expected<Move, SearchError> choose(const State& position, Level level, std::uint64_t seed,
+                                        const Now& now) {
+  if (level != Level::easy) {
+    auto choice = search(position, spec(level).think, seed, now);
+    if (!choice) return std::unexpected(choice.error());
+    return choice->move;
+  }
+  const auto me = position.to_move();
+  if (!me) return std::unexpected(SearchError::game_over);
+  rules::Rng rng(seed);
+  const auto sample = position.determinize(*me, rng);
+  if (!sample) return std::unexpected(SearchError::cannot_determinize);
+  auto moves = position.legal_moves();
+  std::vector<Move> safe;
+  for (const auto& m : moves)
+    if (!loses_at_once(*sample, *me, m)) safe.push_back(m);
+  const auto& from = safe.empty() ? moves : safe;
+  return from[rng.below(from.size())];
+}
+
+}  // namespace plateau::bots

@@ -1,0 +1,37 @@
+// A bot's move at a level: the one table of level names and think times, and the move each
+// level plays. `easy` is weak on purpose; `normal` and `hard` search (mcts.hpp) for longer.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+#include "bots/mcts.hpp"
+
+namespace plateau::bots {
+
+enum class Level { easy, normal, hard };
+
+struct LevelSpec {
+  Level level;
+  std::string_view name;  // as the protocol and the lobby say it
+  Budget think;           // none for easy: it does not search
+};
+
+inline constexpr std::array<LevelSpec, 3> kLevels{{
+    {Level::easy, "easy", {}},
+    {Level::normal, "normal", {0, std::chrono::milliseconds(300)}},
+    {Level::hard, "hard", {0, std::chrono::seconds(2)}},
+}};
+
+const LevelSpec& spec(Level level);
+std::optional<Level> level_named(std::string_view name);
+
+// The move the seat to move plays at `level`. `easy` plays at random among the moves that do
+// not lose at once (after which the game is lost, or an opponent can win with one move), in a
+// sample of what its seat may know, as the others do.
+std::expected<rules::Move, SearchError> choose(const rules::State& position, Level level,
+                                               std::uint64_t seed, const Now& now = steady_now());
+
+}  // namespace plateau::bots

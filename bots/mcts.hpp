@@ -1,0 +1,56 @@
+// A Monte Carlo tree search player over the rules contract, for any game and any number of
+// seats, that plays only on what its seat may know.
+//
+// The search is information-set MCTS with one tree for the searching seat (Cowling, Powley and
+// Whitehouse's SO-ISMCTS): each iteration starts from a fresh State::determinize(seat) of the
+// real position, a sample of what the seat cannot see, walks the tree along moves legal in that
+// sample (UCT, counting how often each move was available rather than how often its parent was
+// visited), adds one node, plays the rest at random, and credits every seat with its share of
+// the result in [0, 1]: a sole winner 1, shared winners 1/k each, a draw 1/seats each. In a
+// game where every seat sees everything, determinize() is a copy and this is plain UCT.
+//
+// Pure but for the clock it is handed: no I/O, no global random numbers (its own Rng, from a
+// seed), so a search with an iteration budget is reproducible move for move.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <string>
+
+#include "rules/game.hpp"
+
+namespace plateau::bots {
+
+// When to stop: after `iterations` (0: no bound) or once `time` has passed (0: no bound). At
+// least one must be set. The search always makes at least one iteration.
+struct Budget {
+  std::size_t iterations = 0;
+  std::chrono::microseconds time{0};
+};
+
+struct Choice {
+  rules::Move move;
+  std::size_t iterations = 0;  // made
+  double value = 0;            // the chosen move's mean result for the searching seat, in [0, 1]
+};
+
+// What the search reads the time from: a steady clock, or a fake one in tests.
+using Now = std::function<std::chrono::steady_clock::time_point()>;
+Now steady_now();
+
+enum class SearchError {
+  game_over,          // nobody is to move
+  cannot_determinize  // the game gives no State::determinize: a bot would see hidden things
+};
+std::string_view to_string(SearchError e);
+
+// The move the seat to move in `position` plays, after a search within `budget`.
+std::expected<Choice, SearchError> search(const rules::State& position, Budget budget,
+                                          std::uint64_t seed, const Now& now = steady_now());
+
+// The share of a finished game's result that goes to `seat`, in [0, 1] (as above).
+double result_for(const rules::Outcome& outcome, rules::Seat seat, int seats);
+
+}  // namespace plateau::bots
