@@ -310,6 +310,47 @@ void LTilesState::take_tile(Seat seat, const std::string& kind) {
   }
 }
 
+namespace {
+
+// Fisher–Yates over the first `n` elements of `v`.
+void shuffle_front(std::vector<std::string>& v, std::size_t n, Rng& rng) {
+  for (std::size_t i = n; i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
+}
+
+}  // namespace
+
+std::unique_ptr<State> LTilesState::determinize(Seat viewer, Rng& rng) const {
+  auto sample = std::make_unique<LTilesState>(*this);
+  sample->rng_ = Rng(rng.next());
+  for (Seat seat = 0; seat < kSeats; ++seat) {
+    if (variant_ == Variant::ordered && seat == viewer) continue;  // they chose its order
+    auto& pile = sample->pile_[seat];
+    if (phase_ == Phase::play) {
+      if (pile.size() > 1) shuffle_front(pile, pile.size() - 1, rng);  // the top stays: all see it
+    } else if (ordered_[seat]) {
+      shuffle_front(pile, pile.size(), rng);  // while ordering, no top is shown
+    } else if (!order_[seat].empty()) {
+      // Picked so far: how many is seen, not which. Another draw of the picks from the lot, such
+      // that what is left to order still holds two kinds or more (with one, the real game would
+      // have filled it in already); the real picks are one such draw.
+      std::vector<std::string> lot = order_[seat];
+      for (const auto& [kind, count] : to_order_[seat]) lot.insert(lot.end(), count, kind);
+      const std::size_t picked = order_[seat].size();
+      for (int attempt = 0; attempt < 1000; ++attempt) {  // else the real picks stay
+        shuffle_front(lot, lot.size(), rng);
+        std::map<std::string, int> left;
+        for (std::size_t i = picked; i < lot.size(); ++i) ++left[lot[i]];
+        if (left.size() < 2) continue;
+        sample->order_[seat].assign(lot.begin(), lot.begin() + static_cast<std::ptrdiff_t>(picked));
+        for (auto& [kind, count] : sample->to_order_[seat])
+          count = left.contains(kind) ? left[kind] : 0;
+        break;
+      }
+    }
+  }
+  return sample;
+}
+
 int LTilesState::to_order_count(Seat seat) const {
   int n = 0;
   for (const auto& [kind, count] : to_order_[seat]) n += count;

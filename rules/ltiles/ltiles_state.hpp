@@ -135,6 +135,10 @@ class LTilesState final : public TurnState<LTilesState>, public ViewParts {
   }
 
   int num_seats() const override { return kSeats; }
+  // Hidden from `viewer`: the order of every pile below its top (the shuffled piles, and the
+  // other seat's ordered one), and the kinds the other seat has picked so far while ordering.
+  // A sample shuffles those again, keeping every top, size and count a viewer sees.
+  std::unique_ptr<State> determinize(Seat viewer, Rng& rng) const override;
 
   std::vector<Move> legal_moves() const override;
 

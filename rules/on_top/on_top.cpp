@@ -218,6 +218,13 @@ bool OnTopState::any_placement() const {
   return false;
 }
 
+std::unique_ptr<State> OnTopState::determinize(Seat, Rng& rng) const {
+  auto sample = std::make_unique<OnTopState>(*this);
+  sample->rng_ = Rng(rng.next());
+  sample->fixed_order_ = false;  // a test's fixed draw order is as hidden as the generator
+  return sample;
+}
+
 void OnTopState::begin_turn() {
   if (pile_.empty()) return finish_by_points("the tiles ran out", true);
   if (!any_placement()) return finish_by_points("no room is left for a tile", true);

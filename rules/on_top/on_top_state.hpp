@@ -108,6 +108,9 @@ class OnTopState final : public TurnState<OnTopState>, public ViewParts {
   }
 
   int num_seats() const override { return players_; }
+  // Every seat sees the board, and which tiles are left follows from it; what is hidden is the
+  // order they will be drawn in. A sample draws them afresh.
+  std::unique_ptr<State> determinize(Seat, Rng& rng) const override;
 
   std::vector<Move> legal_moves() const override;
 

@@ -238,6 +238,13 @@ int QuirkyState::bag_total() const {
   return total;
 }
 
+std::unique_ptr<State> QuirkyState::determinize(Seat, Rng& rng) const {
+  auto sample = std::make_unique<QuirkyState>(*this);
+  sample->rng_ = Rng(rng.next());
+  sample->stacked_.reset();  // a test's fixed draw order is as hidden as the generator
+  return sample;
+}
+
 int QuirkyState::draw() {
   int piece = 0;
   if (stacked_) {

@@ -126,6 +126,9 @@ class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
   void begin(Seat first) { start_turn(first); }
 
   int num_seats() const override { return seats_; }
+  // Every seat sees the whole board and the bag's counts; what is hidden is the draws to come.
+  // A sample draws them afresh.
+  std::unique_ptr<State> determinize(Seat, Rng& rng) const override;
 
   std::vector<Move> legal_moves() const override;
 

@@ -37,29 +37,50 @@ std::unique_ptr<State> random_position(std::string_view game, std::uint64_t seed
   return s;
 }
 
-const std::vector<std::string_view> kPerfectInformation{"quantik", "kwinty", "turris"};
+const std::vector<std::string_view> kHidden{"quirky", "on_top", "ltiles"};
 
-TEST(Mcts, PlaysWholeGamesOfEveryGameItCanSampleWithLegalMovesOnly) {
-  for (const auto game : kPerfectInformation) {
-    auto s = start(game, 11);
+// Every game, with each seat count and variant a bot must play.
+struct Setup {
+  std::string_view game;
+  nlohmann::json options;
+};
+std::vector<Setup> every_setup() {
+  std::vector<Setup> out;
+  for (const rules::Game* g : rules::all_games())
+    for (int seats = g->min_seats(); seats <= g->max_seats(); ++seats)
+      out.push_back({g->id(), {{"players", seats}}});
+  for (const char* variant : {"hand", "ordered", "open"})
+    out.push_back({"ltiles", {{"variant", variant}}});
+  return out;
+}
+
+std::unique_ptr<State> create(const Setup& setup, std::uint64_t seed) {
+  auto created = rules::find_game(setup.game)->create(setup.options, seed);
+  EXPECT_TRUE(created.has_value()) << setup.game << " " << setup.options;
+  return std::move(*created);
+}
+
+TEST(Mcts, PlaysWholeGamesOfEveryGameWithLegalMovesOnly) {
+  for (const auto& setup : every_setup()) {
+    auto s = create(setup, 11);
     rules::Rng rng(5);
     int bot_moves = 0;
     while (!s->is_over()) {
       const Seat seat = *s->to_move();
       Move m;
       if (seat == 0) {
-        const auto choice = search(*s, {.iterations = 25}, 100 + bot_moves);
-        ASSERT_TRUE(choice) << game;
+        const auto choice = search(*s, {.iterations = 12}, 100 + bot_moves);
+        ASSERT_TRUE(choice) << setup.game;
         m = choice->move;
         ++bot_moves;
-        ASSERT_TRUE(legal(*s, m)) << game << ": " << m.text;
+        ASSERT_TRUE(legal(*s, m)) << setup.game << ": " << m.text;
       } else {
         const auto moves = s->legal_moves();
         m = moves[rng.below(moves.size())];
       }
-      ASSERT_TRUE(s->apply(seat, m)) << game << ": " << m.text;
+      ASSERT_TRUE(s->apply(seat, m)) << setup.game << ": " << m.text;
     }
-    EXPECT_GT(bot_moves, 3) << game;
+    EXPECT_GT(bot_moves, 3) << setup.game << " " << setup.options;
   }
 }
 
@@ -87,7 +108,30 @@ TEST(Mcts, StopsWhenTheClockItIsGivenSaysTheTimeIsUp) {
   EXPECT_EQ(both->iterations, 10u) << "whichever bound comes first";
 }
 
-TEST(Mcts, RefusesAFinishedGameAndGamesItCannotSampleWithoutCheating) {
+// A game that gives no way to sample it: a one-move game that keeps State's determinize.
+class Unsampled final : public State {
+ public:
+  std::unique_ptr<State> clone() const override { return std::make_unique<Unsampled>(*this); }
+  int num_seats() const override { return 2; }
+  std::optional<Seat> to_move() const override {
+    return done_ ? std::nullopt : std::optional<Seat>(0);
+  }
+  std::vector<Move> legal_moves() const override {
+    return done_ ? std::vector<Move>{} : std::vector<Move>{Move{"go"}};
+  }
+  std::optional<rules::Outcome> outcome() const override {
+    return done_ ? std::optional<rules::Outcome>(rules::Outcome{{0}, {}, "went"}) : std::nullopt;
+  }
+  nlohmann::json view(std::optional<Seat>) const override { return done_; }
+
+ protected:
+  void do_apply(const Move&) override { done_ = true; }
+
+ private:
+  bool done_ = false;
+};
+
+TEST(Mcts, RefusesAFinishedGameAndAGameItCannotSampleWithoutCheating) {
   auto over = start("quantik", 1);
   rules::Rng rng(9);
   while (!over->is_over()) {
@@ -95,13 +139,12 @@ TEST(Mcts, RefusesAFinishedGameAndGamesItCannotSampleWithoutCheating) {
     ASSERT_TRUE(over->apply(*over->to_move(), moves[rng.below(moves.size())]));
   }
   EXPECT_EQ(search(*over, {.iterations = 5}, 1).error(), SearchError::game_over);
-  // Until these games sample what a seat cannot see, no bot plays them: a search on the real
-  // state would know the bag, the face-down tiles, the piles.
-  for (const auto game : {"quirky", "on_top", "ltiles"}) {
-    const auto s = start(game, 2);
-    EXPECT_EQ(search(*s, {.iterations = 5}, 1).error(), SearchError::cannot_determinize) << game;
-    EXPECT_EQ(choose(*s, Level::easy, 1).error(), SearchError::cannot_determinize) << game;
-  }
+  EXPECT_EQ(choose(*over, Level::easy, 1).error(), SearchError::game_over);
+  // A search on the real state of a game with hidden parts would know them: refused.
+  const Unsampled unsampled;
+  EXPECT_EQ(search(unsampled, {.iterations = 5}, 1).error(), SearchError::cannot_determinize);
+  EXPECT_EQ(choose(unsampled, Level::easy, 1).error(), SearchError::cannot_determinize);
+  EXPECT_EQ(choose(unsampled, Level::normal, 1).error(), SearchError::cannot_determinize);
 }
 
 TEST(Mcts, BeatsRandomPlayAtQuantikFromEitherSeat) {
@@ -173,20 +216,73 @@ TEST(Levels, AreOneTableOfNamesAndThinkTimes) {
   EXPECT_GT(spec(Level::hard).think.time, spec(Level::normal).think.time);
 }
 
-// A sample of the position agrees with all its seat sees (for these games, everything).
-TEST(Determinize, ASampleShowsTheSeatExactlyWhatTheRealPositionShows) {
-  for (const auto game : kPerfectInformation)
-    for (std::uint64_t seed = 0; seed < 20; ++seed) {
-      const auto s = random_position(game, seed, static_cast<int>(seed * 3 % 30));
+// A random position `plies` moves into a game set up as `setup`.
+std::unique_ptr<State> random_position(const Setup& setup, std::uint64_t seed, int plies) {
+  auto s = create(setup, seed);
+  rules::Rng rng(seed * 7 + 1);
+  for (int i = 0; i < plies && !s->is_over(); ++i) {
+    const auto moves = s->legal_moves();
+    EXPECT_TRUE(s->apply(*s->to_move(), moves[rng.below(moves.size())]));
+  }
+  return s;
+}
+
+// A sample of a position shows its viewer exactly what the real one shows, and the same moves
+// when the viewer is to move; it plays on to an end.
+TEST(Determinize, ASampleShowsTheViewerExactlyWhatTheRealPositionShows) {
+  for (const auto& setup : every_setup())
+    for (std::uint64_t seed = 0; seed < 12; ++seed) {
+      const auto s = random_position(setup, seed, static_cast<int>(seed * 5 % 40));
       rules::Rng rng(seed);
       for (Seat viewer = 0; viewer < s->num_seats(); ++viewer) {
         const auto sample = s->determinize(viewer, rng);
-        ASSERT_TRUE(sample) << game;
-        EXPECT_EQ(sample->view(viewer), s->view(viewer)) << game << " seed " << seed;
-        EXPECT_EQ(sample->legal_moves(), s->legal_moves()) << game;
-        EXPECT_EQ(sample->to_move(), s->to_move()) << game;
+        ASSERT_TRUE(sample) << setup.game;
+        const auto where = std::string(setup.game) + " " + setup.options.dump() + " seed " +
+                           std::to_string(seed) + " viewer " + std::to_string(viewer);
+        EXPECT_EQ(sample->view(viewer), s->view(viewer)) << where;
+        EXPECT_EQ(sample->to_move(), s->to_move()) << where;
+        if (s->to_move() == viewer) {
+          EXPECT_EQ(sample->legal_moves(), s->legal_moves()) << where;
+        }
+        rules::Rng play(seed);
+        while (!sample->is_over()) {
+          const auto moves = sample->legal_moves();
+          ASSERT_TRUE(sample->apply(*sample->to_move(), moves[play.below(moves.size())])) << where;
+        }
       }
     }
+}
+
+// Two samples, played on with the same choices, part ways in a game with hidden parts (what
+// was hidden, or drawn later, differs) and never in a game without.
+TEST(Determinize, SamplesDifferWhereSomethingIsHiddenAndOnlyThere) {
+  for (const auto& setup : every_setup()) {
+    // L-Tiles' open variant shows every tile and draws nothing.
+    const bool hidden = std::ranges::find(kHidden, setup.game) != kHidden.end() &&
+                        setup.options.value("variant", "") != "open";
+    int parted = 0;
+    for (std::uint64_t seed = 0; seed < 12; ++seed) {
+      // From the opening to deep in the game (an ordered L-Tiles pile is hidden once ordered).
+      const auto s = random_position(setup, seed, static_cast<int>(seed) * 7);
+      if (s->is_over()) continue;
+      const Seat viewer = *s->to_move();
+      rules::Rng rng_a(seed), rng_b(seed + 1000);
+      auto a = s->determinize(viewer, rng_a), b = s->determinize(viewer, rng_b);
+      for (int ply = 0; ply < 30 && !a->is_over() && !b->is_over(); ++ply) {
+        if (a->view(viewer) != b->view(viewer)) break;
+        const auto moves = a->legal_moves();
+        if (moves != b->legal_moves()) break;
+        const auto& m = moves[static_cast<std::size_t>(ply) % moves.size()];
+        ASSERT_TRUE(a->apply(*a->to_move(), m));
+        ASSERT_TRUE(b->apply(*b->to_move(), m));
+      }
+      parted += a->view(viewer) != b->view(viewer) || a->legal_moves() != b->legal_moves();
+    }
+    if (hidden)
+      EXPECT_GT(parted, 0) << setup.game << " " << setup.options;
+    else
+      EXPECT_EQ(parted, 0) << setup.game << " " << setup.options;
+  }
 }
 
 }  // namespace
