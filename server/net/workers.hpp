@@ -32,7 +32,8 @@ class Workers final : public Background {
   boost::asio::io_context& loop_;
   std::size_t threads_;
   // Shared with the completions posted to the loop, which may outlive the pool.
-  std::shared_ptr<std::atomic<std::size_t>> pending_ = std::make_shared<std::atomic<std::size_t>>(0);
+  std::shared_ptr<std::atomic<std::size_t>> pending_ =
+      std::make_shared<std::atomic<std::size_t>>(0);
   boost::asio::thread_pool pool_;
 };
 
