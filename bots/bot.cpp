@@ -1,5 +1,7 @@
 #include "bots/bot.hpp"
 
+#include "bots/quantik_solver.hpp"
+
 #include <algorithm>
 #include <vector>
 
@@ -38,8 +40,15 @@ bool loses_at_once(const State& sample, Seat me, const Move& move) {
 
 }  // namespace
 
-std::expected<Move, SearchError> choose(const State& position, Level level, std::uint64_t seed,
-                                        const Now& now) {
+std::expected<Move, SearchError> choose(std::string_view game, const State& position, Level level,
+                                        std::uint64_t seed, const Now& now) {
+  if (game == "quantik" && level == Level::hard) {
+    const auto p = quantik::position_of(position);
+    if (!p) return std::unexpected(SearchError::game_over);
+    quantik::Solver solver;
+    if (auto move = solver.best_move(*p)) return *std::move(move);
+    return std::unexpected(SearchError::game_over);
+  }
   if (level != Level::easy) {
     auto choice = search(position, spec(level).think, seed, now);
     if (!choice) return std::unexpected(choice.error());

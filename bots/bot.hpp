@@ -28,10 +28,12 @@ inline constexpr std::array<LevelSpec, 3> kLevels{{
 const LevelSpec& spec(Level level);
 std::optional<Level> level_named(std::string_view name);
 
-// The move the seat to move plays at `level`. `easy` plays at random among the moves that do
-// not lose at once (after which the game is lost, or an opponent can win with one move), in a
-// sample of what its seat may know, as the others do.
-std::expected<rules::Move, SearchError> choose(const rules::State& position, Level level,
-                                               std::uint64_t seed, const Now& now = steady_now());
+// The move the seat to move plays at `level` in a game of `game` (its id). `easy` plays at
+// random among the moves that do not lose at once (after which the game is lost, or an
+// opponent can win with one move), in a sample of what its seat may know, as the others do.
+// `hard` Quantik plays perfectly (quantik_solver.hpp).
+std::expected<rules::Move, SearchError> choose(std::string_view game, const rules::State& position,
+                                               Level level, std::uint64_t seed,
+                                               const Now& now = steady_now());
 
 }  // namespace plateau::bots

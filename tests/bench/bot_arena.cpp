@@ -49,11 +49,16 @@ int main(int argc, char** argv) {
   std::vector<std::string> only_games, pairings;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--games") games = std::stoi(v);
-    else if (a == "--game") only_games.push_back(v);
-    else if (a == "--pairing") pairings.push_back(v);
-    else if (a == "--think-scale") scale = std::stod(v);
-    else if (a == "--seed") seed = std::stoull(v);
+    if (a == "--games")
+      games = std::stoi(v);
+    else if (a == "--game")
+      only_games.push_back(v);
+    else if (a == "--pairing")
+      pairings.push_back(v);
+    else if (a == "--think-scale")
+      scale = std::stod(v);
+    else if (a == "--seed")
+      seed = std::stoull(v);
   }
   if (pairings.empty()) pairings = {"normal-random", "hard-normal"};
   std::printf("%-8s %5s %-14s %5s %5s %5s %5s %8s %12s %12s\n", "game", "seats", "pairing", "games",
@@ -81,11 +86,13 @@ int main(int argc, char** argv) {
             } else {
               auto spec = bots::spec(*who.level);
               const auto t0 = Clock::now();
-              if (*who.level == bots::Level::easy) {
-                m = *bots::choose(*s, *who.level, rng.next());
+              // easy does not search, and hard Quantik solves: their moves as the server's.
+              if (*who.level == bots::Level::easy ||
+                  (*who.level == bots::Level::hard && game->id() == "quantik")) {
+                m = *bots::choose(game->id(), *s, *who.level, rng.next());
               } else {
-                bots::Budget budget{0, std::chrono::microseconds(static_cast<long>(
-                                           spec.think.time.count() * scale))};
+                bots::Budget budget{0, std::chrono::microseconds(
+                                           static_cast<long>(spec.think.time.count() * scale))};
                 m = bots::search(*s, budget, rng.next())->move;
               }
               if (seat == hero_seat)

@@ -139,12 +139,14 @@ TEST(Mcts, RefusesAFinishedGameAndAGameItCannotSampleWithoutCheating) {
     ASSERT_TRUE(over->apply(*over->to_move(), moves[rng.below(moves.size())]));
   }
   EXPECT_EQ(search(*over, {.iterations = 5}, 1).error(), SearchError::game_over);
-  EXPECT_EQ(choose(*over, Level::easy, 1).error(), SearchError::game_over);
+  EXPECT_EQ(choose("quantik", *over, Level::easy, 1).error(), SearchError::game_over);
   // A search on the real state of a game with hidden parts would know them: refused.
   const Unsampled unsampled;
   EXPECT_EQ(search(unsampled, {.iterations = 5}, 1).error(), SearchError::cannot_determinize);
-  EXPECT_EQ(choose(unsampled, Level::easy, 1).error(), SearchError::cannot_determinize);
-  EXPECT_EQ(choose(unsampled, Level::normal, 1).error(), SearchError::cannot_determinize);
+  EXPECT_EQ(choose("unsampled", unsampled, Level::easy, 1).error(),
+            SearchError::cannot_determinize);
+  EXPECT_EQ(choose("unsampled", unsampled, Level::normal, 1).error(),
+            SearchError::cannot_determinize);
 }
 
 TEST(Mcts, BeatsRandomPlayAtQuantikFromEitherSeat) {
@@ -194,7 +196,7 @@ TEST(Easy, NeverWalksIntoALossItCouldAvoid) {
     const auto moves = s->legal_moves();
     const auto losing = std::ranges::count_if(
         moves, [&](const Move& m) { return some_reply_wins_against(*s, me, m); });
-    const auto m = choose(*s, Level::easy, seed);
+    const auto m = choose("quantik", *s, Level::easy, seed);
     ASSERT_TRUE(m);
     ASSERT_TRUE(legal(*s, *m));
     ++positions;
