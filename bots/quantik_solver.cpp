@@ -82,8 +82,7 @@ bool completes(const Position& p, std::uint16_t occ, int cell, int shape) {
 
 // Whether the seat to move may put `shape` on `cell`.
 bool may_place(const Position& p, std::uint16_t occ, int cell, int shape) {
-  return left(p.mine[shape]) > 0 && !(occ >> cell & 1) &&
-         !(p.theirs[shape] & tables().zone[cell]);
+  return left(p.mine[shape]) > 0 && !(occ >> cell & 1) && !(p.theirs[shape] & tables().zone[cell]);
 }
 
 // Whether the seat to move wins with its next piece.

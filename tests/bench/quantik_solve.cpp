@@ -33,7 +33,8 @@ int main(int argc, char** argv) {
       bool ok = true;
       for (int k = 0; k < pieces && ok; ++k) {
         const auto moves = bots::quantik::placements(p);
-        if (moves.empty()) ok = false;
+        if (moves.empty())
+          ok = false;
         else {
           const auto [cell, shape] = moves[rng.below(moves.size())];
           p = bots::quantik::play(p, cell, shape);
