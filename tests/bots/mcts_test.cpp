@@ -26,17 +26,6 @@ bool legal(const State& s, const Move& m) {
   return std::ranges::find(moves, m) != moves.end();
 }
 
-// A random position `plies` moves into a game (fewer if it ends first).
-std::unique_ptr<State> random_position(std::string_view game, std::uint64_t seed, int plies) {
-  auto s = start(game, seed);
-  rules::Rng rng(seed * 7 + 1);
-  for (int i = 0; i < plies && !s->is_over(); ++i) {
-    const auto moves = s->legal_moves();
-    EXPECT_TRUE(s->apply(*s->to_move(), moves[rng.below(moves.size())]));
-  }
-  return s;
-}
-
 const std::vector<std::string_view> kHidden{"quirky", "on_top", "ltiles"};
 
 // Every game, with each seat count and variant a bot must play.
@@ -58,6 +47,21 @@ std::unique_ptr<State> create(const Setup& setup, std::uint64_t seed) {
   auto created = rules::find_game(setup.game)->create(setup.options, seed);
   EXPECT_TRUE(created.has_value()) << setup.game << " " << setup.options;
   return std::move(*created);
+}
+
+// A random position `plies` moves into a game set up as `setup` (fewer if it ends first).
+std::unique_ptr<State> random_position(const Setup& setup, std::uint64_t seed, int plies) {
+  auto s = create(setup, seed);
+  rules::Rng rng(seed * 7 + 1);
+  for (int i = 0; i < plies && !s->is_over(); ++i) {
+    const auto moves = s->legal_moves();
+    EXPECT_TRUE(s->apply(*s->to_move(), moves[rng.below(moves.size())]));
+  }
+  return s;
+}
+
+std::unique_ptr<State> random_position(std::string_view game, std::uint64_t seed, int plies) {
+  return random_position(Setup{game, nlohmann::json::object()}, seed, plies);
 }
 
 TEST(Mcts, PlaysWholeGamesOfEveryGameWithLegalMovesOnly) {
@@ -216,17 +220,6 @@ TEST(Levels, AreOneTableOfNamesAndThinkTimes) {
   EXPECT_EQ(spec(Level::normal).think.time, std::chrono::milliseconds(300));
   EXPECT_EQ(spec(Level::hard).think.time, std::chrono::seconds(2));
   EXPECT_GT(spec(Level::hard).think.time, spec(Level::normal).think.time);
-}
-
-// A random position `plies` moves into a game set up as `setup`.
-std::unique_ptr<State> random_position(const Setup& setup, std::uint64_t seed, int plies) {
-  auto s = create(setup, seed);
-  rules::Rng rng(seed * 7 + 1);
-  for (int i = 0; i < plies && !s->is_over(); ++i) {
-    const auto moves = s->legal_moves();
-    EXPECT_TRUE(s->apply(*s->to_move(), moves[rng.below(moves.size())]));
-  }
-  return s;
 }
 
 // A sample of a position shows its viewer exactly what the real one shows, and the same moves
