@@ -7,10 +7,13 @@ import { withBrowser, player, state, version, allAt, createTable, sitAt, watch, 
 
 async function clickMove(page) {
   const before = await version(page);
-  const shapes = await page.$$('.q-shape:not([disabled])');
-  await shapes[0].click();
-  const cells = await page.$$('.q-cell[data-move]');
-  await cells[Math.floor(cells.length / 2)].click();
+  // Locators, not element handles: a patch that only changes who is connected still redraws the
+  // table, and a handle taken before it is detached by the time it is clicked (CI saw it once).
+  // A locator finds the button again in the new drawing; the chosen shape survives redraws.
+  await page.locator('.q-shape:not([disabled])').first().click();
+  const cells = page.locator('.q-cell[data-move]');
+  await cells.first().waitFor();
+  await cells.nth(Math.floor((await cells.count()) / 2)).click();
   return before + 1;
 }
 
