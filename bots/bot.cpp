@@ -41,7 +41,8 @@ bool loses_at_once(const State& sample, Seat me, const Move& move) {
 }  // namespace
 
 std::expected<Move, SearchError> choose(std::string_view game, const State& position, Level level,
-                                        std::uint64_t seed, const Now& now) {
+                                        std::uint64_t seed, const Now& now,
+                                        std::chrono::microseconds cap) {
   if (game == "quantik" && level == Level::hard) {
     const auto p = quantik::position_of(position);
     if (!p) return std::unexpected(SearchError::game_over);
@@ -50,7 +51,9 @@ std::expected<Move, SearchError> choose(std::string_view game, const State& posi
     return std::unexpected(SearchError::game_over);
   }
   if (level != Level::easy) {
-    auto choice = search(position, spec(level).think, seed, now);
+    Budget think = spec(level).think;
+    think.time = std::min(think.time, cap);
+    auto choice = search(position, think, seed, now);
     if (!choice) return std::unexpected(choice.error());
     return choice->move;
   }

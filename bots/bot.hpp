@@ -31,9 +31,11 @@ std::optional<Level> level_named(std::string_view name);
 // The move the seat to move plays at `level` in a game of `game` (its id). `easy` plays at
 // random among the moves that do not lose at once (after which the game is lost, or an
 // opponent can win with one move), in a sample of what its seat may know, as the others do.
-// `hard` Quantik plays perfectly (quantik_solver.hpp).
-std::expected<rules::Move, SearchError> choose(std::string_view game, const rules::State& position,
-                                               Level level, std::uint64_t seed,
-                                               const Now& now = steady_now());
+// `hard` Quantik plays perfectly (quantik_solver.hpp). A search thinks for the level's time,
+// or for `cap` when that is shorter (a server's limit on think time).
+std::expected<rules::Move, SearchError> choose(
+    std::string_view game, const rules::State& position, Level level, std::uint64_t seed,
+    const Now& now = steady_now(),
+    std::chrono::microseconds cap = std::chrono::microseconds::max());
 
 }  // namespace plateau::bots

@@ -61,6 +61,16 @@ std::string_view code_string(Code c) {
       return "rate/hello";
     case Code::store_unavailable:
       return "store/unavailable";
+    case Code::bot_level:
+      return "bot/unknown_level";
+    case Code::bot_not_allowed:
+      return "bot/not_allowed";
+    case Code::bot_started:
+      return "bot/started";
+    case Code::bot_limit:
+      return "bot/limit";
+    case Code::bot_unavailable:
+      return "bot/unavailable";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

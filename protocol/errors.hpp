@@ -39,6 +39,11 @@ enum class Code {
   rate_creates,       // rate/creates: this address created as many rooms this minute as it may
   rate_hello,         // rate/hello: this address made as many new players this minute as it may
   store_unavailable,  // store/unavailable: the store could not write; the change was not made
+  bot_level,          // bot/unknown_level: no bot level of that name
+  bot_not_allowed,    // bot/not_allowed: only a player at the table or its creator adds a bot
+  bot_started,        // bot/started: the game has started; bots sit only at a table waiting
+  bot_limit,          // bot/limit: the server runs as many bot games as it may
+  bot_unavailable,    // bot/unavailable: this server runs no bots
   internal_error,     // internal/error: the server failed while handling the message (logged)
   internal,           // server/internal (kept last: tests walk the codes up to it)
 };

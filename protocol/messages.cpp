@@ -150,6 +150,23 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     if (!*version) return fail(Code::bad_field, "missing field 'version'", id);
     return MoveRequest{*room, **version, *move};
   }
+  if (type == "add_bot") {
+    auto room = get_string(obj, "room", kMaxRoom, id);
+    if (!room) return std::unexpected(room.error());
+    auto seat = get_optional_int(obj, "seat", id);
+    if (!seat) return std::unexpected(seat.error());
+    AddBot b{*room, std::nullopt, "normal"};
+    if (*seat) {
+      if (**seat < 0 || **seat > 64) return fail(Code::bad_field, "'seat' is out of range", id);
+      b.seat = static_cast<int>(**seat);
+    }
+    if (const auto it = obj.find("level"); it != obj.end() && !it->is_null()) {
+      auto level = get_string(obj, "level", 16, id);
+      if (!level) return std::unexpected(level.error());
+      b.level = *level;
+    }
+    return b;
+  }
   if (type == "sync" || type == "leave" || type == "rematch") {
     auto room = get_string(obj, "room", kMaxRoom, id);
     if (!room) return std::unexpected(room.error());
@@ -309,6 +326,11 @@ std::string encode_error(const Error& e) {
 }
 std::string encode_left(const json& id, std::string_view room) {
   return with_id({{"type", "left"}, {"room", room}}, id).dump();
+}
+std::string encode_bot_added(const json& id, std::string_view room, int seat,
+                             std::string_view level) {
+  return with_id({{"type", "bot_added"}, {"room", room}, {"seat", seat}, {"level", level}}, id)
+      .dump();
 }
 std::string encode_rooms(const json& id, const json& rooms, std::size_t total, std::size_t offset,
                          const json& mine) {

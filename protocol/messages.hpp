@@ -68,7 +68,15 @@ struct Rematch {
   std::string room;
 };
 
-using Body = std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch>;
+// (extension) `add_bot`: a bot takes a free seat of a table still waiting for players.
+struct AddBot {
+  std::string room;
+  std::optional<int> seat;       // none: the first free seat
+  std::string level = "normal";  // a level's name (bots/bot.hpp); checked by the lobby
+};
+
+using Body =
+    std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch, AddBot>;
 
 struct Request {
   nlohmann::json id;  // string or integer, or null when absent
@@ -99,6 +107,8 @@ std::string encode_patch(std::string_view room, std::int64_t version, const nloh
 std::string encode_patch_text(std::string_view room, std::int64_t version, std::string_view ops);
 std::string encode_error(const Error& e);
 std::string encode_left(const nlohmann::json& id, std::string_view room);
+std::string encode_bot_added(const nlohmann::json& id, std::string_view room, int seat,
+                             std::string_view level);
 // `total`: how many rooms the request matched; `rooms` holds those from `offset` on.
 // `rooms`: a page of the public rooms, and `mine`, the asking player's own tables.
 std::string encode_rooms(const nlohmann::json& id, const nlohmann::json& rooms, std::size_t total,

@@ -47,8 +47,10 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state,
 namespace {
 
 json seat_json(std::size_t i, const SeatInfo& s) {
-  return json{
+  json out{
       {"seat", i}, {"name", s.name ? json(*s.name) : json(nullptr)}, {"connected", s.connected}};
+  if (s.bot) out["bot"] = *s.bot;  // only a bot's seat has the field
+  return out;
 }
 json optional_seat(const std::optional<rules::Seat>& s) { return s ? json(*s) : json(nullptr); }
 
@@ -407,6 +409,12 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
   } else {
     for (std::size_t i = 0; i < b.seats.size(); ++i) {
       const std::string at = "/seats/" + std::to_string(i);
+      if (a.seats[i].bot != b.seats[i].bot) {  // a bot sat down or left: the seat, whole
+        replace_with(ops, at, [&](std::string& o) {
+          o += seat_json(i, b.seats[i]).dump(-1, ' ', false, json::error_handler_t::replace);
+        });
+        continue;
+      }
       if (a.seats[i].name != b.seats[i].name)
         replace_with(ops, at + "/name", [&](std::string& o) {
           if (b.seats[i].name)

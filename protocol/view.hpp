@@ -20,6 +20,7 @@ std::string_view status_string(Status s);
 struct SeatInfo {
   std::optional<std::string> name;  // nullopt: nobody sits here
   bool connected = false;
+  std::optional<std::string> bot;  // a bot's level ("easy", "normal", "hard"); nullopt: a person
   friend bool operator==(const SeatInfo&, const SeatInfo&) = default;
 };
 

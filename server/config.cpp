@@ -147,6 +147,22 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.max_spectators, 1, 10'000'000);
        },
        [](const Config& c) { return std::to_string(c.max_spectators); }},
+      {"--max-bot-games", "PLATEAU_MAX_BOT_GAMES",
+       "games with a bot (not over) the server plays at once; 0: no bots",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_bot_games, 0, 1'000'000);
+       },
+       [](const Config& c) { return std::to_string(c.max_bot_games); }},
+      {"--bot-think-ms", "PLATEAU_BOT_THINK_MS",
+       "the longest a bot thinks about one move, in milliseconds (caps every level)",
+       [](Config& c, const std::string& v) { return parse_number(v, c.bot_think_ms, 1, 60'000); },
+       [](const Config& c) { return std::to_string(c.bot_think_ms); }},
+      {"--workers", "PLATEAU_WORKERS",
+       "threads for bots' thinking and other slow work; 0: one per core but the loop's",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.workers, 0, 256);
+       },
+       [](const Config& c) { return std::to_string(c.workers); }},
       {"--message-timeout", "PLATEAU_MESSAGE_TIMEOUT",
        "seconds a WebSocket message may take to arrive whole, once begun",
        [](Config& c, const std::string& v) {

@@ -10,6 +10,7 @@
 
 #include "server/config.hpp"
 #include "server/net/net.hpp"
+#include "server/net/workers.hpp"
 #include "server/rooms/lobby.hpp"
 #include "server/secure_random.hpp"
 #include "server/store/sqlite.hpp"
@@ -96,7 +97,13 @@ int main(int argc, char** argv) {
           .forget_players_ms = static_cast<Millis>(config.forget_players_after_hours) * 3'600'000,
           .rooms_page = config.rooms_page,
           .rooms_page_max = config.rooms_page_max,
-          .max_spectators = config.max_spectators});
+          .max_spectators = config.max_spectators,
+          .max_bot_games = config.max_bot_games});
+  // The bots think here, off the loop; declared after the lobby, so it goes first and the
+  // searches still running end before any room does.
+  Workers workers(ioc, config.workers > 0 ? config.workers : Workers::default_threads());
+  if (config.max_bot_games > 0)
+    lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms));
   Server server(config, ioc, lobby, storage.get(), tls);
 
   if (storage) {

@@ -42,4 +42,6 @@ void Workers::run(Work work, Failed failed) {
   });
 }
 
+void Workers::post(OnLoop then) { asio::post(loop_, std::move(then)); }
+
 }  // namespace plateau::server

@@ -25,6 +25,7 @@ class Workers final : public Background {
   Workers& operator=(const Workers&) = delete;
 
   void run(Work work, Failed failed) override;
+  void post(OnLoop then) override;
   std::size_t pending() const override { return *pending_; }
   std::size_t threads() const { return threads_; }
 

@@ -19,6 +19,9 @@ class Background {
   // the loop. If `work` throws, `failed` runs on the loop with the exception's message instead.
   // `work` must not touch what the loop owns: it gets copies (a position, a password).
   virtual void run(Work work, Failed failed) = 0;
+  // `then` runs on the loop later, after what the loop is doing now: for a caller that must not
+  // act from inside the call it is in (a bot told of a change while its room is still making it).
+  virtual void post(OnLoop then) = 0;
   // Jobs given and not yet back on the loop.
   virtual std::size_t pending() const = 0;
 };

@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace plateau::server {
 
@@ -15,7 +16,17 @@ inline Frame make_frame(std::string text) {
   return std::make_shared<const std::string>(std::move(text));
 }
 
-// A player as the server knows them (from hello).
+// A bot's player id is "bot-<level>-<hex>" (bot_seat.hpp makes them); a person's id is hex
+// digits alone, so no person is ever taken for a bot. The level's name, for a bot's id.
+inline std::optional<std::string_view> bot_level_in(std::string_view player_id) {
+  if (!player_id.starts_with("bot-")) return std::nullopt;
+  const auto level = player_id.substr(4);
+  const auto end = level.find('-');
+  if (end == std::string_view::npos) return std::nullopt;
+  return level.substr(0, end);
+}
+
+// A player as the server knows them (from hello, or a bot the lobby seated).
 struct Player {
   std::string id;
   std::string name;

@@ -87,7 +87,8 @@ void Lobby::refuse(const std::shared_ptr<Connection>& c, const protocol::Error& 
 }
 
 void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) {
-  clients_.try_emplace(c.get(), c);
+  // A bot never closes: it is not a client to announce to or to forget.
+  if (!c->player() || !bot_level_in(c->player()->id)) clients_.try_emplace(c.get(), c);
   const json& id = req.id;
   if (const auto* h = std::get_if<protocol::Hello>(&req.body)) return hello(c, *h, id);
   if (!c->player()) return reply_error(c, Code::no_hello, "say hello first", id);
@@ -131,6 +132,8 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
     if (!refused && sat && !room->seat_of(player)) unsit(player, room->id());  // given back
   } else if (std::holds_alternative<protocol::Rematch>(req.body)) {
     refused = room->rematch(c, id);
+  } else if (const auto* b = std::get_if<protocol::AddBot>(&req.body)) {
+    refused = add_bot(c, room, *b, id);
   }
   if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];
 }
@@ -244,6 +247,64 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   });
 }
 
+void Lobby::use_bots(Background& background, std::chrono::microseconds max_think) {
+  bots_.background = &background;
+  bots_.max_think = max_think;
+}
+
+std::shared_ptr<BotSeat> Lobby::make_bot(bots::Level level, const std::string& player_id) {
+  return std::make_shared<BotSeat>(
+      Player{player_id, bot_name(level)}, level, bots_,
+      [this](const std::shared_ptr<Connection>& c, protocol::Request r) {
+        handle(c, std::move(r));
+      },
+      random_());
+}
+
+std::size_t Lobby::bot_games() const {
+  std::size_t n = 0;
+  for (const auto& [rid, room] : rooms_) {
+    if (room->status() == protocol::Status::over || room->failed()) continue;
+    n += std::ranges::any_of(room->seated(),
+                             [](const auto& s) { return s.first && bot_level_in(*s.first); });
+  }
+  return n;
+}
+
+std::optional<Code> Lobby::add_bot(const std::shared_ptr<Connection>& c,
+                                   const std::shared_ptr<Room>& room, const protocol::AddBot& req,
+                                   const json& id) {
+  const auto no = [&](Code code, std::string message) {
+    c->send(make_frame(protocol::encode_error({code, std::move(message), id})));
+    return code;
+  };
+  if (!bots_.background) return no(Code::bot_unavailable, "this server runs no bots");
+  const auto level = bots::level_named(req.level);
+  if (!level)
+    return no(Code::bot_level, "no bot level '" + req.level.substr(0, 16) +
+                                   "'; the levels are easy, normal and hard");
+  const std::string& player = c->player()->id;
+  const auto creator = creator_of_.find(room->id());
+  if (!room->seat_of(player) && (creator == creator_of_.end() || creator->second != player))
+    return no(Code::bot_not_allowed,
+              "only a player at this table, or the one who made it, may seat a bot");
+  const bool has_bot = std::ranges::any_of(
+      room->seated(), [](const auto& s) { return s.first && bot_level_in(*s.first); });
+  if (!has_bot && room->status() == protocol::Status::waiting &&
+      bot_games() >= limits_.max_bot_games)
+    return no(Code::bot_limit,
+              "the server runs as many games with bots as it may; try again later");
+  const auto bot = make_bot(*level, bot_player_id(*level, random_hex(8)));
+  bot->seat_at(room);
+  const auto refused = room->add_bot(c, bot, req.seat, id);
+  // Its row names it in the history (a bot has no token: the hash field holds what no SHA-256
+  // in hex can be).
+  if (!refused)
+    store_.put_player({bot->player()->id, "bot:" + bot->player()->id, bot->player()->name},
+                      [](bool) {});
+  return refused;
+}
+
 std::string Lobby::new_room_id() {
   std::string id;
   do id = random_hex(12);
@@ -254,9 +315,7 @@ std::string Lobby::new_room_id() {
 json Lobby::Unloaded::summary(const std::string& id) const {
   json seat_lines = json::array();
   for (std::size_t s = 0; s < seats.size(); ++s)
-    seat_lines.push_back({{"seat", s},
-                          {"name", seats[s].first ? json(seats[s].second) : json(nullptr)},
-                          {"connected", false}});
+    seat_lines.push_back(seat_line(s, seats[s].first, seats[s].second, false));
   return json{
       {"room", id},           {"game", game->id()},
       {"seats", seat_lines},  {"status", protocol::status_string(protocol::Status::playing)},
@@ -567,6 +626,7 @@ void Lobby::sweep_players() {
 }
 
 void Lobby::restore_player(const StoredPlayer& p) {
+  if (bot_level_in(p.id)) return;  // a bot has no token, and sits again with its room
   const auto key = token_key(p.token_hash);
   player_by_token_[key] = p.id;
   players_[p.id] = Known{p.name, key, true, p.seated, 0, now_};
@@ -586,6 +646,10 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     if (before != unloaded_.end() && s < before->second.seats.size() &&
         before->second.seats[s].first == p) {
       names.push_back(before->second.seats[s].second);
+      continue;
+    }
+    if (const auto level = p ? bot_level_of(*p) : std::nullopt) {
+      names.push_back(bot_name(*level));
       continue;
     }
     const auto it = p ? players_.find(*p) : players_.end();
@@ -612,9 +676,17 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     if (std::ranges::find(mine, r.room.id) == mine.end()) mine.push_back(r.room.id);
   }
   for (const auto& p : r.seats)
-    if (p) sit(*p, r.room.id);
-  rooms_[r.room.id] = std::move(room);
+    if (p && !bot_level_in(*p)) sit(*p, r.room.id);
+  rooms_[r.room.id] = room;
   room_count_ = rooms_.size();
+  // Its bots sit again, and move when it is their turn.
+  if (bots_.background)
+    for (const auto& p : r.seats)
+      if (const auto level = p ? bot_level_of(*p) : std::nullopt) {
+        const auto bot = make_bot(*level, *p);
+        bot->seat_at(room);
+        room->rebind(bot);
+      }
   return true;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "protocol/messages.hpp"
+#include "server/rooms/bot_seat.hpp"
 #include "server/rooms/connection.hpp"
 #include "server/rooms/room.hpp"
 #include "server/secure_random.hpp"
@@ -41,6 +42,7 @@ struct LobbyLimits {
   std::size_t rooms_page = 50;                // rooms in a `rooms` reply that asks for no limit
   std::size_t rooms_page_max = 200;           // a larger limit is cut to this
   std::size_t max_spectators = 10'000;        // see RoomSettings::max_spectators
+  std::size_t max_bot_games = 100;            // rooms in memory with a bot and a game not over
 };
 
 // How many times each address did something in the last minute: at most `per_minute` are let
@@ -79,6 +81,13 @@ class Lobby {
   Lobby& operator=(const Lobby&) = delete;
 
   void handle(const std::shared_ptr<Connection>& c, protocol::Request req);
+  // Bots think on `background` (the worker pool), each search for at most `max_think`. Without
+  // this call the server runs no bots: `add_bot` is refused, and a stored bot's seat waits.
+  // Call it before restoring rooms, so that their bots sit again.
+  void use_bots(Background& background, std::chrono::microseconds max_think);
+  const BotHouse& bots() const { return bots_; }
+  // Rooms in memory with a bot seated and a game not over (what --max-bot-games caps).
+  std::size_t bot_games() const;
   // A decoding error, answered on the connection (and counted).
   void refuse(const std::shared_ptr<Connection>& c, const protocol::Error& e);
   // The connection is gone: its seats show it away, its spectating ends.
@@ -123,6 +132,10 @@ class Lobby {
               const nlohmann::json& id);
   void list(const std::shared_ptr<Connection>& c, const protocol::ListRooms& req,
             const nlohmann::json& id);
+  std::optional<protocol::Code> add_bot(const std::shared_ptr<Connection>& c,
+                                        const std::shared_ptr<Room>& room,
+                                        const protocol::AddBot& req, const nlohmann::json& id);
+  std::shared_ptr<BotSeat> make_bot(bots::Level level, const std::string& player_id);
   std::string random_hex(int bytes);
   void reply_error(const std::shared_ptr<Connection>& c, protocol::Code code, std::string message,
                    const nlohmann::json& id);
@@ -210,6 +223,7 @@ class Lobby {
   std::unordered_map<Connection*, std::weak_ptr<Connection>> clients_;
   std::unordered_map<Connection*, std::set<std::string>> rooms_of_;
   Counters counters_;
+  BotHouse bots_;
   LatencyHistogram move_latency_;
   SpanTimer move_timer_{move_latency_};
 };

@@ -217,28 +217,53 @@ std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const proto
     flush();
     return std::nullopt;
   }
-  int seat = -1;
-  if (req.seat) {
-    if (*req.seat >= table_.seats())
-      return error(p, Code::no_such_seat,
-                   "this table has " + std::to_string(table_.seats()) + " seats, numbered from 0",
-                   id);
-    if (table_.player_at(*req.seat))
-      return error(p, Code::seat_taken, "seat " + std::to_string(*req.seat) + " is taken", id);
-    seat = *req.seat;
-  } else if (const auto free = table_.first_free_seat()) {
-    seat = *free;
-  } else {
-    return error(p, Code::room_full, "every seat is taken; join as a spectator", id);
-  }
-  table_.sit(seat, *player, p);
+  const auto seat = free_seat(p, req.seat, id);
+  if (!seat) return seat.error();
+  table_.sit(*seat, *player, p);
   const auto entry = publish();
   // The reply and the full queue behind the seat's write; the joiner is marked as holding this
   // version before the store can complete, so the patch to it is skipped, not sent twice.
-  outbox_.send(p, make_frame(protocol::encode_joined(id, id_, seat)));
+  outbox_.send(p, make_frame(protocol::encode_joined(id, id_, *seat)));
   send_full(p, nullptr);
   outbox_.send(p, make_frame(protocol::encode_crowd(id_, spectators())));
-  store_.put_seat(id_, seat, player->id, version_, durable_done(entry));
+  store_.put_seat(id_, *seat, player->id, version_, durable_done(entry));
+  flush();
+  return std::nullopt;
+}
+
+std::expected<int, Code> Room::free_seat(const std::shared_ptr<Connection>& p,
+                                         std::optional<int> wanted, const json& id) {
+  if (wanted) {
+    if (*wanted >= table_.seats())
+      return std::unexpected(error(
+          p, Code::no_such_seat,
+          "this table has " + std::to_string(table_.seats()) + " seats, numbered from 0", id));
+    if (table_.player_at(*wanted))
+      return std::unexpected(
+          error(p, Code::seat_taken, "seat " + std::to_string(*wanted) + " is taken", id));
+    return *wanted;
+  }
+  if (const auto free = table_.first_free_seat()) return *free;
+  return std::unexpected(error(p, Code::room_full, "every seat is taken; join as a spectator", id));
+}
+
+std::optional<Code> Room::add_bot(const std::shared_ptr<Connection>& p,
+                                  const std::shared_ptr<Connection>& bot, std::optional<int> wanted,
+                                  const json& id) {
+  ensure_views();
+  if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
+  if (table_.started())
+    return error(p, Code::bot_started, "the game has started: bots sit only at a waiting table",
+                 id);
+  const auto seat = free_seat(p, wanted, id);
+  if (!seat) return seat.error();
+  last_activity_ = now_;
+  table_.sit(*seat, *bot->player(), bot);
+  const auto entry = publish();
+  // The bot sees this version as the others do (its patch), and moves once it is durable.
+  outbox_.send(p, make_frame(protocol::encode_bot_added(
+                      id, id_, *seat, bot_level_in(bot->player()->id).value_or(""))));
+  store_.put_seat(id_, *seat, bot->player()->id, version_, durable_done(entry));
   flush();
   return std::nullopt;
 }

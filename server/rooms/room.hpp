@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <expected>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -91,6 +92,16 @@ class Room : public std::enable_shared_from_this<Room> {
                                       const nlohmann::json& id);
   std::optional<protocol::Code> rematch(const std::shared_ptr<Connection>& p,
                                         const nlohmann::json& id);
+  // `p` seats `bot` (a connection with a bot's player, bot_seat.hpp) at a free seat of a table
+  // still waiting for players: the seat is the bot's as another's would be theirs. Whether `p`
+  // may is the lobby's to say.
+  std::optional<protocol::Code> add_bot(const std::shared_ptr<Connection>& p,
+                                        const std::shared_ptr<Connection>& bot,
+                                        std::optional<int> seat, const nlohmann::json& id);
+  // Moves made in this round: a bot's search knows by it whether the game moved on meanwhile.
+  std::size_t moves_made() const { return match_.moves().size(); }
+  // The seats that asked for a rematch of the round that ended.
+  const std::vector<bool>& rematch_asked() const { return table_.rematch(); }
   // The connection is gone (closed or dropped); its seat stays its player's.
   void disconnect(Connection* p);
   // A player said hello again on a new connection: rebind them to their seat here. `held` is
@@ -124,6 +135,9 @@ class Room : public std::enable_shared_from_this<Room> {
   Done durable_done(std::uint64_t entry);
   void flush() { outbox_.flush(table_); }
   void send_full(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
+  // The seat `wanted`, or the first free one; else the refusal, sent to `p`.
+  std::expected<int, protocol::Code> free_seat(const std::shared_ptr<Connection>& p,
+                                               std::optional<int> wanted, const nlohmann::json& id);
   void fail_room();
   // Sends an error and returns its code.
   protocol::Code error(const std::shared_ptr<Connection>& p, protocol::Code code,

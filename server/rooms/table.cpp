@@ -50,19 +50,28 @@ std::vector<protocol::SeatInfo> Table::seat_infos() const {
   std::vector<protocol::SeatInfo> infos;
   for (const auto& s : seats_) {
     protocol::SeatInfo info;
-    if (s.player_id) info.name = s.name;
+    if (s.player_id) {
+      info.name = s.name;
+      if (const auto level = bot_level_in(*s.player_id)) info.bot = std::string(*level);
+    }
     info.connected = s.shown_connected;
     infos.push_back(std::move(info));
   }
   return infos;
 }
 
+json seat_line(std::size_t seat, const std::optional<std::string>& player, const std::string& name,
+               bool connected) {
+  json line{
+      {"seat", seat}, {"name", player ? json(name) : json(nullptr)}, {"connected", connected}};
+  if (const auto level = player ? bot_level_in(*player) : std::nullopt) line["bot"] = *level;
+  return line;
+}
+
 json Table::summary() const {
   json lines = json::array();
   for (std::size_t s = 0; s < seats_.size(); ++s)
-    lines.push_back({{"seat", s},
-                     {"name", seats_[s].player_id ? json(seats_[s].name) : json(nullptr)},
-                     {"connected", !seats_[s].conns.empty()}});
+    lines.push_back(seat_line(s, seats_[s].player_id, seats_[s].name, !seats_[s].conns.empty()));
   return lines;
 }
 
@@ -133,8 +142,10 @@ std::vector<int> Table::overdue(Millis now, Millis grace) const {
 
 bool Table::deserted() const {
   if (!spectators_.empty()) return false;
-  return std::ranges::all_of(seats_,
-                             [](const Slot& s) { return s.conns.empty() && !s.shown_connected; });
+  // A bot is always at its seat: it keeps no room in memory that no person is in.
+  return std::ranges::all_of(seats_, [](const Slot& s) {
+    return (s.conns.empty() && !s.shown_connected) || (s.player_id && bot_level_in(*s.player_id));
+  });
 }
 
 void Table::add_spectator(const std::shared_ptr<Connection>& p) {

@@ -25,6 +25,10 @@ using Millis = std::int64_t;  // milliseconds since the epoch
 
 using Connections = std::vector<std::shared_ptr<Connection>>;
 
+// A seat's line in the lobby's list: {seat, name, connected}, and a bot's level as `bot`.
+nlohmann::json seat_line(std::size_t seat, const std::optional<std::string>& player,
+                         const std::string& name, bool connected);
+
 class Table {
  public:
   explicit Table(int seats);
@@ -73,7 +77,7 @@ class Table {
   bool show_away(int seat);
   // Seats whose player has been away for `grace` and still show present.
   std::vector<int> overdue(Millis now, Millis grace) const;
-  // Nobody is here, and no seat still shows anyone present.
+  // Nobody is here, and no seat still shows anyone present (bots aside).
   bool deserted() const;
 
   int spectators() const { return static_cast<int>(spectators_.size()); }

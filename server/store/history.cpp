@@ -105,7 +105,7 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
   played.reserve(r.moves.size());
   for (const auto& m : r.moves) played.push_back({m.seat, m.move});
   std::vector<protocol::SeatInfo> seats;
-  for (const auto& p : r.players) seats.push_back({p, false});
+  for (const auto& p : r.players) seats.push_back({p, false, std::nullopt});
   const RoundSecret secret{r.seed, r.salt};
   const auto sealed = fairness_of(secret, false), revealed = fairness_of(secret, true);
   std::string why;

@@ -261,7 +261,8 @@ TEST(Patch, DiffThenPatchOverEveryPositionOfRandomGames) {
   for (const rules::Game* g : rules::all_games()) {
     auto s = std::move(*g->create({}, 5));
     rules::Rng pick(3);
-    std::vector<SeatInfo> seats(static_cast<std::size_t>(s->num_seats()), SeatInfo{"p", true});
+    std::vector<SeatInfo> seats(static_cast<std::size_t>(s->num_seats()),
+                                SeatInfo{"p", true, std::nullopt});
     RoomFacts facts{g->id(), Status::playing, &seats, nullptr, 1, nullptr};
     json prev = make_state(facts, *s, 0);
     for (int i = 0; i < 500 && !s->is_over(); ++i) {
@@ -319,7 +320,7 @@ TEST(Patch, LegalMovesAreEscapedAsJsonStrings) {
 TEST(State, CarriesTheFixedCoreFields) {
   const auto& g = *rules::find_game("quantik");
   auto s = std::move(*g.create({{"first", "0"}}, 1));
-  std::vector<SeatInfo> seats{{"Ada", true}, {std::nullopt, false}};
+  std::vector<SeatInfo> seats{{"Ada", true, std::nullopt}, {std::nullopt, false, std::nullopt}};
   RoomFacts waiting{g.id(), Status::waiting, &seats, nullptr, 1, nullptr};
   auto st = make_state(waiting, *s, 0);
   for (const char* k :

@@ -19,7 +19,7 @@ const json kFirst0{{"first", "0"}};
 struct Scenery {
   std::unique_ptr<rules::State> state = *quantik().create(kFirst0, 7);
   std::unique_ptr<rules::State> delayed;
-  std::vector<protocol::SeatInfo> seats{{"Ada", true}, {"Bob", true}};
+  std::vector<protocol::SeatInfo> seats{{"Ada", true, std::nullopt}, {"Bob", true, std::nullopt}};
   std::vector<bool> rematch{false, false};
   int round = 1;
   std::uint64_t generation = 1;
