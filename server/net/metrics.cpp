@@ -24,6 +24,17 @@ std::string metrics_text(Server& server) {
                  rooms[{std::string(g->id()), st}]);
   const auto& c = lobby.counters();
   m.counter("plateau_moves_accepted_total", "Moves accepted.", c.moves_accepted);
+  const BotHouse& bots = lobby.bots();
+  m.gauge("plateau_bot_games", "Rooms in memory with a bot and a game not over.",
+          lobby.bot_games());
+  m.counter("plateau_bot_moves_total", "Moves the bots made (among the accepted).", bots.moves);
+  m.counter("plateau_bot_searches_total", "Bots' searches finished.", bots.thoughts);
+  m.counter("plateau_bot_think_seconds_total", "Time the bots spent searching.",
+            static_cast<double>(bots.think_us) / 1e6);
+  m.counter("plateau_bot_failures_total", "Bots' searches that failed, or moves refused.",
+            bots.failures);
+  m.gauge("plateau_bot_jobs_pending", "Searches given to the workers and not back yet.",
+          bots.background ? bots.background->pending() : 0);
   m.family("plateau_refused_total", "Requests refused, by error code.", "counter");
   for (const auto& [code, n] : c.refused)
     m.labelled("plateau_refused_total", "code=\"" + code + "\"", n);

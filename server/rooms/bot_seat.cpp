@@ -52,8 +52,10 @@ void BotSeat::look() {
     bool person_asked = false, me_asked = false;
     const auto seated = room->seated();
     for (std::size_t s = 0; s < seated.size() && s < asked.size(); ++s) {
-      if (static_cast<int>(s) == *seat) me_asked = asked[s];
-      else if (asked[s] && seated[s].first && !bot_level_in(*seated[s].first)) person_asked = true;
+      if (static_cast<int>(s) == *seat)
+        me_asked = asked[s];
+      else if (asked[s] && seated[s].first && !bot_level_in(*seated[s].first))
+        person_asked = true;
     }
     if (person_asked && !me_asked)
       submit_(shared_from_this(), protocol::Request{nullptr, protocol::Rematch{room->id()}});
@@ -98,9 +100,9 @@ void BotSeat::play(Turn turn, const std::expected<rules::Move, bots::SearchError
   // The game moved on while the bot thought (it cannot here, but a round may have been
   // replaced): think again from where it is.
   if (room->round() != turn.round || room->moves_made() != turn.moves) return look();
-  submit_(shared_from_this(),
-          protocol::Request{nullptr, protocol::MoveRequest{room->id(), room->version(),
-                                                           move->text}});
+  submit_(
+      shared_from_this(),
+      protocol::Request{nullptr, protocol::MoveRequest{room->id(), room->version(), move->text}});
   if (room->round() == turn.round && room->moves_made() == turn.moves) {
     // Refused (the room failed, or a bug): try a few times, then leave the seat to its clock.
     ++refused_;

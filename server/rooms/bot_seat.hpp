@@ -33,10 +33,10 @@ std::optional<bots::Level> bot_level_of(std::string_view player_id);
 
 // What the lobby's bots share: the server's limits, and counts for /metrics.
 struct BotHouse {
-  Background* background = nullptr;  // none: the server runs no bots
+  Background* background = nullptr;                               // none: the server runs no bots
   std::chrono::microseconds max_think = std::chrono::seconds(2);  // caps every level's
-  std::uint64_t moves = 0;     // bot moves the rooms accepted
-  std::uint64_t thoughts = 0;  // searches finished
+  std::uint64_t moves = 0;                                        // bot moves the rooms accepted
+  std::uint64_t thoughts = 0;                                     // searches finished
   std::uint64_t failures = 0;  // searches that threw, or moves refused
   std::uint64_t think_us = 0;  // time spent searching, summed
 };

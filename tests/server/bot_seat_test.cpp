@@ -15,7 +15,9 @@ using nlohmann::json;
 // thread (the loop here), until none is left.
 class QueuedBackground final : public Background {
  public:
-  void run(Work work, Failed failed) override { jobs_.push_back({std::move(work), std::move(failed)}); }
+  void run(Work work, Failed failed) override {
+    jobs_.push_back({std::move(work), std::move(failed)});
+  }
   void post(OnLoop then) override { posts_.push_back(std::move(then)); }
   std::size_t pending() const override { return jobs_.size(); }
   // Returns the jobs run.
@@ -162,10 +164,9 @@ TEST_F(Bots, ABotTakesTheOtherSeatAndPlaysAWholeGameThroughTheRoom) {
 TEST_F(Bots, BotsPlayEveryGameToItsEndAtEveryLevelTheyAreGiven) {
   // Every game, at its smallest and largest table, a person in seat 0 and bots elsewhere.
   const std::vector<std::pair<std::string, json>> tables{
-      {"quantik", json::object()},      {"kwinty", json::object()},
-      {"turris", json::object()},       {"quirky", {{"players", 2}}},
-      {"quirky", {{"players", 3}}},     {"on_top", {{"players", 2}}},
-      {"on_top", {{"players", 4}}},     {"ltiles", json::object()}};
+      {"quantik", json::object()},  {"kwinty", json::object()},   {"turris", json::object()},
+      {"quirky", {{"players", 2}}}, {"quirky", {{"players", 3}}}, {"on_top", {{"players", 2}}},
+      {"on_top", {{"players", 4}}}, {"ltiles", json::object()}};
   int i = 0;
   for (const auto& [game, options] : tables) {
     SCOPED_TRACE(game + " " + options.dump());
@@ -300,7 +301,8 @@ TEST_F(Bots, ABotSitsAgainAfterARestartAndMovesOnItsTurn) {
       << "the bot moved again after the restart";
   EXPECT_EQ(store.rooms[room].room.rounds[0].moves.back().first, 1);
   auto ada2 = std::make_shared<FakeConnection>();
-  lobby2.handle(ada2, *protocol::decode(json{{"type", "hello"}, {"name", "Ada"}, {"token", token}}.dump()));
+  lobby2.handle(
+      ada2, *protocol::decode(json{{"type", "hello"}, {"name", "Ada"}, {"token", token}}.dump()));
   const json back = ada2->states[room];
   EXPECT_EQ(back["you"], 0);
   EXPECT_EQ(back["to_move"], 0);

@@ -1,0 +1,128 @@
+// Bots over real sockets against the real binary: a person plays a whole game of every game
+// against `normal` bots while a spectator's patched copy is checked against a sync at every
+// step; and a server killed with SIGKILL mid-game comes back with its bot, which finishes the
+// game. The bots think for at most 30 ms here (--bot-think-ms): these tests are about the
+// table, and bench/bot_arena measures their strength.
+#include <gtest/gtest.h>
+
+#include <csignal>
+
+#include "client_seat.hpp"
+#include "http_client.hpp"
+#include "server_process.hpp"
+
+namespace plateau::testing {
+namespace {
+
+const std::vector<std::string> kFastBots{"--bot-think-ms", "30", "--workers", "1"};
+
+// The person at `ada` plays their first legal move at each of their turns, and waits for the
+// bots' replies, until the game is over; `eve` (watching) is compared with a sync after every
+// move. Returns the person's moves.
+int play_against_bots(Seat& ada, Seat& eve) {
+  int mine = 0;
+  for (int step = 0; step < 1'000; ++step) {
+    // Whoever is to move, the person's copy shows it once the bots have had their turns.
+    EXPECT_TRUE(ada.shows([](const json& st) {
+      return st["status"] == "over" || (st["status"] == "playing" && st["to_move"] == st["you"]);
+    }, 30s)) << "the bots did not move: " << ada.state.dump().substr(0, 300);
+    if (::testing::Test::HasFailure()) return mine;
+    EXPECT_TRUE(eve.reach(ada.version, 10s));
+    const json synced = fresh_sync(eve);
+    EXPECT_EQ(eve.state, synced) << "the spectator's patched copy is the state a sync gives";
+    if (ada.state["status"] == "over") return mine;
+    const std::int64_t v = ada.version;
+    ada.ws.send({{"type", "move"},
+                 {"room", ada.room},
+                 {"version", v},
+                 {"move", ada.state["legal_moves"][0]}});
+    EXPECT_TRUE(ada.reach(v + 1)) << "the person's move was accepted";
+    ++mine;
+  }
+  ADD_FAILURE() << "the game did not end";
+  return mine;
+}
+
+// Ada creates a table of `game`, sits at seat 0, Eve watches, and bots take the other seats.
+void open_bot_table(unsigned short port, const std::string& game, const json& options,
+                    const std::string& level, std::unique_ptr<Seat>& ada,
+                    std::unique_ptr<Seat>& eve) {
+  ada = connect(port, "Ada");
+  eve = connect(port, "Eve");
+  const auto room = create(*ada, game, options);
+  ASSERT_FALSE(room.empty());
+  ASSERT_NO_FATAL_FAILURE(join(*ada, room));
+  ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
+  const int seats = static_cast<int>(ada->state["seats"].size());
+  for (int s = 1; s < seats; ++s) {
+    ada->ws.send({{"type", "add_bot"}, {"room", room}, {"seat", s}, {"level", level}, {"id", s}});
+    const auto added = ada->ws.recv_until(
+        [](const json& m) { return m["type"] == "bot_added" || m["type"] == "error"; }, 5s,
+        [&](const json& m) { ada->take(m); });
+    ASSERT_TRUE(added && (*added)["type"] == "bot_added") << (added ? added->dump() : "nothing");
+    ASSERT_EQ((*added)["seat"], s);
+  }
+  ASSERT_TRUE(ada->shows([](const json& st) { return st["status"] != "waiting"; }));
+  for (int s = 1; s < seats; ++s) {
+    EXPECT_EQ(ada->state["seats"][s]["bot"], level);
+    EXPECT_EQ(ada->state["seats"][s]["connected"], true);
+  }
+}
+
+TEST(BotsOverSockets, APersonPlaysAWholeGameOfEachGameAgainstNormalBots) {
+  ServerProcess server({}, kFastBots);
+  const auto port = server.start();
+  ASSERT_NE(port, 0);
+  const std::vector<std::pair<std::string, json>> tables{
+      {"quantik", json::object()}, {"kwinty", json::object()},    {"turris", json::object()},
+      {"quirky", {{"players", 3}}}, {"on_top", {{"players", 4}}}, {"ltiles", json::object()}};
+  for (const auto& [game, options] : tables) {
+    SCOPED_TRACE(game);
+    std::unique_ptr<Seat> ada, eve;
+    ASSERT_NO_FATAL_FAILURE(open_bot_table(port, game, options, "normal", ada, eve));
+    const int mine = play_against_bots(*ada, *eve);
+    ASSERT_FALSE(::testing::Test::HasFailure());
+    EXPECT_EQ(ada->state["status"], "over");
+    EXPECT_GT(mine, 0);
+    EXPECT_FALSE(ada->state["outcome"]["reason"].get<std::string>().empty());
+  }
+  // /metrics counts the bots' moves among the accepted ones.
+  const auto metrics = http_get(port, "/metrics").body;
+  EXPECT_NE(metrics.find("plateau_bot_moves_total "), std::string::npos);
+  EXPECT_EQ(metrics.find("plateau_bot_moves_total 0\n"), std::string::npos) << "bots moved";
+  EXPECT_NE(metrics.find("plateau_bot_failures_total 0\n"), std::string::npos);
+}
+
+TEST(BotsOverSockets, AfterKillNineTheBotSitsAgainAndFinishesTheGame) {
+  ServerProcess server({}, kFastBots);
+  auto port = server.start();
+  ASSERT_NE(port, 0);
+  std::unique_ptr<Seat> ada, eve;
+  ASSERT_NO_FATAL_FAILURE(open_bot_table(port, "kwinty", json::object(), "normal", ada, eve));
+  const std::string room = ada->room, token = ada->token;
+  // A few moves each, then the person moves and the server dies at once: the bot's reply is
+  // lost with it, or made and stored; either way the room comes back with the bot at its seat.
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(ada->shows([](const json& st) { return st["to_move"] == st["you"]; }, 30s));
+    const std::int64_t v = ada->version;
+    ada->ws.send(
+        {{"type", "move"}, {"room", room}, {"version", v}, {"move", ada->state["legal_moves"][0]}});
+    ASSERT_TRUE(ada->reach(v + 1));
+  }
+  const json board = ada->state["board"];
+  server.kill(SIGKILL);
+  port = server.start();
+  ASSERT_NE(port, 0);
+  std::unique_ptr<Seat> back;
+  ASSERT_NO_FATAL_FAILURE(come_back(port, "Ada", token, room, back));
+  EXPECT_EQ(back->state["seats"][1]["bot"], "normal");
+  std::unique_ptr<Seat> eve2 = connect(port, "Eve");
+  ASSERT_NO_FATAL_FAILURE(join(*eve2, room, true));
+  const int mine = play_against_bots(*back, *eve2);
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  EXPECT_EQ(back->state["status"], "over");
+  EXPECT_GT(mine, 0) << "the game went on after the restart";
+}
+
+}  // namespace
+}  // namespace plateau::testing
