@@ -2,7 +2,7 @@
 // hello with the token it was given before (so a reload puts the player back at their table),
 // applies patches in version order, and asks for a full state on any gap.
 import { applyPatch } from './patch.js';
-import { el } from './dom.js';
+import { el, svg } from './dom.js';
 import { fairnessText, verifyFairness } from './fairness.js';
 
 const $ = (sel) => document.querySelector(sel);
@@ -27,6 +27,9 @@ const app = {
   roomsFrom: 0,        // where the lobby's page of tables starts
   resyncing: null,     // the room whose whole state we asked for after a gap
   resyncRetry: null,   // timer to ask again when that request was refused
+  created: loadCreated(),  // rooms this player created (it may seat bots there before sitting)
+  botLevel: 'normal',  // the level last chosen at a table's "Add a bot"
+  noBots: false,       // the server said it runs no bots
 };
 window.plateau = app;  // for tests and the curious
 
@@ -141,6 +144,7 @@ function onMessage(msg) {
       renderRooms(msg);
       break;
     case 'created':
+      rememberCreated(msg.room);
       openRoom(msg.room, true);
       break;
     case 'announce':
@@ -192,7 +196,7 @@ function reconnected(tables) {
 // player: a free seat, or our own seat again (on a connection that said hello before we sat).
 // With `keep`, the page shows the room's last state until the new one comes, and a spectator's
 // join names its version, so that the room may send only the patches since.
-function openRoom(id, sitDown, keep = false) {
+function openRoom(id, sitDown, keep = false, seat = null, onJoined = null) {
   clearInterval(app.roomsTimer);
   app.room = id;
   if (!keep) {
@@ -205,7 +209,7 @@ function openRoom(id, sitDown, keep = false) {
   $('#lobby').hidden = true;
   $('#replay').hidden = true;
   $('#room').hidden = false;
-  if (sitDown) { join(null); return; }
+  if (sitDown) { join(seat, onJoined); return; }
   send({ type: 'sync', room: id }, (reply) => {
     if (reply.type === 'error' && reply.code === 'room/not_in_room') {
       const msg = { type: 'join', room: id, as: 'spectator' };
@@ -217,11 +221,13 @@ function openRoom(id, sitDown, keep = false) {
   });
 }
 
-function join(seat) {
+// `onJoined`, if given, is called with the `joined` that answers (not with an error, which is
+// shown as ever).
+function join(seat, onJoined = null) {
   const go = () => {
     const msg = { type: 'join', room: app.room, as: 'player' };
     if (seat !== null) msg.seat = seat;
-    send(msg);
+    send(msg, onJoined ? (reply) => { if (reply.type === 'joined') onJoined(reply); return false; } : undefined);
   };
   // A spectator leaves the audience before sitting down.
   if (app.state && app.state.you === null && app.seat === null) {
@@ -273,6 +279,7 @@ function renderOptions() {
     }
     box.append(el('label', { title: o.label }, capital(o.label), ' ', input));
   }
+  renderComputer();
 }
 
 function choiceLabel(name, c) {
@@ -297,6 +304,13 @@ function nameList(names) {
   return names.flatMap((n, i) => [i ? ' · ' : '', el('bdi', {}, n)]);
 }
 
+// A table's seats as the lobby lists them: each name (— for a free seat), a bot's with its level.
+function seatList(seats) {
+  return seats.flatMap((s, i) => s.bot
+    ? [i ? ' ' : '', el('span', { class: 'bot-seat' }, i ? '· ' : '', el('bdi', {}, s.name), botTag(s.bot))]
+    : [i ? ' · ' : '', el('bdi', {}, s.name || '—')]);
+}
+
 // The lobby shows a page of the public tables (the server puts those with a seat to take
 // first), of every game or of one.
 const ROOMS_PAGE = 25;
@@ -318,7 +332,7 @@ function renderRooms({ rooms, total = rooms.length, offset = 0, mine = [] }) {
   const body = $('#rooms');
   const seated = new Set(mine.map((r) => r.room));
   body.replaceChildren(...rooms.map((r) => {
-    const players = nameList(r.seats.map((s) => s.name || '—'));
+    const players = seatList(r.seats);
     const free = r.seats.some((s) => !s.name);
     const mine = seated.has(r.room);  // our own table is opened, not joined again
     return el('tr', { 'data-room': r.room },
@@ -346,7 +360,7 @@ function renderMine(mine) {
     const status = r.your_turn ? 'your turn' : r.status === 'playing' ? 'their turn' : r.status;
     return el('tr', { 'data-mine': r.room, 'data-turn': r.your_turn ? 'mine' : '' },
       el('td', {}, gameName(r.game), r.private ? el('span', { class: 'muted' }, ' (private)') : ''),
-      el('td', {}, ...nameList(r.seats.map((s) => s.name || '—'))),
+      el('td', {}, ...seatList(r.seats)),
       el('td', {}, status + (r.round > 1 ? ` (game ${r.round})` : '')),
       el('td', { class: 'actions' },
         el('button', { class: `small${r.your_turn ? ' primary' : ''}`, onclick: () => openRoom(r.room, true) }, 'Back to the table')));
@@ -373,7 +387,8 @@ function seatName(i) {
 function statusText(st) {
   if (st.status === 'waiting') {
     const free = st.seats.filter((s) => !s.name).length;
-    return `Waiting for ${free} more player${free === 1 ? '' : 's'}. Share the invite link.`;
+    const bots = !app.noBots && (st.you !== null || app.created.has(app.room));
+    return `Waiting for ${free} more player${free === 1 ? '' : 's'}. Share the invite link${bots ? ', or add a bot' : ''}.`;
   }
   if (st.status === 'over') {
     const o = st.outcome;
@@ -397,15 +412,19 @@ async function renderRoom() {
   const game = app.games.find((g) => g.id === st.game);
   $('#room-title').textContent = `${game ? game.name : st.game}${st.round > 1 ? ` — game ${st.round}` : ''}`;
   document.title = `${statusText(st).startsWith('Your turn') ? '● ' : ''}${game ? game.name : st.game} · Plateau`;
+  // Bots sit at a table still waiting for players, seated by a player there or its creator.
+  const botsHere = st.status === 'waiting' && !app.noBots && (st.you !== null || app.created.has(app.room));
   $('#seats').replaceChildren(...st.seats.map((s, i) => el('div', {
-    class: `seat${st.to_move === i ? ' to-move' : ''}${st.you === i ? ' me' : ''}`,
+    class: `seat${st.to_move === i ? ' to-move' : ''}${st.you === i ? ' me' : ''}${!s.name && botsHere ? ' free' : ''}`,
     'data-seat': i,
     style: `--seat:${seatColour(i)}`,
   },
   el('span', { class: `dot ${s.name ? (s.connected ? 'on' : 'off') : 'empty'}`, title: s.name ? (s.connected ? 'connected' : 'away') : 'free' }),
   el('span', { class: 'seat-name' }, s.name || 'free seat'),
+  s.bot ? botTag(s.bot) : '',
   st.you === i ? el('span', { class: 'tag' }, 'you') : '',
-  !s.name && st.you === null ? el('button', { class: 'small primary', 'data-sit': i, onclick: () => join(i) }, 'Sit here') : '')));
+  !s.name && st.you === null ? el('button', { class: 'small primary', 'data-sit': i, onclick: () => join(i) }, 'Sit here') : '',
+  !s.name && botsHere ? addBotControl(i) : '')));
   const status = $('#status');
   status.textContent = statusText(st);
   status.dataset.turn = st.status === 'playing' && st.to_move === st.you && st.you !== null ? 'mine' : '';
@@ -453,11 +472,17 @@ function renderCrowd() {
 
 let errorTimer = null;
 function showError(msg) {
-  const box = $('#error');
+  // The lobby has its own box (a table that could not be created); a room shows it under the table.
+  const box = $('#lobby').hidden ? $('#error') : $('#lobby-error');
   box.textContent = `${msg.message} (${msg.code})`;
   box.hidden = false;
   clearTimeout(errorTimer);
-  errorTimer = setTimeout(() => { box.hidden = true; }, 5000);
+  errorTimer = setTimeout(() => { $('#error').hidden = true; $('#lobby-error').hidden = true; }, 5000);
+  if (msg.code === 'bot/unavailable' && !app.noBots) {  // this server runs no bots: offer none
+    app.noBots = true;
+    $('#computer').hidden = true;
+    if (app.state) renderRoom();
+  }
   if (msg.code === 'move/stale_version' && app.room) resync();
   // A refused message has no id: if it was our sync, its answer will not come. Ask again in a
   // second, once however many were refused.
@@ -478,6 +503,114 @@ function showAnnounce(text) {
   a.textContent = text;
   a.hidden = false;
   setTimeout(() => { a.hidden = true; }, 15000);
+}
+
+// ---------- bots ----------
+const BOT_LEVELS = ['easy', 'normal', 'hard'];
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
+
+// The rooms this player created, kept across reloads (the last 50): its creator may seat bots
+// at a table before sitting there. The server decides; this only chooses what to offer.
+function loadCreated() {
+  try { return new Set(JSON.parse(localStorage.getItem('plateau.created') || '[]')); } catch { return new Set(); }
+}
+
+function rememberCreated(room) {
+  const list = [...app.created].filter((r) => r !== room).concat(room).slice(-50);
+  app.created = new Set(list);
+  try { localStorage.setItem('plateau.created', JSON.stringify(list)); } catch { /* private mode */ }
+}
+
+// A robot's head, drawn (an emoji is missing from many systems' fonts).
+function botIcon() {
+  return svg('svg', { class: 'icon', viewBox: '0 0 16 16', 'aria-hidden': 'true' },
+    svg('rect', { x: '7.3', y: '1.5', width: '1.4', height: '3' }),
+    svg('circle', { cx: '8', cy: '1.8', r: '1.3' }),
+    svg('rect', { x: '2.5', y: '4.5', width: '11', height: '9', rx: '2.5' }),
+    svg('circle', { class: 'eye', cx: '5.8', cy: '8.5', r: '1.3' }),
+    svg('circle', { class: 'eye', cx: '10.2', cy: '8.5', r: '1.3' }),
+    svg('rect', { class: 'eye', x: '5.5', y: '11', width: '5', height: '1' }));
+}
+
+// The badge of a bot's seat: its level.
+function botTag(level) {
+  return el('span', { class: 'bot-tag', 'data-bot': level, title: `a computer player (${level})` }, botIcon(), ` ${level}`);
+}
+
+// "Add a bot" at a free seat: a level (the last one chosen, normal at first) and the button.
+function addBotControl(seat) {
+  const level = el('select', {
+    class: 'bot-level', 'data-bot-level': seat, 'aria-label': `level of a bot at seat ${seat + 1}`,
+    onchange: (e) => { app.botLevel = e.target.value; },
+  }, BOT_LEVELS.map((l) => el('option', { value: l }, l)));
+  level.value = app.botLevel;
+  return el('span', { class: 'add-bot' }, level,
+    el('button', { type: 'button', class: 'small', 'data-add-bot': seat, onclick: (e) => addBot(seat, level.value, e.currentTarget) }, 'Add a bot'));
+}
+
+// Seats a bot; the room's patch then shows it. A refusal is shown as any error is.
+function addBot(seat, level, button) {
+  app.botLevel = level;
+  const sent = send({ type: 'add_bot', room: app.room, seat, level }, (reply) => {
+    if (reply.type === 'error' && button.isConnected) button.disabled = false;
+    return reply.type !== 'error';  // an error goes on to showError
+  });
+  if (sent) button.disabled = true;  // until the answer, or the patch that redraws the seat
+}
+
+// "Play the computer": a table of the game and options chosen in the form, the player at seat 0
+// and a bot of the chosen level at every other seat (create, join, then one add_bot a seat).
+// Who starts is the game's `first` option, from "You play first / second / … / at random".
+function playComputer() {
+  const game = app.games.find((g) => g.id === $('#game-select').value);
+  if (!game) return;
+  const options = readOptions();
+  const seats = computerSeats(game, options);
+  const level = $('#cpu-level').value;
+  const order = $('#cpu-order').value;
+  // Turns go round by seat: the player at seat 0 plays k-th when seat (seats - k) % seats starts.
+  if (game.options.some((o) => o.name === 'first')) options.first = order === 'random' ? 'random' : String((seats - Number(order)) % seats);
+  const msg = { type: 'create', game: game.id, options, private: $('#private').checked, spectator_delay: Number($('#delay').value) || 0 };
+  const sent = send(msg, (reply) => {
+    $('#play-computer').disabled = false;
+    if (reply.type !== 'created') return false;  // an error, shown as ever
+    rememberCreated(reply.room);
+    openRoom(reply.room, true, false, 0, () => addBots(reply.room, seats, level, 1));
+    return true;
+  });
+  if (!sent) return;
+  // One table a click, even a double one; a reply that never comes (the connection dropped)
+  // does not keep the button off.
+  $('#play-computer').disabled = true;
+  setTimeout(() => { $('#play-computer').disabled = false; }, 5000);
+}
+
+// Seats bots from `seat` to the last, one after the other; the first refusal stops it (and is
+// shown: the table waits, and its free seats offer "Add a bot").
+function addBots(room, seats, level, seat) {
+  if (seat >= seats || app.room !== room) return;
+  send({ type: 'add_bot', room, seat, level }, (reply) => {
+    if (reply.type === 'error') return false;
+    addBots(room, seats, level, seat + 1);
+    return true;
+  });
+}
+
+function computerSeats(game, options) {
+  return Number(options.players ?? (game.seats ? game.seats[0] : 2)) || 2;
+}
+
+// The "You play" choice follows the seats of the form's game and options.
+function renderComputer() {
+  const game = app.games.find((g) => g.id === $('#game-select').value);
+  if (!game) return;
+  const seats = computerSeats(game, readOptions());
+  const order = $('#cpu-order');
+  const keep = order.value;
+  order.replaceChildren(...ORDINALS.slice(0, seats).map((w, i) => el('option', { value: i }, w)), el('option', { value: 'random' }, 'at random'));
+  order.value = keep === 'random' || Number(keep) < seats ? keep : '0';
+  if (!order.value) order.value = '0';
+  $('#cpu-order-label').hidden = !game.options.some((o) => o.name === 'first');
 }
 
 // ---------- history and replays ----------
@@ -590,6 +723,8 @@ function init() {
   });
   $('#name').addEventListener('change', () => $('#name-form').requestSubmit());
   $('#game-select').addEventListener('change', renderOptions);
+  $('#options').addEventListener('change', renderComputer);
+  $('#play-computer').addEventListener('click', playComputer);
   $('#create-form').addEventListener('submit', (e) => {
     e.preventDefault();
     send({

@@ -10,7 +10,11 @@
 //   load_bench [--rooms 200] [--spectators 2] [--seconds 10] [--idle 10000] [--game quantik]
 //              [--data none|DIR] [--server PATH] [--pace MOVES_PER_SECOND]
 //              [--sweep FROM:STEP:TO] [--p99-ms 10] [--no-single]
+//              [--bot-games 0] [--bot-level normal] [--bot-game quantik]
 //
+// --bot-games N first starts N games of bots against bots (every seat a bot of --bot-level),
+// which think on the server's worker pool through every phase; the human rooms' latency is
+// then measured beside them, and the bots' own figures (/metrics) are printed at the end.
 // --no-single skips the one-room phase (A/B runs of the many-room phase only).
 // Unpaced, each player moves the moment it may (a closed loop: the figure is the most the
 // server sustains, and latency then is mostly queueing). With --pace, the rooms together offer
@@ -57,6 +61,7 @@
 #include "machine.hpp"
 #include "percentile.hpp"
 #include "rules/game.hpp"
+#include "ws_client.hpp"
 #include "ws_loop.hpp"
 
 using nlohmann::json;
@@ -79,6 +84,9 @@ struct Options {
   double sweep_from = 0, sweep_step = 0, sweep_to = 0;  // --sweep; from 0: no sweep
   double p99_ms = 10;
   bool single = true;  // --no-single skips the one-room phase
+  int bot_games = 0;
+  std::string bot_level = "normal";
+  std::string bot_game = "quantik";
 };
 
 // What a phase measured, for the sweep's one-line summary.
@@ -657,6 +665,43 @@ void idle_phase(int n, unsigned short port, pid_t pid) {
   loop.run_for(std::chrono::milliseconds(200));
 }
 
+// One client makes `n` tables of `game` and seats a bot of `level` at every seat; returns the
+// tables made. The client stays connected (watching nothing) for the bench's whole run.
+int start_bot_games(plateau::client::WsClient& ws, unsigned short port, const Options& opt) {
+  if (!ws.connect("127.0.0.1", port).empty()) return 0;
+  ws.send({{"type", "hello"}, {"name", "Bot keeper"}});
+  if (!ws.recv_type("welcome")) return 0;
+  int made = 0;
+  for (int i = 0; i < opt.bot_games; ++i) {
+    ws.send({{"type", "create"}, {"game", opt.bot_game}});
+    const auto created =
+        ws.recv_until([](const json& m) { return m["type"] == "created" || m["type"] == "error"; });
+    if (!created || (*created)["type"] != "created") {
+      std::cerr << "bot table: " << (created ? created->dump() : "no reply") << "\n";
+      break;
+    }
+    const std::string room = (*created)["room"];
+    for (bool seated = true; seated;) {
+      ws.send({{"type", "add_bot"}, {"room", room}, {"level", opt.bot_level}});
+      const auto added = ws.recv_until(
+          [](const json& m) { return m["type"] == "bot_added" || m["type"] == "error"; });
+      seated = added && (*added)["type"] == "bot_added";
+      // The last seat taken starts the game: the next add_bot is refused (bot/started).
+      if (added && (*added)["type"] == "error" && (*added)["code"] != "room/full" &&
+          (*added)["code"] != "bot/started")
+        std::cerr << "add_bot: " << added->dump() << "\n";
+    }
+    ++made;
+  }
+  return made;
+}
+
+// A metric's value in /metrics text (0 when absent).
+double metric(const std::string& text, const std::string& name) {
+  const auto at = text.find("\n" + name + " ");
+  return at == std::string::npos ? 0 : std::atof(text.c_str() + at + name.size() + 2);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -691,6 +736,12 @@ int main(int argc, char** argv) {
       opt.pace = std::stod(v);
     else if (k == "--p99-ms")
       opt.p99_ms = std::stod(v);
+    else if (k == "--bot-games")
+      opt.bot_games = std::stoi(v);
+    else if (k == "--bot-level")
+      opt.bot_level = v;
+    else if (k == "--bot-game")
+      opt.bot_game = v;
     else if (k == "--sweep") {
       char colon1 = 0, colon2 = 0;
       std::istringstream in(v);
@@ -713,6 +764,9 @@ int main(int argc, char** argv) {
   // ServerProcess passes --data DIR itself; a later --data none wins over it.
   std::vector<std::string> extra{"--max-connections", "100000"};
   if (opt.data == "none") extra.insert(extra.end(), {"--data", "none"});
+  if (opt.bot_games > 0)  // one client makes every bot table
+    extra.insert(extra.end(), {"--creates-per-minute", "100000", "--max-rooms-per-player", "100000",
+                               "--max-bot-games", std::to_string(opt.bot_games)});
   plateau::testing::ServerProcess srv(
       opt.data == "none" ? std::filesystem::path() : std::filesystem::path(opt.data), extra);
   srv.binary = server;
@@ -721,6 +775,17 @@ int main(int argc, char** argv) {
     std::cerr << "server did not start:\n" << srv.log();
     return 1;
   }
+  plateau::client::WsClient keeper;
+  double bot_moves_before = 0;
+  if (opt.bot_games > 0) {
+    const int made = start_bot_games(keeper, port, opt);
+    const auto m = plateau::testing::http_get(port, "/metrics").body;
+    bot_moves_before = metric(m, "plateau_bot_moves_total");
+    std::printf("bots: %d games of %s, every seat a %s bot, playing on %s\n", made,
+                opt.bot_game.c_str(), opt.bot_level.c_str(), "the server's worker pool");
+    std::fflush(stdout);
+  }
+  const auto bots_started = Clock::now();
   Options one = opt;
   one.rooms = 1;
   one.pace = 0;  // one room, one move at a time: latency with nothing else to do
@@ -729,6 +794,19 @@ int main(int argc, char** argv) {
     sweep_phases(opt, port, srv.pid());
   else
     run_phase(opt, port, srv.pid(), "R=" + std::to_string(opt.rooms));
+  if (opt.bot_games > 0) {
+    const auto m = plateau::testing::http_get(port, "/metrics").body;
+    const double secs = std::chrono::duration<double>(Clock::now() - bots_started).count();
+    const double moves = metric(m, "plateau_bot_moves_total") - bot_moves_before;
+    const double searches = metric(m, "plateau_bot_searches_total");
+    std::printf(
+        "bots: %.0f bot games still in play at the end; %.0f bot moves in %.1f s (%.1f/s), "
+        "mean search %.0f ms, %.0f failures, %.0f searches queued\n",
+        metric(m, "plateau_bot_games"), moves, secs, moves / secs,
+        searches > 0 ? 1000 * metric(m, "plateau_bot_think_seconds_total") / searches : 0.0,
+        metric(m, "plateau_bot_failures_total"), metric(m, "plateau_bot_jobs_pending"));
+    std::fflush(stdout);
+  }
   if (opt.idle > 0) idle_phase(opt.idle, port, srv.pid());
   srv.stop();
   return 0;

@@ -23,9 +23,13 @@ int play_against_bots(Seat& ada, Seat& eve) {
   int mine = 0;
   for (int step = 0; step < 1'000; ++step) {
     // Whoever is to move, the person's copy shows it once the bots have had their turns.
-    EXPECT_TRUE(ada.shows([](const json& st) {
-      return st["status"] == "over" || (st["status"] == "playing" && st["to_move"] == st["you"]);
-    }, 30s)) << "the bots did not move: " << ada.state.dump().substr(0, 300);
+    EXPECT_TRUE(ada.shows(
+        [](const json& st) {
+          return st["status"] == "over" ||
+                 (st["status"] == "playing" && st["to_move"] == st["you"]);
+        },
+        30s))
+        << "the bots did not move: " << ada.state.dump().substr(0, 300);
     if (::testing::Test::HasFailure()) return mine;
     EXPECT_TRUE(eve.reach(ada.version, 10s));
     const json synced = fresh_sync(eve);
@@ -74,7 +78,7 @@ TEST(BotsOverSockets, APersonPlaysAWholeGameOfEachGameAgainstNormalBots) {
   const auto port = server.start();
   ASSERT_NE(port, 0);
   const std::vector<std::pair<std::string, json>> tables{
-      {"quantik", json::object()}, {"kwinty", json::object()},    {"turris", json::object()},
+      {"quantik", json::object()},  {"kwinty", json::object()},   {"turris", json::object()},
       {"quirky", {{"players", 3}}}, {"on_top", {{"players", 4}}}, {"ltiles", json::object()}};
   for (const auto& [game, options] : tables) {
     SCOPED_TRACE(game);
