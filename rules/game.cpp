@@ -45,6 +45,8 @@ bool State::is_legal(const Move& move) const {
 
 std::unique_ptr<State> State::determinize(Seat, Rng&) const { return nullptr; }
 
+std::unique_ptr<State> Game::from_view(const Seen&, Rng&) const { return nullptr; }
+
 Result<> State::apply(Seat seat, const Move& move) {
   const auto mover = to_move();
   if (!mover) return std::unexpected(RuleError::game_over);

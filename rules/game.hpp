@@ -161,6 +161,15 @@ struct GameInfo {
   std::vector<OptionSpec> options;  // the game's own ("players" is added by the core)
 };
 
+// What a seat's client knows of a game in play (the protocol's state): the round's options, the
+// board its seat is shown, and who is to move.
+struct Seen {
+  nlohmann::json options;  // normalized, as the state's `options` shows them
+  nlohmann::json board;    // State::view(viewer)
+  Seat viewer = 0;
+  Seat to_move = 0;
+};
+
 class Game {
  public:
   explicit Game(GameInfo info) : info_(std::move(info)) {}
@@ -183,6 +192,13 @@ class Game {
   // Options for the next game in the same room after `last` ended (who starts, for instance).
   // Defaults to the same options.
   virtual nlohmann::json rematch_options(const nlohmann::json& options, const Outcome& last) const;
+
+  // A position that agrees with all `seen` shows, with everything else drawn from `rng`:
+  // determinize() for a player that has only its seat's view (a bot playing as an ordinary
+  // client, from another machine). Its view(seen.viewer) is seen.board, its to_move() is
+  // seen.to_move, and the viewer's legal moves in it are the real game's. nullptr when the
+  // board is not one this game shows with these options (or the game cannot do it).
+  virtual std::unique_ptr<State> from_view(const Seen& seen, Rng& rng) const;
 
   // {"id","name","seats":[min,max],"options":[...]} as sent in `welcome`.
   nlohmann::json describe() const;

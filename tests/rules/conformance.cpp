@@ -407,3 +407,49 @@ TEST_P(Conformance, ABoardUpdatedInPlaceIsTheBoardBuiltAfresh) {
 }
 
 }  // namespace plateau::rules::testing
+
+namespace plateau::rules::testing {
+
+// A seat's view alone rebuilds a position that agrees with it (Game::from_view): the same view,
+// the same seat to move, and the same legal moves, at every position of random games, as a
+// bot playing from another machine sees them. And the rebuilt position plays on.
+TEST_P(Conformance, AStateRebuiltFromItsMoversViewAgreesWithIt) {
+  const auto& c = GetParam();
+  const auto options = c.game->normalize_options(c.options);
+  ASSERT_TRUE(options.has_value());
+  const auto moves_of = [](const State& s) {
+    std::vector<std::string> out;
+    for (auto& m : s.legal_moves()) out.push_back(std::move(m.text));
+    std::ranges::sort(out);
+    return out;
+  };
+  int checked = 0;
+  for (int i = 0; i < std::min(c.playouts, 8); ++i) {
+    auto s = make(c, 3000 + i);
+    ASSERT_TRUE(s);
+    Rng rng(99 + static_cast<std::uint64_t>(i));
+    random_playout(*s, 700 + i, [&](const State& st) {
+      const Seat v = *st.to_move();
+      const Seen seen{*options, st.view(v), v, v};
+      const auto rebuilt = c.game->from_view(seen, rng);
+      ASSERT_TRUE(rebuilt) << "no position from the view " << seen.board.dump().substr(0, 400);
+      ASSERT_EQ(rebuilt->num_seats(), st.num_seats());
+      ASSERT_EQ(rebuilt->to_move(), st.to_move());
+      ASSERT_EQ(rebuilt->view(v), seen.board);
+      const auto legal = moves_of(st);
+      ASSERT_EQ(moves_of(*rebuilt), legal) << seen.board.dump().substr(0, 400);
+      auto next = rebuilt->clone();
+      ASSERT_TRUE(next->apply(v, Move{legal[legal.size() / 2]}).has_value());
+      ++checked;
+    });
+  }
+  EXPECT_GT(checked, 0);
+  // A board the game never shows is refused, not guessed at.
+  auto s = make(c, 5);
+  const Seat v = *s->to_move();
+  Rng rng(1);
+  EXPECT_EQ(c.game->from_view(Seen{*options, nlohmann::json::array({1, 2}), v, v}, rng), nullptr);
+  EXPECT_EQ(c.game->from_view(Seen{*options, "garbage", v, v}, rng), nullptr);
+}
+
+}  // namespace plateau::rules::testing
