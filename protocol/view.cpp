@@ -41,6 +41,7 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state,
     for (std::size_t i = 0; i < room.rematch->size(); ++i)
       if ((*room.rematch)[i]) e.rematch.push_back(static_cast<int>(i));
   e.fairness = room.fairness;
+  e.options = room.options;
   return e;
 }
 
@@ -76,6 +77,7 @@ json assemble_state(const Envelope& e, json board) {
               {"outcome", e.outcome},
               {"rematch", e.rematch},
               {"fairness", fairness_json(e.fairness.get())},
+              {"options", e.options ? *e.options : json(nullptr)},
               {"board", std::move(board)}};
 }
 
@@ -449,6 +451,9 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
       }
       o += ']';
     });
+  if (a.options != b.options && (!a.options || !b.options || *a.options != *b.options))
+    replace_with(ops, "/options",
+                 [&](std::string& o) { o += (b.options ? *b.options : json(nullptr)).dump(); });
   if (a.fairness != b.fairness)
     replace_with(ops, "/fairness",
                  [&](std::string& o) { o += fairness_json(b.fairness.get()).dump(); });

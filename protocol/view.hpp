@@ -39,13 +39,14 @@ struct RoomFacts {
   std::string_view game;
   Status status = Status::waiting;
   const std::vector<SeatInfo>* seats = nullptr;
-  const std::vector<bool>* rematch = nullptr;  // per seat: asked for a rematch
-  int round = 1;                               // the game's number in this room
-  std::shared_ptr<const Fairness> fairness;    // null: a round from before commitments
+  const std::vector<bool>* rematch = nullptr;     // per seat: asked for a rematch
+  int round = 1;                                  // the game's number in this room
+  std::shared_ptr<const Fairness> fairness;       // null: a round from before commitments
+  std::shared_ptr<const nlohmann::json> options;  // the round's (normalized); null: not shown
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
-// plus rematch and round. `viewer` nullopt is a spectator.
+// plus rematch, round, fairness and options. `viewer` nullopt is a spectator.
 nlohmann::json make_state(const RoomFacts& room, const rules::State& state,
                           std::optional<rules::Seat> viewer);
 
@@ -63,6 +64,8 @@ struct Envelope {
   nlohmann::json outcome;  // null until the game is over
   std::vector<int> rematch;
   std::shared_ptr<const Fairness> fairness;
+  // The round's options: one object per round, so comparing the pointers is enough.
+  std::shared_ptr<const nlohmann::json> options;
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
 Envelope make_envelope(const RoomFacts& room, const rules::State& state,

@@ -66,6 +66,7 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
     facts.seats = scene.seats;
     facts.rematch = scene.rematch;
     facts.round = scene.round;
+    facts.options = scene.options;
     facts.fairness = st.is_over() ? scene.revealed : scene.sealed;
     auto& v = views[static_cast<std::size_t>(a)];
     v.envelope = protocol::make_envelope(facts, st, viewer_of(a));

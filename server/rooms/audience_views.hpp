@@ -40,7 +40,8 @@ struct Scene {
   const rules::State* state = nullptr;
   const rules::State* delayed = nullptr;  // what the spectators see instead, if anything
   std::shared_ptr<const protocol::Fairness> sealed, revealed;
-  std::uint64_t generation = 0;  // changes whenever a board may have changed
+  std::uint64_t generation = 0;                   // changes whenever a board may have changed
+  std::shared_ptr<const nlohmann::json> options;  // the round's
 };
 
 class AudienceViews {

@@ -23,7 +23,7 @@ std::vector<rules::Played> played(const std::vector<std::pair<int, std::string>>
 Match::Match(const rules::Game& game, json options, RoundSecret secret, int spectator_delay,
              std::unique_ptr<rules::State> state)
     : game_(&game),
-      options_(std::move(options)),
+      options_(std::make_shared<const json>(std::move(options))),
       secret_(std::move(secret)),
       spectator_delay_(spectator_delay),
       state_(std::move(state)) {
@@ -61,7 +61,7 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
         rules::to_json(*(*state)->outcome()) != r.outcome)
       return std::unexpected(where + ": the replayed outcome differs from the stored one");
     match->state_ = std::move(*state);
-    match->options_ = r.options;
+    match->options_ = std::make_shared<const json>(r.options);
     match->secret_ = RoundSecret{r.seed, r.salt};
     match->seal_round();
     match->round_ = r.round;
@@ -77,7 +77,7 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
                   std::min(moves.size(), static_cast<std::size_t>(match->spectator_delay_));
     const auto all = played(moves);
     match->spectator_state_ =
-        rules::replay(game, match->options_, match->secret_.seed, std::span(all).first(shown))
+        rules::replay(game, *match->options_, match->secret_.seed, std::span(all).first(shown))
             .value();
   }
   return std::move(*match);
@@ -93,14 +93,14 @@ rules::Result<> Match::play(int seat, const std::string& move) {
 }
 
 rules::Result<> Match::next_round(const std::function<std::uint64_t()>& random) {
-  auto options = game_->rematch_options(options_, *state_->outcome());
+  auto options = game_->rematch_options(*options_, *state_->outcome());
   // A fresh seed from the CSPRNG: nothing revealed about the round just ended (its seed is
   // now public) tells anything about this one.
   auto secret = fresh_round_secret(random);
   auto created = game_->create(options, secret.seed);
   if (!created) return std::unexpected(created.error());
   ++round_;
-  options_ = std::move(options);
+  options_ = std::make_shared<const json>(std::move(options));
   secret_ = std::move(secret);
   seal_round();
   retire(std::exchange(state_, std::move(*created)));

@@ -33,7 +33,9 @@ class Match {
                                                    const StoredRoom& stored);
 
   const rules::Game& game() const { return *game_; }
-  const nlohmann::json& options() const { return options_; }
+  const nlohmann::json& options() const { return *options_; }
+  // The same, shared with the views: a new object each round, so a view compares it cheaply.
+  const std::shared_ptr<const nlohmann::json>& shared_options() const { return options_; }
   const RoundSecret& secret() const { return secret_; }
   int round() const { return round_; }
   const rules::State& state() const { return *state_; }
@@ -65,7 +67,7 @@ class Match {
   void retire(std::unique_ptr<rules::State> state);
 
   const rules::Game* game_;
-  nlohmann::json options_;
+  std::shared_ptr<const nlohmann::json> options_;
   RoundSecret secret_;  // this round's seed and the salt of its commitment
   // What the round shows of its secret while it is played, and once it is over.
   std::shared_ptr<const protocol::Fairness> sealed_, revealed_;

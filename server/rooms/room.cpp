@@ -91,9 +91,10 @@ protocol::Status Room::status() const {
 bool Room::idle() const { return outbox_.empty() && table_.deserted(); }
 
 Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
-  return Scene{game().id(),           table_.started(),   &seats,           &table_.rematch(),
-               match_.round(),        &match_.state(),    match_.delayed(), match_.fairness(false),
-               match_.fairness(true), match_.generation()};
+  return Scene{game().id(),         table_.started(),       &seats,
+               &table_.rematch(),   match_.round(),         &match_.state(),
+               match_.delayed(),    match_.fairness(false), match_.fairness(true),
+               match_.generation(), match_.shared_options()};
 }
 
 void Room::ensure_views() {

@@ -108,6 +108,7 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
   for (const auto& p : r.players) seats.push_back({p, false, std::nullopt});
   const RoundSecret secret{r.seed, r.salt};
   const auto sealed = fairness_of(secret, false), revealed = fairness_of(secret, true);
+  const auto options = std::make_shared<const json>(r.options);
   std::string why;
   json frames = json::array();
   const auto visit = [&](const rules::State& state) {
@@ -119,7 +120,8 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
     const bool over = state.is_over();
     protocol::RoomFacts facts{game->id(), over ? protocol::Status::over : protocol::Status::playing,
                               &seats,     nullptr,
-                              r.round,    over ? revealed : sealed};
+                              r.round,    over ? revealed : sealed,
+                              options};
     frames.push_back(protocol::make_state(facts, state, std::nullopt));
     return true;
   };

@@ -263,7 +263,7 @@ TEST(Patch, DiffThenPatchOverEveryPositionOfRandomGames) {
     rules::Rng pick(3);
     std::vector<SeatInfo> seats(static_cast<std::size_t>(s->num_seats()),
                                 SeatInfo{"p", true, std::nullopt});
-    RoomFacts facts{g->id(), Status::playing, &seats, nullptr, 1, nullptr};
+    RoomFacts facts{g->id(), Status::playing, &seats, nullptr, 1, nullptr, nullptr};
     json prev = make_state(facts, *s, 0);
     for (int i = 0; i < 500 && !s->is_over(); ++i) {
       auto moves = s->legal_moves();
@@ -321,7 +321,7 @@ TEST(State, CarriesTheFixedCoreFields) {
   const auto& g = *rules::find_game("quantik");
   auto s = std::move(*g.create({{"first", "0"}}, 1));
   std::vector<SeatInfo> seats{{"Ada", true, std::nullopt}, {std::nullopt, false, std::nullopt}};
-  RoomFacts waiting{g.id(), Status::waiting, &seats, nullptr, 1, nullptr};
+  RoomFacts waiting{g.id(), Status::waiting, &seats, nullptr, 1, nullptr, nullptr};
   auto st = make_state(waiting, *s, 0);
   for (const char* k :
        {"game", "status", "seats", "you", "to_move", "legal_moves", "outcome", "board"})
@@ -330,12 +330,26 @@ TEST(State, CarriesTheFixedCoreFields) {
   EXPECT_EQ(st["to_move"], nullptr) << "nobody moves before the seats are filled";
   EXPECT_TRUE(st["legal_moves"].empty());
   EXPECT_EQ(st["seats"][1]["name"], nullptr);
-  RoomFacts playing{g.id(), Status::playing, &seats, nullptr, 1, nullptr};
+  RoomFacts playing{g.id(), Status::playing, &seats, nullptr, 1, nullptr, nullptr};
   EXPECT_EQ(make_state(playing, *s, 0)["legal_moves"].size(), 64u) << "the mover sees its moves";
   EXPECT_TRUE(make_state(playing, *s, 1)["legal_moves"].empty()) << "the other seat sees none";
   EXPECT_TRUE(make_state(playing, *s, std::nullopt)["legal_moves"].empty())
       << "nor does a spectator";
   EXPECT_EQ(make_state(playing, *s, std::nullopt)["you"], nullptr);
+  // (extension) The round's options, as a player that joined the table needs them to rebuild
+  // the position (Game::from_view), and the envelope's diff when a rematch changes them.
+  const auto options =
+      std::make_shared<const nlohmann::json>(*g.normalize_options({{"first", "0"}}));
+  playing.options = options;
+  const auto before = make_envelope(playing, *s, 0);
+  EXPECT_EQ(make_state(playing, *s, 0)["options"], *options);
+  playing.options = std::make_shared<const nlohmann::json>(*g.normalize_options({{"first", "1"}}));
+  std::string ops;
+  append_envelope_diff(ops, before, make_envelope(playing, *s, 0));
+  const auto patched =
+      apply_patch(assemble_state(before, nullptr), nlohmann::json::parse("[" + ops + "]"));
+  ASSERT_TRUE(patched.has_value());
+  EXPECT_EQ((*patched)["options"]["first"], "1");
 }
 
 }  // namespace

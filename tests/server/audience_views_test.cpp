@@ -26,15 +26,16 @@ struct Scenery {
   AudienceViews views{3};
 
   Scene scene() const {
-    return Scene{"quantik",   true,          &seats,  &rematch, round,
-                 state.get(), delayed.get(), nullptr, nullptr,  generation};
+    return Scene{"quantik",     true,    &seats,  &rematch,   round,  state.get(),
+                 delayed.get(), nullptr, nullptr, generation, nullptr};
   }
   // What audience `a` should see, built from scratch.
   json expected(int a) const {
     protocol::RoomFacts facts{
         "quantik", state->is_over() ? protocol::Status::over : protocol::Status::playing,
         &seats,    &rematch,
-        round,     nullptr};
+        round,     nullptr,
+        nullptr};
     const auto& st = a == 2 && delayed ? *delayed : *state;
     return protocol::make_state(facts, st, a == 2 ? std::nullopt : std::optional<rules::Seat>(a));
   }
