@@ -181,6 +181,15 @@ void LTilesState::do_apply(const Move& move) {
   }
   const Placement p = *parse_placement(move.text);
   take_tile(seat, p.kind);
+  put_tile(seat, p);
+  if (static_cast<int>(tiles_.size()) - 1 == total_) {
+    finish();
+    return;
+  }
+  to_move_ = 1 - seat;
+}
+
+void LTilesState::put_tile(Seat seat, const Placement& p) {
   const auto cells = footprint(p.at, p.rot);
   const auto below = board_.find(cells[0]);
   const int level = below == board_.end() ? 1 : static_cast<int>(below->second.size()) + 1;
@@ -188,11 +197,6 @@ void LTilesState::do_apply(const Move& move) {
   tiles_.push_back(PlacedTile{seat, p.kind, p.at, p.rot, level, {cells.begin(), cells.end()}});
   for (int i = 0; i < 3; ++i) board_[cells[i]].push_back(Square{p.kind[i], index});
   last_tile_ = index;
-  if (static_cast<int>(tiles_.size()) - 1 == total_) {
-    finish();
-    return;
-  }
-  to_move_ = 1 - seat;
 }
 
 int LTilesState::height(Pos p) const {
@@ -463,6 +467,15 @@ void LTilesState::finish() {
 
 namespace {
 
+// The normalized "variant" option, or nullopt for a name the game does not know.
+std::optional<Variant> variant_option(const json& options) {
+  const auto it = options.find("variant");
+  if (it == options.end() || !it->is_string()) return std::nullopt;
+  const auto found = std::ranges::find(kVariantNames, it->get_ref<const std::string&>());
+  if (found == kVariantNames.end()) return std::nullopt;
+  return static_cast<Variant>(found - kVariantNames.begin());
+}
+
 class LTilesGame final : public Game {
  public:
   LTilesGame()
@@ -477,16 +490,26 @@ class LTilesGame final : public Game {
                                 "first), open (all tiles face up), hand (a face-up hand "
                                 "of 3)")}}) {}
 
+  std::unique_ptr<State> from_view(const Seen& seen, Rng& rng) const override {
+    const auto options = normalize_options(seen.options);
+    if (!options) return nullptr;
+    const auto variant = variant_option(*options);
+    if (!variant) return nullptr;
+    // A first player the host chose is known to everyone; "random" leaves it to the board.
+    std::optional<Seat> first;
+    const auto& chosen = options->at("first").get_ref<const std::string&>();
+    if (chosen != "random") first = chosen[0] - '0';  // normalized: "0" or "1"
+    return LTilesState::from_view(*variant, first, seen, rng);
+  }
+
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {
     Rng rng(seed);
     const auto first = pick_first_player(options, kSeats, rng);
     if (!first) return std::unexpected(first.error());
-    const auto& name = options.at("variant").get_ref<const std::string&>();
-    const auto it = std::ranges::find(kVariantNames, name);
-    if (it == kVariantNames.end()) return std::unexpected(RuleError::bad_option);
-    const auto variant = static_cast<Variant>(it - kVariantNames.begin());
-    return std::make_unique<LTilesState>(variant, *first, rng);
+    const auto variant = variant_option(options);
+    if (!variant) return std::unexpected(RuleError::bad_option);
+    return std::make_unique<LTilesState>(*variant, *first, rng);
   }
 };
 

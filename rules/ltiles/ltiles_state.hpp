@@ -140,6 +140,13 @@ class LTilesState final : public TurnState<LTilesState>, public ViewParts {
   // A sample shuffles those again, keeping every top, size and count a viewer sees.
   std::unique_ptr<State> determinize(Seat viewer, Rng& rng) const override;
 
+  // Game::from_view for a game of `variant` whose first player is `first` when the host chose
+  // it: the position `seen.board` shows its viewer, with what the viewer cannot see drawn from
+  // `rng` (by determinize). nullptr when the board is not one this game shows
+  // (ltiles_from_view.cpp).
+  static std::unique_ptr<State> from_view(Variant variant, std::optional<Seat> first,
+                                          const Seen& seen, Rng& rng);
+
   std::vector<Move> legal_moves() const override;
 
   // Only an ordered pile's owner sees its order; every other variant shows all viewers the same.
@@ -225,6 +232,9 @@ class LTilesState final : public TurnState<LTilesState>, public ViewParts {
   std::optional<std::string> draw(Seat seat);
 
   void take_tile(Seat seat, const std::string& kind);
+
+  // Lays `p` on the table for `seat` as the newest tile, a level above the cells it covers.
+  void put_tile(Seat seat, const Placement& p);
 
   int to_order_count(Seat seat) const;
 
