@@ -845,6 +845,220 @@ TEST(LTiles, TheListedPlacementsAreExactlyThoseApplyTakes) {
   }
 }
 
+// ----------------------------------------------------------------------------------------------
+// A position rebuilt from one seat's view alone (Game::from_view: a bot playing as a client).
+
+// The options a room shows for start(variant, first).
+json options_of(const std::string& variant, const char* first) {
+  return *game().normalize_options({{"variant", variant}, {"first", first}});
+}
+
+std::unique_ptr<State> rebuilt(const json& options, const json& board, Seat viewer, Seat to_move,
+                               std::uint64_t seed) {
+  rules::Rng rng(seed);
+  return game().from_view(Seen{options, board, viewer, to_move}, rng);
+}
+
+std::vector<std::string> sorted_moves(const State& s) {
+  std::vector<std::string> out;
+  for (const auto& m : s.legal_moves()) out.push_back(m.text);
+  std::ranges::sort(out);
+  return out;
+}
+
+// Plays `s` to its end with the first legal move each time: the kinds each seat placed, in order.
+std::array<std::vector<std::string>, 2> kinds_played(State& s) {
+  std::array<std::vector<std::string>, 2> kinds;
+  while (!s.is_over()) {
+    const Seat seat = *s.to_move();
+    const Move m = s.legal_moves().front();
+    kinds[seat].push_back(m.text.substr(0, 3));
+    EXPECT_TRUE(s.apply(seat, m).has_value()) << m.text;
+  }
+  return kinds;
+}
+
+TEST(LTiles, FromViewRebuildsTheTowerExampleAndItsEnd) {
+  // Variant 2 hides nothing: the rebuilt tower is the game itself, down to its outcome.
+  auto s = mirrored_game_but_the_last_move();
+  const json options = options_of("open", "0");
+  auto r = rebuilt(options, s->view(1), 1, 1, 7);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->to_move(), 1);
+  EXPECT_EQ(r->view(1), s->view(1));
+  EXPECT_EQ(r->view(std::nullopt), s->view(std::nullopt));
+  EXPECT_EQ(sorted_moves(*r), sorted_moves(*s));
+  EXPECT_EQ(square(*r, -1, 1), sq(10, "G", 39));
+  play(*s, {mirrored(kRedTower.back())});
+  play(*r, {mirrored(kRedTower.back())});
+  EXPECT_EQ(r->outcome(), s->outcome());
+  // A finished game's board is one the game shows too.
+  auto over = rebuilt(options, s->view(0), 0, 0, 7);
+  ASSERT_TRUE(over);
+  EXPECT_TRUE(over->is_over());
+  EXPECT_EQ(over->view(0), s->view(0));
+  EXPECT_EQ(over->outcome(), s->outcome());
+}
+
+TEST(LTiles, FromViewKeepsWhatTheViewerSeesAndDrawsTheRestAfresh) {
+  // Variant 1 in play: red knows its own pile whole, and of green's only the top.
+  auto s = start("ordered", "0");
+  order_pile(*s, kRedOrder);
+  order_pile(*s, kGreenOrder);
+  play(*s, {"RRG@0,1,0", "GGG@2,0,0"});
+  const json options = options_of("ordered", "0"), board = s->view(0);
+  auto a = rebuilt(options, board, 0, 0, 1), b = rebuilt(options, board, 0, 0, 2);
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(b);
+  for (const auto* r : {a.get(), b.get()}) {
+    EXPECT_EQ(r->to_move(), 0);
+    EXPECT_EQ(r->view(0), board);
+    EXPECT_EQ(r->view(std::nullopt), s->view(std::nullopt)) << "the same tops and counts";
+    EXPECT_EQ(sorted_moves(*r), sorted_moves(*s));
+  }
+  const auto real = kinds_played(*s), in_a = kinds_played(*a), in_b = kinds_played(*b);
+  EXPECT_EQ(in_a[0], real[0]) << "red's pile is the order red chose";
+  EXPECT_EQ(in_b[0], real[0]);
+  EXPECT_NE(in_a[1], in_b[1]) << "green's pile below its top is drawn from the generator";
+  EXPECT_EQ(in_a[1].front(), real[1].front()) << "green's top is seen";
+  auto sorted = [](std::vector<std::string> kinds) {
+    std::ranges::sort(kinds);
+    return kinds;
+  };
+  EXPECT_EQ(sorted(in_a[1]), sorted(real[1])) << "the tiles green has left";
+  EXPECT_EQ(sorted(in_b[1]), sorted(real[1]));
+  // The same generator draws the same position.
+  auto again = rebuilt(options, board, 0, 0, 1);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(kinds_played(*again), in_a);
+}
+
+TEST(LTiles, FromViewDrawsThePicksOfASeatOrderingInFrontOfTheViewer) {
+  // Red has ordered; green has picked 5 tiles, which red sees only the number of.
+  auto s = start("ordered", "0");
+  order_pile(*s, kRedOrder);
+  order_pile(*s, {"GGG", "NGG", "RGG", "GRG", "GNN"});
+  const json options = options_of("ordered", "0"), board = s->view(0);
+  auto a = rebuilt(options, board, 0, 1, 1), b = rebuilt(options, board, 0, 1, 2);
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(a->to_move(), 1);
+  EXPECT_EQ(a->view(0), board);
+  EXPECT_EQ(b->view(0), board);
+  EXPECT_EQ(a->view(0)["piles"][0]["order"], s->view(0)["piles"][0]["order"]);
+  const json picks_a = a->view(1)["piles"][1]["order"], picks_b = b->view(1)["piles"][1]["order"];
+  EXPECT_EQ(picks_a.size(), 5u);
+  EXPECT_EQ(picks_b.size(), 5u);
+  EXPECT_NE(picks_a, picks_b) << "green's picks are drawn, not known";
+  // Green orders on in the rebuilt game, and play then starts with red.
+  EXPECT_EQ(a->legal_moves().front().text.substr(0, 5), "pile ");
+  while (a->view(std::nullopt)["phase"] == "setup") play(*a, {a->legal_moves().front().text});
+  EXPECT_EQ(a->to_move(), 0);
+}
+
+TEST(LTiles, FromViewRefusesABoardTheGameWouldNotShow) {
+  auto s = start("standard", "0");
+  for (int i = 0; i < 3; ++i) play(*s, {s->legal_moves().front().text});
+  const json options = options_of("standard", "0"), board = s->view(1);
+  ASSERT_EQ(s->to_move(), 1);
+  // Read from the wire, its non-negative numbers are unsigned: the same board.
+  auto wire = rebuilt(options, json::parse(board.dump()), 1, 1, 3);
+  ASSERT_TRUE(wire);
+  EXPECT_EQ(wire->view(1), board);
+
+  const auto refused = [&](const std::function<void(json&)>& change, const char* what) {
+    json changed = board;
+    change(changed);
+    EXPECT_EQ(rebuilt(options, changed, 1, 1, 3), nullptr) << what;
+  };
+  refused([](json& b) { b = json::object(); }, "an empty object");
+  refused([](json& b) { b.erase("tiles"); }, "no tiles");
+  refused([](json& b) { b.erase("piles"); }, "no piles");
+  refused([](json& b) { b["tiles"] = "many"; }, "tiles of the wrong type");
+  refused([](json& b) { b["piles"].erase(1); }, "one pile");
+  refused([](json& b) { b["piles"][0]["size"] = 99; }, "more tiles in a pile than in the lot");
+  refused([](json& b) { b["piles"][0]["size"] = -1; }, "a negative pile");
+  refused([](json& b) { b["piles"][0]["size"] = std::uint64_t{1} << 63; }, "a huge pile");
+  refused(
+      [](json& b) { b["piles"][1]["left"]["GGG"] = b["piles"][1]["left"]["GGG"].get<int>() + 1; },
+      "a tile more left than the lot holds");
+  refused([](json& b) { b["piles"][0]["top"] = "GGG"; }, "a green tile on red's pile");
+  refused([](json& b) { b["piles"][0]["top"] = 7; }, "a top of the wrong type");
+  refused([](json& b) { b["tiles"][1]["rot"] = 4; }, "a rotation that cannot be");
+  refused([](json& b) { b["tiles"][1]["at"] = json::array({40, 40}); }, "a tile away from all");
+  refused([](json& b) { b["tiles"][1]["at"] = json::array({0}); }, "a corner with one coordinate");
+  refused([](json& b) { b["tiles"][1]["seat"] = 1; }, "green placing on red's turn");
+  refused([](json& b) { b["tiles"][2]["kind"] = "XYZ"; }, "a kind that is no tile");
+  refused([](json& b) { b["tiles"][3]["level"] = 5; }, "a level the tile is not at");
+  refused([](json& b) { b["phase"] = "setup"; }, "a set-up in the standard game");
+  refused([](json& b) { b["phase"] = "over"; }, "a game over before its end");
+  refused([](json& b) { b["placed"] = 2; }, "a count of placed tiles that is not");
+  EXPECT_EQ(rebuilt(options, board, 1, 0, 3), nullptr) << "red to move after three tiles";
+  EXPECT_EQ(rebuilt(options, board, 2, 1, 3), nullptr) << "a seat the game does not have";
+  EXPECT_EQ(rebuilt(options_of("open", "0"), board, 1, 1, 3), nullptr) << "another variant";
+  EXPECT_EQ(rebuilt(options_of("standard", "1"), board, 1, 1, 3), nullptr) << "green started";
+  EXPECT_EQ(rebuilt(json("x"), board, 1, 1, 3), nullptr) << "options that are not";
+
+  // Variant 3: a hand slot is empty only once the pile has run out.
+  auto h = start("hand", "0");
+  const json hand_board = h->view(0), hand_options = options_of("hand", "0");
+  ASSERT_TRUE(rebuilt(hand_options, hand_board, 0, 0, 3));
+  json gap = hand_board;
+  gap["piles"][0]["hand"][1] = nullptr;
+  EXPECT_EQ(rebuilt(hand_options, gap, 0, 0, 3), nullptr);
+  json short_hand = hand_board;
+  short_hand["piles"][0]["hand"].erase(2);
+  EXPECT_EQ(rebuilt(hand_options, short_hand, 0, 0, 3), nullptr);
+
+  // Variant 1: the owner's order must hold the tiles the seat has left, no more, no fewer.
+  auto o = start("ordered", "0");
+  order_pile(*o, kRedOrder);
+  order_pile(*o, kGreenOrder);
+  const json ordered_board = o->view(0), ordered_options = options_of("ordered", "0");
+  ASSERT_TRUE(rebuilt(ordered_options, ordered_board, 0, 0, 3));
+  json longer = ordered_board;
+  longer["piles"][0]["order"].push_back("RRR");
+  EXPECT_EQ(rebuilt(ordered_options, longer, 0, 0, 3), nullptr);
+}
+
+TEST(LTiles, FromViewNeverThrowsOnAMangledBoard) {
+  // Real boards of every variant with one value replaced by something of another type or out
+  // of range: each is refused or rebuilt, never a crash or an exception.
+  const std::vector<json> odd{nullptr,
+                              -1,
+                              0,
+                              3,
+                              1000000000,
+                              std::uint64_t{1} << 63,
+                              2.5,
+                              "RRR",
+                              "x",
+                              json::array(),
+                              json::array({1, 2}),
+                              json::object()};
+  rules::Rng pick(11);
+  int refused = 0;
+  for (const char* variant : {"standard", "ordered", "open", "hand"}) {
+    auto s = start(variant, "0", 4);
+    const json options = options_of(variant, "0");
+    for (int turn = 0; turn < 24 && !s->is_over(); ++turn) {
+      const Seat v = *s->to_move();
+      const json board = s->view(v);
+      const json leaves = board.flatten();
+      for (int i = 0; i < 6; ++i) {
+        auto leaf = leaves.begin();
+        std::advance(leaf, static_cast<std::ptrdiff_t>(pick.below(leaves.size())));
+        json changed = board;
+        changed[json::json_pointer(leaf.key())] = odd[pick.below(odd.size())];
+        EXPECT_NO_THROW(refused += rebuilt(options, changed, v, v, 5) == nullptr)
+            << variant << " " << leaf.key();
+      }
+      play(*s, {s->legal_moves()[pick.below(s->legal_moves().size())].text});
+    }
+  }
+  EXPECT_GT(refused, 300);
+}
+
 }  // namespace
 }  // namespace plateau::rules::ltiles
 
