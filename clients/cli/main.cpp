@@ -1,12 +1,18 @@
 // plateau-cli: a terminal client and bot runner over the same protocol as the browser.
 //
 //   plateau-cli [--host H] [--port P] [--name N] games
-//   plateau-cli ... bot --game quantik [--room ID] [--games N] [--seed S]
-//       creates a table (or joins ID) and plays random legal moves until the game ends
+//   plateau-cli ... bot --game quantik [--room ID] [--seed S] [--level random|easy|normal|hard]
+//       creates a table (or joins ID) and plays until the game ends: random legal moves, or
+//       the server's own bots' engine (bots/) at a level, searching positions rebuilt from
+//       what its seat is shown (rules::Game::from_view), so it knows no more than any player
 //   plateau-cli ... watch ROOM      prints each version of a room as a spectator
+#include <algorithm>
 #include <iostream>
+#include <optional>
 #include <random>
 
+#include "bots/bot.hpp"
+#include "rules/game.hpp"
 #include "ws_client.hpp"
 
 using nlohmann::json;
@@ -17,14 +23,32 @@ namespace {
 int usage() {
   std::cerr << "usage: plateau-cli [--host H] [--port P] [--name N] games\n"
                "       plateau-cli [...] bot --game ID [--room ROOM] [--seed S]\n"
+               "                                [--level random|easy|normal|hard]\n"
                "       plateau-cli [...] watch ROOM\n";
   return 2;
+}
+
+// The move the engine plays at `level` from what this seat is shown; nullopt when the position
+// cannot be rebuilt from it (an older server sends no options) or the search finds nothing.
+std::optional<std::string> engine_move(const json& state, plateau::bots::Level level,
+                                       std::uint64_t seed) {
+  namespace rules = plateau::rules;
+  const auto* game = rules::find_game(state.value("game", ""));
+  if (!game || !state.contains("options") || !state["you"].is_number_integer()) return std::nullopt;
+  const rules::Seen seen{state["options"], state["board"], state["you"].get<int>(),
+                         state["to_move"].get<int>()};
+  rules::Rng rng(seed);
+  const auto position = game->from_view(seen, rng);
+  if (!position) return std::nullopt;
+  const auto move = plateau::bots::choose(game->id(), *position, level, seed);
+  if (!move) return std::nullopt;
+  return move->text;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string host = "127.0.0.1", name = "bot", game, room, command;
+  std::string host = "127.0.0.1", name = "bot", game, room, command, level_name = "random";
   unsigned short port = 8080;
   std::uint64_t seed = std::random_device{}();
   for (int i = 1; i < argc; ++i) {
@@ -42,6 +66,8 @@ int main(int argc, char** argv) {
       room = next();
     else if (a == "--seed")
       seed = std::stoull(next());
+    else if (a == "--level")
+      level_name = next();
     else if (command.empty())
       command = a;
     else if (command == "watch" && room.empty())
@@ -74,6 +100,14 @@ int main(int argc, char** argv) {
     }
   }
   if (command != "bot" || (game.empty() && room.empty())) return usage();
+  std::optional<plateau::bots::Level> level;
+  if (level_name != "random") {
+    level = plateau::bots::level_named(level_name);
+    if (!level) {
+      std::cerr << "no level '" << level_name << "': random, easy, normal or hard\n";
+      return 2;
+    }
+  }
   if (room.empty()) {
     ws.send({{"type", "create"}, {"game", game}});
     const auto created =
@@ -112,10 +146,20 @@ int main(int argc, char** argv) {
       return 0;
     }
     const auto& legal = state["legal_moves"];
-    if (!legal.empty())
-      ws.send({{"type", "move"},
-               {"room", room},
-               {"version", version},
-               {"move", legal[rng() % legal.size()]}});
+    if (legal.empty()) continue;
+    std::optional<std::string> chosen;
+    if (level) {
+      chosen = engine_move(state, *level, rng());
+      // The engine's move is one of the server's, or the position was not rebuilt right.
+      if (chosen && std::ranges::find(legal, json(*chosen)) == legal.end()) {
+        std::cerr << "the engine chose " << *chosen << ", which is not legal here\n";
+        chosen.reset();
+      }
+      if (!chosen) std::cerr << "no engine move at version " << version << "; playing at random\n";
+    }
+    ws.send({{"type", "move"},
+             {"room", room},
+             {"version", version},
+             {"move", chosen ? json(*chosen) : legal[rng() % legal.size()]}});
   }
 }
