@@ -6,5 +6,6 @@ namespace plateau::testing {
 
 const char* server_binary();  // the plateau-server this build made
 const char* source_dir();     // the repository's root
+const char* cli_binary();     // the plateau-cli this build made
 
 }  // namespace plateau::testing

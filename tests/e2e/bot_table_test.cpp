@@ -6,6 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "build_paths.hpp"
 
 #include "client_seat.hpp"
 #include "http_client.hpp"
@@ -126,6 +133,59 @@ TEST(BotsOverSockets, AfterKillNineTheBotSitsAgainAndFinishesTheGame) {
   ASSERT_FALSE(::testing::Test::HasFailure());
   EXPECT_EQ(back->state["status"], "over");
   EXPECT_GT(mine, 0) << "the game went on after the restart";
+}
+
+// Runs `command` (a shell command line made here, from fixed words) and returns all it printed,
+// standard error included.
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
+  if (!p) return out;
+  char buf[4096];
+  while (const auto n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+// plateau-cli plays with the server's engine from "another machine": it knows only what its
+// seat is shown, rebuilds positions from it (from_view), and each of its moves is the engine's
+// (it says so on standard error when it has to fall back to a random one).
+TEST(BotsOverSockets, TheTerminalClientPlaysEveryGameWithTheEngineFromItsSeatsView) {
+  ServerProcess server({}, kFastBots);
+  const auto port = server.start();
+  ASSERT_NE(port, 0);
+  const std::string cli =
+      std::string(cli_binary()) + " --host 127.0.0.1 --port " + std::to_string(port);
+  for (const std::string game : {"quantik", "kwinty", "turris", "quirky", "on_top", "ltiles"}) {
+    SCOPED_TRACE(game);
+    // The engine's player creates the table; a random one joins it from a second process.
+    const std::string host = "timeout 120 " + cli + " --name Engine bot --game " + game +
+                             " --level easy --seed 3 > /tmp/plateau-cli-" +
+                             std::to_string(::getpid()) + ".out 2>&1 &";
+    const std::string out_file = "/tmp/plateau-cli-" + std::to_string(::getpid()) + ".out";
+    ASSERT_EQ(std::system(host.c_str()), 0);
+    std::string room;
+    for (int i = 0; i < 100 && room.empty(); ++i) {
+      std::this_thread::sleep_for(50ms);
+      std::ifstream in(out_file);
+      std::string word;
+      if (in >> word && word == "room") in >> room;
+    }
+    ASSERT_FALSE(room.empty()) << "the engine's client made no table";
+    const auto guest = run("timeout 120 " + cli + " --name Guest bot --seed 5 --room " + room);
+    EXPECT_NE(guest.find("over: "), std::string::npos) << guest;
+    std::string host_out;
+    for (int i = 0; i < 200; ++i) {  // it ends when it sees the end, as the guest did
+      std::ifstream in(out_file);
+      host_out.assign(std::istreambuf_iterator<char>(in), {});
+      if (host_out.find("over: ") != std::string::npos) break;
+      std::this_thread::sleep_for(50ms);
+    }
+    EXPECT_NE(host_out.find("over: "), std::string::npos) << host_out;
+    EXPECT_EQ(host_out.find("random"), std::string::npos) << "every move was the engine's:\n"
+                                                          << host_out;
+    std::filesystem::remove(out_file);
+  }
 }
 
 }  // namespace
