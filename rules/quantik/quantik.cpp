@@ -100,6 +100,74 @@ bool QuantikState::completes_group(int index) {
 
 namespace {
 
+// `j` as an int when it is an integer in [lo, hi]; nullopt for anything else.
+std::optional<int> int_in(const json& j, int lo, int hi) {
+  if (!j.is_number_integer()) return std::nullopt;  // unsigned numbers are integers too
+  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+    return std::nullopt;  // too large for int64_t, which would read it as negative
+  const auto v = j.get<std::int64_t>();
+  return v >= lo && v <= hi ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
+}
+
+// The position a Quantik board shows, with `to_move` to move and the game still on; nullptr for
+// a board that is not one. Nothing in Quantik is hidden, but the board does not say in which
+// order its pieces came, nor who started. Neither matters: a piece never moves, so a board on
+// which no piece faces an opponent's same shape in a row, column or region was legal to fill in
+// any order, and the moves open from it depend on the board alone. So the pieces are replayed
+// by the game's own rules, seats alternating and the board's `last` move last, which checks the
+// board as it goes; the view of the result must then be the board given, to the letter.
+std::unique_ptr<State> rebuild(const json& options, const json& board, Seat to_move) {
+  if (!board.is_object() || to_move < 0 || to_move > 1) return nullptr;
+  const auto cells = board.find("cells"), last = board.find("last");
+  if (cells == board.end() || last == board.end() || !cells->is_array() || cells->size() != kSize)
+    return nullptr;
+  if (!last->is_null() && !last->is_string()) return nullptr;
+  // Each seat's pieces as the moves that placed them, the last move put last.
+  std::array<std::vector<std::string>, 2> placed;
+  bool last_found = last->is_null();
+  for (int r = 0; r < kSize; ++r) {
+    const json& row = (*cells)[static_cast<std::size_t>(r)];
+    if (!row.is_array() || row.size() != kSize) return nullptr;
+    for (int c = 0; c < kSize; ++c) {
+      const json& cell = row[static_cast<std::size_t>(c)];
+      if (cell.is_null()) continue;
+      if (!cell.is_object()) return nullptr;
+      const auto shape = cell.find("shape"), seat_node = cell.find("seat");
+      if (shape == cell.end() || seat_node == cell.end() || !shape->is_string()) return nullptr;
+      const auto seat = int_in(*seat_node, 0, 1);
+      if (!seat) return nullptr;
+      std::string move = shape->get<std::string>() + "@" + cell_name(r, c);
+      if (!last->is_null() && move == last->get_ref<const std::string&>()) {
+        // The last move was the other seat's.
+        if (*seat != 1 - to_move) return nullptr;
+        last_found = true;
+        continue;
+      }
+      placed[*seat].push_back(std::move(move));
+    }
+  }
+  if (!last_found) return nullptr;
+  if (!last->is_null()) placed[1 - to_move].push_back(last->get<std::string>());
+  // Turns alternate, so the seat that moved last has placed as many pieces as the seat to move,
+  // or one more when it also started.
+  const auto movers = placed[1 - to_move].size(), waiting = placed[to_move].size();
+  if (movers != waiting && movers != waiting + 1) return nullptr;
+  const Seat first = movers == waiting ? to_move : 1 - to_move;
+  if (const auto fixed = options.find("first"); fixed != options.end() && fixed->is_string() &&
+                                                *fixed != "random" &&
+                                                *fixed != std::to_string(first))
+    return nullptr;
+  auto state = std::make_unique<QuantikState>(first);
+  for (std::size_t i = 0; i < movers + waiting; ++i) {
+    const Seat seat = (first + static_cast<int>(i)) % 2;
+    // A refused move (an unknown shape, a third piece of a shape, an opponent's same shape in
+    // the way) or a game already over means the board is not one Quantik shows.
+    if (!state->apply(seat, Move{placed[seat][i / 2]})) return nullptr;
+  }
+  if (state->to_move() != to_move || state->view(to_move) != board) return nullptr;
+  return state;
+}
+
 class QuantikGame final : public Game {
  public:
   QuantikGame()
@@ -108,6 +176,13 @@ class QuantikGame final : public Game {
               .min_seats = 2,
               .max_seats = 2,
               .options = {first_player_option(2)}}) {}
+
+  // Every seat sees the whole position: nothing is drawn from `rng`.
+  std::unique_ptr<State> from_view(const Seen& seen, Rng&) const override {
+    const auto options = normalize_options(seen.options);
+    if (!options || seen.viewer < 0 || seen.viewer > 1) return nullptr;
+    return rebuild(*options, seen.board, seen.to_move);
+  }
 
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {

@@ -193,5 +193,95 @@ TEST(Quantik, TheViewShowsTheBoardPiecesLeftAndTheLastMove) {
   EXPECT_EQ(v["last"], "cone@b3");
 }
 
+// ---- A position from a seat's view alone (Game::from_view) ----------------------------------
+
+const json kOptions{{"players", 2}, {"first", "random"}};
+
+std::unique_ptr<State> rebuilt(const json& board, Seat to_move, std::uint64_t seed = 1,
+                               const json& options = kOptions) {
+  Rng rng(seed);
+  return game().from_view(Seen{options, board, to_move, to_move}, rng);
+}
+
+std::vector<std::string> sorted_moves(const State& s) {
+  std::vector<std::string> out;
+  for (auto& m : s.legal_moves()) out.push_back(std::move(m.text));
+  std::ranges::sort(out);
+  return out;
+}
+
+// The position of APlayerWithPiecesButNoLegalPlacementLoses one move before its end.
+const std::vector<std::string> kTenMoves{"sphere@a4",   "cube@a3",    "sphere@b1",   "cube@b3",
+                                         "cube@d1",     "cone@c2",    "cylinder@a1", "cone@d3",
+                                         "cylinder@c3", "cylinder@b4"};
+
+TEST(Quantik, AViewRebuildsItsPositionExactly) {
+  auto s = start();
+  play(*s, kTenMoves);
+  ASSERT_EQ(s->to_move(), 0);
+  const json board = s->view(0);
+  // Nothing is hidden, so whatever the draws, the rebuilt position is the position itself.
+  const auto a = rebuilt(board, 0, 1), b = rebuilt(board, 0, 2);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->view(0), board);
+  EXPECT_EQ(b->view(0), board);
+  EXPECT_EQ(a->view(1), s->view(1));
+  EXPECT_EQ(a->to_move(), 0);
+  EXPECT_EQ(sorted_moves(*a), sorted_moves(*s));
+  // It plays on as the game does: white's cube leaves black no placement.
+  play(*a, {"cube@d2"});
+  play(*s, {"cube@d2"});
+  EXPECT_EQ(a->outcome(), s->outcome());
+  // The starter is not on the board: the seat that has placed more pieces started.
+  auto one = start("1");
+  play(*one, {"cone@b3"});
+  const auto from_one = rebuilt(one->view(0), 0);
+  ASSERT_TRUE(from_one);
+  EXPECT_EQ(from_one->view(0), one->view(0));
+  EXPECT_EQ(rebuilt(one->view(0), 0, 1, {{"players", 2}, {"first", "0"}}), nullptr)
+      << "with seat 0 named to start, seat 1 cannot have placed first";
+}
+
+TEST(Quantik, ABoardQuantikDoesNotShowIsRefused) {
+  auto s = start();
+  play(*s, {"sphere@a1", "cube@d4", "sphere@b2", "cube@c3"});
+  const json board = s->view(0);
+  ASSERT_TRUE(rebuilt(board, 0));
+  EXPECT_EQ(rebuilt(board, 1), nullptr) << "turns alternate: seat 0 is to move";
+  EXPECT_EQ(rebuilt(board, 2), nullptr);
+  EXPECT_EQ(rebuilt(board, 0, 1, {{"players", 3}}), nullptr);
+  const auto changed = [&](const char* pointer, json value) {
+    json b = board;
+    b[json::json_pointer(pointer)] = std::move(value);
+    return b;
+  };
+  json no_cells = board;
+  no_cells.erase("cells");
+  EXPECT_EQ(rebuilt(no_cells, 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/cells/0/0/seat", 2), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/cells/0/0/seat", "0"), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/cells/0/0/shape", "pyramid"), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/cells/0/0", 7), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/cells/3", json::array({nullptr, nullptr, nullptr})), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/last", "cone@a4"), 0), nullptr) << "a4 is empty";
+  EXPECT_EQ(rebuilt(changed("/last", "sphere@b2"), 0), nullptr) << "seat 0 is to move";
+  EXPECT_EQ(rebuilt(changed("/pieces/0/sphere", 1), 0), nullptr) << "both spheres are down";
+  EXPECT_EQ(rebuilt(changed("/win_line", json::array({"a1", "b1", "c1", "d1"})), 0), nullptr);
+  // A third sphere for seat 0 (and a cone for seat 1, so that the counts alternate).
+  json third = changed("/cells/3/0", {{"shape", "sphere"}, {"seat", 0}});
+  third["cells"][0][3] = {{"shape", "cone"}, {"seat", 1}};
+  EXPECT_EQ(rebuilt(third, 0), nullptr);
+  // Seat 1's sphere beside seat 0's in row 1: it could never have been placed.
+  json facing = changed("/cells/0/2", {{"shape", "sphere"}, {"seat", 1}});
+  facing["cells"][3][0] = {{"shape", "cone"}, {"seat", 0}};
+  EXPECT_EQ(rebuilt(facing, 0), nullptr);
+  // A finished game has nobody to move.
+  auto over = start();
+  play(*over, kTenMoves);
+  play(*over, {"cube@d2"});
+  ASSERT_TRUE(over->is_over());
+  EXPECT_EQ(rebuilt(over->view(1), 1), nullptr);
+}
+
 }  // namespace
 }  // namespace plateau::rules::quantik
