@@ -159,6 +159,52 @@ void KwintyState::score_lines_of_four() {
 
 namespace {
 
+// `j` as an int when it is an integer in [lo, hi]; nullopt for anything else.
+std::optional<int> int_in(const json& j, int lo, int hi) {
+  if (!j.is_number_integer()) return std::nullopt;  // unsigned numbers are integers too
+  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+    return std::nullopt;  // too large for int64_t, which would read it as negative
+  const auto v = j.get<std::int64_t>();
+  return v >= lo && v <= hi ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
+}
+
+// The position a Kwinty board shows, with `to_move` to move and the game still on; nullptr for
+// a board that is not one. Nothing in Kwinty is hidden, and the board lists every block in the
+// order placed with its seat and move, and who started: the game is replayed from them by its
+// own rules, which checks the board as it goes. Only the passes are not listed, and they are
+// where they must be: a block whose seat is not the one to move, or the seat to move at the end
+// not being the one that should, means the seat to move then passed (which the rules refuse if
+// it could place). The view of the result must then be the board given, to the letter.
+std::unique_ptr<State> rebuild(const json& options, const json& board, Seat to_move) {
+  if (!board.is_object() || to_move < 0 || to_move > 1) return nullptr;
+  const auto blocks = board.find("blocks"), first_node = board.find("first");
+  if (blocks == board.end() || first_node == board.end() || !blocks->is_array() ||
+      blocks->size() > 2 * kBlocksEach)
+    return nullptr;
+  const auto first = int_in(*first_node, 0, 1);
+  if (!first) return nullptr;
+  if (const auto fixed = options.find("first"); fixed != options.end() && fixed->is_string() &&
+                                                *fixed != "random" &&
+                                                *fixed != std::to_string(*first))
+    return nullptr;
+  auto state = std::make_unique<KwintyState>(*first, options.value("strict", false));
+  const auto play = [&state](Seat seat, std::string text) {
+    return state->to_move() == seat && state->apply(seat, Move{std::move(text)}).has_value();
+  };
+  for (const json& block : *blocks) {
+    if (!block.is_object()) return nullptr;
+    const auto seat_node = block.find("seat"), move = block.find("move");
+    if (seat_node == block.end() || move == block.end() || !move->is_string()) return nullptr;
+    const auto seat = int_in(*seat_node, 0, 1);
+    if (!seat) return nullptr;
+    if (state->to_move() == 1 - *seat && !play(1 - *seat, "pass")) return nullptr;
+    if (!play(*seat, move->get<std::string>())) return nullptr;
+  }
+  if (state->to_move() == 1 - to_move && !play(1 - to_move, "pass")) return nullptr;
+  if (state->to_move() != to_move || state->view(to_move) != board) return nullptr;
+  return state;
+}
+
 class KwintyGame final : public Game {
  public:
   KwintyGame()
@@ -170,6 +216,13 @@ class KwintyGame final : public Game {
                           bool_option("strict", false,
                                       "strict rule c: no short side may touch a block of its "
                                       "colour")}}) {}
+
+  // Every seat sees the whole position: nothing is drawn from `rng`.
+  std::unique_ptr<State> from_view(const Seen& seen, Rng&) const override {
+    const auto options = normalize_options(seen.options);
+    if (!options || seen.viewer < 0 || seen.viewer > 1) return nullptr;
+    return rebuild(*options, seen.board, seen.to_move);
+  }
 
   // "Le perdant commence la partie suivante": the loser starts; a draw changes nothing.
   json rematch_options(const json& options, const Outcome& last) const override {

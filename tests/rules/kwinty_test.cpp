@@ -559,6 +559,85 @@ TEST(Kwinty, TheViewCountsLinesOfFourAsTheyAppear) {
                          cells({{9, 0}, {9, 1}, {9, 2}, {9, 3}})}));
 }
 
+// ---- A position from a seat's view alone (Game::from_view) ----------------------------------
+
+const json kOptions{{"players", 2}, {"first", "random"}, {"strict", false}};
+
+std::unique_ptr<State> rebuilt(const json& board, Seat to_move, const json& options = kOptions,
+                               std::uint64_t seed = 1) {
+  Rng rng(seed);
+  return game().from_view(Seen{options, board, to_move, to_move}, rng);
+}
+
+// The wall of APlayerWhoCannotPlacePassesAndEqualLinesOfFourDraw, white to move and to pass.
+const std::vector<std::string> kWallBeforeThePass{
+    "L@i1", "L@k1", "L@m1", "L@o1", "L@i2", "S@q1", "L@m2", "L@k2", "L@i3", "L@o2",
+    "L@m3", "L@k3", "S@q3", "L@o3", "L@k4", "L@i4", "L@o4", "L@m4", "L@i5", "L@k5",
+    "L@m5", "L@o5", "L@k6", "L@i6", "L@o6", "L@m6", "L@k7", "L@i7", "L@o7", "L@m7",
+    "L@k8", "L@i8", "L@o8", "L@m8", "L@i9", "L@k9", "L@m9", "L@o9"};
+
+TEST(Kwinty, AViewRebuildsItsPositionPassesIncluded) {
+  auto s = start();
+  ASSERT_TRUE(played(*s, kWallBeforeThePass));
+  const json before = s->view(0);
+  // Nothing is hidden, so whatever the draws, the rebuilt position is the position itself.
+  const auto a = rebuilt(before, 0, kOptions, 1), b = rebuilt(before, 0, kOptions, 2);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->view(0), before);
+  EXPECT_EQ(b->view(0), before);
+  EXPECT_EQ(a->legal_moves(), std::vector<Move>{{"pass"}});
+  // The board lists blocks, not passes: after white's pass, black to move puts it back.
+  ASSERT_TRUE(played(*s, {"pass"}));
+  const json after = s->view(1);
+  const auto c = rebuilt(after, 1);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->view(1), after);
+  EXPECT_EQ(c->legal_moves(), std::vector<Move>{{"S@q5"}});
+  // It plays on to the same end as the game.
+  ASSERT_TRUE(played(*c, {"S@q5", "S@q7"}));
+  ASSERT_TRUE(played(*s, {"S@q5", "S@q7"}));
+  EXPECT_EQ(c->outcome(), s->outcome());
+  // The board's last move is white's pass, so white cannot be to move.
+  EXPECT_EQ(rebuilt(after, 0), nullptr);
+}
+
+TEST(Kwinty, ABoardKwintyDoesNotShowIsRefused) {
+  auto s = start();
+  ASSERT_TRUE(played(*s, {"L@i1", "S@k1", "L@i2"}));
+  const json board = s->view(1);
+  ASSERT_TRUE(rebuilt(board, 1));
+  EXPECT_EQ(rebuilt(board, 0), nullptr) << "black, able to place, cannot have passed";
+  EXPECT_EQ(rebuilt(board, -1), nullptr);
+  EXPECT_EQ(rebuilt(board, 1, {{"players", 2}, {"strict", true}}), nullptr)
+      << "the board says the default reading is in force";
+  EXPECT_EQ(rebuilt(board, 1, {{"players", 2}, {"first", "1"}}), nullptr) << "white started";
+  EXPECT_EQ(rebuilt(board, 1, {{"players", 2}, {"colour", "red"}}), nullptr);
+  const auto changed = [&](const char* pointer, json value) {
+    json b = board;
+    b[json::json_pointer(pointer)] = std::move(value);
+    return b;
+  };
+  json no_blocks = board;
+  no_blocks.erase("blocks");
+  EXPECT_EQ(rebuilt(no_blocks, 1), nullptr);
+  EXPECT_EQ(rebuilt(changed("/blocks", "L@i1"), 1), nullptr);
+  EXPECT_EQ(rebuilt(changed("/blocks/1/seat", "black"), 1), nullptr);
+  EXPECT_EQ(rebuilt(changed("/blocks/1/seat", 0), 1), nullptr)
+      << "white twice: black, able to place, would have passed";
+  EXPECT_EQ(rebuilt(changed("/blocks/1/move", "S@e1"), 1), nullptr) << "e1 is off the wall";
+  EXPECT_EQ(rebuilt(changed("/blocks/1/x", 3), 1), nullptr) << "S@k1 is in column k";
+  EXPECT_EQ(rebuilt(changed("/first", 2), 1), nullptr);
+  EXPECT_EQ(rebuilt(changed("/blocks_left", json::array({20, 20})), 1), nullptr);
+  EXPECT_EQ(rebuilt(changed("/fours_count", json::array({1, 0})), 1), nullptr);
+  EXPECT_EQ(rebuilt(changed("/last", nullptr), 1), nullptr);
+  // A finished game has nobody to move: black's five in row 1.
+  auto won = start({{"first", "1"}});
+  ASSERT_TRUE(played(*won, {"L@i1", "L@g1", "S@k1", "S@h2", "L@l1"}));
+  ASSERT_TRUE(won->is_over());
+  EXPECT_EQ(rebuilt(won->view(0), 0), nullptr);
+  EXPECT_EQ(rebuilt(won->view(1), 1), nullptr);
+}
+
 }  // namespace
 }  // namespace plateau::rules::kwinty
 
