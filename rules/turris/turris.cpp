@@ -1,5 +1,8 @@
 #include "turris_state.hpp"
 
+#include <limits>
+#include <map>
+
 namespace plateau::rules::turris {
 
 namespace {
@@ -396,6 +399,171 @@ const std::array<Face, 5>& TurrisState::tower_faces() const {
 
 namespace {
 
+// `j` as an int when it is an integer in [lo, hi]; nullopt for anything else.
+std::optional<int> int_in(const json& j, int lo, int hi) {
+  if (!j.is_number_integer()) return std::nullopt;  // unsigned numbers are integers too
+  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
+    return std::nullopt;  // too large for int64_t, which would read it as negative
+  const auto v = j.get<std::int64_t>();
+  return v >= lo && v <= hi ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
+}
+
+// Every block the game can name, by the name it writes: verticals from level 1, horizontals
+// from level 2 (none lies on the base), each made as landing_shapes makes it. A name not here
+// is not a block of this game, or not one written in order.
+const std::map<std::string, Shape, std::less<>>& shapes_by_name() {
+  static const auto all = [] {
+    std::map<std::string, Shape, std::less<>> out;
+    for (int z = 0; z < kMaxLevels; ++z)
+      for (int x = 0; x < kSide; ++x)
+        for (int y = 0; y < kSide; ++y) {
+          if (z + 1 < kMaxLevels) {
+            const Shape v{true, {cell_index(x, y, z), cell_index(x, y, z + 1)}};
+            out.emplace(shape_name(v), v);
+          }
+          if (z == 0) continue;
+          for (const auto& [nx, ny] : {std::pair{x, y + 1}, std::pair{x + 1, y}})
+            if (nx < kSide && ny < kSide) {
+              const Shape h{false, {cell_index(x, y, z), cell_index(nx, ny, z)}};
+              out.emplace(shape_name(h), h);
+            }
+        }
+    return out;
+  }();
+  return all;
+}
+
+// A cell as the view names it ("b2/3"), or nullopt.
+std::optional<int> cell_named(const json& name) {
+  if (!name.is_string()) return std::nullopt;
+  for (int i = 0; i < kCells; ++i)
+    if (name == column_name(i) + level_suffix(i)) return i;
+  return std::nullopt;
+}
+
+// Whether a tower could stand in a game: what every placement keeps true and every removal is
+// refused for breaking (can_remove), read as properties of the standing tower: support, rule d
+// (a horizontal on two different blocks), e, f (no level holds its centre alone) and c (every
+// vertical touches along a long side, but for the game's first block while it stands alone).
+bool tower_stands(const Cells& cells, const std::vector<Block>& blocks, int alive) {
+  for (int i = kLevelCells; i < kCells; ++i)
+    if (cells[i] != kEmpty && cells[i - kLevelCells] == kEmpty) return false;
+  if (incomplete_levels(cells) > kMaxIncomplete) return false;
+  for (int z = 0; z < kMaxLevels; ++z)
+    if (cells[z * kLevelCells + kCentre] != kEmpty && !level_has_other(cells, z)) return false;
+  for (const Block& b : blocks) {
+    if (!b.alive) continue;
+    const auto [lower, other] = b.shape.cells;
+    if (b.shape.vertical ? alive > 1 && !touches_long_side(cells, lower)
+                         : cells[lower - kLevelCells] == cells[other - kLevelCells])
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+// Nothing in Turris is hidden, but a removed block shows only as null, so the game cannot be
+// replayed from its board: the position is set from the board instead. What a removed block was
+// matters to nothing that follows (only standing blocks are drawn, scored, removed or touched),
+// so it is kept as a placeholder. The rest is checked as far as the rules say what a position
+// may be (the tower stands, the turn order holds, the game is not over), and the view of the
+// result must be the board given, to the letter: everything the board derives (levels, supply,
+// protected blocks, faces, scores) then agrees with the blocks it lists.
+std::unique_ptr<State> TurrisState::from_view(const json& options, const json& board,
+                                              Seat to_move) {
+  if (!board.is_object() || to_move < 0 || to_move > 1) return nullptr;
+  const auto blocks = board.find("blocks"), phase = board.find("phase"),
+             barred = board.find("barred"), last = board.find("last");
+  if (blocks == board.end() || phase == board.end() || barred == board.end() ||
+      last == board.end() || !blocks->is_array() ||
+      blocks->size() > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    return nullptr;
+  auto state = std::make_unique<TurrisState>(to_move, options.value("chain_bonus", true));
+  TurrisState& s = *state;
+  for (const json& node : *blocks) {
+    const int id = static_cast<int>(s.blocks_.size());
+    if (node.is_null()) {
+      s.blocks_.push_back(Block{0, Shape{}, false});
+      continue;
+    }
+    if (!node.is_object()) return nullptr;
+    const auto seat_node = node.find("seat"), name = node.find("name");
+    if (seat_node == node.end() || name == node.end() || !name->is_string()) return nullptr;
+    const auto seat = int_in(*seat_node, 0, 1);
+    const auto shape = shapes_by_name().find(name->get_ref<const std::string&>());
+    if (!seat || shape == shapes_by_name().end()) return nullptr;
+    for (const int c : shape->second.cells) {
+      if (s.cells_[c] != kEmpty) return nullptr;
+      s.cells_[c] = id;
+    }
+    s.blocks_.push_back(Block{*seat, shape->second, true});
+    ++s.alive_;
+    if (--s.supply_[*seat] < 0) return nullptr;
+    // A seat's last placed block is never removed (the opponent may not, and one's own are
+    // never removed), so it is the seat's standing block placed last.
+    s.last_placed_[*seat] = id;
+  }
+  if (!tower_stands(s.cells_, s.blocks_, s.alive_)) return nullptr;
+
+  if (*phase == "bonus")
+    s.phase_ = Phase::bonus;
+  else if (*phase != "place")
+    return nullptr;  // "over" too: nobody is to move in a finished game
+  // Within a turn (a bonus) its moves so far; otherwise the last turn's, until the next begins.
+  s.fresh_turn_ = s.phase_ == Phase::place;
+
+  if (!last->is_null()) {
+    if (!last->is_object()) return nullptr;
+    const auto seat_node = last->find("seat"), moves = last->find("moves");
+    if (seat_node == last->end() || moves == last->end() || !moves->is_array() || moves->empty())
+      return nullptr;
+    const auto seat = int_in(*seat_node, 0, 1);
+    if (!seat) return nullptr;
+    s.last_seat_ = *seat;
+    for (const json& m : *moves) {
+      if (!m.is_string()) return nullptr;
+      s.last_moves_.push_back(m.get<std::string>());
+    }
+  }
+  if (!barred->is_null()) {
+    // Freed cells, barred to the seat whose block was removed for the turn that follows (the
+    // turn in progress: the bonus sees it too).
+    if (!barred->is_object()) return nullptr;
+    const auto seat_node = barred->find("seat"), cells = barred->find("cells");
+    if (seat_node == barred->end() || cells == barred->end() || !cells->is_array() ||
+        cells->size() != 2)
+      return nullptr;
+    const auto c0 = cell_named((*cells)[0]), c1 = cell_named((*cells)[1]);
+    if (int_in(*seat_node, 0, 1) != to_move || !c0 || !c1 || *c0 == *c1 ||
+        s.cells_[*c0] != kEmpty || s.cells_[*c1] != kEmpty)
+      return nullptr;
+    s.bar_ = Bar{to_move, {*c0, *c1}};
+  }
+
+  // The first move always places a block (the empty base has room), and turns alternate unless
+  // a seat with no block left is skipped (end_turn), which the supply shows.
+  if ((s.last_seat_ < 0) != s.blocks_.empty()) return nullptr;
+  if (s.phase_ == Phase::bonus) {
+    if (s.last_seat_ != to_move || !s.bonus_usable()) return nullptr;
+  } else {
+    if (s.supply_[to_move] == 0) return nullptr;
+    if (s.last_seat_ >= 0 &&
+        to_move != (s.supply_[1 - s.last_seat_] > 0 ? 1 - s.last_seat_ : s.last_seat_))
+      return nullptr;
+    if (!s.can_place_any(0, false) && !s.can_place_any(1, false)) return nullptr;  // over
+  }
+  if (const auto first = options.find("first"); s.blocks_.empty() && first != options.end() &&
+                                                first->is_string() && *first != "random" &&
+                                                *first != std::to_string(to_move))
+    return nullptr;
+
+  if (state->view(to_move) != board) return nullptr;
+  return state;
+}
+
+namespace {
+
 class TurrisGame final : public Game {
  public:
   TurrisGame()
@@ -406,6 +574,13 @@ class TurrisGame final : public Game {
               .options = {first_player_option(2),
                           bool_option("chain_bonus", true,
                                       "a bonus placement on a centre earns a further bonus")}}) {}
+
+  // Every seat sees the whole position: nothing is drawn from `rng`.
+  std::unique_ptr<State> from_view(const Seen& seen, Rng&) const override {
+    const auto options = normalize_options(seen.options);
+    if (!options || seen.viewer < 0 || seen.viewer > 1) return nullptr;
+    return TurrisState::from_view(*options, seen.board, seen.to_move);
+  }
 
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {

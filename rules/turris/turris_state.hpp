@@ -79,6 +79,11 @@ class TurrisState final : public TurnState<TurrisState>, public ViewParts {
     supply_.fill(kBlocksEach);
   }
 
+  // The position `board` (a view) shows, with `to_move` to move: Game::from_view. Nothing in
+  // Turris is hidden, so it is the exact position; nullptr for a board that is not one a game
+  // in progress shows. `options` are normalized.
+  static std::unique_ptr<State> from_view(const json& options, const json& board, Seat to_move);
+
   int num_seats() const override { return 2; }
   // Every seat sees the whole board, and no chance is left to come: a bot samples nothing.
   std::unique_ptr<State> determinize(Seat, Rng&) const override { return clone(); }

@@ -703,6 +703,76 @@ TEST(Turris, RandomGamesKeepEveryInvariant) {
   }
 }
 
+// --- A position from a seat's view alone (Game::from_view) ------------------------------------
+
+const json kOptions{{"players", 2}, {"first", "random"}, {"chain_bonus", true}};
+
+std::unique_ptr<State> rebuilt(const json& board, Seat to_move, const json& options = kOptions,
+                               std::uint64_t seed = 1) {
+  Rng rng(seed);
+  return game().from_view(Seen{options, board, to_move, to_move}, rng);
+}
+
+TEST(Turris, AViewRebuildsItsPositionThroughARemovalABarAndABonus) {
+  auto s = start();
+  play(*s, kBarred);
+  // Black's centre placement earns a bonus, while c1 is still barred to black.
+  play(*s, {"h@b2-c2/3"});
+  const json board = s->view(1);
+  ASSERT_EQ(board["phase"], "bonus");
+  ASSERT_EQ(board["blocks"][3], nullptr) << "the removed block shows as null";
+  // Nothing is hidden, so whatever the draws, the rebuilt position is the position itself.
+  const auto a = rebuilt(board, 1, kOptions, 1), b = rebuilt(board, 1, kOptions, 2);
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->view(1), board);
+  EXPECT_EQ(b->view(1), board);
+  EXPECT_EQ(move_set(*a), move_set(*s));
+  EXPECT_TRUE(refused(*a, "v@c1/1")) << "the bar holds in the rebuilt position";
+  // It plays on as the game does: the turn ends, the bar lapses, white moves.
+  play(*a, {"bonus:none"});
+  play(*s, {"bonus:none"});
+  EXPECT_EQ(a->view(0), s->view(0));
+  EXPECT_EQ(move_set(*a), move_set(*s));
+}
+
+TEST(Turris, ABoardTurrisDoesNotShowIsRefused) {
+  auto s = start();
+  play(*s, kRemovalReady);  // white is to use the bonus of the centre block
+  const json board = s->view(0);
+  ASSERT_TRUE(rebuilt(board, 0));
+  EXPECT_EQ(rebuilt(board, 1), nullptr) << "white's turn goes on with the bonus";
+  EXPECT_EQ(rebuilt(board, 0, {{"players", 2}, {"chain_bonus", "yes"}}), nullptr);
+  const auto changed = [&](const char* pointer, json value) {
+    json b = board;
+    b[json::json_pointer(pointer)] = std::move(value);
+    return b;
+  };
+  json no_blocks = board;
+  no_blocks.erase("blocks");
+  EXPECT_EQ(rebuilt(no_blocks, 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/blocks/1/seat", "black"), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/blocks/1/name", "v@d1/1"), 0), nullptr) << "no column d";
+  EXPECT_EQ(rebuilt(changed("/blocks/1/name", "v@b1/3"), 0), nullptr) << "over an empty cell";
+  EXPECT_EQ(rebuilt(changed("/blocks/4/name", "v@a1/1"), 0), nullptr) << "a1 is taken";
+  EXPECT_EQ(rebuilt(changed("/blocks/2", 7), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/supply", json({20, 20})), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/protected", json({0, 3})), 0), nullptr) << "white placed b2 last";
+  EXPECT_EQ(rebuilt(changed("/phase", "over"), 0), nullptr);
+  EXPECT_EQ(rebuilt(changed("/last", nullptr), 0), nullptr) << "four blocks, and no move?";
+  EXPECT_EQ(rebuilt(changed("/barred", {{"seat", 0}, {"cells", {"a1/1", "a1/2"}}}), 0), nullptr)
+      << "a1 is not free";
+  EXPECT_EQ(rebuilt(changed("/faces/roof/score", json({9, 9})), 0), nullptr);
+  // Who starts an empty tower, when the host named the seat.
+  const json empty = start("1")->view(1);
+  EXPECT_TRUE(rebuilt(empty, 1, {{"players", 2}, {"first", "1"}}));
+  EXPECT_EQ(rebuilt(empty, 0, {{"players", 2}, {"first", "1"}}), nullptr);
+  // A finished game has nobody to move.
+  auto over = start();
+  play(*over, complete_game());
+  ASSERT_TRUE(over->is_over());
+  EXPECT_EQ(rebuilt(over->view(0), 0), nullptr);
+}
+
 }  // namespace
 }  // namespace plateau::rules::turris
 
