@@ -348,6 +348,14 @@ class QuirkyGame final : public Game {
                                       "play with the 3 purple Quirks (off: a less random "
                                       "game)")}}) {}
 
+  // The view shows everything but the order of the coming draws, which `rng` draws afresh.
+  std::unique_ptr<State> from_view(const Seen& seen, Rng& rng) const override {
+    const auto options = normalize_options(seen.options);
+    if (!options || seen.viewer < 0 || seen.viewer >= options->at("players").get<int>())
+      return nullptr;
+    return QuirkyState::from_view(*options, seen.board, seen.to_move, rng);
+  }
+
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {
     return make_state(options, seed, std::nullopt);

@@ -125,6 +125,14 @@ class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
 
   void begin(Seat first) { start_turn(first); }
 
+  // The position `board` shows (Game::from_view; quirky_from_view.cpp), with the draws to come
+  // taken from `rng`: every piece is on the board, in the bag (counted), set aside or in the
+  // public log, so only the order of the draws is left to sample. nullptr when `board` is not
+  // one this game shows with `options` (normalized), or when it shows a game that is over: no
+  // seat is to move in it.
+  static std::unique_ptr<QuirkyState> from_view(const json& options, const json& board,
+                                                Seat to_move, Rng& rng);
+
   int num_seats() const override { return seats_; }
   // Every seat sees the whole board and the bag's counts; what is hidden is the draws to come.
   // A sample draws them afresh.

@@ -786,6 +786,124 @@ TEST(Quirky, EveryWellFormedMoveIsAcceptedExactlyWhenListed) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// A position rebuilt from a seat's view (Game::from_view), for a bot playing as a client
+
+// The box's 54 pieces, `front` drawn first and the rest after in the box's order.
+Bag box_bag(const Bag& front) {
+  std::map<std::string, int> left{{"green", 15}, {"yellow", 15}, {"red", 15},
+                                  {"blue", 3},   {"black", 3},   {"purple", 3}};
+  for (const auto& piece : front) --left[piece];
+  Bag bag = front;
+  for (const auto& [piece, n] : left) bag = bag + repeat(piece, n);
+  return bag;
+}
+
+// RULES.md's game as a log, from a bag that holds the box's pieces: a1, a1, a1-b2, xb2; the red
+// is back in the bag and seat 0 holds a yellow.
+std::unique_ptr<State> worked_example() {
+  auto s = stacked(box_bag({"green", "red", "blue", "black", "yellow"}));
+  play(*s, {"a1", "a1", "a1-b2", "xb2"});
+  return s;
+}
+
+Seen seen_by(const State& s, Seat viewer, json options = {{"players", 2}, {"first", "0"}}) {
+  return Seen{*game().normalize_options(options), s.view(viewer), viewer, *s.to_move()};
+}
+
+std::vector<std::string> move_texts(const State& s) {
+  std::vector<std::string> out;
+  for (const auto& m : s.legal_moves()) out.push_back(m.text);
+  return out;
+}
+
+TEST(QuirkyFromView, TheWorkedExampleIsRebuiltAndOnlyTheComingDrawsAreSampledAfresh) {
+  const auto s = worked_example();
+  ASSERT_EQ(s->to_move(), 0);
+  ASSERT_EQ(drawn(*s), "yellow");
+  EXPECT_EQ(
+      view(*s)["bag"],
+      (json{{"green", 14}, {"yellow", 14}, {"red", 15}, {"blue", 2}, {"black", 2}, {"purple", 3}}));
+  // Seat 1 sees the board too, though seat 0 is to move: every seat sees the same one.
+  for (const Seat viewer : {0, 1}) {
+    const Seen seen = seen_by(*s, viewer);
+    std::set<std::string> next_draws;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      Rng rng(seed);
+      const auto rebuilt = game().from_view(seen, rng);
+      ASSERT_TRUE(rebuilt);
+      EXPECT_EQ(rebuilt->view(viewer), seen.board);
+      EXPECT_EQ(rebuilt->to_move(), 0);
+      EXPECT_EQ(move_texts(*rebuilt), move_texts(*s));
+      // The same move in each: what comes next is the rebuild's own draw, not the stacked bag's
+      // (which would bring a green), and it varies with the seed.
+      play(*rebuilt, {"c3"});
+      next_draws.insert(drawn(*rebuilt));
+    }
+    EXPECT_GT(next_draws.size(), 1u) << "the coming draws do not depend on the rng";
+  }
+}
+
+TEST(QuirkyFromView, ARebuiltGameIsPlayedToItsEndWithTheBoxCounts) {
+  auto s = game().create({{"players", 3}, {"first", "random"}}, 7);
+  ASSERT_TRUE(s.has_value());
+  for (int i = 0; i < 12; ++i) play(**s, {(*s)->legal_moves().back().text});
+  Rng rng(3);
+  auto rebuilt = game().from_view(seen_by(**s, 2, {{"players", 3}}), rng);
+  ASSERT_TRUE(rebuilt);
+  while (!rebuilt->is_over()) play(*rebuilt, {rebuilt->legal_moves().front().text});
+  // Every piece of the box was drawn: the bag the view showed was the one the rebuild drew from.
+  for (const auto& [piece, n] : view(*rebuilt)["bag"].items()) EXPECT_EQ(n, 0) << piece;
+}
+
+TEST(QuirkyFromView, ABoardThisGameNeverShowsIsRefused) {
+  const auto s = worked_example();
+  const Seen good = seen_by(*s, 0);
+  Rng rng(1);
+  ASSERT_TRUE(game().from_view(good, rng));
+  const auto refused = [&](const std::function<void(Seen&)>& spoil) {
+    Seen seen = good;
+    spoil(seen);
+    return game().from_view(seen, rng) == nullptr;
+  };
+  EXPECT_TRUE(refused([](Seen& v) { v.board.erase("bag"); })) << "a missing key";
+  EXPECT_TRUE(refused([](Seen& v) { v.board["seats"][0]["score"] = "0"; })) << "a wrong type";
+  EXPECT_TRUE(refused([](Seen& v) { v.board["points"] = json::array(); })) << "a wrong size";
+  EXPECT_TRUE(refused([](Seen& v) { v.board["bag"]["green"] = 15; }))
+      << "16 greens: 15 in the bag and one on b2";
+  EXPECT_TRUE(refused([](Seen& v) { v.board["bag"]["green"] = -1; })) << "out of range";
+  EXPECT_TRUE(refused([](Seen& v) {
+    v.board["points"][5]["stack"] = json::array({"green", "yellow", "green", "yellow"});
+  })) << "a stack of 4";
+  EXPECT_TRUE(refused([](Seen& v) {
+    v.board["points"][5]["stack"] = {"green", "green"};
+  })) << "green directly on green";
+  EXPECT_TRUE(refused([](Seen& v) { v.board["seats"][0]["score"] = 3; }))
+      << "a score the log does not give";
+  EXPECT_TRUE(refused([](Seen& v) { v.board["drawn"]["piece"] = "purple"; }))
+      << "a purple Quirk is never held";
+  EXPECT_TRUE(refused([](Seen& v) { v.board["log"].erase(3); })) << "a line missing from the log";
+  EXPECT_TRUE(refused([](Seen& v) { v.to_move = 1; })) << "another seat to move";
+  EXPECT_TRUE(refused([](Seen& v) { v.viewer = 2; })) << "no seat 2 in a 2-player game";
+  EXPECT_TRUE(refused([](Seen& v) {
+    v.options = {{"players", 3}};
+  })) << "a 2-player board with 3-player options";
+  EXPECT_TRUE(refused([](Seen& v) { v.options = "garbage"; })) << "options that are not";
+  for (const json& board : {json(nullptr), json(42), json::array({1, 2}), json("garbage")})
+    EXPECT_TRUE(refused([&](Seen& v) { v.board = board; })) << board.dump();
+
+  // A game that is over has no seat to move: nothing to rebuild for a bot.
+  auto over = game().create({{"players", 2}}, 4);
+  ASSERT_TRUE(over.has_value());
+  Seen last;
+  while (!(*over)->is_over()) {
+    last = seen_by(**over, 0, {{"players", 2}});
+    play(**over, {(*over)->legal_moves().front().text});
+  }
+  last.board = (*over)->view(0);
+  EXPECT_EQ(game().from_view(last, rng), nullptr);
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
