@@ -535,6 +535,26 @@ class OnTopGame final : public Game {
                                      "how many black start triangles (the red cells take "
                                      "exactly 2)")}}) {}
 
+  // The view shows everything but the order of the tiles still face down, which `rng` draws
+  // afresh.
+  std::unique_ptr<State> from_view(const Seen& seen, Rng& rng) const override {
+    const auto options = normalize_options(seen.options);
+    if (!options) return nullptr;
+    Setup setup;
+    setup.players = options->at("players").get<int>();
+    setup.teams = options->at("teams").get<bool>();
+    if ((setup.teams && setup.players != 4) || seen.viewer < 0 || seen.viewer >= setup.players)
+      return nullptr;
+    for (const auto& text : box_tile_texts()) {
+      const auto tile = parse_tile(text);
+      if (!tile) return nullptr;  // the box's data is broken: no room is created either
+      setup.tiles.push_back(*tile);
+    }
+    for (int c = 0; c < kColours; ++c)
+      setup.pawns[c] = kPawnsPerColour - (c < setup.players ? kMarkerPawns : 0);
+    return OnTopState::from_view(std::move(setup), *options, seen.board, seen.to_move, rng);
+  }
+
  protected:
   Result<std::unique_ptr<State>> do_create(const json& options, std::uint64_t seed) const override {
     return make_state(options, seed, nullptr);

@@ -107,6 +107,15 @@ class OnTopState final : public TurnState<OnTopState>, public ViewParts {
     begin_turn();
   }
 
+  // The position `board` shows (Game::from_view; on_top_from_view.cpp), with the order of the
+  // tiles still face down taken from `rng`: which tiles those are follows from the board, so
+  // only their order is left to sample. `setup` holds the players, teams, the box's tiles and
+  // the pawns each colour starts with; the rest is read from `board`. nullptr when `board` is
+  // not one this game shows with `options` (normalized), or when it shows a game that is over:
+  // no seat is to move in it.
+  static std::unique_ptr<OnTopState> from_view(Setup setup, const json& options, const json& board,
+                                               Seat to_move, Rng& rng);
+
   int num_seats() const override { return players_; }
   // Every seat sees the board, and which tiles are left follows from it; what is hidden is the
   // order they will be drawn in. A sample draws them afresh.
@@ -168,6 +177,10 @@ class OnTopState final : public TurnState<OnTopState>, public ViewParts {
   void score_completed(json& scored);
 
   json score_intersection(int v);
+
+  // Whether cells a and b, a tile's two halves as the view shows them, hold its sixths as
+  // place() lays them (half A on either cell).
+  bool shows_placed_tile(int a, int b);
 
   json seat_json(int colour) const { return colour < players_ ? json(colour) : json(nullptr); }
 

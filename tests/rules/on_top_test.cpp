@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <array>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -1024,6 +1025,131 @@ TEST(OnTop, RandomStartCellsAreInnerCellsThatShareNoEdge) {
               starts);
   }
   EXPECT_GT(layouts.size(), 10u);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A position rebuilt from a seat's view (Game::from_view), for a bot playing as a client
+
+std::vector<std::string> move_texts(const State& s) {
+  std::vector<std::string> out;
+  for (const auto& m : s.legal_moves()) out.push_back(m.text);
+  return out;
+}
+
+const json kTwoFromSeatZero{{"players", 2}, {"first", "0"}};
+
+Seen seen_by(const State& s, Seat viewer, const json& options = kTwoFromSeatZero) {
+  return Seen{*game().normalize_options(options), s.view(viewer), viewer, *s.to_move()};
+}
+
+// The text's first example's placements, with the box's tiles as a real game draws them: a4
+// takes a black triangle and the intersections (3,0) and (4,1) are scored.
+std::unique_ptr<State> example_with_box_tiles() {
+  auto s = start(kTwoFromSeatZero, 11);
+  play(*s, kExampleMoves);
+  return s;
+}
+
+TEST(OnTopFromView, TheExampleIsRebuiltAndOnlyTheFaceDownOrderIsSampledAfresh) {
+  const auto s = example_with_box_tiles();
+  const json v = s->view(0);
+  ASSERT_EQ(v["cells"][cell(v, "a4")], (json{{"kind", "black"}}));
+  ASSERT_TRUE(v["towers"][inter(v, 4, 1)].is_array());
+  ASSERT_EQ(v["tiles_left"], 34 - 5);
+  for (const Seat viewer : {0, 1}) {
+    const Seen seen = seen_by(*s, viewer);
+    std::set<int> next_tiles;
+    for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+      Rng rng(seed);
+      const auto rebuilt = game().from_view(seen, rng);
+      ASSERT_TRUE(rebuilt);
+      EXPECT_EQ(rebuilt->view(viewer), seen.board);
+      EXPECT_EQ(rebuilt->to_move(), s->to_move());
+      EXPECT_EQ(move_texts(*rebuilt), move_texts(*s));
+      // The same placement in each: the next tile comes from the rebuild's own draw, among the
+      // face-down ones, and varies with the seed.
+      const std::string move = move_texts(*s).front();
+      play(*rebuilt, {move});
+      const json after = rebuilt->view(viewer);
+      const int tile = after["drawn"]["tile"];
+      for (const auto& c : after["cells"])
+        EXPECT_FALSE(c.is_object() && c.value("tile", -1) == tile);
+      next_tiles.insert(tile);
+    }
+    EXPECT_GT(next_tiles.size(), 1u) << "the face-down order does not depend on the rng";
+  }
+}
+
+TEST(OnTopFromView, ARebuiltGameDrawsEveryFaceDownTileOnce) {
+  const json options{{"players", 4}, {"teams", true}, {"start", "random"}, {"start_triangles", 5}};
+  auto s = start(options, 21);
+  for (int i = 0; i < 9; ++i) play(*s, {move_texts(*s).back()});
+  Rng rng(2);
+  auto rebuilt = game().from_view(seen_by(*s, 3, options), rng);
+  ASSERT_TRUE(rebuilt);
+  std::set<int> tiles;
+  for (const auto& c : rebuilt->view(0)["cells"])
+    if (c.is_object() && c["kind"] == "tile") tiles.insert(c["tile"].get<int>());
+  while (!rebuilt->is_over()) {
+    const json v = rebuilt->view(0);
+    EXPECT_TRUE(tiles.insert(v["drawn"]["tile"].get<int>()).second) << "a tile drawn twice";
+    play(*rebuilt, {move_texts(*rebuilt).front()});
+  }
+}
+
+TEST(OnTopFromView, ABoardThisGameNeverShowsIsRefused) {
+  const auto s = example_with_box_tiles();
+  const Seen good = seen_by(*s, 0);
+  Rng rng(1);
+  ASSERT_TRUE(game().from_view(good, rng));
+  const json& v = good.board;
+  const int a4 = cell(v, "a4"), b6 = cell(v, "b6"), c6 = cell(v, "c6");
+  const auto refused = [&](const std::function<void(Seen&)>& spoil) {
+    Seen seen = good;
+    spoil(seen);
+    return game().from_view(seen, rng) == nullptr;
+  };
+  EXPECT_TRUE(refused([](Seen& x) { x.board.erase("cells"); })) << "a missing key";
+  EXPECT_TRUE(refused([](Seen& x) { x.board["black_left"] = "7"; })) << "a wrong type";
+  EXPECT_TRUE(refused([](Seen& x) { x.board["towers"].erase(0); })) << "a wrong size";
+  EXPECT_TRUE(refused([&](Seen& x) { x.board["cells"][a4]["kind"] = "plastic"; }))
+      << "an unknown kind";
+  EXPECT_TRUE(refused([](Seen& x) { x.board["colours"][0]["pawns_left"] = 25; }))
+      << "more pawns than a colour has";
+  EXPECT_TRUE(refused([](Seen& x) {
+    x.board["colours"][0]["pawns_left"] = x.board["colours"][0]["pawns_left"].get<int>() - 1;
+  })) << "a pawn missing that no tower holds";
+  EXPECT_TRUE(refused([](Seen& x) { x.board["black_left"] = 8; }))
+      << "eleven black triangles: 2 start, a4 and 8 spares";
+  EXPECT_TRUE(refused([](Seen& x) { x.board["seats"][1]["score"] = 1; }))
+      << "a score the towers do not give";
+  EXPECT_TRUE(refused([&](Seen& x) { x.board["cells"][b6]["tile"] = x.board["drawn"]["tile"]; }))
+      << "the tile in hand on the board too";
+  EXPECT_TRUE(refused([&](Seen& x) { x.board["cells"][a4] = nullptr; }))
+      << "an empty cell with no empty neighbour: a hole left unfilled";
+  EXPECT_TRUE(refused([&](Seen& x) { x.board["cells"][c6] = nullptr; })) << "a start cell gone";
+  EXPECT_TRUE(refused([](Seen& x) { x.board["tiles_left"] = 30; })) << "a pile of another size";
+  EXPECT_TRUE(refused([](Seen& x) { x.board["last"] = nullptr; })) << "no last placement";
+  EXPECT_TRUE(refused([](Seen& x) { x.to_move = 1; })) << "another seat to move";
+  EXPECT_TRUE(refused([](Seen& x) { x.viewer = 2; })) << "no seat 2 in a 2-player game";
+  EXPECT_TRUE(refused([](Seen& x) {
+    x.options = {{"players", 3}};
+  })) << "a 2-player board with 3-player options";
+  EXPECT_TRUE(refused([](Seen& x) {
+    x.options = {{"players", 2}, {"start", "alternative"}};
+  })) << "start triangles the options do not put there";
+  EXPECT_TRUE(refused([](Seen& x) {
+    x.options = {{"players", 2}, {"first", "1"}};
+  })) << "seat 1 would be to move after 4 placements from seat 1";
+  for (const json& board : {json(nullptr), json(42), json::array({1, 2}), json("garbage")})
+    EXPECT_TRUE(refused([&](Seen& x) { x.board = board; })) << board.dump();
+
+  // A game that is over has no seat to move: nothing to rebuild for a bot.
+  auto over = start({{"players", 2}}, 4);
+  Seen last = seen_by(*over, 0, {{"players", 2}});
+  while (!over->is_over()) play(*over, {move_texts(*over).front()});
+  last.board = over->view(0);
+  EXPECT_EQ(game().from_view(last, rng), nullptr);
 }
 
 }  // namespace
