@@ -109,18 +109,21 @@ TEST(BotsOverSockets, AfterKillNineTheBotSitsAgainAndFinishesTheGame) {
   auto port = server.start();
   ASSERT_NE(port, 0);
   std::unique_ptr<Seat> ada, eve;
-  ASSERT_NO_FATAL_FAILURE(open_bot_table(port, "kwinty", json::object(), "normal", ada, eve));
+  // L-Tiles: a game long enough that two moves each never end it (a Kwinty played by first
+  // moves could end before the kill, and then there would be nothing left to finish).
+  ASSERT_NO_FATAL_FAILURE(open_bot_table(port, "ltiles", json::object(), "normal", ada, eve));
   const std::string room = ada->room, token = ada->token;
-  // A few moves each, then the person moves and the server dies at once: the bot's reply is
+  // Two moves each, then the person moves and the server dies at once: the bot's reply is
   // lost with it, or made and stored; either way the room comes back with the bot at its seat.
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(ada->shows([](const json& st) { return st["to_move"] == st["you"]; }, 30s));
+    ASSERT_EQ(ada->state["status"], "playing");
     const std::int64_t v = ada->version;
     ada->ws.send(
         {{"type", "move"}, {"room", room}, {"version", v}, {"move", ada->state["legal_moves"][0]}});
     ASSERT_TRUE(ada->reach(v + 1));
   }
-  const json board = ada->state["board"];
+  ASSERT_EQ(ada->state["status"], "playing");
   server.kill(SIGKILL);
   port = server.start();
   ASSERT_NE(port, 0);

@@ -1132,15 +1132,12 @@ TEST(OnTopFromView, ABoardThisGameNeverShowsIsRefused) {
   EXPECT_TRUE(refused([](Seen& x) { x.board["last"] = nullptr; })) << "no last placement";
   EXPECT_TRUE(refused([](Seen& x) { x.to_move = 1; })) << "another seat to move";
   EXPECT_TRUE(refused([](Seen& x) { x.viewer = 2; })) << "no seat 2 in a 2-player game";
-  EXPECT_TRUE(refused([](Seen& x) {
-    x.options = {{"players", 3}};
-  })) << "a 2-player board with 3-player options";
-  EXPECT_TRUE(refused([](Seen& x) {
-    x.options = {{"players", 2}, {"start", "alternative"}};
-  })) << "start triangles the options do not put there";
-  EXPECT_TRUE(refused([](Seen& x) {
-    x.options = {{"players", 2}, {"first", "1"}};
-  })) << "seat 1 would be to move after 4 placements from seat 1";
+  EXPECT_TRUE(refused([](Seen& x) { x.options = {{"players", 3}}; }))
+      << "a 2-player board with 3-player options";
+  EXPECT_TRUE(refused([](Seen& x) { x.options = {{"players", 2}, {"start", "alternative"}}; }))
+      << "start triangles the options do not put there";
+  EXPECT_TRUE(refused([](Seen& x) { x.options = {{"players", 2}, {"first", "1"}}; }))
+      << "seat 1 would be to move after 4 placements from seat 1";
   for (const json& board : {json(nullptr), json(42), json::array({1, 2}), json("garbage")})
     EXPECT_TRUE(refused([&](Seen& x) { x.board = board; })) << board.dump();
 

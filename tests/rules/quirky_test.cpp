@@ -875,9 +875,8 @@ TEST(QuirkyFromView, ABoardThisGameNeverShowsIsRefused) {
   EXPECT_TRUE(refused([](Seen& v) {
     v.board["points"][5]["stack"] = json::array({"green", "yellow", "green", "yellow"});
   })) << "a stack of 4";
-  EXPECT_TRUE(refused([](Seen& v) {
-    v.board["points"][5]["stack"] = {"green", "green"};
-  })) << "green directly on green";
+  EXPECT_TRUE(refused([](Seen& v) { v.board["points"][5]["stack"] = {"green", "green"}; }))
+      << "green directly on green";
   EXPECT_TRUE(refused([](Seen& v) { v.board["seats"][0]["score"] = 3; }))
       << "a score the log does not give";
   EXPECT_TRUE(refused([](Seen& v) { v.board["drawn"]["piece"] = "purple"; }))
@@ -885,9 +884,8 @@ TEST(QuirkyFromView, ABoardThisGameNeverShowsIsRefused) {
   EXPECT_TRUE(refused([](Seen& v) { v.board["log"].erase(3); })) << "a line missing from the log";
   EXPECT_TRUE(refused([](Seen& v) { v.to_move = 1; })) << "another seat to move";
   EXPECT_TRUE(refused([](Seen& v) { v.viewer = 2; })) << "no seat 2 in a 2-player game";
-  EXPECT_TRUE(refused([](Seen& v) {
-    v.options = {{"players", 3}};
-  })) << "a 2-player board with 3-player options";
+  EXPECT_TRUE(refused([](Seen& v) { v.options = {{"players", 3}}; }))
+      << "a 2-player board with 3-player options";
   EXPECT_TRUE(refused([](Seen& v) { v.options = "garbage"; })) << "options that are not";
   for (const json& board : {json(nullptr), json(42), json::array({1, 2}), json("garbage")})
     EXPECT_TRUE(refused([&](Seen& v) { v.board = board; })) << board.dump();
