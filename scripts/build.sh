@@ -9,7 +9,9 @@ san=OFF
 [ "${PLATEAU_SANITIZE:-0}" = 1 ] && san=ON
 gen=()
 command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
-if [ ! -f "$dir/CMakeCache.txt" ]; then
+# A configure that failed (a missing package, since installed) leaves a cache but no build files:
+# configure again then.
+if [ ! -f "$dir/CMakeCache.txt" ] || { [ ! -f "$dir/build.ninja" ] && [ ! -f "$dir/Makefile" ]; }; then
   cmake -S "$root" -B "$dir" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPLATEAU_SANITIZE=$san >/dev/null
 fi
 if ! cmake --build "$dir" --parallel "$(nproc)"; then
