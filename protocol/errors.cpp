@@ -71,6 +71,14 @@ std::string_view code_string(Code c) {
       return "bot/limit";
     case Code::bot_unavailable:
       return "bot/unavailable";
+    case Code::resign_many_seats:
+      return "resign/many_seats";
+    case Code::draw_two_seats:
+      return "draw/two_seats";
+    case Code::draw_offered:
+      return "draw/offered";
+    case Code::draw_no_offer:
+      return "draw/no_offer";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

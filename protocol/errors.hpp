@@ -44,6 +44,10 @@ enum class Code {
   bot_started,        // bot/started: the game has started; bots sit only at a table waiting
   bot_limit,          // bot/limit: the server runs as many bot games as it may
   bot_unavailable,    // bot/unavailable: this server runs no bots
+  resign_many_seats,  // resign/many_seats: not (yet) in a game of more than two seats
+  draw_two_seats,     // draw/two_seats: draws are agreed in games of two seats only
+  draw_offered,       // draw/offered: the player's own offer stands already
+  draw_no_offer,      // draw/no_offer: no draw is offered to the player
   internal_error,     // internal/error: the server failed while handling the message (logged)
   internal,           // server/internal (kept last: tests walk the codes up to it)
 };

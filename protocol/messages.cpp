@@ -167,12 +167,23 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     }
     return b;
   }
-  if (type == "sync" || type == "leave" || type == "rematch") {
+  if (type == "sync" || type == "leave" || type == "rematch" || type == "resign") {
     auto room = get_string(obj, "room", kMaxRoom, id);
     if (!room) return std::unexpected(room.error());
     if (type == "sync") return Sync{*room};
     if (type == "leave") return Leave{*room};
+    if (type == "resign") return Resign{*room};
     return Rematch{*room};
+  }
+  if (type == "draw") {
+    auto room = get_string(obj, "room", kMaxRoom, id);
+    if (!room) return std::unexpected(room.error());
+    auto action = get_string(obj, "action", 16, id);
+    if (!action) return std::unexpected(action.error());
+    if (*action == "offer") return Draw{*room, DrawAction::offer};
+    if (*action == "accept") return Draw{*room, DrawAction::accept};
+    if (*action == "decline") return Draw{*room, DrawAction::decline};
+    return fail(Code::bad_field, "'action' must be \"offer\", \"accept\" or \"decline\"", id);
   }
   if (type == "rooms") {
     ListRooms l;

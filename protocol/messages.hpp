@@ -75,8 +75,19 @@ struct AddBot {
   std::string level = "normal";  // a level's name (bots/bot.hpp); checked by the lobby
 };
 
-using Body =
-    std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch, AddBot>;
+// (extension) `resign`: the player gives up the round in play.
+struct Resign {
+  std::string room;
+};
+// (extension) `draw`: offer a draw, or accept or decline the other player's offer.
+enum class DrawAction { offer, accept, decline };
+struct Draw {
+  std::string room;
+  DrawAction action = DrawAction::offer;
+};
+
+using Body = std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch, AddBot,
+                          Resign, Draw>;
 
 struct Request {
   nlohmann::json id;  // string or integer, or null when absent

@@ -36,7 +36,11 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state,
     e.legal_moves.reserve(moves.size());
     for (auto& m : moves) e.legal_moves.push_back(std::move(m.text));
   }
-  if (const auto outcome = state.outcome()) e.outcome = rules::to_json(*outcome);
+  if (room.ended)
+    e.outcome = *room.ended;
+  else if (const auto outcome = state.outcome())
+    e.outcome = rules::to_json(*outcome);
+  if (playing) e.offer = room.offer;
   if (room.rematch)
     for (std::size_t i = 0; i < room.rematch->size(); ++i)
       if ((*room.rematch)[i]) e.rematch.push_back(static_cast<int>(i));
@@ -78,6 +82,7 @@ json assemble_state(const Envelope& e, json board) {
               {"rematch", e.rematch},
               {"fairness", fairness_json(e.fairness.get())},
               {"options", e.options ? *e.options : json(nullptr)},
+              {"offer", e.offer},
               {"board", std::move(board)}};
 }
 
@@ -454,6 +459,7 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
   if (a.options != b.options && (!a.options || !b.options || *a.options != *b.options))
     replace_with(ops, "/options",
                  [&](std::string& o) { o += (b.options ? *b.options : json(nullptr)).dump(); });
+  if (a.offer != b.offer) replace_with(ops, "/offer", [&](std::string& o) { o += b.offer.dump(); });
   if (a.fairness != b.fairness)
     replace_with(ops, "/fairness",
                  [&](std::string& o) { o += fairness_json(b.fairness.get()).dump(); });

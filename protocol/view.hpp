@@ -43,10 +43,15 @@ struct RoomFacts {
   int round = 1;                                  // the game's number in this room
   std::shared_ptr<const Fairness> fairness;       // null: a round from before commitments
   std::shared_ptr<const nlohmann::json> options;  // the round's (normalized); null: not shown
+  // The outcome of a round that ended outside the rules (ending.hpp), shown instead of the
+  // rules' (which have none); null otherwise. The status says over.
+  std::shared_ptr<const nlohmann::json> ended;
+  // The offer open to the table while it plays: {"kind":"draw","by":seat}, or null.
+  nlohmann::json offer;
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
-// plus rematch, round, fairness and options. `viewer` nullopt is a spectator.
+// plus rematch, round, fairness, options and offer. `viewer` nullopt is a spectator.
 nlohmann::json make_state(const RoomFacts& room, const rules::State& state,
                           std::optional<rules::Seat> viewer);
 
@@ -66,6 +71,7 @@ struct Envelope {
   std::shared_ptr<const Fairness> fairness;
   // The round's options: one object per round, so comparing the pointers is enough.
   std::shared_ptr<const nlohmann::json> options;
+  nlohmann::json offer;  // null, or {"kind","by"}
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
 Envelope make_envelope(const RoomFacts& room, const rules::State& state,

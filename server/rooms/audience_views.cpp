@@ -60,14 +60,16 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
     const rules::State& st = delayed ? *scene.delayed : *scene.state;
     protocol::RoomFacts facts;
     facts.game = scene.game;
-    facts.status = !scene.started
-                       ? protocol::Status::waiting
-                       : (st.is_over() ? protocol::Status::over : protocol::Status::playing);
+    const bool over = scene.ended || st.is_over();
+    facts.status = !scene.started ? protocol::Status::waiting
+                                  : (over ? protocol::Status::over : protocol::Status::playing);
     facts.seats = scene.seats;
     facts.rematch = scene.rematch;
     facts.round = scene.round;
     facts.options = scene.options;
-    facts.fairness = st.is_over() ? scene.revealed : scene.sealed;
+    facts.fairness = over ? scene.revealed : scene.sealed;
+    facts.ended = scene.ended;
+    facts.offer = scene.offer;
     auto& v = views[static_cast<std::size_t>(a)];
     v.envelope = protocol::make_envelope(facts, st, viewer_of(a));
     v.board_generation = scene.generation;

@@ -42,6 +42,8 @@ struct Scene {
   std::shared_ptr<const protocol::Fairness> sealed, revealed;
   std::uint64_t generation = 0;                   // changes whenever a board may have changed
   std::shared_ptr<const nlohmann::json> options;  // the round's
+  std::shared_ptr<const nlohmann::json> ended;    // Match::ended(): over outside the rules
+  nlohmann::json offer;                           // the offer open to the table, or null
 };
 
 class AudienceViews {

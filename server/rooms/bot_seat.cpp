@@ -46,7 +46,7 @@ void BotSeat::look() {
   const auto seat = room->seat_of(player()->id);
   if (!seat) return;
   const rules::State& state = room->state();
-  if (state.is_over()) {
+  if (room->status() == protocol::Status::over) {
     // Always up for another round, once a person asked: bots alone never play on for ever.
     const auto& asked = room->rematch_asked();
     bool person_asked = false, me_asked = false;
@@ -99,7 +99,10 @@ void BotSeat::play(Turn turn, const std::expected<rules::Move, bots::SearchError
   }
   // The game moved on while the bot thought (it cannot here, but a round may have been
   // replaced): think again from where it is.
-  if (room->round() != turn.round || room->moves_made() != turn.moves) return look();
+  // (A resignation or an agreed draw ends it as the bot thinks.)
+  if (room->round() != turn.round || room->moves_made() != turn.moves ||
+      room->status() != protocol::Status::playing)
+    return look();
   submit_(
       shared_from_this(),
       protocol::Request{nullptr, protocol::MoveRequest{room->id(), room->version(), move->text}});

@@ -134,6 +134,10 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
     refused = room->rematch(c, id);
   } else if (const auto* b = std::get_if<protocol::AddBot>(&req.body)) {
     refused = add_bot(c, room, *b, id);
+  } else if (std::holds_alternative<protocol::Resign>(req.body)) {
+    refused = room->resign(c, id);
+  } else if (const auto* d = std::get_if<protocol::Draw>(&req.body)) {
+    refused = room->draw(c, d->action, id);
   }
   if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];
 }

@@ -57,10 +57,21 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
           where + ", move " + std::to_string(n) + " (" + text + " by seat " + std::to_string(seat) +
           "): " + std::string(protocol::code_string(protocol::code_for(state.error().error))));
     }
+    // A round the rules did not end may have ended by resignation or agreement: its stored
+    // outcome says how.
+    std::optional<protocol::Ending> ending;
+    if (!r.outcome.is_null() && !(*state)->is_over()) {
+      ending = protocol::ending_from_json(r.outcome, (*state)->num_seats());
+      if (!ending)
+        return std::unexpected(where + ": an outcome is stored for a game the rules say goes on");
+    }
     if (!r.outcome.is_null() && (*state)->outcome() &&
         rules::to_json(*(*state)->outcome()) != r.outcome)
       return std::unexpected(where + ": the replayed outcome differs from the stored one");
     match->state_ = std::move(*state);
+    match->ending_ = std::move(ending);
+    match->ended_ =
+        match->ending_ ? std::make_shared<const json>(to_json(*match->ending_)) : nullptr;
     match->options_ = std::make_shared<const json>(r.options);
     match->secret_ = RoundSecret{r.seed, r.salt};
     match->seal_round();
@@ -71,10 +82,9 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
     // The spectators see every move but the last `delay` (all of them once the game is over).
     const auto& moves = match->moves_;
     const auto shown =
-        match->state_->is_over()
-            ? moves.size()
-            : moves.size() -
-                  std::min(moves.size(), static_cast<std::size_t>(match->spectator_delay_));
+        match->over() ? moves.size()
+                      : moves.size() - std::min(moves.size(),
+                                                static_cast<std::size_t>(match->spectator_delay_));
     const auto all = played(moves);
     match->spectator_state_ =
         rules::replay(game, *match->options_, match->secret_.seed, std::span(all).first(shown))
@@ -83,7 +93,23 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
   return std::move(*match);
 }
 
+std::optional<rules::Outcome> Match::outcome() const {
+  if (ending_) return ending_->outcome;
+  return state_->outcome();
+}
+
+bool Match::end(const protocol::Ending& ending) {
+  if (over()) return false;
+  ending_ = ending;
+  ended_ = std::make_shared<const json>(to_json(ending));
+  ++generation_;
+  // Over: the spectators see the game as it is, as when the rules end it.
+  if (spectator_state_) retire(std::exchange(spectator_state_, state_->clone()));
+  return true;
+}
+
 rules::Result<> Match::play(int seat, const std::string& move) {
+  if (ending_) return std::unexpected(rules::RuleError::game_over);
   const auto ok = state_->apply(seat, rules::Move{move});
   if (!ok) return ok;
   moves_.emplace_back(seat, move);
@@ -93,7 +119,7 @@ rules::Result<> Match::play(int seat, const std::string& move) {
 }
 
 rules::Result<> Match::next_round(const std::function<std::uint64_t()>& random) {
-  auto options = game_->rematch_options(*options_, *state_->outcome());
+  auto options = game_->rematch_options(*options_, *outcome());
   // A fresh seed from the CSPRNG: nothing revealed about the round just ended (its seed is
   // now public) tells anything about this one.
   auto secret = fresh_round_secret(random);
@@ -106,6 +132,8 @@ rules::Result<> Match::next_round(const std::function<std::uint64_t()>& random) 
   retire(std::exchange(state_, std::move(*created)));
   ++generation_;
   moves_.clear();
+  ending_.reset();
+  ended_.reset();
   if (spectator_state_) retire(std::exchange(spectator_state_, state_->clone()));
   return {};
 }

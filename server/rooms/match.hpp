@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "protocol/ending.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
 #include "server/rooms/fairness.hpp"
@@ -47,10 +48,19 @@ class Match {
   const std::shared_ptr<const protocol::Fairness>& fairness(bool over) const {
     return over ? revealed_ : sealed_;
   }
+  // Whether this round is over: by the rules, or by an ending (a resignation, a draw agreed).
+  bool over() const { return ending_ || state_->is_over(); }
+  // How the round ended, nullopt while it is played.
+  std::optional<rules::Outcome> outcome() const;
+  // The outcome of a round ended outside the rules, as the state shows it; null otherwise.
+  const std::shared_ptr<const nlohmann::json>& ended() const { return ended_; }
+  // Ends the round as `ending` says. False (nothing changed) unless it is in play.
+  bool end(const protocol::Ending& ending);
+
   // Changes whenever a board may have changed (a move, a new round).
   std::uint64_t generation() const { return generation_; }
 
-  // `seat` plays `move`: refused as the rules refuse it, else recorded.
+  // `seat` plays `move`: refused as the rules refuse it (or as over once ended), else recorded.
   rules::Result<> play(int seat, const std::string& move);
   // The next round after a rematch, with options the rules derive from the last outcome and a
   // fresh secret from `random`. Refused (the match unchanged) when the rules refuse them.
@@ -75,6 +85,8 @@ class Match {
   std::unique_ptr<rules::State> state_;
   std::unique_ptr<rules::State> spectator_state_;  // lags by spectator_delay_ moves
   std::vector<std::pair<int, std::string>> moves_;
+  std::optional<protocol::Ending> ending_;       // this round's, if it ended outside the rules
+  std::shared_ptr<const nlohmann::json> ended_;  // its JSON, shown in the state
   int round_ = 1;
   std::uint64_t generation_ = 1;
   Reaper* reaper_ = nullptr;

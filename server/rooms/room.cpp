@@ -51,9 +51,18 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     all = all && player.has_value();
   }
   table.set_started(all || room->round() > 1 || !room->match_.moves().empty());
+  // A draw offered in the round in play stands if no move was made since.
+  if (const auto& offer = stored.rounds.empty() ? json() : stored.rounds.back().offer;
+      offer.is_object() && table.started() && !room->match_.over() && seats == 2) {
+    const auto by = offer.find("by"), at = offer.find("at");
+    if (by != offer.end() && by->is_number_integer() && (*by == 0 || *by == 1) &&
+        at != offer.end() && at->is_number_unsigned() &&
+        at->get<std::size_t>() == room->match_.moves().size())
+      table.offer_draw(by->get<int>(), at->get<std::size_t>());
+  }
   // The last round's rematch requests: only an ended round has any, and only from its seats.
   if (const auto asked = stored.rounds.empty() ? 0u : stored.rounds.back().rematch; asked != 0) {
-    if (!room->state().is_over()) {
+    if (!room->match_.over()) {
       why = "rematch requests stored for a round that is not over";
       return nullptr;
     }
@@ -85,16 +94,17 @@ void Room::free_with(Reaper* reaper) {
 
 protocol::Status Room::status() const {
   if (!table_.started()) return protocol::Status::waiting;
-  return state().is_over() ? protocol::Status::over : protocol::Status::playing;
+  return match_.over() ? protocol::Status::over : protocol::Status::playing;
 }
 
 bool Room::idle() const { return outbox_.empty() && table_.deserted(); }
 
 Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
-  return Scene{game().id(),         table_.started(),       &seats,
-               &table_.rematch(),   match_.round(),         &match_.state(),
-               match_.delayed(),    match_.fairness(false), match_.fairness(true),
-               match_.generation(), match_.shared_options()};
+  return Scene{game().id(),         table_.started(),        &seats,
+               &table_.rematch(),   match_.round(),          &match_.state(),
+               match_.delayed(),    match_.fairness(false),  match_.fairness(true),
+               match_.generation(), match_.shared_options(), match_.ended(),
+               table_.offer_json()};
 }
 
 void Room::ensure_views() {
@@ -112,7 +122,8 @@ std::uint64_t Room::publish(std::int64_t move_started) {
 
 void Room::publish_table() {
   const auto entry = publish();
-  store_.put_table(id_, round(), table_.rematch_bits(), version_, durable_done(entry));
+  store_.put_table(id_, round(), table_.rematch_bits(), table_.stored_offer(), version_,
+                   durable_done(entry));
 }
 
 Done Room::durable_done(std::uint64_t entry) {
@@ -289,8 +300,9 @@ std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
   if (const auto ok = match_.play(a, req.move); !ok)
     return error(p, protocol::code_for(ok.error()), std::string(rules::error_message(ok.error())),
                  id);
+  table_.clear_offer();  // a move declines the draw offered (the stored one lapses with it)
   const auto entry = publish(started);
-  const bool over = state().is_over();
+  const bool over = match_.over();
   store_.append_move(MoveRecord{id_, round(), static_cast<int>(match_.moves().size()) - 1, a,
                                 req.move, version_, now_},
                      over ? Done([weak = weak_from_this()](bool written) {
@@ -384,7 +396,7 @@ std::optional<Code> Room::rematch(const std::shared_ptr<Connection>& p, const js
   const int a = table_.audience_of(p.get());
   if (a < 0 || a == table_.spectator_audience())
     return error(p, Code::not_a_player, "only a seated player may ask for a rematch", id);
-  if (!state().is_over()) return error(p, Code::rematch_not_over, "the game is not over", id);
+  if (!match_.over()) return error(p, Code::rematch_not_over, "the game is not over", id);
   if (!table_.ask_rematch(a)) return std::nullopt;
   // The last request starts the next round at once, and the table goes straight to it in one
   // patch: a version showing every flag set on the old board would be outdated as it left,
@@ -393,6 +405,75 @@ std::optional<Code> Room::rematch(const std::shared_ptr<Connection>& p, const js
     start_next_round();
   else
     publish_table();
+  flush();
+  return std::nullopt;
+}
+
+std::expected<int, Code> Room::playing_seat(const std::shared_ptr<Connection>& p,
+                                            std::string_view what, const json& id) {
+  ensure_views();
+  if (failed_)
+    return std::unexpected(error(p, Code::store_unavailable,
+                                 "the store could not save this room; it takes no more changes",
+                                 id));
+  const int a = table_.audience_of(p.get());
+  if (a < 0 || a == table_.spectator_audience())
+    return std::unexpected(
+        error(p, Code::not_a_player, "only a seated player may " + std::string(what), id));
+  if (!table_.started())
+    return std::unexpected(
+        error(p, Code::not_started, "the game starts when every seat is taken", id));
+  if (match_.over()) return std::unexpected(error(p, Code::game_over, "the game is over", id));
+  return a;
+}
+
+void Room::end_round(const protocol::Ending& ending) {
+  match_.end(ending);
+  table_.clear_offer();
+  const auto entry = publish();
+  store_.finish_round(id_, round(), *match_.ended(), now_, durable_done(entry));
+}
+
+std::optional<Code> Room::resign(const std::shared_ptr<Connection>& p, const json& id) {
+  const auto seat = playing_seat(p, "resign", id);
+  if (!seat) return seat.error();
+  if (table_.seats() != 2)
+    return error(p, Code::resign_many_seats,
+                 "in a game of more than two seats, a player cannot resign yet", id);
+  end_round(protocol::resignation(*seat, table_.seated()[static_cast<std::size_t>(*seat)].second));
+  flush();
+  return std::nullopt;
+}
+
+std::optional<Code> Room::draw(const std::shared_ptr<Connection>& p, protocol::DrawAction action,
+                               const json& id) {
+  const auto seat = playing_seat(p, "offer or answer a draw", id);
+  if (!seat) return seat.error();
+  if (table_.seats() != 2)
+    return error(p, Code::draw_two_seats, "a draw is agreed in games of two seats only", id);
+  const auto& offer = table_.draw_offer();
+  const bool theirs = offer && offer->by != *seat;
+  switch (action) {
+    case protocol::DrawAction::offer:
+      if (offer && !theirs)
+        return error(p, Code::draw_offered, "you have offered a draw already", id);
+      if (theirs) {  // both want it: agreed
+        end_round(protocol::agreed_draw(*seat));
+        break;
+      }
+      table_.offer_draw(*seat, match_.moves().size());
+      publish_table();
+      break;
+    case protocol::DrawAction::accept:
+      if (!theirs) return error(p, Code::draw_no_offer, "no draw is offered to you", id);
+      end_round(protocol::agreed_draw(*seat));
+      break;
+    case protocol::DrawAction::decline:
+      if (!theirs) return error(p, Code::draw_no_offer, "no draw is offered to you", id);
+      table_.clear_offer();
+      publish_table();
+      break;
+  }
   flush();
   return std::nullopt;
 }

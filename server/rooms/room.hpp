@@ -92,6 +92,12 @@ class Room : public std::enable_shared_from_this<Room> {
                                       const nlohmann::json& id);
   std::optional<protocol::Code> rematch(const std::shared_ptr<Connection>& p,
                                         const nlohmann::json& id);
+  // A seated player resigns the round in play (a game of two seats: the other wins).
+  std::optional<protocol::Code> resign(const std::shared_ptr<Connection>& p,
+                                       const nlohmann::json& id);
+  // A seated player of a two-seat game offers a draw, accepts or declines the other's offer.
+  std::optional<protocol::Code> draw(const std::shared_ptr<Connection>& p,
+                                     protocol::DrawAction action, const nlohmann::json& id);
   // `p` seats `bot` (a connection with a bot's player, bot_seat.hpp) at a free seat of a table
   // still waiting for players: the seat is the bot's as another's would be theirs. Whether `p`
   // may is the lobby's to say.
@@ -143,6 +149,11 @@ class Room : public std::enable_shared_from_this<Room> {
   protocol::Code error(const std::shared_ptr<Connection>& p, protocol::Code code,
                        std::string message, const nlohmann::json& id);
   void start_next_round();
+  // The seat of `p`, a player at a table whose round is in play; else the refusal, sent.
+  std::expected<int, protocol::Code> playing_seat(const std::shared_ptr<Connection>& p,
+                                                  std::string_view what, const nlohmann::json& id);
+  // The round ends as `ending` says: shown once stored, as a move that ends it would be.
+  void end_round(const protocol::Ending& ending);
   // A connection leaves the room; a spectator's patches are kept from here if it `may_return`.
   void drop(Connection* p, bool may_return);
   void show_away(int seat);

@@ -184,4 +184,15 @@ std::uint32_t Table::rematch_bits() const {
   return asked;
 }
 
+nlohmann::json Table::offer_json() const {
+  if (!draw_offer_) return nullptr;
+  return nlohmann::json{{"kind", "draw"}, {"by", draw_offer_->by}};
+}
+
+nlohmann::json Table::stored_offer() const {
+  auto j = offer_json();
+  if (draw_offer_) j["at"] = draw_offer_->at;
+  return j;
+}
+
 }  // namespace plateau::server

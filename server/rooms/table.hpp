@@ -1,5 +1,6 @@
 // The table of a room: who sits where, which connections are here (each seat's and the
-// spectators'), what each seat shows of its player's presence, and the rematch requests.
+// spectators'), what each seat shows of its player's presence, the rematch requests and the
+// draw offered.
 // It decides nothing about versions or frames: the room publishes what changes here.
 //
 // Audiences. Each seat is an audience (numbered as the seat) and the spectators are one more,
@@ -94,6 +95,21 @@ class Table {
   std::uint32_t rematch_bits() const;
   void clear_rematch() { rematch_.assign(seats_.size(), false); }
 
+  // A draw offered by seat `by` after `at` moves of the round: it stands until the other
+  // accepts or declines, or the next move is made.
+  struct DrawOffer {
+    int by = 0;
+    std::size_t at = 0;
+  };
+  const std::optional<DrawOffer>& draw_offer() const { return draw_offer_; }
+  void offer_draw(int by, std::size_t at) { draw_offer_ = DrawOffer{by, at}; }
+  // Returns whether there was one.
+  bool clear_offer() { return std::exchange(draw_offer_, std::nullopt).has_value(); }
+  // The offer as the state shows it ({"kind":"draw","by":seat}, or null), and as it is stored
+  // (with "at", the moves it was made after).
+  nlohmann::json offer_json() const;
+  nlohmann::json stored_offer() const;
+
  private:
   struct Slot {
     std::optional<std::string> player_id;
@@ -114,6 +130,7 @@ class Table {
   Connections spectators_;
   std::unordered_map<const Connection*, Place> places_;
   std::vector<bool> rematch_;
+  std::optional<DrawOffer> draw_offer_;
   bool started_ = false;
   bool crowd_changed_ = false;
 };

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "protocol/ending.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rule_errors.hpp"
 #include "protocol/view.hpp"
@@ -121,7 +122,8 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
     protocol::RoomFacts facts{game->id(), over ? protocol::Status::over : protocol::Status::playing,
                               &seats,     nullptr,
                               r.round,    over ? revealed : sealed,
-                              options};
+                              options,    nullptr,
+                              nullptr};
     frames.push_back(protocol::make_state(facts, state, std::nullopt));
     return true;
   };
@@ -136,6 +138,19 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
                            std::string(protocol::code_string(protocol::code_for(e.error))));
   }
   const auto outcome = (*state)->outcome();
+  if (!outcome && !r.result.is_null()) {
+    // A round that ended outside the rules (a resignation, a draw agreed): its last frame,
+    // the position it ended in, shows it over with the record's result.
+    if (!protocol::ending_from_json(r.result, (*state)->num_seats()))
+      return std::unexpected("the record has a result but the rules say the game goes on");
+    protocol::RoomFacts facts{game->id(), protocol::Status::over,
+                              &seats,     nullptr,
+                              r.round,    revealed,
+                              options,    std::make_shared<const json>(r.result),
+                              nullptr};
+    frames.back() = protocol::make_state(facts, **state, std::nullopt);
+    return frames;
+  }
   const json replayed = outcome ? rules::to_json(*outcome) : json(nullptr);
   if (!r.result.is_null() && replayed != r.result)
     return std::unexpected("the replayed result differs from the record's");

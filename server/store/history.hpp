@@ -36,7 +36,9 @@ nlohmann::json record_to_json(const GameRecord& r);
 std::expected<GameRecord, std::string> record_from_json(const nlohmann::json& j);
 
 // Replays `r` through the rules core. Every move must be accepted and the final outcome must
-// equal the record's result. Returns the spectator's state at every step (moves + 1 frames).
+// equal the record's result, or be an ending (protocol/ending.hpp) of a round the rules did not
+// end, which the last frame then shows. Returns the spectator's state at every step (moves + 1
+// frames).
 std::expected<nlohmann::json, std::string> replay_frames(const GameRecord& r);
 
 }  // namespace plateau::server

@@ -34,7 +34,7 @@ void read_room(Stmt& q, StoredRoom& r) {
 }
 
 // A row of `rounds` as both reads select it, from column `first` on: round, options, seed,
-// outcome, rematch, salt.
+// outcome, rematch, salt, offer.
 RoundRecord read_round(Stmt& q, int first) {
   RoundRecord round;
   round.round = static_cast<int>(q.i64(first));
@@ -44,6 +44,7 @@ RoundRecord read_round(Stmt& q, int first) {
       q.is_null(first + 3) ? json(nullptr) : json::parse(q.text(first + 3), nullptr, false);
   round.rematch = static_cast<std::uint32_t>(q.i64(first + 4));
   if (!q.is_null(first + 5)) round.salt = q.text(first + 5);
+  if (!q.is_null(first + 6)) round.offer = json::parse(q.text(first + 6), nullptr, false);
   return round;
 }
 
@@ -102,7 +103,8 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   }
   {
     Stmt q(db_,
-           "SELECT o.room, o.round, o.options, o.seed, o.outcome, o.rematch, o.salt FROM rounds o "
+           "SELECT o.room, o.round, o.options, o.seed, o.outcome, o.rematch, o.salt, o.offer "
+           "FROM rounds o "
            "JOIN restoring k ON k.id = o.room ORDER BY o.room, o.round");
     while (q.row()) {
       const auto it = index.find(q.text(0));
@@ -192,7 +194,7 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
   }
   {
     Stmt q(reader_,
-           "SELECT round, options, seed, outcome, rematch, salt FROM rounds WHERE room = ?1 "
+           "SELECT round, options, seed, outcome, rematch, salt, offer FROM rounds WHERE room = ?1 "
            "ORDER BY round");
     q.bind(1, id);
     while (q.row()) {

@@ -83,6 +83,10 @@ const std::vector<const char*> kMigrations{
     R"sql(
     ALTER TABLE rooms ADD COLUMN creator TEXT;
     )sql",
+    // 7: the draw offered in a round in play (JSON, RoundRecord::offer); NULL when none.
+    R"sql(
+    ALTER TABLE rounds ADD COLUMN offer TEXT;
+    )sql",
 };
 
 }  // namespace

@@ -254,15 +254,17 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
 }
 
 void SqliteStore::put_table(const std::string& room, int round, std::uint32_t rematch,
-                            std::int64_t version, Done done) {
+                            const nlohmann::json& offer, std::int64_t version, Done done) {
   enqueue(
-      [room, round, rematch, version](StmtCache& db) {
-        return Stmt(db, "UPDATE rounds SET rematch = ?3 WHERE room = ?1 AND round = ?2")
-                   .bind(1, room)
-                   .bind(2, round)
-                   .bind(3, static_cast<std::int64_t>(rematch))
-                   .run() &&
-               set_version(db, room, version);
+      [room, round, rematch, offer = offer.is_null() ? std::string() : offer.dump(),
+       version](StmtCache& db) {
+        Stmt q(db, "UPDATE rounds SET rematch = ?3, offer = ?4 WHERE room = ?1 AND round = ?2");
+        q.bind(1, room).bind(2, round).bind(3, static_cast<std::int64_t>(rematch));
+        if (offer.empty())
+          q.bind_null(4);
+        else
+          q.bind(4, offer);
+        return q.run() && set_version(db, room, version);
       },
       std::move(done));
 }

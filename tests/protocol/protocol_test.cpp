@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "protocol/ending.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
@@ -100,6 +101,17 @@ TEST(Decode, EveryRequestType) {
   EXPECT_EQ(std::get<Sync>(ok(R"({"type":"sync","room":"x"})").body).room, "x");
   EXPECT_EQ(std::get<Leave>(ok(R"({"type":"leave","room":"x"})").body).room, "x");
   EXPECT_EQ(std::get<Rematch>(ok(R"({"type":"rematch","room":"x"})").body).room, "x");
+  EXPECT_EQ(std::get<Resign>(ok(R"({"type":"resign","room":"x"})").body).room, "x");
+  EXPECT_EQ(std::get<Draw>(ok(R"({"type":"draw","room":"x","action":"offer"})").body).action,
+            DrawAction::offer);
+  EXPECT_EQ(std::get<Draw>(ok(R"({"type":"draw","room":"x","action":"accept"})").body).action,
+            DrawAction::accept);
+  EXPECT_EQ(std::get<Draw>(ok(R"({"type":"draw","room":"x","action":"decline"})").body).action,
+            DrawAction::decline);
+  for (const char* bad :
+       {R"({"type":"draw","room":"x"})", R"({"type":"draw","room":"x","action":"Offer"})",
+        R"({"type":"draw","room":"x","action":1})", R"({"type":"resign"})"})
+    EXPECT_EQ(refused(bad), "proto/bad_field") << bad;
   EXPECT_TRUE(std::holds_alternative<ListRooms>(ok(R"({"type":"rooms"})").body));
   const auto page =
       std::get<ListRooms>(ok(R"({"type":"rooms","game":"quantik","offset":100,"limit":50})").body);
@@ -263,7 +275,8 @@ TEST(Patch, DiffThenPatchOverEveryPositionOfRandomGames) {
     rules::Rng pick(3);
     std::vector<SeatInfo> seats(static_cast<std::size_t>(s->num_seats()),
                                 SeatInfo{"p", true, std::nullopt});
-    RoomFacts facts{g->id(), Status::playing, &seats, nullptr, 1, nullptr, nullptr};
+    RoomFacts facts{g->id(), Status::playing, &seats,  nullptr, 1,
+                    nullptr, nullptr,         nullptr, nullptr};
     json prev = make_state(facts, *s, 0);
     for (int i = 0; i < 500 && !s->is_over(); ++i) {
       auto moves = s->legal_moves();
@@ -321,7 +334,8 @@ TEST(State, CarriesTheFixedCoreFields) {
   const auto& g = *rules::find_game("quantik");
   auto s = std::move(*g.create({{"first", "0"}}, 1));
   std::vector<SeatInfo> seats{{"Ada", true, std::nullopt}, {std::nullopt, false, std::nullopt}};
-  RoomFacts waiting{g.id(), Status::waiting, &seats, nullptr, 1, nullptr, nullptr};
+  RoomFacts waiting{g.id(),  Status::waiting, &seats,  nullptr, 1,
+                    nullptr, nullptr,         nullptr, nullptr};
   auto st = make_state(waiting, *s, 0);
   for (const char* k :
        {"game", "status", "seats", "you", "to_move", "legal_moves", "outcome", "board"})
@@ -330,7 +344,8 @@ TEST(State, CarriesTheFixedCoreFields) {
   EXPECT_EQ(st["to_move"], nullptr) << "nobody moves before the seats are filled";
   EXPECT_TRUE(st["legal_moves"].empty());
   EXPECT_EQ(st["seats"][1]["name"], nullptr);
-  RoomFacts playing{g.id(), Status::playing, &seats, nullptr, 1, nullptr, nullptr};
+  RoomFacts playing{g.id(),  Status::playing, &seats,  nullptr, 1,
+                    nullptr, nullptr,         nullptr, nullptr};
   EXPECT_EQ(make_state(playing, *s, 0)["legal_moves"].size(), 64u) << "the mover sees its moves";
   EXPECT_TRUE(make_state(playing, *s, 1)["legal_moves"].empty()) << "the other seat sees none";
   EXPECT_TRUE(make_state(playing, *s, std::nullopt)["legal_moves"].empty())
@@ -350,6 +365,68 @@ TEST(State, CarriesTheFixedCoreFields) {
       apply_patch(assemble_state(before, nullptr), nlohmann::json::parse("[" + ops + "]"));
   ASSERT_TRUE(patched.has_value());
   EXPECT_EQ((*patched)["options"]["first"], "1");
+}
+
+// An ending reads back from its JSON (a stored outcome, an uploaded record's result) as it was,
+// and anything that is not one of a game of that many seats is refused.
+TEST(Ending, ReadsBackAsWrittenAndRefusesWhatNoEndingSays) {
+  const auto resigned = resignation(1, "Bob");
+  EXPECT_EQ(resigned.outcome.winners, std::vector<int>{0});
+  EXPECT_EQ(resigned.outcome.reason, "Bob resigned");
+  for (const auto& e : {resigned, agreed_draw(0)})
+    EXPECT_EQ(ending_from_json(to_json(e), 2), e) << to_json(e);
+  EXPECT_EQ(to_json(agreed_draw(1))["end"], "agreed_draw");
+  const json good = to_json(resigned);
+  EXPECT_EQ(ending_from_json(good, 1), std::nullopt) << "seat 1 of a game of one seat";
+  const auto without = [&](const char* key) {
+    json j = good;
+    j.erase(key);
+    return j;
+  };
+  const auto with = [&](const char* key, json v) {
+    json j = good;
+    j[key] = std::move(v);
+    return j;
+  };
+  for (const json& bad :
+       {json(nullptr), json("resigned"), without("end"), without("seat"), without("winners"),
+        without("reason"), with("end", "bored"), with("seat", -1), with("seat", "1"),
+        with("winners", {2}), with("winners", {1}) /* the resigner wins */,
+        with("winners", json::array()) /* nobody wins a resignation */, with("scores", {"x"}),
+        rules::to_json(resigned.outcome) /* an outcome of the rules */})
+    EXPECT_EQ(ending_from_json(bad, 2), std::nullopt) << bad;
+  json drawn = to_json(agreed_draw(0));
+  drawn["winners"] = {1};
+  EXPECT_EQ(ending_from_json(drawn, 2), std::nullopt) << "nobody wins an agreed draw";
+}
+
+// The offer at the table is part of every viewer's envelope while the game is played, and the
+// patch between two envelopes carries it.
+TEST(Envelope, TheDrawOfferedIsShownWhilePlayingAndPatched) {
+  const auto* game = rules::find_game("quantik");
+  auto state = std::move(*game->create(json::object(), 1));
+  std::vector<SeatInfo> seats{{"Ada", true, std::nullopt}, {"Bob", true, std::nullopt}};
+  RoomFacts facts{"quantik", Status::playing, &seats,  nullptr, 1,
+                  nullptr,   nullptr,         nullptr, nullptr};
+  const json before = make_state(facts, *state, 0);
+  EXPECT_EQ(before["offer"], nullptr);
+  facts.offer = json{{"kind", "draw"}, {"by", 1}};
+  const json after = make_state(facts, *state, 0);
+  EXPECT_EQ(after["offer"], facts.offer);
+  std::string ops = "[";
+  append_envelope_diff(ops,
+                       make_envelope(RoomFacts{"quantik", Status::playing, &seats, nullptr, 1,
+                                               nullptr, nullptr, nullptr, nullptr},
+                                     *state, 0),
+                       make_envelope(facts, *state, 0));
+  ops += ']';
+  EXPECT_EQ(apply_patch(before, json::parse(ops)), after);
+  facts.status = Status::over;
+  facts.ended = std::make_shared<const json>(to_json(resignation(0, "Ada")));
+  const json over = make_state(facts, *state, 0);
+  EXPECT_EQ(over["offer"], nullptr) << "no offer once over";
+  EXPECT_EQ(over["outcome"], *facts.ended);
+  EXPECT_EQ(over["legal_moves"], json::array());
 }
 
 }  // namespace

@@ -26,8 +26,8 @@ struct Scenery {
   AudienceViews views{3};
 
   Scene scene() const {
-    return Scene{"quantik",     true,    &seats,  &rematch,   round,  state.get(),
-                 delayed.get(), nullptr, nullptr, generation, nullptr};
+    return Scene{"quantik", true,    &seats,     &rematch, round,   state.get(), delayed.get(),
+                 nullptr,   nullptr, generation, nullptr,  nullptr, nullptr};
   }
   // What audience `a` should see, built from scratch.
   json expected(int a) const {
@@ -35,6 +35,7 @@ struct Scenery {
         "quantik", state->is_over() ? protocol::Status::over : protocol::Status::playing,
         &seats,    &rematch,
         round,     nullptr,
+        nullptr,   nullptr,
         nullptr};
     const auto& st = a == 2 && delayed ? *delayed : *state;
     return protocol::make_state(facts, st, a == 2 ? std::nullopt : std::optional<rules::Seat>(a));

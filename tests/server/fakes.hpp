@@ -101,7 +101,8 @@ class ManualStore final : public Store {
   }
   void create_room(const RoomRecord& r, Done d) override {
     rooms[r.id] = Kept{
-        StoredRoom{r, {}, {RoundRecord{1, r.options, r.seed, r.salt, {}, nullptr, 0}}, 0}, 0, 0};
+        StoredRoom{r, {}, {RoundRecord{1, r.options, r.seed, r.salt, {}, nullptr, 0, nullptr}}, 0},
+        0, 0};
     complete(std::move(d));
   }
   void put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
@@ -126,7 +127,7 @@ class ManualStore final : public Store {
                    std::uint64_t seed, const std::string& salt, std::int64_t version,
                    Done d) override {
     if (auto* r = find(room)) {
-      r->rounds.push_back(RoundRecord{round, options, seed, salt, {}, nullptr, 0});
+      r->rounds.push_back(RoundRecord{round, options, seed, salt, {}, nullptr, 0, nullptr});
       r->version = version;
       rooms[room].finished = 0;
     }
@@ -141,11 +142,12 @@ class ManualStore final : public Store {
     }
     complete(std::move(d));
   }
-  void put_table(const std::string& room, int round, std::uint32_t rematch, std::int64_t version,
-                 Done d) override {
+  void put_table(const std::string& room, int round, std::uint32_t rematch,
+                 const nlohmann::json& offer, std::int64_t version, Done d) override {
     tables.emplace_back(rematch, version);
     if (auto* r = find(room)) {
       r->rounds[static_cast<std::size_t>(round) - 1].rematch = rematch;
+      r->rounds[static_cast<std::size_t>(round) - 1].offer = offer;
       r->version = version;
     }
     complete(std::move(d));

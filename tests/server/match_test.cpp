@@ -82,8 +82,8 @@ TEST(Match, ARematchStartsTheNextRoundWithAFreshSecret) {
 }
 
 TEST(Match, RestoreReplaysEveryRound) {
-  RoundRecord one{1, kFirst0, kSecret.seed, kSecret.salt, kEnding, nullptr, 0};
-  RoundRecord two{2, {{"first", "1"}}, 99, kSecret.salt, {{1, "sphere@a1"}}, nullptr, 0};
+  RoundRecord one{1, kFirst0, kSecret.seed, kSecret.salt, kEnding, nullptr, 0, nullptr};
+  RoundRecord two{2, {{"first", "1"}}, 99, kSecret.salt, {{1, "sphere@a1"}}, nullptr, 0, nullptr};
   const auto m = Match::restore(quantik(), stored({one, two}));
   ASSERT_TRUE(m.has_value()) << m.error();
   EXPECT_EQ(m->round(), 2);
@@ -94,7 +94,7 @@ TEST(Match, RestoreReplaysEveryRound) {
 
 TEST(Match, RestoreSaysWhereTheLogAndTheRulesDisagree) {
   RoundRecord bad{1,       kFirst0, kSecret.seed, kSecret.salt, {{0, "sphere@a1"}, {0, "cube@b2"}},
-                  nullptr, 0};
+                  nullptr, 0,       nullptr};
   auto m = Match::restore(quantik(), stored({bad}));
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error(), "round 1, move 1 (cube@b2 by seat 0): move/not_your_turn");
@@ -103,7 +103,8 @@ TEST(Match, RestoreSaysWhereTheLogAndTheRulesDisagree) {
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error(), "round numbers are not consecutive");
   RoundRecord lied{
-      1, kFirst0, kSecret.seed, kSecret.salt, kEnding, json{{"winners", json::array()}}, 0};
+      1, kFirst0, kSecret.seed, kSecret.salt, kEnding, json{{"winners", json::array()}},
+      0, nullptr};
   m = Match::restore(quantik(), stored({lied}));
   ASSERT_FALSE(m.has_value());
   EXPECT_EQ(m.error(), "round 1: the replayed outcome differs from the stored one");

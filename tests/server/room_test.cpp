@@ -1620,5 +1620,168 @@ TEST_F(Audience, ARoomHoldsAtMostSoManySpectatorsAndTheNextIsRefused) {
   EXPECT_EQ(e3->take("joined").size(), 1u) << "a place was freed";
 }
 
+// ---------- a round that ends outside the rules: a resignation, a draw agreed ----------
+
+// The state a newcomer watching `room` is sent whole: every patched copy must equal it.
+json watched_whole(Lobby& lobby, const std::string& room) {
+  auto w = std::make_shared<FakeConnection>();
+  lobby.handle(w, *protocol::decode(R"({"type":"hello","name":"Wil"})"));
+  lobby.handle(
+      w, *protocol::decode(json{{"type", "join"}, {"room", room}, {"as", "spectator"}}.dump()));
+  return w->states[room];
+}
+
+TEST_F(Table, APlayerWhoResignsLosesAndEveryoneSeesItOnceItIsStored) {
+  auto t = seated_table();
+  move(t.ada, t.room, kEnding[0]);
+  store.automatic = false;
+  const auto v = t.eve->versions[t.room];
+  send(t.eve, {{"type", "resign"}, {"room", t.room}});
+  EXPECT_EQ(error_code(t.eve), "move/not_a_player");
+  send(t.ada, {{"type", "resign"}, {"room", t.room}});  // not Ada's turn: resigning needs none
+  EXPECT_EQ(t.eve->versions[t.room], v) << "shown only once stored";
+  const auto& stored = store.rooms[t.room].room.rounds[0].outcome;
+  ASSERT_TRUE(stored.is_object());
+  EXPECT_EQ(stored["end"], "resigned");
+  store.release_all();
+  store.automatic = true;
+  for (const auto& c : {t.ada, t.bob, t.eve}) {
+    const json& st = c->states[t.room];
+    EXPECT_EQ(st["status"], "over");
+    EXPECT_EQ(st["to_move"], nullptr);
+    EXPECT_EQ(st["legal_moves"], json::array());
+    EXPECT_EQ(st["outcome"], (json{{"winners", {1}},
+                                   {"scores", json::array()},
+                                   {"reason", "Ada resigned"},
+                                   {"end", "resigned"},
+                                   {"seat", 0}}));
+    EXPECT_TRUE(st["fairness"]["seed"].is_string()) << "the seed is revealed, as at any end";
+  }
+  EXPECT_EQ(t.eve->versions[t.room], v + 1) << "one version";
+  EXPECT_EQ(t.eve->states[t.room], watched_whole(lobby, t.room));
+  EXPECT_EQ(stored, t.eve->states[t.room]["outcome"]);
+  // Over is over: no move, no second resignation, no draw.
+  move(t.bob, t.room, "cube@d4");
+  EXPECT_EQ(error_code(t.bob), "move/game_over");
+  send(t.bob, {{"type", "resign"}, {"room", t.room}});
+  EXPECT_EQ(error_code(t.bob), "move/game_over");
+  send(t.bob, {{"type", "draw"}, {"room", t.room}, {"action", "offer"}});
+  EXPECT_EQ(error_code(t.bob), "move/game_over");
+  // And a rematch follows as after any end.
+  send(t.ada, {{"type", "rematch"}, {"room", t.room}});
+  send(t.bob, {{"type", "rematch"}, {"room", t.room}});
+  EXPECT_EQ(t.eve->states[t.room]["status"], "playing");
+  EXPECT_EQ(t.eve->states[t.room]["round"], 2);
+  EXPECT_EQ(t.eve->states[t.room]["outcome"], nullptr);
+  move(t.ada, t.room, kEnding[0]);
+  EXPECT_EQ(t.bob->states[t.room]["to_move"], 1) << "round 2 plays";
+}
+
+TEST_F(Table, NobodyResignsOrOffersADrawBeforeTheGameStartsOrInAGameOfThree) {
+  auto ada = client("Ada"), bob = client("Bob"), cid = client("Cid");
+  const auto room = create(ada);
+  join(ada, room);
+  send(ada, {{"type", "resign"}, {"room", room}});
+  EXPECT_EQ(error_code(ada), "move/not_started");
+  send(ada, {{"type", "draw"}, {"room", room}, {"action", "offer"}});
+  EXPECT_EQ(error_code(ada), "move/not_started");
+  send(ada, {{"type", "draw"}, {"room", room}, {"action", "maybe"}});
+  EXPECT_EQ(error_code(ada), "proto/bad_field");
+
+  send(ada, {{"type", "create"}, {"game", "quirky"}, {"options", {{"players", 3}}}});
+  const std::string three = ada->take("created").at(0)["room"];
+  for (const auto& c : {ada, bob, cid}) join(c, three);
+  ASSERT_EQ(cid->states[three]["status"], "playing");
+  send(bob, {{"type", "resign"}, {"room", three}});
+  EXPECT_EQ(error_code(bob), "resign/many_seats");
+  send(bob, {{"type", "draw"}, {"room", three}, {"action", "offer"}});
+  EXPECT_EQ(error_code(bob), "draw/two_seats");
+  EXPECT_EQ(cid->states[three]["status"], "playing");
+}
+
+TEST_F(Table, ADrawIsOfferedThenAcceptedDeclinedOrLeftToLapseWithTheNextMove) {
+  auto t = seated_table();
+  const auto offer = [&](const std::shared_ptr<FakeConnection>& c, const char* action) {
+    send(c, {{"type", "draw"}, {"room", t.room}, {"action", action}});
+  };
+  const json by_ada{{"kind", "draw"}, {"by", 0}}, by_bob{{"kind", "draw"}, {"by", 1}};
+  EXPECT_EQ(t.eve->states[t.room]["offer"], nullptr);
+  offer(t.bob, "accept");
+  EXPECT_EQ(error_code(t.bob), "draw/no_offer");
+  offer(t.ada, "offer");
+  for (const auto& c : {t.ada, t.bob, t.eve}) EXPECT_EQ(c->states[t.room]["offer"], by_ada);
+  EXPECT_EQ(store.rooms[t.room].room.rounds[0].offer["at"], 0) << "stored with the moves made";
+  offer(t.ada, "offer");
+  EXPECT_EQ(error_code(t.ada), "draw/offered");
+  offer(t.ada, "accept");
+  EXPECT_EQ(error_code(t.ada), "draw/no_offer") << "nobody accepts their own offer";
+  offer(t.bob, "decline");
+  EXPECT_EQ(error_code(t.bob), "");
+  EXPECT_EQ(t.eve->states[t.room]["offer"], nullptr);
+  offer(t.bob, "decline");
+  EXPECT_EQ(error_code(t.bob), "draw/no_offer");
+
+  // An offer lapses with the next move, in the move's own version.
+  offer(t.bob, "offer");
+  EXPECT_EQ(t.ada->states[t.room]["offer"], by_bob);
+  const auto v = t.eve->versions[t.room];
+  move(t.ada, t.room, kEnding[0]);
+  EXPECT_EQ(t.eve->versions[t.room], v + 1);
+  EXPECT_EQ(t.eve->states[t.room]["offer"], nullptr);
+  offer(t.ada, "accept");
+  EXPECT_EQ(error_code(t.ada), "draw/no_offer");
+
+  // Accepted: the round ends drawn. (An offer made to one who offered already agrees it too.)
+  offer(t.bob, "offer");
+  offer(t.ada, "offer");
+  for (const auto& c : {t.ada, t.bob, t.eve}) {
+    EXPECT_EQ(c->states[t.room]["status"], "over");
+    EXPECT_EQ(c->states[t.room]["offer"], nullptr);
+    EXPECT_EQ(c->states[t.room]["outcome"], (json{{"winners", json::array()},
+                                                  {"scores", json::array()},
+                                                  {"reason", "draw agreed"},
+                                                  {"end", "agreed_draw"},
+                                                  {"seat", 0}}));
+  }
+  EXPECT_EQ(t.eve->states[t.room], watched_whole(lobby, t.room));
+  EXPECT_EQ(store.rooms[t.room].room.rounds[0].outcome["end"], "agreed_draw");
+}
+
+// A restart brings back a round that ended by resignation as it ended, and a draw offer only if
+// no move was made since it.
+TEST_F(Table, ARebuiltRoomKeepsItsResignationAndAnOfferThatStillStands) {
+  auto t = seated_table();
+  move(t.ada, t.room, kEnding[0]);
+  send(t.ada, {{"type", "draw"}, {"room", t.room}, {"action", "offer"}});
+  const StoredRoom offered = store.rooms[t.room].room;
+  move(t.bob, t.room, kEnding[1]);
+  const StoredRoom lapsed = store.rooms[t.room].room;
+  send(t.bob, {{"type", "resign"}, {"room", t.room}});
+  const StoredRoom resigned = store.rooms[t.room].room;
+
+  const auto rebuilt = [&](StoredRoom stored) -> json {
+    ManualStore store2;
+    std::uint64_t n = 1;
+    Lobby lobby2{store2, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }};
+    std::string why;
+    if (!lobby2.restore_room(stored, why)) return why;
+    return watched_whole(lobby2, stored.room.id);
+  };
+  EXPECT_EQ(rebuilt(offered)["offer"], (json{{"kind", "draw"}, {"by", 0}}));
+  EXPECT_EQ(rebuilt(lapsed)["offer"], nullptr) << "a move since: the offer lapsed";
+  const json back = rebuilt(resigned);
+  EXPECT_EQ(back["status"], "over");
+  EXPECT_EQ(back["outcome"], t.eve->states[t.room]["outcome"]);
+  EXPECT_EQ(back["board"], t.eve->states[t.room]["board"]);
+
+  // An outcome stored for a round the rules say goes on, that is no ending, is a broken log.
+  auto broken = resigned;
+  broken.rounds[0].outcome["end"] = "bored";
+  EXPECT_TRUE(rebuilt(broken).is_string());
+  broken.rounds[0].outcome = resigned.rounds[0].outcome;
+  broken.rounds[0].outcome["winners"] = {1};  // the resigner winning
+  EXPECT_TRUE(rebuilt(broken).is_string());
+}
+
 }  // namespace
 }  // namespace plateau::server::testing

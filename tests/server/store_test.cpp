@@ -210,10 +210,13 @@ TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
     ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, std::nullopt, 2, d); }));
     ASSERT_TRUE(
         wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 0, 0, "m0", 3, 0}, d); }));
-    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, 4, d); }));  // a player shown away
+    ASSERT_TRUE(
+        wait([&](Done d) { store->put_table("r1", 1, 0, nullptr, 4, d); }));  // a player shown away
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("r1", 1, outcome, 5, d); }));
-    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0b10, 6, d); }));  // seat 1 asks
-    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0b10, 7, d); }));  // seat 0 shown back
+    ASSERT_TRUE(
+        wait([&](Done d) { store->put_table("r1", 1, 0b10, nullptr, 6, d); }));  // seat 1 asks
+    ASSERT_TRUE(wait(
+        [&](Done d) { store->put_table("r1", 1, 0b10, nullptr, 7, d); }));  // seat 0 shown back
     store->close();
   }
   auto store = open();
@@ -235,6 +238,37 @@ TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
   ASSERT_EQ(again->rooms.at(0).rounds.size(), 2u);
   EXPECT_EQ(again->rooms[0].rounds[1].rematch, 0u);
   EXPECT_EQ(again->rooms[0].version, 8);
+}
+
+// The draw offered in a round in play is stored with the table, and read back by a start and by a
+// room coming back into memory; answering it stores null.
+TEST_F(StoreTest, TheDrawOfferedIsStoredWithTheTable) {
+  const nlohmann::json offer{{"kind", "draw"}, {"by", 1}, {"at", 1}};
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                         d);
+    }));
+    ASSERT_TRUE(
+        wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 0, 0, "m0", 3, 0}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, offer, 4, d); }));
+    store->close();
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  const auto loaded = store->load(0);
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  EXPECT_EQ(loaded->rooms.at(0).rounds.at(0).offer, offer);
+  const auto one = store->load_room("r1", 0);
+  ASSERT_TRUE(one.has_value() && one->has_value());
+  EXPECT_EQ((*one)->rounds.at(0).offer, offer);
+  ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, nullptr, 5, d); }));  // declined
+  store->close();
+  store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->load(0)->rooms.at(0).rounds.at(0).offer, nullptr);
 }
 
 // Rooms in play always come back; one whose game ended comes back only if it ended since the
@@ -497,7 +531,7 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
   // Make it the database a schema-2 server leaves: no log, no rematch column, and a round in
   // play whose moves are in `moves`.
   sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; ALTER TABLE rounds DROP COLUMN "
-      "salt;"
+      "salt; ALTER TABLE rounds DROP COLUMN offer;"
       "ALTER TABLE rooms DROP COLUMN creator; PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
       "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, "
