@@ -435,6 +435,7 @@ async function renderRoom() {
     actions.append(el('button', { class: 'primary', id: 'rematch', disabled: asked, onclick: () => send({ type: 'rematch', room: app.room }) },
       asked ? 'Waiting for the others…' : 'Rematch'));
   }
+  if (st.status === 'playing' && st.you !== null && st.seats.length === 2) actions.append(...endingControls(st));
   if (st.rematch.length && st.status === 'over') actions.append(el('span', { class: 'muted' }, ` Rematch asked by ${st.rematch.map(seatName).join(', ')}`));
   if (st.status === 'over') {
     const q = `room=${encodeURIComponent(app.room)}&round=${st.round}`;
@@ -457,6 +458,36 @@ async function renderRoom() {
   if (mod) mod.render(table, st, ctx);
   else genericTable(table, st, ctx);
   app.drawn = st;
+}
+
+// Resign and draw, for a player of a two-seat game in play. Resigning, and offering a draw, ask
+// once more before they are sent (a slip of the finger must not end a game); answering an offer
+// is one click.
+function endingControls(st) {
+  const confirming = app.confirming && app.confirming.room === app.room && app.confirming.round === st.round
+    ? app.confirming.what : null;
+  const ask = (what) => () => { app.confirming = what && { what, room: app.room, round: st.round }; renderRoom(); };
+  const act = (msg) => () => { app.confirming = null; send({ ...msg, room: app.room }); renderRoom(); };
+  const offer = st.offer && st.offer.kind === 'draw' ? st.offer : null;
+  if (confirming) {
+    const question = confirming === 'resign' ? 'Resign this game?' : 'Offer a draw?';
+    const msg = confirming === 'resign' ? { type: 'resign' } : { type: 'draw', action: 'offer' };
+    return [el('span', { class: 'confirm-text' }, question),
+      el('button', { class: confirming === 'resign' ? 'danger' : 'primary', id: `confirm-${confirming}`, onclick: act(msg) }, 'Yes'),
+      el('button', { id: 'confirm-cancel', onclick: ask(null) }, 'No')];
+  }
+  const out = [];
+  if (offer && offer.by !== st.you) {
+    out.push(el('span', { class: 'offer-text' }, `${st.seats[offer.by].name || 'Your opponent'} offers a draw`),
+      el('button', { class: 'primary', id: 'draw-accept', onclick: act({ type: 'draw', action: 'accept' }) }, 'Accept draw'),
+      el('button', { id: 'draw-decline', onclick: act({ type: 'draw', action: 'decline' }) }, 'Decline'));
+  } else if (offer) {
+    out.push(el('button', { id: 'draw-offer', disabled: true }, 'Draw offered…'));
+  } else {
+    out.push(el('button', { id: 'draw-offer', onclick: ask('draw') }, 'Offer draw'));
+  }
+  out.push(el('button', { class: 'danger', id: 'resign', onclick: ask('resign') }, 'Resign'));
+  return out;
 }
 
 // Any game is playable before it has a table of its own: its legal moves as buttons.

@@ -1,0 +1,60 @@
+// Ending a game by hand, in a real browser: a draw offered, declined, then a resignation after a
+// second thought; and a draw offered and accepted. Both players and a spectator see every step.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withBrowser, openTable, state, shots } from './harness.mjs';
+
+// Resolves once the page has drawn a state for which `pred` (run in the page, on the state) holds.
+async function shows(page, pred) {
+  await page.waitForFunction(pred);
+}
+const drawn = 'window.plateau.drawn === window.plateau.state && window.plateau.state';
+
+test('A draw offered and declined, then a resignation confirmed, seen by both players and a spectator', { timeout: 120000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { seated, eve, pages } = await openTable(browser, server, 'quantik', ['Ada', 'Bob']);
+    const [ada, bob] = seated.map((p) => p.page);
+    assert.equal(await eve.page.locator('#resign').count(), 0, 'a spectator cannot resign');
+
+    await ada.locator('#draw-offer').click();
+    await ada.locator('#confirm-draw').click();
+    for (const p of pages) await shows(p, `${drawn}.offer && window.plateau.state.offer.by === 0`);
+    assert.equal(await ada.locator('#draw-offer').isDisabled(), true, 'her offer stands');
+    await bob.locator('#draw-accept').waitFor();
+    assert.match(await bob.textContent('#room-actions'), /Ada offers a draw/);
+    await bob.screenshot({ path: `${shots}/ending-offer-phone.png`, fullPage: true });
+    await bob.locator('#draw-decline').click();
+    for (const p of pages) await shows(p, `${drawn} && window.plateau.state.offer === null`);
+
+    // A second thought: "No" sends nothing.
+    await bob.locator('#resign').click();
+    assert.match(await bob.textContent('#room-actions'), /Resign this game\?/);
+    await bob.locator('#confirm-cancel').click();
+    await bob.locator('#resign').waitFor();
+    assert.equal((await state(bob)).status, 'playing');
+    await bob.locator('#resign').click();
+    await bob.locator('#confirm-resign').click();
+    for (const p of pages) await shows(p, `${drawn}.status === 'over'`);
+    const st = await state(eve.page);
+    assert.deepEqual(st.outcome.winners, [0]);
+    assert.equal(st.outcome.end, 'resigned');
+    assert.match(await ada.textContent('#status'), /^You win! \(Bob resigned\)/);
+    assert.match(await eve.page.textContent('#status'), /^Ada wins \(Bob resigned\)/);
+    assert.equal(await bob.locator('#resign').count(), 0, 'nothing to resign once over');
+    await bob.locator('#rematch').waitFor();
+    await eve.page.screenshot({ path: `${shots}/ending-resigned.png` });
+  });
+});
+
+test('A draw offered and accepted ends the game drawn', { timeout: 120000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { seated, pages } = await openTable(browser, server, 'kwinty', ['Ada', 'Bob']);
+    const [ada, bob] = seated.map((p) => p.page);
+    await bob.locator('#draw-offer').click();
+    await bob.locator('#confirm-draw').click();
+    await ada.locator('#draw-accept').click();
+    for (const p of pages) await shows(p, `${drawn}.status === 'over' && window.plateau.state.outcome.end === 'agreed_draw'`);
+    for (const p of pages) assert.match(await p.textContent('#status'), /^Draw \(draw agreed\)/);
+    await ada.screenshot({ path: `${shots}/ending-drawn.png` });
+  });
+});
