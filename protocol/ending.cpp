@@ -12,6 +12,8 @@ std::string_view end_string(EndKind kind) {
       return "resigned";
     case EndKind::agreed_draw:
       return "agreed_draw";
+    case EndKind::flagged:
+      return "flagged";
   }
   return "resigned";
 }
@@ -40,6 +42,8 @@ std::optional<Ending> ending_from_json(const json& j, int seats) {
     e.kind = EndKind::resigned;
   else if (*end == "agreed_draw")
     e.kind = EndKind::agreed_draw;
+  else if (*end == "flagged")
+    e.kind = EndKind::flagged;
   else
     return std::nullopt;
   e.seat = seat->get<int>();
@@ -52,17 +56,22 @@ std::optional<Ending> ending_from_json(const json& j, int seats) {
     e.outcome.scores.push_back(s.get<int>());
   }
   e.outcome.reason = reason->get<std::string>();
-  // What each ending must say: nobody wins an agreed draw; a resigner never wins.
+  // What each ending must say: nobody wins an agreed draw; who resigns or runs out of time
+  // never wins, and somebody else does.
   if (e.kind == EndKind::agreed_draw && !e.outcome.winners.empty()) return std::nullopt;
-  if (e.kind == EndKind::resigned &&
-      (e.outcome.winners.empty() || std::ranges::find(e.outcome.winners, e.seat) !=
-                                        e.outcome.winners.end()))
+  if (e.kind != EndKind::agreed_draw &&
+      (e.outcome.winners.empty() ||
+       std::ranges::find(e.outcome.winners, e.seat) != e.outcome.winners.end()))
     return std::nullopt;
   return e;
 }
 
 Ending resignation(rules::Seat seat, const std::string& name) {
   return {EndKind::resigned, seat, rules::Outcome{{1 - seat}, {}, name + " resigned"}};
+}
+
+Ending flagged(rules::Seat seat, const std::string& name) {
+  return {EndKind::flagged, seat, rules::Outcome{{1 - seat}, {}, name + " ran out of time"}};
 }
 
 Ending agreed_draw(rules::Seat seat) {

@@ -1,4 +1,5 @@
-// A round that ends outside the rules: a player resigns, or the players agree a draw. Its
+// A round that ends outside the rules: a player resigns, the players agree a draw, or a
+// player's clock runs out. Its
 // outcome is the rules' Outcome (winners, scores, a reason for people) with a stable code for
 // how it ended, `end`, and the seat that ended it, `seat`:
 //   {"winners":[1],"scores":[],"reason":"Ada resigned","end":"resigned","seat":0}
@@ -15,12 +16,12 @@
 
 namespace plateau::protocol {
 
-enum class EndKind { resigned, agreed_draw };
+enum class EndKind { resigned, agreed_draw, flagged };
 std::string_view end_string(EndKind kind);
 
 struct Ending {
   EndKind kind = EndKind::resigned;
-  rules::Seat seat = 0;  // who resigned; who accepted the draw
+  rules::Seat seat = 0;  // who resigned; who accepted the draw; whose time ran out
   rules::Outcome outcome;
   friend bool operator==(const Ending&, const Ending&) = default;
 };
@@ -33,5 +34,7 @@ std::optional<Ending> ending_from_json(const nlohmann::json& j, int seats);
 Ending resignation(rules::Seat seat, const std::string& name);
 // The players agree a draw; `seat` accepted the other's offer.
 Ending agreed_draw(rules::Seat seat);
+// `seat` (shown as `name`) ran out of time in a game of two seats: the other wins.
+Ending flagged(rules::Seat seat, const std::string& name);
 
 }  // namespace plateau::protocol

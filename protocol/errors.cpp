@@ -79,6 +79,10 @@ std::string_view code_string(Code c) {
       return "draw/offered";
     case Code::draw_no_offer:
       return "draw/no_offer";
+    case Code::clock_two_seats:
+      return "clock/two_seats";
+    case Code::move_flagged:
+      return "move/flagged";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

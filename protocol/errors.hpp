@@ -48,6 +48,8 @@ enum class Code {
   draw_two_seats,     // draw/two_seats: draws are agreed in games of two seats only
   draw_offered,       // draw/offered: the player's own offer stands already
   draw_no_offer,      // draw/no_offer: no draw is offered to the player
+  clock_two_seats,    // clock/two_seats: clocks are for games of two seats (for now)
+  move_flagged,       // move/flagged: the mover's time ran out before the move came
   internal_error,     // internal/error: the server failed while handling the message (logged)
   internal,           // server/internal (kept last: tests walk the codes up to it)
 };

@@ -107,6 +107,11 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
       if (!it->is_boolean()) return fail(Code::bad_field, "'private' must be a boolean", id);
       c.is_private = it->get<bool>();
     }
+    if (const auto it = obj.find("clock"); it != obj.end()) {
+      auto clock = time_control_from_json(*it);
+      if (!clock) return fail(Code::bad_field, clock.error(), id);
+      c.clock = *clock;
+    }
     auto delay = get_optional_int(obj, "spectator_delay", id);
     if (!delay) return std::unexpected(delay.error());
     if (*delay) {
@@ -312,9 +317,10 @@ std::string encode_joined(const json& id, std::string_view room, std::optional<i
       .dump();
 }
 std::string encode_full(const json& id, std::string_view room, std::int64_t version,
-                        const json& state) {
-  return with_id({{"type", "full"}, {"room", room}, {"version", version}, {"state", state}}, id)
-      .dump();
+                        const json& state, std::optional<std::int64_t> server_time) {
+  json out{{"type", "full"}, {"room", room}, {"version", version}, {"state", state}};
+  if (server_time) out["server_time"] = *server_time;
+  return with_id(std::move(out), id).dump();
 }
 std::string encode_patch(std::string_view room, std::int64_t version, const json& ops) {
   return json{{"type", "patch"}, {"room", room}, {"version", version}, {"ops", ops}}.dump();

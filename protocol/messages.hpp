@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "errors.hpp"
+#include "time_control.hpp"
 
 namespace plateau::protocol {
 
@@ -38,6 +39,7 @@ struct Create {
   nlohmann::json options;  // an object, or null for the defaults
   bool is_private = false;
   int spectator_delay = 0;  // moves by which spectators trail the players
+  TimeControl clock{};      // (extension) the table's time control; none by default
 };
 struct Join {
   std::string room;
@@ -111,8 +113,10 @@ std::string encode_welcome(const nlohmann::json& id, std::string_view player,
                            const nlohmann::json& tables = nlohmann::json::array());
 std::string encode_created(const nlohmann::json& id, std::string_view room);
 std::string encode_joined(const nlohmann::json& id, std::string_view room, std::optional<int> seat);
+// `server_time` (ms since the epoch), for a room with clocks: what a client sets its clocks by.
 std::string encode_full(const nlohmann::json& id, std::string_view room, std::int64_t version,
-                        const nlohmann::json& state);
+                        const nlohmann::json& state,
+                        std::optional<std::int64_t> server_time = std::nullopt);
 std::string encode_patch(std::string_view room, std::int64_t version, const nlohmann::json& ops);
 // The same frame from operations already written as JSON text (see diff_text).
 std::string encode_patch_text(std::string_view room, std::int64_t version, std::string_view ops);

@@ -41,6 +41,7 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state,
   else if (const auto outcome = state.outcome())
     e.outcome = rules::to_json(*outcome);
   if (playing) e.offer = room.offer;
+  e.clock = room.clock;
   if (room.rematch)
     for (std::size_t i = 0; i < room.rematch->size(); ++i)
       if ((*room.rematch)[i]) e.rematch.push_back(static_cast<int>(i));
@@ -83,6 +84,7 @@ json assemble_state(const Envelope& e, json board) {
               {"fairness", fairness_json(e.fairness.get())},
               {"options", e.options ? *e.options : json(nullptr)},
               {"offer", e.offer},
+              {"clock", e.clock},
               {"board", std::move(board)}};
 }
 
@@ -459,6 +461,7 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
   if (a.options != b.options && (!a.options || !b.options || *a.options != *b.options))
     replace_with(ops, "/options",
                  [&](std::string& o) { o += (b.options ? *b.options : json(nullptr)).dump(); });
+  if (a.clock != b.clock) replace_with(ops, "/clock", [&](std::string& o) { o += b.clock.dump(); });
   if (a.offer != b.offer) replace_with(ops, "/offer", [&](std::string& o) { o += b.offer.dump(); });
   if (a.fairness != b.fairness)
     replace_with(ops, "/fairness",

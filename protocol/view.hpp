@@ -48,6 +48,8 @@ struct RoomFacts {
   std::shared_ptr<const nlohmann::json> ended;
   // The offer open to the table while it plays: {"kind":"draw","by":seat}, or null.
   nlohmann::json offer;
+  // The table's clocks (server/rooms/game_clock.hpp), or null for a table without.
+  nlohmann::json clock{};
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
@@ -72,6 +74,7 @@ struct Envelope {
   // The round's options: one object per round, so comparing the pointers is enough.
   std::shared_ptr<const nlohmann::json> options;
   nlohmann::json offer;  // null, or {"kind","by"}
+  nlohmann::json clock;  // null, or the clocks
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
 Envelope make_envelope(const RoomFacts& room, const rules::State& state,

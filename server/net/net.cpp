@@ -62,6 +62,7 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* stor
       store_(store),
       tls_(std::move(tls)),
       ticker_(ioc),
+      flag_timer_(ioc),
       connections_(new ConnectionTable),
       door_(
           ioc, health_, tls_ == nullptr,
@@ -69,6 +70,10 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* stor
           [this](tcp::socket socket, ConnectionSlot slot) {
             serve(std::move(socket), std::move(slot));
           }) {
+  // The rooms' clocks read the system clock; their flags fall by one timer, armed for the
+  // earliest (a wheel of one: no timer per room, nothing at all while no clock runs).
+  lobby_.use_clock(now_ms);
+  lobby_.on_deadline([this](Millis at) { arm_flags(at); });
   health_.writable = [store = store_] { return !store || store->available(); };
   health_.rooms = [&lobby = lobby_] { return lobby.room_count(); };
   health_.connections = [&stats = stats_] { return std::size_t(stats.connections); };
@@ -121,6 +126,23 @@ std::expected<void, std::string> Server::start() {
   lobby_.tick(now_ms());
   Ticker::arm(this);
   return {};
+}
+
+void Server::arm_flags(Millis at) {
+  if (stopping_ || (flag_armed_ && *flag_armed_ <= at)) return;
+  flag_armed_ = at;
+  // A millisecond late rather than early: a flag checked before its time would wait again.
+  flag_timer_.expires_after(std::chrono::milliseconds(std::max<Millis>(0, at - now_ms()) + 1));
+  flag_timer_.async_wait([this](beast::error_code ec) {
+    if (ec || stopping_) return;  // armed again for an earlier flag (or stopping)
+    flag_armed_.reset();
+    try {
+      lobby_.expire(now_ms());
+    } catch (const std::exception& e) {
+      internal_error("flags", e.what());
+    }
+    if (const auto next = lobby_.next_deadline()) arm_flags(*next);
+  });
 }
 
 unsigned short Server::port() const { return door_.port(); }
@@ -264,6 +286,7 @@ void Server::shutdown(std::function<void()> done) {
   stopping_ = true;
   door_.stop();
   ticker_.cancel();
+  flag_timer_.cancel();
   spdlog::info("event=shutdown connections={} rooms={}", websockets_.size(), lobby_.room_count());
   lobby_.announce(
       "The server is restarting. Your games are saved; this page reconnects by itself.");

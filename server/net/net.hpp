@@ -139,6 +139,10 @@ class Server {
   Storage* store_;
   std::shared_ptr<boost::asio::ssl::context> tls_;
   boost::asio::steady_timer ticker_;
+  // One timer for every clock's flag: armed for the earliest the lobby knows (issue 44).
+  boost::asio::steady_timer flag_timer_;
+  std::optional<Millis> flag_armed_;  // the deadline it waits for, while it waits
+  void arm_flags(Millis at);
   bool store_was_available_ = true;
   std::uint64_t store_exceptions_seen_ = 0;
   ConnectionTable* connections_;  // deleted by orphan(), once the Server and every slot are gone

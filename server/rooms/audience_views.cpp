@@ -70,6 +70,7 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
     facts.fairness = over ? scene.revealed : scene.sealed;
     facts.ended = scene.ended;
     facts.offer = scene.offer;
+    facts.clock = scene.clock;
     auto& v = views[static_cast<std::size_t>(a)];
     v.envelope = protocol::make_envelope(facts, st, viewer_of(a));
     v.board_generation = scene.generation;

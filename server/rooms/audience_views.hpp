@@ -44,6 +44,7 @@ struct Scene {
   std::shared_ptr<const nlohmann::json> options;  // the round's
   std::shared_ptr<const nlohmann::json> ended;    // Match::ended(): over outside the rules
   nlohmann::json offer;                           // the offer open to the table, or null
+  nlohmann::json clock{};                         // GameClock::view(), or null
 };
 
 class AudienceViews {

@@ -139,6 +139,7 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
   } else if (const auto* d = std::get_if<protocol::Draw>(&req.body)) {
     refused = room->draw(c, d->action, id);
   }
+  watch_clock(*room);
   if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];
 }
 
@@ -210,6 +211,11 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   auto secret = fresh_round_secret(random_);
   auto match = Match::start(*game, *options, secret, req.spectator_delay);
   if (!match) return reply_error(c, Code::bad_option, "these options do not go together", id);
+  if (req.clock.timed() && match->state().num_seats() != 2)
+    return reply_error(c, Code::clock_two_seats,
+                       "clocks are for games of two seats; this one has " +
+                           std::to_string(match->state().num_seats()),
+                       id);
   if (rooms_.size() >= limits_.max_rooms)
     return reply_error(c, Code::too_many_rooms, "the server holds as many rooms as it may", id);
   const std::string& creator = c->player()->id;
@@ -224,15 +230,13 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   const std::string room_id = new_room_id();
   if (unloaded_.contains(room_id))  // an id in use, out of memory: not a room of this one's
     return reply_error(c, Code::internal, "no room id free; try again", id);
-  RoomSettings settings{.is_private = req.is_private,
-                        .spectator_delay = req.spectator_delay,
-                        .grace_ms = limits_.grace_ms,
-                        .keep = limits_.keep,
-                        .random = random_,
-                        .max_spectators = limits_.max_spectators};
-  RoomRecord record{room_id,        std::string(game->id()), *options, secret.seed,
-                    req.is_private, req.spectator_delay,     now_,     secret.salt,
-                    c->player()->id};
+  RoomSettings settings = server_settings();
+  settings.is_private = req.is_private;
+  settings.spectator_delay = req.spectator_delay;
+  settings.clock = req.clock;
+  RoomRecord record{room_id,         std::string(game->id()),     *options, secret.seed,
+                    req.is_private,  req.spectator_delay,         now_,     secret.salt,
+                    c->player()->id, protocol::to_json(req.clock)};
   auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
@@ -320,11 +324,14 @@ json Lobby::Unloaded::summary(const std::string& id) const {
   json seat_lines = json::array();
   for (std::size_t s = 0; s < seats.size(); ++s)
     seat_lines.push_back(seat_line(s, seats[s].first, seats[s].second, false));
-  return json{
-      {"room", id},           {"game", game->id()},
-      {"seats", seat_lines},  {"status", protocol::status_string(protocol::Status::playing)},
-      {"spectators", 0},      {"round", round},
-      {"private", is_private}};
+  return json{{"room", id},
+              {"game", game->id()},
+              {"seats", seat_lines},
+              {"status", protocol::status_string(protocol::Status::playing)},
+              {"spectators", 0},
+              {"round", round},
+              {"private", is_private},
+              {"clock", clock}};
 }
 
 json Lobby::Line::summary() const { return room ? room->summary() : unloaded->summary(*id); }
@@ -424,6 +431,9 @@ void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms
     json entry = line.summary();
     entry["you"] = seat;
     entry["your_turn"] = line.status() == protocol::Status::playing && line.to_move() == seat;
+    // When the seat to move runs out of time, for a client to sort by (correspondence games).
+    if (const auto d = deadline_of_.find(*line.id); d != deadline_of_.end())
+      entry["deadline"] = d->second;
     yours.push_back(std::move(entry));
   }
   c->send(make_frame(protocol::encode_rooms(id, out, total, from, yours)));
@@ -453,8 +463,9 @@ void Lobby::tick(Millis now) {
     room.tick(now);
     const bool idle = room.idle() && !room.failed();
     const Millis quiet = now - room.last_activity();
+    // A live clock's room stays: its clock is charged as it runs, in memory.
     if (idle && room.status() == protocol::Status::playing && limits_.unload_after_ms > 0 &&
-        quiet > limits_.unload_after_ms) {
+        !room.live_clock_running() && quiet > limits_.unload_after_ms) {
       const auto next = std::next(it);
       unload(it);
       it = next;
@@ -480,6 +491,7 @@ void Lobby::tick(Millis now) {
     players_swept_ = now;
     sweep_players();
   }
+  expire(now);  // the flags the timer has not seen to yet (it always should have)
 }
 
 void Lobby::unload(std::map<std::string, std::shared_ptr<Room>>::iterator it) {
@@ -496,6 +508,7 @@ void Lobby::unload(std::map<std::string, std::shared_ptr<Room>>::iterator it) {
     creator_of_.erase(c);
   }
   u.seats = room.seated();
+  u.clock = protocol::to_json(room.time_control());
   const std::string id = it->first;
   rooms_.erase(it);  // its writes are all done: idle() says nothing waits for the store
   room_count_ = rooms_.size();
@@ -659,12 +672,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     const auto it = p ? players_.find(*p) : players_.end();
     names.push_back(it != players_.end() ? it->second.name : "");
   }
-  auto room = Room::restore(r, *game, names, store_, now_,
-                            RoomSettings{.grace_ms = limits_.grace_ms,
-                                         .keep = limits_.keep,
-                                         .random = random_,
-                                         .max_spectators = limits_.max_spectators},
-                            why);
+  auto room = Room::restore(r, *game, names, store_, now_, server_settings(), why);
   if (!room) return false;
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
@@ -683,6 +691,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     if (p && !bot_level_in(*p)) sit(*p, r.room.id);
   rooms_[r.room.id] = room;
   room_count_ = rooms_.size();
+  watch_clock(*room);
   // Its bots sit again, and move when it is their turn.
   if (bots_.background)
     for (const auto& p : r.seats)
@@ -692,6 +701,47 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
         room->rebind(bot);
       }
   return true;
+}
+
+RoomSettings Lobby::server_settings() const {
+  return RoomSettings{.grace_ms = limits_.grace_ms,
+                      .keep = limits_.keep,
+                      .random = random_,
+                      .max_spectators = limits_.max_spectators,
+                      .now = clock_};
+}
+
+void Lobby::watch_clock(Room& room) {
+  const auto at = room.deadline();
+  const auto known = deadline_of_.find(room.id());
+  if (known == deadline_of_.end() ? !at : at == known->second) return;
+  if (known != deadline_of_.end()) {
+    deadlines_.erase({known->second, room.id()});
+    deadline_of_.erase(known);
+  }
+  if (!at) return;
+  const bool earliest = deadlines_.empty() || *at < deadlines_.begin()->first;
+  deadlines_.emplace(*at, room.id());
+  deadline_of_[room.id()] = *at;
+  if (earliest && wake_) wake_(*at);
+}
+
+std::optional<Millis> Lobby::next_deadline() {
+  if (deadlines_.empty()) return std::nullopt;
+  return deadlines_.begin()->first;
+}
+
+void Lobby::expire(Millis now) {
+  while (!deadlines_.empty() && deadlines_.begin()->first <= now) {
+    const std::string id = deadlines_.begin()->second;
+    deadlines_.erase(deadlines_.begin());
+    deadline_of_.erase(id);
+    // A correspondence game may have left memory meanwhile: it comes back to lose on time.
+    const auto room = find(id);
+    if (!room) continue;  // closed, or it cannot be read
+    room->flag(now);
+    watch_clock(*room);  // a clock that is not due after all (it cannot be) stays watched
+  }
 }
 
 void Lobby::announce(const std::string& message) {

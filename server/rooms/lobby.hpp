@@ -94,6 +94,17 @@ class Lobby {
   void closed(Connection* c);
   void tick(Millis now);
 
+  // Clocks (issue 44). `now` gives the time to the millisecond, for every room's clocks (the
+  // server passes the system clock; tests a fake); without it, rooms take the last tick's.
+  void use_clock(std::function<Millis()> now) { clock_ = std::move(now); }
+  // `wake(at)` is called whenever a flag comes due earlier than any the lobby knew: the server
+  // arms one timer for it, and calls expire() when it fires.
+  void on_deadline(std::function<void(Millis)> wake) { wake_ = std::move(wake); }
+  // Flags every clock whose time is gone at `now` (each room's, stored, then shown).
+  void expire(Millis now);
+  // The next flag to come, if any.
+  std::optional<Millis> next_deadline();
+
   // Recovery: players and rooms read back from the store.
   void restore_player(const StoredPlayer& p);
   bool restore_room(const StoredRoom& r, std::string& why);
@@ -150,6 +161,7 @@ class Lobby {
     Millis last_activity = 0;
     std::string creator{};  // "" when not known (a room from before the last start)
     std::vector<std::pair<std::optional<std::string>, std::string>> seats{};  // (player id, name)
+    nlohmann::json clock{};                                                   // its time control
     nlohmann::json summary(const std::string& id) const;
   };
   // A room's line in a list, from memory or from an unloaded room.
@@ -177,6 +189,10 @@ class Lobby {
   void sit(const std::string& player, const std::string& room);
   void unsit(const std::string& player, const std::string& room);
   std::size_t open_rooms_of(const std::string& player);
+  // Takes note of `room`'s flag, if it has a new one.
+  void watch_clock(Room& room);
+  // The settings every room in memory shares (the server's), with `clock` and `now`.
+  RoomSettings server_settings() const;
   // The player's row is written (once): when they first take a seat or create a room.
   void store_player(const std::string& player);
   void sweep_players();
@@ -224,6 +240,12 @@ class Lobby {
   std::unordered_map<Connection*, std::set<std::string>> rooms_of_;
   Counters counters_;
   BotHouse bots_;
+  std::function<Millis()> clock_;
+  std::function<void(Millis)> wake_;
+  // Flags to come, earliest first, and each room's: one entry per room with a clock running,
+  // kept when the room leaves memory (a correspondence game can wait for days).
+  std::set<std::pair<Millis, std::string>> deadlines_;
+  std::unordered_map<std::string, Millis> deadline_of_;
   LatencyHistogram move_latency_;
   SpanTimer move_timer_{move_latency_};
 };

@@ -21,6 +21,7 @@ Room::Room(std::string id, Match match, RoomSettings settings, Store& store, Mil
       now_(now),
       last_activity_(now) {
   if (!settings_.random) settings_.random = secure_random_u64;
+  if (settings_.clock.timed()) clock_.emplace(settings_.clock, table_.seats());
 }
 
 std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game& game,
@@ -28,6 +29,12 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
                                     Millis now, RoomSettings settings, std::string& why) {
   settings.is_private = stored.room.is_private;
   settings.spectator_delay = stored.room.spectator_delay;
+  const auto clock = protocol::time_control_from_json(stored.room.clock);
+  if (!clock) {
+    why = "its time control is not one: " + clock.error();
+    return nullptr;
+  }
+  settings.clock = *clock;
   auto match = Match::restore(game, stored);
   if (!match) {
     why = match.error();
@@ -76,6 +83,22 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
       table.ask_rematch(static_cast<int>(s));
     }
   }
+  // The clocks as the last stored change left them. A live clock resumes with that time: the
+  // time the server was down is not charged. A correspondence deadline is a date: one that
+  // passed meanwhile flags at once.
+  if (auto& clock = room->clock_; clock && !stored.rounds.empty()) {
+    const auto& last = stored.rounds.back();
+    for (std::size_t i = 0; i < last.moves.size() && i < last.clocks.size(); ++i)
+      if (last.clocks[i]) clock->set_left(last.moves[i].first, *last.clocks[i]);
+    if (table.started() && !room->match_.over()) {
+      const int seat = *room->state().to_move();
+      const Millis t = room->time();
+      if (clock->control().kind == protocol::TimeControl::Kind::correspondence &&
+          !last.moves.empty())
+        clock->set_left(seat, last.last_move_ms + clock->control().per_move_ms() - t);
+      clock->start(seat, t);
+    }
+  }
   // The restart is itself a change (every seat is now away): it takes a version of its own, so
   // no client can mistake the rebuilt room for a version it saw before.
   room->version_ = stored.version + 1;
@@ -100,11 +123,20 @@ protocol::Status Room::status() const {
 bool Room::idle() const { return outbox_.empty() && table_.deserted(); }
 
 Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
-  return Scene{game().id(),         table_.started(),        &seats,
-               &table_.rematch(),   match_.round(),          &match_.state(),
-               match_.delayed(),    match_.fairness(false),  match_.fairness(true),
-               match_.generation(), match_.shared_options(), match_.ended(),
-               table_.offer_json()};
+  return Scene{game().id(),
+               table_.started(),
+               &seats,
+               &table_.rematch(),
+               match_.round(),
+               &match_.state(),
+               match_.delayed(),
+               match_.fairness(false),
+               match_.fairness(true),
+               match_.generation(),
+               match_.shared_options(),
+               match_.ended(),
+               table_.offer_json(),
+               clock_ ? clock_->view() : json()};
 }
 
 void Room::ensure_views() {
@@ -141,7 +173,8 @@ Done Room::durable_done(std::uint64_t entry) {
 void Room::send_full(const std::shared_ptr<Connection>& p, const json& id) {
   outbox_.holds_whole(p.get(), version_);
   const auto state = views_.state_of(table_.audience_of(p.get()));
-  outbox_.send(p, make_frame(protocol::encode_full(id, id_, version_, state)));
+  outbox_.send(p, make_frame(protocol::encode_full(id, id_, version_, state,
+                                                   clock_ ? std::optional(time()) : std::nullopt)));
 }
 
 void Room::fail_room() {
@@ -232,6 +265,7 @@ std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const proto
   const auto seat = free_seat(p, req.seat, id);
   if (!seat) return seat.error();
   table_.sit(*seat, *player, p);
+  start_clock();
   const auto entry = publish();
   // The reply and the full queue behind the seat's write; the joiner is marked as holding this
   // version before the store can complete, so the patch to it is skipped, not sent twice.
@@ -271,6 +305,7 @@ std::optional<Code> Room::add_bot(const std::shared_ptr<Connection>& p,
   if (!seat) return seat.error();
   last_activity_ = now_;
   table_.sit(*seat, *bot->player(), bot);
+  start_clock();
   const auto entry = publish();
   // The bot sees this version as the others do (its patch), and moves once it is durable.
   outbox_.send(p, make_frame(protocol::encode_bot_added(
@@ -292,6 +327,9 @@ std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
     return error(p, Code::not_a_player, "only a seated player may move", id);
   if (!table_.started())
     return error(p, Code::not_started, "the game starts when every seat is taken", id);
+  const Millis t = time();
+  if (flag_if_due(t))
+    return error(p, Code::move_flagged, "your time ran out before this move came", id);
   if (req.version != version_)
     return error(p, Code::stale_version,
                  "move made against version " + std::to_string(req.version) + "; the room is at " +
@@ -301,10 +339,15 @@ std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
     return error(p, protocol::code_for(ok.error()), std::string(rules::error_message(ok.error())),
                  id);
   table_.clear_offer();  // a move declines the draw offered (the stored one lapses with it)
-  const auto entry = publish(started);
   const bool over = match_.over();
+  std::optional<Millis> left;
+  if (clock_) {
+    clock_->moved(a, t, 0, over ? std::nullopt : state().to_move());
+    left = clock_->left(a, t);
+  }
+  const auto entry = publish(started);
   store_.append_move(MoveRecord{id_, round(), static_cast<int>(match_.moves().size()) - 1, a,
-                                req.move, version_, now_},
+                                req.move, version_, t, left},
                      over ? Done([weak = weak_from_this()](bool written) {
                        if (!written)
                          if (auto self = weak.lock()) self->fail_room();
@@ -423,12 +466,14 @@ std::expected<int, Code> Room::playing_seat(const std::shared_ptr<Connection>& p
   if (!table_.started())
     return std::unexpected(
         error(p, Code::not_started, "the game starts when every seat is taken", id));
-  if (match_.over()) return std::unexpected(error(p, Code::game_over, "the game is over", id));
+  if (flag_if_due(time()) || match_.over())
+    return std::unexpected(error(p, Code::game_over, "the game is over", id));
   return a;
 }
 
 void Room::end_round(const protocol::Ending& ending) {
   match_.end(ending);
+  if (clock_) clock_->stop(std::min(time(), clock_->flag_at().value_or(time())));
   table_.clear_offer();
   const auto entry = publish();
   store_.finish_round(id_, round(), *match_.ended(), now_, durable_done(entry));
@@ -440,7 +485,7 @@ std::optional<Code> Room::resign(const std::shared_ptr<Connection>& p, const jso
   if (table_.seats() != 2)
     return error(p, Code::resign_many_seats,
                  "in a game of more than two seats, a player cannot resign yet", id);
-  end_round(protocol::resignation(*seat, table_.seated()[static_cast<std::size_t>(*seat)].second));
+  end_round(protocol::resignation(*seat, seat_name(*seat)));
   flush();
   return std::nullopt;
 }
@@ -478,12 +523,49 @@ std::optional<Code> Room::draw(const std::shared_ptr<Connection>& p, protocol::D
   return std::nullopt;
 }
 
+std::string Room::seat_name(int seat) const {
+  auto name = table_.seated()[static_cast<std::size_t>(seat)].second;
+  return name.empty() ? "Seat " + std::to_string(seat + 1) : name;
+}
+
+void Room::start_clock() {
+  if (clock_ && !clock_->running() && table_.started() && !match_.over())
+    clock_->start(*state().to_move(), time());
+}
+
+bool Room::flag_if_due(Millis now) {
+  const auto at = deadline();
+  if (!at || now < *at) return false;
+  const int seat = *clock_->running();
+  end_round(protocol::flagged(seat, seat_name(seat)));
+  flush();
+  return true;
+}
+
+void Room::flag(Millis now) {
+  ensure_views();
+  if (!failed_) flag_if_due(now);
+}
+
+std::optional<Millis> Room::deadline() const {
+  if (!clock_ || match_.over()) return std::nullopt;
+  return clock_->flag_at();
+}
+
+bool Room::live_clock_running() const {
+  return clock_ && clock_->control().kind == protocol::TimeControl::Kind::live && deadline();
+}
+
 void Room::start_next_round() {
   if (!match_.next_round(settings_.random)) {
     fail_room();
     return;
   }
   table_.clear_rematch();
+  if (clock_) {
+    clock_.emplace(settings_.clock, table_.seats());
+    start_clock();
+  }
   const auto entry = publish();
   const auto& secret = match_.secret();
   store_.start_round(id_, round(), match_.options(), secret.seed, secret.salt, version_,
@@ -505,7 +587,8 @@ json Room::summary() const {
               {"status", protocol::status_string(status())},
               {"spectators", spectators()},
               {"round", round()},
-              {"private", settings_.is_private}};
+              {"private", settings_.is_private},
+              {"clock", protocol::to_json(settings_.clock)}};
 }
 
 }  // namespace plateau::server

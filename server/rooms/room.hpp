@@ -26,6 +26,7 @@
 #include "server/rooms/audience_views.hpp"
 #include "server/rooms/connection.hpp"
 #include "server/rooms/fairness.hpp"
+#include "server/rooms/game_clock.hpp"
 #include "server/rooms/match.hpp"
 #include "server/rooms/outbox.hpp"
 #include "server/rooms/reaper.hpp"
@@ -44,6 +45,9 @@ struct RoomSettings {
   // Where a new round's seed and salt come from: the CSPRNG when empty (tests pass their own).
   std::function<std::uint64_t()> random;
   std::size_t max_spectators = 10'000;  // the next one is refused (room/full_audience)
+  protocol::TimeControl clock{};        // the table's time control
+  // The time to the millisecond, for the clocks; without it, the time of the last tick.
+  std::function<Millis()> now{};
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -63,6 +67,7 @@ class Room : public std::enable_shared_from_this<Room> {
   std::int64_t version() const { return version_; }
   protocol::Status status() const;
   bool is_private() const { return settings_.is_private; }
+  const protocol::TimeControl& time_control() const { return settings_.clock; }
   std::string_view game_id() const { return game().id(); }
   int spectators() const { return table_.spectators(); }
   bool failed() const { return failed_; }
@@ -124,6 +129,13 @@ class Room : public std::enable_shared_from_this<Room> {
   // (tests that drive a room alone), here.
   void free_with(Reaper* reaper);
 
+  // When the flag of the seat to move falls, while a clock runs.
+  std::optional<Millis> deadline() const;
+  // Whether a live clock runs (such a room stays in memory: its time is charged as it goes).
+  bool live_clock_running() const;
+  // The flag falls if it is time: the seat to move loses on time, stored, then shown.
+  void flag(Millis now);
+
   // One line of the lobby's list: room, game, seats, status, spectators, round.
   nlohmann::json summary() const;
 
@@ -154,6 +166,14 @@ class Room : public std::enable_shared_from_this<Room> {
                                                   std::string_view what, const nlohmann::json& id);
   // The round ends as `ending` says: shown once stored, as a move that ends it would be.
   void end_round(const protocol::Ending& ending);
+  // The name seat `seat` shows, for an outcome's reason ("Seat 2" when it shows none).
+  std::string seat_name(int seat) const;
+  // The time now, to the millisecond when the server said how (RoomSettings::now).
+  Millis time() const { return settings_.now ? settings_.now() : now_; }
+  // The clock of the seat to move starts, when the game is on and no clock runs yet.
+  void start_clock();
+  // Flags the seat to move if its time is gone at `now`; true when it did.
+  bool flag_if_due(Millis now);
   // A connection leaves the room; a spectator's patches are kept from here if it `may_return`.
   void drop(Connection* p, bool may_return);
   void show_away(int seat);
@@ -165,7 +185,8 @@ class Room : public std::enable_shared_from_this<Room> {
   RoomSettings settings_;
   Store& store_;
   Table table_;
-  AudienceViews views_;  // at version_ once built
+  std::optional<GameClock> clock_;  // none for a table without a time control
+  AudienceViews views_;             // at version_ once built
   Outbox outbox_;
   std::int64_t version_ = 0;
   bool failed_ = false;

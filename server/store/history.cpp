@@ -5,6 +5,7 @@
 #include "protocol/ending.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rule_errors.hpp"
+#include "protocol/time_control.hpp"
 #include "protocol/view.hpp"
 #include "rules/game.hpp"
 #include "rules/replay.hpp"
@@ -16,8 +17,11 @@ using nlohmann::json;
 
 json record_to_json(const GameRecord& r) {
   json moves = json::array();
-  for (const auto& m : r.moves)
-    moves.push_back({{"seat", m.seat}, {"move", m.move}, {"at", m.at_ms}});
+  for (const auto& m : r.moves) {
+    json step{{"seat", m.seat}, {"move", m.move}, {"at", m.at_ms}};
+    if (m.clock_ms) step["clock"] = *m.clock_ms;
+    moves.push_back(std::move(step));
+  }
   json out{{"format", "plateau-game/1"}, {"room", r.room},
            {"round", r.round},           {"game", r.game},
            {"options", r.options},       {"seed", std::to_string(r.seed)},
@@ -25,6 +29,7 @@ json record_to_json(const GameRecord& r) {
            {"result", r.result},         {"finished", r.finished_ms}};
   // The round's commitment, and what opens it: anyone can check that the seed was fixed
   // before the first move (PROTOCOL.md, "Fair chance").
+  if (!r.clock.is_null()) out["time_control"] = r.clock;
   if (!r.salt.empty()) {
     out["salt"] = r.salt;
     out["commitment"] = seed_commitment(r.seed, r.salt);
@@ -73,15 +78,18 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
   for (const auto& m : j["moves"]) {
     // A seat is a small number (not one that int would wrap to a real seat); "at", when there,
     // a time in milliseconds.
-    const auto seat = m.find("seat"), move = m.find("move"),
-               at = m.find("at");  // end() unless an object
+    const auto seat = m.find("seat"), move = m.find("move"), at = m.find("at"),
+               clock = m.find("clock");  // end() unless an object
     if (!m.is_object() || seat == m.end() || !seat->is_number_integer() ||
         seat->get<std::int64_t>() < 0 || seat->get<std::int64_t>() > 255 || move == m.end() ||
-        !move->is_string() || (at != m.end() && !at->is_number_integer()))
+        !move->is_string() || (at != m.end() && !at->is_number_integer()) ||
+        (clock != m.end() && (!clock->is_number_integer() || clock->get<std::int64_t>() < 0)))
       return std::unexpected(
-          "each move is {\"seat\": n, \"move\": \"...\"}, with an optional integer \"at\"");
+          "each move is {\"seat\": n, \"move\": \"...\"}, with an optional integer \"at\" "
+          "and \"clock\"");
     r.moves.push_back(
-        {seat->get<int>(), move->get<std::string>(), at != m.end() ? at->get<std::int64_t>() : 0});
+        {seat->get<int>(), move->get<std::string>(), at != m.end() ? at->get<std::int64_t>() : 0,
+         clock != m.end() ? std::optional(clock->get<std::int64_t>()) : std::nullopt});
   }
   if (const auto salt = j.find("salt"); salt != j.end()) {
     if (!salt->is_string() || salt->get_ref<const std::string&>().size() != 32 ||
@@ -93,6 +101,11 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
     if (const auto c = j.find("commitment");
         c != j.end() && (!c->is_string() || *c != seed_commitment(r.seed, r.salt)))
       return std::unexpected("'commitment' does not match the seed and salt");
+  }
+  if (const auto tc = j.find("time_control"); tc != j.end()) {
+    if (!protocol::time_control_from_json(*tc))
+      return std::unexpected("'time_control' is not a time control");
+    r.clock = *tc;
   }
   r.result = j.value("result", json(nullptr));
   r.round = 1;
@@ -112,6 +125,22 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
   const auto options = std::make_shared<const json>(r.options);
   std::string why;
   json frames = json::array();
+  // A timed game's clocks at each step, as its moves stored them (none run in a replay).
+  const auto control = protocol::time_control_from_json(r.clock);
+  std::vector<std::int64_t> left;
+  const auto clocks_at = [&](std::size_t step, int seats) -> json {
+    if (!control || !control->timed()) return nullptr;
+    if (left.empty())
+      left.assign(static_cast<std::size_t>(seats),
+                  control->kind == protocol::TimeControl::Kind::live ? control->base_ms
+                                                                     : control->per_move_ms());
+    if (step > 0) {
+      const auto& m = r.moves[step - 1];
+      if (m.clock_ms && static_cast<std::size_t>(m.seat) < left.size())
+        left[static_cast<std::size_t>(m.seat)] = *m.clock_ms;
+    }
+    return json{{"control", r.clock}, {"left_ms", left}, {"running", nullptr}, {"since", 0}};
+  };
   const auto visit = [&](const rules::State& state) {
     if (frames.empty() && r.players.size() != static_cast<std::size_t>(state.num_seats())) {
       why = "the record names " + std::to_string(r.players.size()) + " players for " +
@@ -124,6 +153,7 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
                               r.round,    over ? revealed : sealed,
                               options,    nullptr,
                               nullptr};
+    facts.clock = clocks_at(frames.size(), state.num_seats());
     frames.push_back(protocol::make_state(facts, state, std::nullopt));
     return true;
   };
@@ -141,13 +171,17 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
   if (!outcome && !r.result.is_null()) {
     // A round that ended outside the rules (a resignation, a draw agreed): its last frame,
     // the position it ended in, shows it over with the record's result.
-    if (!protocol::ending_from_json(r.result, (*state)->num_seats()))
+    const auto ending = protocol::ending_from_json(r.result, (*state)->num_seats());
+    if (!ending)
       return std::unexpected("the record has a result but the rules say the game goes on");
     protocol::RoomFacts facts{game->id(), protocol::Status::over,
                               &seats,     nullptr,
                               r.round,    revealed,
                               options,    std::make_shared<const json>(r.result),
                               nullptr};
+    facts.clock = frames.back()["clock"];
+    if (ending->kind == protocol::EndKind::flagged && facts.clock.is_object())
+      facts.clock["left_ms"][static_cast<std::size_t>(ending->seat)] = 0;  // its time ran out
     frames.back() = protocol::make_state(facts, **state, std::nullopt);
     return frames;
   }

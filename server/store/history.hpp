@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,11 +24,13 @@ struct GameRecord {
     int seat = 0;
     std::string move;
     std::int64_t at_ms = 0;
+    std::optional<std::int64_t> clock_ms{};  // a timed game's: its mover's time left after it
   };
   std::vector<Step> moves;
   nlohmann::json result;  // the outcome, or null while unfinished
   std::int64_t finished_ms = 0;
-  std::string salt;  // of the round's seed commitment; empty for rounds from before them
+  std::string salt;        // of the round's seed commitment; empty for rounds from before them
+  nlohmann::json clock{};  // the time control (protocol/time_control.hpp); null for none
 };
 
 // {"format":"plateau-game/1", "game", "options", "seed" (a decimal string: JSON numbers lose

@@ -21,9 +21,10 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
   r.room = room;
   r.round = round;
   {
-    Stmt q(reader_,
-           "SELECT r.game, o.options, o.seed, o.outcome, o.finished_ms, o.salt FROM rooms r "
-           "JOIN rounds o ON o.room = r.id WHERE r.id = ?1 AND o.round = ?2");
+    Stmt q(
+        reader_,
+        "SELECT r.game, o.options, o.seed, o.outcome, o.finished_ms, o.salt, r.clock FROM rooms r "
+        "JOIN rounds o ON o.room = r.id WHERE r.id = ?1 AND o.round = ?2");
     q.bind(1, room).bind(2, round);
     if (!q.row()) {
       if (!q.ok()) return std::unexpected(std::string(sqlite3_errmsg(reader_)));
@@ -35,6 +36,7 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
     r.result = q.is_null(3) ? json(nullptr) : json::parse(q.text(3), nullptr, false);
     r.finished_ms = q.is_null(4) ? 0 : q.i64(4);
     if (!q.is_null(5)) r.salt = q.text(5);
+    if (!q.is_null(6)) r.clock = json::parse(q.text(6), nullptr, false);
   }
   {
     Stmt q(
@@ -50,9 +52,12 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
   }
   {
     Stmt q(reader_,
-           "SELECT seat, move, at_ms FROM moves WHERE room = ?1 AND round = ?2 ORDER BY idx");
+           "SELECT seat, move, at_ms, clock_ms FROM moves WHERE room = ?1 AND round = ?2 "
+           "ORDER BY idx");
     q.bind(1, room).bind(2, round);
-    while (q.row()) r.moves.push_back({static_cast<int>(q.i64(0)), q.text(1), q.i64(2)});
+    while (q.row())
+      r.moves.push_back({static_cast<int>(q.i64(0)), q.text(1), q.i64(2),
+                         q.is_null(3) ? std::nullopt : std::optional(q.i64(3))});
   }
   if (const auto n = r.options.value("players", 0);
       n > 0 && r.players.size() < static_cast<std::size_t>(n))

@@ -31,10 +31,17 @@ void read_room(Stmt& q, StoredRoom& r) {
   r.room.created_ms = q.i64(6);
   r.version = q.i64(7);
   r.room.creator = q.text(8);  // "" for NULL
+  if (!q.is_null(9)) r.room.clock = json::parse(q.text(9), nullptr, false);
 }
 
 // A row of `rounds` as both reads select it, from column `first` on: round, options, seed,
 // outcome, rematch, salt, offer.
+// The times of a round's move just read: when it came, and its mover's clock after it.
+void add_times(RoundRecord& round, std::int64_t at_ms, std::optional<std::int64_t> clock_ms) {
+  round.clocks.push_back(clock_ms);
+  round.last_move_ms = at_ms;
+}
+
 RoundRecord read_round(Stmt& q, int first) {
   RoundRecord round;
   round.round = static_cast<int>(q.i64(first));
@@ -77,10 +84,12 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   } drop{db_};
   std::map<std::string, std::size_t> index;
   {
-    Stmt q(db_,
-           "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator "
-           "FROM rooms "
-           "WHERE id IN restoring ORDER BY created_ms, id");
+    Stmt q(
+        db_,
+        "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator, "
+        "clock "
+        "FROM rooms "
+        "WHERE id IN restoring ORDER BY created_ms, id");
     while (q.row()) {
       StoredRoom r;
       read_room(q, r);
@@ -116,13 +125,14 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
     // A move is in `moves` (its round ended, or the log was pruned under it, or a server before
     // schema 3 wrote it), in the log, or in both: UNION keeps one of two identical rows. Two rows
     // for one move that differ are a gap below, and the room is quarantined.
-    Stmt q(
-        db_,
-        "SELECT room, round, idx, seat, move, version, at_ms FROM ("
-        "SELECT m.room, m.round, m.idx, m.seat, m.move, m.version, m.at_ms FROM moves m "
-        "JOIN restoring k ON k.id = m.room "
-        "UNION SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
-        "JOIN restoring k ON k.id = l.room) ORDER BY room, round, idx");
+    Stmt q(db_,
+           "SELECT room, round, idx, seat, move, version, at_ms, clock_ms FROM ("
+           "SELECT m.room, m.round, m.idx, m.seat, m.move, m.version, m.at_ms, m.clock_ms FROM "
+           "moves m "
+           "JOIN restoring k ON k.id = m.room "
+           "UNION SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms, l.clock_ms "
+           "FROM move_log l "
+           "JOIN restoring k ON k.id = l.room) ORDER BY room, round, idx");
     std::map<std::string, LiveRound> in_play;
     while (q.row()) {
       const auto room_id = q.text(0);
@@ -140,12 +150,14 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
         continue;
       }
       moves.emplace_back(static_cast<int>(q.i64(3)), q.text(4));
+      const auto clock = q.is_null(7) ? std::nullopt : std::optional(q.i64(7));
+      add_times(rounds[round - 1], q.i64(6), clock);
       if (round == rounds.size()) {
         auto& live = in_play[room_id];
         live.round = static_cast<int>(round);
         live.moves.push_back(MoveRecord{room_id, static_cast<int>(round),
                                         static_cast<int>(q.i64(2)), static_cast<int>(q.i64(3)),
-                                        moves.back().second, q.i64(5), q.i64(6)});
+                                        moves.back().second, q.i64(5), q.i64(6), clock});
       }
     }
     if (!q.ok()) return std::unexpected(std::string("reading moves: ") + sqlite3_errmsg(db_));
@@ -168,11 +180,13 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
   StoredRoom r;
   {
     // The rooms load() rebuilds: in play (or waiting), or their last round ended since then.
-    Stmt q(reader_,
-           "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator "
-           "FROM rooms r "
-           "WHERE id = ?1 AND imported = 0 AND (finished = 0 OR (finished = 1 AND EXISTS ("
-           "SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= ?2)))");
+    Stmt q(
+        reader_,
+        "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator, "
+        "clock "
+        "FROM rooms r "
+        "WHERE id = ?1 AND imported = 0 AND (finished = 0 OR (finished = 1 AND EXISTS ("
+        "SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= ?2)))");
     q.bind(1, id).bind(2, ended_since_ms);
     if (!q.row()) {
       if (!q.ok())
@@ -208,9 +222,10 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
   LiveRound live;
   {
     Stmt q(reader_,
-           "SELECT round, idx, seat, move, version, at_ms FROM ("
-           "SELECT round, idx, seat, move, version, at_ms FROM moves WHERE room = ?1 "
-           "UNION SELECT round, idx, seat, move, version, at_ms FROM move_log WHERE room = ?1) "
+           "SELECT round, idx, seat, move, version, at_ms, clock_ms FROM ("
+           "SELECT round, idx, seat, move, version, at_ms, clock_ms FROM moves WHERE room = ?1 "
+           "UNION SELECT round, idx, seat, move, version, at_ms, clock_ms FROM move_log "
+           "WHERE room = ?1) "
            "ORDER BY round, idx");
     q.bind(1, id);
     while (q.row()) {
@@ -223,10 +238,12 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
         continue;
       }
       moves.emplace_back(static_cast<int>(q.i64(2)), q.text(3));
+      const auto clock = q.is_null(6) ? std::nullopt : std::optional(q.i64(6));
+      add_times(r.rounds[round - 1], q.i64(5), clock);
       if (round == r.rounds.size())
         live.moves.push_back(MoveRecord{id, static_cast<int>(round), static_cast<int>(q.i64(1)),
                                         static_cast<int>(q.i64(2)), moves.back().second, q.i64(4),
-                                        q.i64(5)});
+                                        q.i64(5), clock});
     }
     if (!q.ok())
       return std::unexpected(std::string("reading a room's moves: ") + sqlite3_errmsg(reader_));

@@ -87,6 +87,13 @@ const std::vector<const char*> kMigrations{
     R"sql(
     ALTER TABLE rounds ADD COLUMN offer TEXT;
     )sql",
+    // 8: time controls. The room's (JSON, protocol/time_control.hpp; NULL for none), and per
+    // move what its mover had left on the clock after it (NULL for a table without a clock).
+    R"sql(
+    ALTER TABLE rooms ADD COLUMN clock TEXT;
+    ALTER TABLE moves ADD COLUMN clock_ms INTEGER;
+    ALTER TABLE move_log ADD COLUMN clock_ms INTEGER;
+    )sql",
 };
 
 }  // namespace

@@ -106,10 +106,11 @@ void SqliteStore::put_player(const StoredPlayer& p, Done done) {
 void SqliteStore::create_room(const RoomRecord& r, Done done) {
   enqueue(
       [r](StmtCache& db) {
-        return Stmt(db,
-                    "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
-                    "created_ms, "
-                    "creator) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULLIF(?8, ''))")
+        return Stmt(
+                   db,
+                   "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
+                   "created_ms, creator, clock) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULLIF(?8, ''), "
+                   "NULLIF(?9, 'null'))")
                    .bind(1, r.id)
                    .bind(2, r.game)
                    .bind(3, r.options.dump())
@@ -118,6 +119,7 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
                    .bind(6, r.spectator_delay)
                    .bind(7, r.created_ms)
                    .bind(8, r.creator)
+                   .bind(9, r.clock.dump())
                    .run() &&
                Stmt(
                    db,
@@ -159,17 +161,21 @@ void SqliteStore::put_seat(const std::string& room, int seat,
 }
 
 namespace {
-// `sql` takes a move's seven columns, in the order of the moves table.
+// `sql` takes a move's eight columns, in the order of the moves table.
 bool insert_move(StmtCache& db, const char* sql, const MoveRecord& m) {
-  return Stmt(db, sql)
-      .bind(1, m.room)
+  Stmt q(db, sql);
+  q.bind(1, m.room)
       .bind(2, m.round)
       .bind(3, m.index)
       .bind(4, m.seat)
       .bind(5, m.move)
       .bind(6, m.version)
-      .bind(7, m.at_ms)
-      .run();
+      .bind(7, m.at_ms);
+  if (m.clock_ms)
+    q.bind(8, *m.clock_ms);
+  else
+    q.bind_null(8);
+  return q.run();
 }
 }  // namespace
 
@@ -189,8 +195,8 @@ void SqliteStore::append_move(const MoveRecord& m, Done done) {
   enqueue(
       [this, m](StmtCache& db) {
         if (!insert_move(db,
-                         "INSERT INTO move_log(room, round, idx, seat, move, version, at_ms) "
-                         "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                         "INSERT INTO move_log(room, round, idx, seat, move, version, at_ms, "
+                         "clock_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                          m))
           return false;
         log_head_ = sqlite3_last_insert_rowid(db_);
@@ -245,8 +251,8 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
           ok =
               ok && insert_move(
                         db,
-                        "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
-                        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                        "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms, "
+                        "clock_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                         m);
         return ok;
       },
@@ -285,8 +291,9 @@ bool SqliteStore::prune_log(StmtCache& cache) {
   const std::int64_t below = log_head_ - kLogKept;
   return Stmt(
              cache,
-             "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms) "
-             "SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms FROM move_log l "
+             "INSERT OR IGNORE INTO moves(room, round, idx, seat, move, version, at_ms, clock_ms) "
+             "SELECT l.room, l.round, l.idx, l.seat, l.move, l.version, l.at_ms, l.clock_ms "
+             "FROM move_log l "
              "WHERE l.seq < ?1 AND NOT EXISTS (SELECT 1 FROM rounds o WHERE o.room = l.room "
              "AND o.round = l.round AND o.finished_ms IS NOT NULL) ORDER BY l.room, l.round, l.idx")
              .bind(1, below)

@@ -28,6 +28,7 @@ struct RoomRecord {
   // The player who created it, against --max-rooms-per-player across restarts; "" when not
   // known (rooms stored before schema 6, imported games).
   std::string creator{};
+  nlohmann::json clock{};  // the time control (protocol/time_control.hpp); null for none
 };
 
 struct MoveRecord {
@@ -38,6 +39,7 @@ struct MoveRecord {
   std::string move;
   std::int64_t version = 0;
   std::int64_t at_ms = 0;
+  std::optional<std::int64_t> clock_ms{};  // a timed table's: what the mover has left after it
 };
 
 struct RoundRecord {
@@ -51,6 +53,9 @@ struct RoundRecord {
   // While it is played: the draw offered, {"kind":"draw","by":seat,"at":moves}, or null. It
   // stands only while the round has `at` moves (the next move declines it).
   nlohmann::json offer;
+  // A timed table's: per move, what its mover had left after it; and when the last move came.
+  std::vector<std::optional<std::int64_t>> clocks{};
+  std::int64_t last_move_ms = 0;
 };
 
 struct StoredRoom {

@@ -1,7 +1,11 @@
 // Rounds that end outside the rules, over real sockets against the real binary: a resignation
 // and a draw agreed reach every player and spectator, export and replay with their result, and
 // come back after kill -9 exactly as they ended; a draw offered comes back while it stands.
+// Clocks: a flag falls by the server's timer, with nobody sending anything, and a live clock
+// comes back from kill -9 with no time charged for the downtime.
 #include <gtest/gtest.h>
+
+#include <thread>
 
 #include "client_seat.hpp"
 #include "http_client.hpp"
@@ -26,7 +30,8 @@ void one_move(Table& t) {
   Seat& m = *t.seats[t.eve->state["to_move"].get<int>()];
   ASSERT_TRUE(m.reach(t.eve->version));
   const auto v = m.version;
-  m.ws.send({{"type", "move"}, {"room", t.room}, {"version", v}, {"move", m.state["legal_moves"][0]}});
+  m.ws.send(
+      {{"type", "move"}, {"room", t.room}, {"version", v}, {"move", m.state["legal_moves"][0]}});
   ASSERT_TRUE(t.eve->reach(v + 1));
   for (auto* p : t.players()) ASSERT_TRUE(p->reach(v + 1));
 }
@@ -41,8 +46,8 @@ TEST(Ending, AResignationAndADrawAgreedReachEveryoneExportAndSurviveKillNine) {
   ASSERT_NO_FATAL_FAILURE(open_table(port, "quantik", 2, r));
   std::vector<Seat*> all{r.seats[0].get(), r.seats[1].get(), r.eve.get()};
   ASSERT_NO_FATAL_FAILURE(one_move(r));
-  ASSERT_NO_FATAL_FAILURE(act(*r.seats[0], {{"type", "draw"}, {"action", "offer"}}, all,
-                              offered_by(0)));
+  ASSERT_NO_FATAL_FAILURE(
+      act(*r.seats[0], {{"type", "draw"}, {"action", "offer"}}, all, offered_by(0)));
   ASSERT_NO_FATAL_FAILURE(act(*r.seats[1], {{"type", "draw"}, {"action", "decline"}}, all,
                               [](const json& s) { return s["offer"].is_null(); }));
   ASSERT_NO_FATAL_FAILURE(act(*r.seats[1], {{"type", "resign"}}, all,
@@ -69,8 +74,8 @@ TEST(Ending, AResignationAndADrawAgreedReachEveryoneExportAndSurviveKillNine) {
   Table d;
   ASSERT_NO_FATAL_FAILURE(open_table(port, "kwinty", 2, d));
   std::vector<Seat*> all_d{d.seats[0].get(), d.seats[1].get(), d.eve.get()};
-  ASSERT_NO_FATAL_FAILURE(act(*d.seats[1], {{"type", "draw"}, {"action", "offer"}}, all_d,
-                              offered_by(1)));
+  ASSERT_NO_FATAL_FAILURE(
+      act(*d.seats[1], {{"type", "draw"}, {"action", "offer"}}, all_d, offered_by(1)));
   ASSERT_NO_FATAL_FAILURE(act(*d.seats[0], {{"type", "draw"}, {"action", "accept"}}, all_d,
                               [](const json& s) { return s["status"] == "over"; }));
   const json drawn = d.eve->state;
@@ -82,8 +87,8 @@ TEST(Ending, AResignationAndADrawAgreedReachEveryoneExportAndSurviveKillNine) {
   ASSERT_NO_FATAL_FAILURE(open_table(port, "turris", 2, o));
   std::vector<Seat*> all_o{o.seats[0].get(), o.seats[1].get(), o.eve.get()};
   ASSERT_NO_FATAL_FAILURE(one_move(o));
-  ASSERT_NO_FATAL_FAILURE(act(*o.seats[1], {{"type", "draw"}, {"action", "offer"}}, all_o,
-                              offered_by(1)));
+  ASSERT_NO_FATAL_FAILURE(
+      act(*o.seats[1], {{"type", "draw"}, {"action", "offer"}}, all_o, offered_by(1)));
 
   server.kill(SIGKILL);
   port = server.start();
@@ -110,8 +115,89 @@ TEST(Ending, AResignationAndADrawAgreedReachEveryoneExportAndSurviveKillNine) {
   p0->ws.send({{"type", "draw"}, {"room", o.room}, {"action", "accept"}});
   EXPECT_TRUE(p0->shows([](const json& s) {
     return s["outcome"].is_object() && s["outcome"]["end"] == "agreed_draw";
-  }))
-      << p0->state;
+  })) << p0->state;
+  EXPECT_EQ(server.stop(), 0);
+}
+
+// A table of quantik with a clock, P0 to move first, Eve watching.
+void clocked_table(unsigned short port, const json& clock, Table& t) {
+  for (int i = 0; i < 2; ++i) t.seats.push_back(connect(port, "P" + std::to_string(i)));
+  t.eve = connect(port, "Eve");
+  t.seats[0]->ws.send(
+      {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"clock", clock}});
+  const auto created = t.seats[0]->expect("created");
+  ASSERT_TRUE(created.has_value());
+  t.room = (*created)["room"];
+  ASSERT_NO_FATAL_FAILURE(join(*t.eve, t.room, true));
+  for (auto& s : t.seats) ASSERT_NO_FATAL_FAILURE(join(*s, t.room));
+  ASSERT_TRUE(t.eve->reach(t.seats.back()->version));
+}
+
+TEST(Clock, AFlagFallsByTheServersTimerAndALiveClockSurvivesKillNineUncharged) {
+  ServerProcess server;
+  auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+
+  // Nobody moves: the flag falls with no message from anyone.
+  Table f;
+  ASSERT_NO_FATAL_FAILURE(
+      clocked_table(port, {{"kind", "live"}, {"base_ms", 1'000}, {"increment_ms", 0}}, f));
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_EQ(f.eve->state["clock"]["running"], 0);
+  for (auto* c : {f.seats[0].get(), f.seats[1].get(), f.eve.get()})
+    ASSERT_TRUE(c->shows([](const json& s) { return s["status"] == "over"; }, 10s));
+  EXPECT_GE(std::chrono::steady_clock::now() - started, 800ms) << "not before the time is up";
+  EXPECT_EQ(f.eve->state["outcome"]["end"], "flagged");
+  EXPECT_EQ(f.eve->state["outcome"]["reason"], "P0 ran out of time");
+  EXPECT_EQ(f.eve->state["outcome"]["winners"], json({1}));
+  EXPECT_EQ(f.eve->state["clock"]["left_ms"], json({0, 1'000}));
+  EXPECT_EQ(f.eve->state, fresh_sync(*f.eve));
+  // Its record keeps the time control, and its replay ends on the clocks as they fell.
+  const auto exported = http_get(port, "/api/export?room=" + f.room + "&round=1");
+  ASSERT_EQ(exported.status, 200) << exported.body;
+  const json record = json::parse(exported.body);
+  EXPECT_EQ(record["time_control"], f.eve->state["clock"]["control"]);
+  EXPECT_EQ(record["result"], f.eve->state["outcome"]);
+  const auto replay = http_get(port, "/api/replay?room=" + f.room);
+  ASSERT_EQ(replay.status, 200) << replay.body;
+  EXPECT_EQ(json::parse(replay.body)["frames"].back()["clock"]["left_ms"], json({0, 1'000}));
+
+  // A live game with a move made, then the server dies while P1 thinks.
+  Table k;
+  ASSERT_NO_FATAL_FAILURE(
+      clocked_table(port, {{"kind", "live"}, {"base_ms", 600'000}, {"increment_ms", 5'000}}, k));
+  ASSERT_NO_FATAL_FAILURE(one_move(k));
+  const json before = k.eve->state["clock"];
+  ASSERT_EQ(before["running"], 1);
+  const auto p0_left = before["left_ms"][0].get<std::int64_t>();
+  EXPECT_GT(p0_left, 600'000) << "the increment, less a few milliseconds";
+  EXPECT_LE(p0_left, 605'000);
+  std::this_thread::sleep_for(300ms);  // P1 thinks a little
+  server.kill(SIGKILL);
+  std::this_thread::sleep_for(700ms);  // down a while
+  port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto w = connect(port, "Wil");
+  w->ws.send({{"type", "join"}, {"room", k.room}, {"as", "spectator"}});
+  const auto full = w->ws.recv_type("full");
+  ASSERT_TRUE(full.has_value());
+  ASSERT_TRUE((*full)["server_time"].is_number_integer()) << "a clocked room's full says the time";
+  const json after = (*full)["state"]["clock"];
+  EXPECT_EQ(after["left_ms"], json({p0_left, 600'000}))
+      << "P1 has all his time: neither his thinking before the crash nor the downtime is charged";
+  EXPECT_EQ(after["running"], 1);
+  EXPECT_GE(after["since"].get<std::int64_t>(), before["since"].get<std::int64_t>() + 900);
+  // P1 comes back and resigns: the record has each move's clock, and the replay shows them.
+  std::unique_ptr<Seat> p1;
+  ASSERT_NO_FATAL_FAILURE(come_back(port, "P1", k.seats[1]->token, k.room, p1));
+  p1->ws.send({{"type", "resign"}, {"room", k.room}});
+  ASSERT_TRUE(p1->shows([](const json& s) { return s["status"] == "over"; }));
+  const json kept = json::parse(http_get(port, "/api/export?room=" + k.room + "&round=1").body);
+  EXPECT_EQ(kept["moves"].at(0)["clock"], p0_left);
+  const json frames = json::parse(http_get(port, "/api/replay?room=" + k.room).body)["frames"];
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0]["clock"]["left_ms"], json({600'000, 600'000}));
+  EXPECT_EQ(frames[1]["clock"]["left_ms"], json({p0_left, 600'000}));
   EXPECT_EQ(server.stop(), 0);
 }
 

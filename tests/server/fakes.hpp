@@ -118,7 +118,10 @@ class ManualStore final : public Store {
   void append_move(const MoveRecord& m, Done d) override {
     moves.push_back(m);
     if (auto* r = find(m.room)) {
-      r->rounds[static_cast<std::size_t>(m.round) - 1].moves.emplace_back(m.seat, m.move);
+      auto& round = r->rounds[static_cast<std::size_t>(m.round) - 1];
+      round.moves.emplace_back(m.seat, m.move);
+      round.clocks.push_back(m.clock_ms);
+      round.last_move_ms = m.at_ms;
       r->version = m.version;
     }
     complete(std::move(d));

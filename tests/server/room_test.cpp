@@ -1783,5 +1783,140 @@ TEST_F(Table, ARebuiltRoomKeepsItsResignationAndAnOfferThatStillStands) {
   EXPECT_TRUE(rebuilt(broken).is_string());
 }
 
+// ---------- clocks (issue 44): a fake clock, the lobby's flags, no sleeping ----------
+
+TEST_F(Table, ALiveClockRunsFromTheStartAndTheFlagFallsAtZeroForEveryone) {
+  Millis now = 1'000'000;
+  lobby.use_clock([&now] { return now; });
+  std::vector<Millis> wakes;
+  lobby.on_deadline([&wakes](Millis at) { wakes.push_back(at); });
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  send(ada, {{"type", "create"},
+             {"game", "quantik"},
+             {"options", {{"first", "0"}}},
+             {"clock", {{"kind", "live"}, {"base_ms", 60'000}, {"increment_ms", 2'000}}}});
+  const std::string room = ada->take("created").at(0)["room"];
+  join(ada, room);
+  join(eve, room, "spectator");
+  EXPECT_EQ(eve->states[room]["clock"]["running"], nullptr) << "waiting: no clock runs";
+  EXPECT_EQ(lobby.next_deadline(), std::nullopt);
+  now += 5'000;
+  join(bob, room);
+  ASSERT_EQ(eve->states[room]["status"], "playing");
+  EXPECT_EQ(eve->states[room]["clock"]["running"], 0);
+  EXPECT_EQ(eve->states[room]["clock"]["since"], now);
+  EXPECT_EQ(eve->states[room]["clock"]["left_ms"], json({60'000, 60'000}));
+  EXPECT_EQ(lobby.next_deadline(), now + 60'000);
+  EXPECT_EQ(wakes, std::vector<Millis>{now + 60'000}) << "the server is told to wake then";
+
+  now += 10'000;
+  move(ada, room, kEnding[0]);
+  EXPECT_EQ(eve->states[room]["clock"]["left_ms"], json({52'000, 60'000}))
+      << "10 s spent, 2 s added";
+  EXPECT_EQ(eve->states[room]["clock"]["running"], 1);
+  EXPECT_EQ(store.moves.back().clock_ms, 52'000) << "stored with the move";
+  const Millis flag = now + 60'000;
+  EXPECT_EQ(lobby.next_deadline(), flag);
+  lobby.expire(flag - 1);
+  EXPECT_EQ(eve->states[room]["status"], "playing") << "one millisecond before: still on";
+  now = flag;
+  lobby.expire(flag);
+  for (const auto& c : {ada, bob, eve}) {
+    const json& st = c->states[room];
+    EXPECT_EQ(st["status"], "over");
+    EXPECT_EQ(st["outcome"]["end"], "flagged");
+    EXPECT_EQ(st["outcome"]["reason"], "Bob ran out of time");
+    EXPECT_EQ(st["outcome"]["winners"], json({0}));
+    EXPECT_EQ(st["clock"]["left_ms"], json({52'000, 0}));
+    EXPECT_EQ(st["clock"]["running"], nullptr);
+  }
+  EXPECT_EQ(eve->states[room], watched_whole(lobby, room));
+  EXPECT_EQ(store.rooms[room].room.rounds[0].outcome["end"], "flagged");
+  EXPECT_EQ(lobby.next_deadline(), std::nullopt);
+  move(bob, room, kEnding[1]);
+  EXPECT_EQ(error_code(bob), "move/game_over");
+}
+
+// A move that comes after the flag fell, before the timer saw to it, does not count: the flag
+// falls then, and the mover is told.
+TEST_F(Table, AMoveAfterTheFlagIsRefusedAndTheFlagFalls) {
+  Millis now = 0;
+  lobby.use_clock([&now] { return now; });
+  auto ada = client("Ada"), bob = client("Bob");
+  send(ada, {{"type", "create"},
+             {"game", "quantik"},
+             {"options", {{"first", "0"}}},
+             {"clock", {{"kind", "live"}, {"base_ms", 1'000}, {"increment_ms", 0}}}});
+  const std::string room = ada->take("created").at(0)["room"];
+  join(ada, room);
+  join(bob, room);
+  now = 1'000;
+  move(ada, room, kEnding[0]);
+  EXPECT_EQ(error_code(ada), "move/flagged");
+  EXPECT_EQ(bob->states[room]["outcome"]["end"], "flagged");
+  EXPECT_EQ(bob->states[room]["outcome"]["winners"], json({1}));
+  EXPECT_EQ(bob->states[room]["board"]["last"], nullptr) << "the late move was not played";
+}
+
+TEST_F(Table, ClocksAreForTwoSeatsAndMustBeInBounds) {
+  auto ada = client("Ada");
+  send(ada, {{"type", "create"},
+             {"game", "quirky"},
+             {"options", {{"players", 3}}},
+             {"clock", {{"kind", "correspondence"}, {"days", 3}}}});
+  EXPECT_EQ(error_code(ada), "clock/two_seats");
+  send(ada, {{"type", "create"},
+             {"game", "quantik"},
+             {"clock", {{"kind", "live"}, {"base_ms", 10}, {"increment_ms", 0}}}});
+  EXPECT_EQ(error_code(ada), "proto/bad_field");
+  EXPECT_TRUE(ada->take("created").empty());
+}
+
+// After a restart a live clock resumes with the time it had at the last stored change; a
+// correspondence deadline is a date, and one that passed while the server was down flags at
+// start-up.
+TEST_F(Table, ARestartChargesNoDowntimeToALiveClockButACorrespondenceDeadlineStands) {
+  Millis now = 0;
+  lobby.use_clock([&now] { return now; });
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto table = [&](const json& clock) {
+    send(
+        ada,
+        {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"clock", clock}});
+    const std::string room = ada->take("created").at(0)["room"];
+    join(ada, room);
+    join(bob, room);
+    now += 4'000;
+    move(ada, room, kEnding[0]);  // Bob's clock runs from here
+    return room;
+  };
+  const auto live = table({{"kind", "live"}, {"base_ms", 60'000}, {"increment_ms", 0}});
+  const auto mail = table({{"kind", "correspondence"}, {"days", 1}});
+  const Millis mail_moved = now;
+  now += 30'000;  // Bob thinks, then the server dies
+
+  ManualStore store2;
+  std::uint64_t n = 1;
+  Lobby lobby2{store2, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }};
+  Millis later = now + 2 * 86'400'000;  // down for two days
+  lobby2.use_clock([&later] { return later; });
+  for (const auto& [id, player] : store.players) lobby2.restore_player(player);
+  std::string why;
+  ASSERT_TRUE(lobby2.restore_room(store.rooms[live].room, why)) << why;
+  ASSERT_TRUE(lobby2.restore_room(store.rooms[mail].room, why)) << why;
+  const json back = watched_whole(lobby2, live);
+  EXPECT_EQ(back["clock"]["left_ms"], json({56'000, 60'000}))
+      << "Ada's as her move stored it; Bob's whole: his 30 s before the crash are not charged";
+  EXPECT_EQ(back["clock"]["running"], 1);
+  EXPECT_EQ(back["clock"]["since"], later);
+  EXPECT_EQ(lobby2.next_deadline(), mail_moved + 86'400'000) << "the date it always had";
+  lobby2.expire(later);
+  const json mailed = watched_whole(lobby2, mail);
+  EXPECT_EQ(mailed["status"], "over");
+  EXPECT_EQ(mailed["outcome"]["reason"], "Bob ran out of time");
+  EXPECT_EQ(watched_whole(lobby2, live)["status"], "playing");
+  EXPECT_EQ(lobby2.next_deadline(), later + 60'000);
+}
+
 }  // namespace
 }  // namespace plateau::server::testing

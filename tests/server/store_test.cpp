@@ -532,7 +532,8 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
   // play whose moves are in `moves`.
   sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; ALTER TABLE rounds DROP COLUMN "
       "salt; ALTER TABLE rounds DROP COLUMN offer;"
-      "ALTER TABLE rooms DROP COLUMN creator; PRAGMA user_version = 2;"
+      "ALTER TABLE rooms DROP COLUMN creator; ALTER TABLE rooms DROP COLUMN clock;"
+      "ALTER TABLE moves DROP COLUMN clock_ms; PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
       "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, "
       "12);");
