@@ -14,6 +14,8 @@ std::string_view end_string(EndKind kind) {
       return "agreed_draw";
     case EndKind::flagged:
       return "flagged";
+    case EndKind::abandoned:
+      return "abandoned";
   }
   return "resigned";
 }
@@ -44,6 +46,8 @@ std::optional<Ending> ending_from_json(const json& j, int seats) {
     e.kind = EndKind::agreed_draw;
   else if (*end == "flagged")
     e.kind = EndKind::flagged;
+  else if (*end == "abandoned")
+    e.kind = EndKind::abandoned;
   else
     return std::nullopt;
   e.seat = seat->get<int>();
@@ -72,6 +76,10 @@ Ending resignation(rules::Seat seat, const std::string& name) {
 
 Ending flagged(rules::Seat seat, const std::string& name) {
   return {EndKind::flagged, seat, rules::Outcome{{1 - seat}, {}, name + " ran out of time"}};
+}
+
+Ending abandoned(rules::Seat seat, const std::string& name) {
+  return {EndKind::abandoned, seat, rules::Outcome{{1 - seat}, {}, name + " left the game"}};
 }
 
 Ending agreed_draw(rules::Seat seat) {

@@ -16,12 +16,13 @@
 
 namespace plateau::protocol {
 
-enum class EndKind { resigned, agreed_draw, flagged };
+enum class EndKind { resigned, agreed_draw, flagged, abandoned };
 std::string_view end_string(EndKind kind);
 
 struct Ending {
   EndKind kind = EndKind::resigned;
-  rules::Seat seat = 0;  // who resigned; who accepted the draw; whose time ran out
+  // Who resigned; who accepted the draw; whose time ran out; who was gone too long.
+  rules::Seat seat = 0;
   rules::Outcome outcome;
   friend bool operator==(const Ending&, const Ending&) = default;
 };
@@ -36,5 +37,7 @@ Ending resignation(rules::Seat seat, const std::string& name);
 Ending agreed_draw(rules::Seat seat);
 // `seat` (shown as `name`) ran out of time in a game of two seats: the other wins.
 Ending flagged(rules::Seat seat, const std::string& name);
+// `seat` (shown as `name`), to move, was gone too long, and the other claimed the win.
+Ending abandoned(rules::Seat seat, const std::string& name);
 
 }  // namespace plateau::protocol

@@ -83,6 +83,10 @@ std::string_view code_string(Code c) {
       return "clock/two_seats";
     case Code::move_flagged:
       return "move/flagged";
+    case Code::claim_not_gone:
+      return "claim/not_gone";
+    case Code::claim_many_seats:
+      return "claim/many_seats";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

@@ -50,6 +50,8 @@ enum class Code {
   draw_no_offer,      // draw/no_offer: no draw is offered to the player
   clock_two_seats,    // clock/two_seats: clocks are for games of two seats (for now)
   move_flagged,       // move/flagged: the mover's time ran out before the move came
+  claim_not_gone,     // claim/not_gone: the player to move is not gone, or not for long enough
+  claim_many_seats,   // claim/many_seats: not (yet) in a game of more than two seats
   internal_error,     // internal/error: the server failed while handling the message (logged)
   internal,           // server/internal (kept last: tests walk the codes up to it)
 };

@@ -172,12 +172,14 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     }
     return b;
   }
-  if (type == "sync" || type == "leave" || type == "rematch" || type == "resign") {
+  if (type == "sync" || type == "leave" || type == "rematch" || type == "resign" ||
+      type == "claim") {
     auto room = get_string(obj, "room", kMaxRoom, id);
     if (!room) return std::unexpected(room.error());
     if (type == "sync") return Sync{*room};
     if (type == "leave") return Leave{*room};
     if (type == "resign") return Resign{*room};
+    if (type == "claim") return Claim{*room};
     return Rematch{*room};
   }
   if (type == "draw") {

@@ -81,6 +81,10 @@ struct AddBot {
 struct Resign {
   std::string room;
 };
+// (extension) `claim`: the win, when the player to move has been gone too long.
+struct Claim {
+  std::string room;
+};
 // (extension) `draw`: offer a draw, or accept or decline the other player's offer.
 enum class DrawAction { offer, accept, decline };
 struct Draw {
@@ -89,7 +93,7 @@ struct Draw {
 };
 
 using Body = std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch, AddBot,
-                          Resign, Draw>;
+                          Resign, Draw, Claim>;
 
 struct Request {
   nlohmann::json id;  // string or integer, or null when absent

@@ -42,6 +42,7 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state,
     e.outcome = rules::to_json(*outcome);
   if (playing) e.offer = room.offer;
   e.clock = room.clock;
+  if (playing) e.gone = room.gone;
   if (room.rematch)
     for (std::size_t i = 0; i < room.rematch->size(); ++i)
       if ((*room.rematch)[i]) e.rematch.push_back(static_cast<int>(i));
@@ -85,6 +86,7 @@ json assemble_state(const Envelope& e, json board) {
               {"options", e.options ? *e.options : json(nullptr)},
               {"offer", e.offer},
               {"clock", e.clock},
+              {"gone", e.gone},
               {"board", std::move(board)}};
 }
 
@@ -461,6 +463,7 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
   if (a.options != b.options && (!a.options || !b.options || *a.options != *b.options))
     replace_with(ops, "/options",
                  [&](std::string& o) { o += (b.options ? *b.options : json(nullptr)).dump(); });
+  if (a.gone != b.gone) replace_with(ops, "/gone", [&](std::string& o) { o += b.gone.dump(); });
   if (a.clock != b.clock) replace_with(ops, "/clock", [&](std::string& o) { o += b.clock.dump(); });
   if (a.offer != b.offer) replace_with(ops, "/offer", [&](std::string& o) { o += b.offer.dump(); });
   if (a.fairness != b.fairness)

@@ -50,6 +50,8 @@ struct RoomFacts {
   nlohmann::json offer;
   // The table's clocks (server/rooms/game_clock.hpp), or null for a table without.
   nlohmann::json clock{};
+  // The player to move, when gone: {"seat","since","claim_at"} (server times), else null.
+  nlohmann::json gone{};
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
@@ -75,6 +77,7 @@ struct Envelope {
   std::shared_ptr<const nlohmann::json> options;
   nlohmann::json offer;  // null, or {"kind","by"}
   nlohmann::json clock;  // null, or the clocks
+  nlohmann::json gone;   // null, or the player to move who is gone
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
 Envelope make_envelope(const RoomFacts& room, const rules::State& state,

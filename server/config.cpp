@@ -157,6 +157,16 @@ const std::vector<Setting>& settings() {
        "the longest a bot thinks about one move, in milliseconds (caps every level)",
        [](Config& c, const std::string& v) { return parse_number(v, c.bot_think_ms, 1, 60'000); },
        [](const Config& c) { return std::to_string(c.bot_think_ms); }},
+      {"--max-lag-credit-ms", "PLATEAU_MAX_LAG_CREDIT_MS",
+       "the most of a move's time a live clock forgives as network lag, in milliseconds",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.max_lag_credit_ms, 0, 5'000);
+       },
+       [](const Config& c) { return std::to_string(c.max_lag_credit_ms); }},
+      {"--gone-seconds", "PLATEAU_GONE_SECONDS",
+       "seconds the player to move may be away before the other may claim the win",
+       [](Config& c, const std::string& v) { return parse_number(v, c.gone_seconds, 10, 86'400); },
+       [](const Config& c) { return std::to_string(c.gone_seconds); }},
       {"--workers", "PLATEAU_WORKERS",
        "threads for bots' thinking and other slow work; 0: one per core but the loop's",
        [](Config& c, const std::string& v) {

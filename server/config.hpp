@@ -35,7 +35,9 @@ struct Config {
   std::size_t max_spectators = 10'000;      // spectators one room may hold
   std::size_t max_bot_games = 100;          // rooms with a bot and a game not over, in memory
   int bot_think_ms = 2000;                  // the longest a bot searches for one move
-  std::size_t workers = 0;                  // threads for bots and slow work; 0: cores − 1
+  int max_lag_credit_ms = 500;  // the most of a move's time a clock forgives as network lag
+  int gone_seconds = 60;        // the player to move, away this long, may be claimed against
+  std::size_t workers = 0;      // threads for bots and slow work; 0: cores − 1
   int message_timeout_seconds =
       30;  // a WebSocket message begun and not finished this long ends its connection
   std::size_t max_connection_queue = 8

@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
           .rooms_page = config.rooms_page,
           .rooms_page_max = config.rooms_page_max,
           .max_spectators = config.max_spectators,
-          .max_bot_games = config.max_bot_games});
+          .max_bot_games = config.max_bot_games,
+          .max_lag_credit_ms = config.max_lag_credit_ms,
+          .gone_ms = static_cast<Millis>(config.gone_seconds) * 1000});
   // The bots think here, off the loop; declared after the lobby, so it goes first and the
   // searches still running end before any room does.
   Workers workers(ioc, config.workers > 0 ? config.workers : Workers::default_threads());

@@ -104,6 +104,7 @@ class BasicWsConnection final : public WsConnection,
   using std::enable_shared_from_this<BasicWsConnection<Stream>>::shared_from_this;
 
   std::string address() const override { return address_; }
+  long lag_ms() const override { return lag_ms_; }
 
   void run(http::request<http::string_body> req) {
     ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
@@ -180,7 +181,12 @@ class BasicWsConnection final : public WsConnection,
       cut();
       return;
     }
-    if (answered && !pinging_ && now - heard_ >= idle / 2) {
+    // A player that is sending messages (at a table) is pinged every kLagProbe as well,
+    // so that its lag is known when its clock needs it; an idle one only when silent.
+    const bool probe = player() && !in_message_ &&
+                       now - message_started_ < std::chrono::minutes(1) &&
+                       (!ping_sent_ || now - *ping_sent_ >= kLagProbe);
+    if (answered && !pinging_ && (now - heard_ >= idle / 2 || probe)) {
       pinging_ = true;
       ping_sent_ = now;
       ws_.async_ping({}, [self = shared_from_this()](beast::error_code) {
@@ -202,6 +208,14 @@ class BasicWsConnection final : public WsConnection,
     ws_.set_option(timeouts);
     ws_.control_callback([this](websocket::frame_type kind, beast::string_view) {
       heard_ = std::chrono::steady_clock::now();
+      if (kind == websocket::frame_type::pong && ping_sent_ && heard_ >= *ping_sent_) {
+        // Half the round trip, smoothed: one slow pong does not make a slow line.
+        const long one_way = static_cast<long>(
+            std::chrono::duration_cast<std::chrono::milliseconds>(heard_ - *ping_sent_).count() /
+            2);
+        lag_ms_ = lag_measured_ ? (3 * lag_ms_ + one_way) / 4 : one_way;
+        lag_measured_ = true;
+      }
       // The peer said goodbye: it reads nothing more, so it leaves its rooms now, not once the
       // closing handshake and the TCP teardown are over. A browser reports the socket closed
       // as soon as the server answers its close frame, and the change it may then cause (a
@@ -392,6 +406,9 @@ class BasicWsConnection final : public WsConnection,
   bool pinging_ = false;
   bool close_after_ping_ = false;
   std::optional<std::chrono::steady_clock::time_point> ping_sent_;  // the last ping, if any
+  static constexpr std::chrono::seconds kLagProbe{10};
+  long lag_ms_ = 0;  // one way, from the pongs (lag_ms())
+  bool lag_measured_ = false;
 };
 
 // The WebSocket takes the connection over from the HTTP connection: each is defined with the

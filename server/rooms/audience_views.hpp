@@ -45,6 +45,7 @@ struct Scene {
   std::shared_ptr<const nlohmann::json> ended;    // Match::ended(): over outside the rules
   nlohmann::json offer;                           // the offer open to the table, or null
   nlohmann::json clock{};                         // GameClock::view(), or null
+  nlohmann::json gone{};                          // the player to move, gone; or null
 };
 
 class AudienceViews {

@@ -41,6 +41,9 @@ class Connection {
   virtual void send(const Frame& frame) = 0;
   // The peer's IP address as text (an IPv6 peer's /64): what per-address limits count by.
   virtual std::string address() const = 0;
+  // The network's delay one way, in milliseconds, as measured (half a ping's round trip); 0
+  // when not measured. A clock forgives a mover some of it (RoomSettings::max_lag_credit_ms).
+  virtual long lag_ms() const { return 0; }
   // The player behind this connection, once it said hello (the lobby sets it).
   const Player* player() const { return player_ ? &*player_ : nullptr; }
   void set_player(Player p) { player_ = std::move(p); }

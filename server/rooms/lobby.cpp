@@ -138,6 +138,8 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
     refused = room->resign(c, id);
   } else if (const auto* d = std::get_if<protocol::Draw>(&req.body)) {
     refused = room->draw(c, d->action, id);
+  } else if (std::holds_alternative<protocol::Claim>(req.body)) {
+    refused = room->claim(c, id);
   }
   watch_clock(*room);
   if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];
@@ -708,7 +710,9 @@ RoomSettings Lobby::server_settings() const {
                       .keep = limits_.keep,
                       .random = random_,
                       .max_spectators = limits_.max_spectators,
-                      .now = clock_};
+                      .now = clock_,
+                      .max_lag_credit_ms = limits_.max_lag_credit_ms,
+                      .gone_ms = limits_.gone_ms};
 }
 
 void Lobby::watch_clock(Room& room) {

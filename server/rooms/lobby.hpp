@@ -43,6 +43,8 @@ struct LobbyLimits {
   std::size_t rooms_page_max = 200;           // a larger limit is cut to this
   std::size_t max_spectators = 10'000;        // see RoomSettings::max_spectators
   std::size_t max_bot_games = 100;            // rooms in memory with a bot and a game not over
+  Millis max_lag_credit_ms = 500;             // see RoomSettings::max_lag_credit_ms
+  Millis gone_ms = 60'000;                    // see RoomSettings::gone_ms
 };
 
 // How many times each address did something in the last minute: at most `per_minute` are let

@@ -1,5 +1,6 @@
 #include "server/rooms/room.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "protocol/rule_errors.hpp"
@@ -55,6 +56,8 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     const auto& player = stored.seats[s];
     table.restore_seat(static_cast<int>(s), player,
                        player && s < seat_names.size() ? seat_names[s] : "");
+    // Away from the restart on, not before: nobody is gone for the time the server was.
+    table.set_away_since(static_cast<int>(s), room->time());
     all = all && player.has_value();
   }
   table.set_started(all || room->round() > 1 || !room->match_.moves().empty());
@@ -136,7 +139,8 @@ Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
                match_.shared_options(),
                match_.ended(),
                table_.offer_json(),
-               clock_ ? clock_->view() : json()};
+               clock_ ? clock_->view() : json(),
+               gone_json()};
 }
 
 void Room::ensure_views() {
@@ -342,7 +346,8 @@ std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
   const bool over = match_.over();
   std::optional<Millis> left;
   if (clock_) {
-    clock_->moved(a, t, 0, over ? std::nullopt : state().to_move());
+    const Millis credit = std::clamp<Millis>(p->lag_ms(), 0, settings_.max_lag_credit_ms);
+    clock_->moved(a, t, credit, over ? std::nullopt : state().to_move());
     left = clock_->left(a, t);
   }
   const auto entry = publish(started);
@@ -403,7 +408,7 @@ void Room::drop(Connection* p, bool may_return) {
     if (may_return && !outbox_.keeping(a)) outbox_.keep_from(a, outbox_.sent_version(version_));
     return;
   }
-  if (!table_.detach(a, p, now_)) return;  // the seat has other connections
+  if (!table_.detach(a, p, time())) return;  // the seat has other connections
   outbox_.keep_from(a, outbox_.sent_version(version_));
   if (settings_.grace_ms <= 0) show_away(a);
 }
@@ -526,6 +531,37 @@ std::optional<Code> Room::draw(const std::shared_ptr<Connection>& p, protocol::D
 std::string Room::seat_name(int seat) const {
   auto name = table_.seated()[static_cast<std::size_t>(seat)].second;
   return name.empty() ? "Seat " + std::to_string(seat + 1) : name;
+}
+
+json Room::gone_json() const {
+  if (!table_.started() || match_.over() || table_.seats() != 2) return nullptr;
+  // A correspondence game's clock says when a player is gone.
+  if (clock_ && clock_->control().kind == protocol::TimeControl::Kind::correspondence)
+    return nullptr;
+  const auto mover = state().to_move();
+  if (!mover || table_.has_connections(*mover) || table_.shown_connected(*mover)) return nullptr;
+  const Millis since = table_.away_since(*mover);
+  return json{{"seat", *mover}, {"since", since}, {"claim_at", since + settings_.gone_ms}};
+}
+
+std::optional<Code> Room::claim(const std::shared_ptr<Connection>& p, const json& id) {
+  const auto seat = playing_seat(p, "claim the win", id);
+  if (!seat) return seat.error();
+  if (table_.seats() != 2)
+    return error(p, Code::claim_many_seats,
+                 "in a game of more than two seats, a gone player cannot be dropped yet", id);
+  const json gone = gone_json();
+  if (gone.is_null()) return error(p, Code::claim_not_gone, "the player to move is not gone", id);
+  if (const Millis at = gone["claim_at"]; time() < at)
+    return error(p, Code::claim_not_gone,
+                 "the player to move has been gone less than " +
+                     std::to_string(settings_.gone_ms / 1000) + " s; wait " +
+                     std::to_string((at - time() + 999) / 1000) + " s more",
+                 id);
+  const int mover = gone["seat"];
+  end_round(protocol::abandoned(mover, seat_name(mover)));
+  flush();
+  return std::nullopt;
 }
 
 void Room::start_clock() {

@@ -48,6 +48,12 @@ struct RoomSettings {
   protocol::TimeControl clock{};        // the table's time control
   // The time to the millisecond, for the clocks; without it, the time of the last tick.
   std::function<Millis()> now{};
+  // A live clock forgives a mover the network's delay (Connection::lag_ms), up to this much
+  // per move: the move left the player's screen that much before it reached the server.
+  Millis max_lag_credit_ms = 500;
+  // The player to move, away this long in a game of two without a correspondence clock, may be
+  // claimed against: the other wins (`claim`).
+  Millis gone_ms = 60'000;
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -103,6 +109,9 @@ class Room : public std::enable_shared_from_this<Room> {
   // A seated player of a two-seat game offers a draw, accepts or declines the other's offer.
   std::optional<protocol::Code> draw(const std::shared_ptr<Connection>& p,
                                      protocol::DrawAction action, const nlohmann::json& id);
+  // The other player claims the win when the player to move has been gone too long.
+  std::optional<protocol::Code> claim(const std::shared_ptr<Connection>& p,
+                                      const nlohmann::json& id);
   // `p` seats `bot` (a connection with a bot's player, bot_seat.hpp) at a free seat of a table
   // still waiting for players: the seat is the bot's as another's would be theirs. Whether `p`
   // may is the lobby's to say.
@@ -166,6 +175,9 @@ class Room : public std::enable_shared_from_this<Room> {
                                                   std::string_view what, const nlohmann::json& id);
   // The round ends as `ending` says: shown once stored, as a move that ends it would be.
   void end_round(const protocol::Ending& ending);
+  // The player to move, shown away, in a game where the other may claim against them:
+  // {"seat","since","claim_at"}; else null.
+  nlohmann::json gone_json() const;
   // The name seat `seat` shows, for an outcome's reason ("Seat 2" when it shows none).
   std::string seat_name(int seat) const;
   // The time now, to the millisecond when the server said how (RoomSettings::now).

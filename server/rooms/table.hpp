@@ -72,6 +72,11 @@ class Table {
   // since `now`).
   bool detach(int seat, const Connection* p, Millis now);
   bool has_connections(int seat) const { return !seats_[at(seat)].conns.empty(); }
+  // Whether the seat shows its player connected (lagging by the grace period).
+  bool shown_connected(int seat) const { return seats_[at(seat)].shown_connected; }
+  // Since when the seat's player has had no connection here (set by detach, or as rebuilt).
+  Millis away_since(int seat) const { return seats_[at(seat)].away_since; }
+  void set_away_since(int seat, Millis when) { seats_[at(seat)].away_since = when; }
 
   // Presence as the seat shows it. Each returns whether what the seat shows changed.
   bool show_present(int seat, const std::string& name);

@@ -105,9 +105,10 @@ int main(int argc, char** argv) {
               plain.cpu_per_second * 1e3, plain.cpu_per_second * 100);
   std::printf("  with clocks:    %.3f ms of CPU per second = %.3f%% of a core (target < 1%%)\n",
               timed.cpu_per_second * 1e3, timed.cpu_per_second * 100);
-  std::printf("  the clocks' own cost: %.3f%% of a core; flags watched: %zu; flag timer armed %d"
-              " times while the rooms were set up, %d while idle\n",
-              (timed.cpu_per_second - plain.cpu_per_second) * 100, timed.deadlines, timed.wakes,
-              timed.idle_wakes);
+  std::printf(
+      "  the clocks' own cost: %.3f%% of a core; flags watched: %zu; flag timer armed %d"
+      " times while the rooms were set up, %d while idle\n",
+      (timed.cpu_per_second - plain.cpu_per_second) * 100, timed.deadlines, timed.wakes,
+      timed.idle_wakes);
   return 0;
 }

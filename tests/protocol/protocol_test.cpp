@@ -102,6 +102,7 @@ TEST(Decode, EveryRequestType) {
   EXPECT_EQ(std::get<Leave>(ok(R"({"type":"leave","room":"x"})").body).room, "x");
   EXPECT_EQ(std::get<Rematch>(ok(R"({"type":"rematch","room":"x"})").body).room, "x");
   EXPECT_EQ(std::get<Resign>(ok(R"({"type":"resign","room":"x"})").body).room, "x");
+  EXPECT_EQ(std::get<Claim>(ok(R"({"type":"claim","room":"x"})").body).room, "x");
   EXPECT_EQ(std::get<Draw>(ok(R"({"type":"draw","room":"x","action":"offer"})").body).action,
             DrawAction::offer);
   EXPECT_EQ(std::get<Draw>(ok(R"({"type":"draw","room":"x","action":"accept"})").body).action,
@@ -110,7 +111,8 @@ TEST(Decode, EveryRequestType) {
             DrawAction::decline);
   for (const char* bad :
        {R"({"type":"draw","room":"x"})", R"({"type":"draw","room":"x","action":"Offer"})",
-        R"({"type":"draw","room":"x","action":1})", R"({"type":"resign"})"})
+        R"({"type":"draw","room":"x","action":1})", R"({"type":"resign"})",
+        R"({"type":"claim","room":7})"})
     EXPECT_EQ(refused(bad), "proto/bad_field") << bad;
   EXPECT_TRUE(std::holds_alternative<ListRooms>(ok(R"({"type":"rooms"})").body));
   const auto page =
@@ -373,7 +375,7 @@ TEST(Ending, ReadsBackAsWrittenAndRefusesWhatNoEndingSays) {
   const auto resigned = resignation(1, "Bob");
   EXPECT_EQ(resigned.outcome.winners, std::vector<int>{0});
   EXPECT_EQ(resigned.outcome.reason, "Bob resigned");
-  for (const auto& e : {resigned, agreed_draw(0)})
+  for (const auto& e : {resigned, agreed_draw(0), flagged(0, "Ada"), abandoned(1, "Bob")})
     EXPECT_EQ(ending_from_json(to_json(e), 2), e) << to_json(e);
   EXPECT_EQ(to_json(agreed_draw(1))["end"], "agreed_draw");
   const json good = to_json(resigned);

@@ -18,6 +18,8 @@ class FakeConnection final : public Connection {
  public:
   std::string addr = "192.0.2.1";  // every fake comes from one address unless a test says
   std::string address() const override { return addr; }
+  long lag = 0;  // what lag_ms() says: the network's delay, as a real connection measures it
+  long lag_ms() const override { return lag; }
   void send(const Frame& frame) override {
     auto msg = nlohmann::json::parse(*frame);
     received.push_back(msg);

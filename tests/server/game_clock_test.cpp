@@ -69,7 +69,8 @@ TEST(GameClock, StoppingChargesTheRunningSeatAndStopsEverything) {
   const auto v = c.view();
   EXPECT_EQ(v["left_ms"], nlohmann::json({5'000, 4'000}));
   EXPECT_EQ(v["running"], nullptr);
-  EXPECT_EQ(v["control"], (nlohmann::json{{"kind", "live"}, {"base_ms", 5'000}, {"increment_ms", 1'000}}));
+  EXPECT_EQ(v["control"],
+            (nlohmann::json{{"kind", "live"}, {"base_ms", 5'000}, {"increment_ms", 1'000}}));
 }
 
 TEST(TimeControl, ReadsEveryFormAndRefusesWhatIsOutOfBounds) {

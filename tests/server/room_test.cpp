@@ -1918,5 +1918,92 @@ TEST_F(Table, ARestartChargesNoDowntimeToALiveClockButACorrespondenceDeadlineSta
   EXPECT_EQ(lobby2.next_deadline(), later + 60'000);
 }
 
+// A live clock forgives a mover the network's measured delay, up to --max-lag-credit-ms.
+TEST_F(Table, ALiveClockForgivesTheMeasuredLagUpToItsBound) {
+  Millis now = 0;
+  lobby.use_clock([&now] { return now; });
+  auto ada = client("Ada"), bob = client("Bob");
+  send(ada, {{"type", "create"},
+             {"game", "quantik"},
+             {"options", {{"first", "0"}}},
+             {"clock", {{"kind", "live"}, {"base_ms", 60'000}, {"increment_ms", 0}}}});
+  const std::string room = ada->take("created").at(0)["room"];
+  join(ada, room);
+  join(bob, room);
+  ada->lag = 200;
+  bob->lag = 5'000;  // a terrible line, or a lie: credited 500 ms at most
+  now = 3'000;
+  move(ada, room, kEnding[0]);
+  EXPECT_EQ(ada->states[room]["clock"]["left_ms"][0], 57'200) << "3 s, 200 ms of it forgiven";
+  now = 7'000;
+  move(bob, room, kEnding[1]);
+  EXPECT_EQ(bob->states[room]["clock"]["left_ms"][1], 56'500) << "4 s, 500 ms of it forgiven";
+}
+
+// Nobody holds a game hostage: once the player to move has been gone for the gone time, the
+// other may claim the win; before, the state shows when they may.
+TEST_F(Table, ThePlayerToMoveGoneTooLongLosesWhenTheOtherClaimsTheWin) {
+  Millis now = 0;
+  lobby.use_clock([&now] { return now; });
+  const auto [ada, bob, eve, room] = seated_table();
+  const std::string token = bob->last("welcome")["token"];
+  lobby.closed(bob.get());  // Bob's connection drops; Ada is to move
+  EXPECT_EQ(eve->states[room]["seats"][1]["connected"], false);
+  EXPECT_EQ(eve->states[room]["gone"], nullptr) << "the player to move, Ada, is here";
+  send(ada, {{"type", "claim"}, {"room", room}});
+  EXPECT_EQ(error_code(ada), "claim/not_gone");
+  now = 1'000;
+  move(ada, room, kEnding[0]);
+  EXPECT_EQ(eve->states[room]["gone"], (json{{"seat", 1}, {"since", 0}, {"claim_at", 60'000}}));
+  now = 30'000;
+  send(ada, {{"type", "claim"}, {"room", room}});
+  const auto early = ada->take("error");
+  ASSERT_EQ(early.size(), 1u);
+  EXPECT_EQ(early[0]["code"], "claim/not_gone");
+  EXPECT_NE(early[0]["message"].get<std::string>().find("30 s more"), std::string::npos)
+      << early[0];
+  // Bob comes back: the countdown is gone; he drops again, and it starts afresh.
+  auto bob2 = client("Bob", token);
+  EXPECT_EQ(eve->states[room]["gone"], nullptr);
+  now = 40'000;
+  lobby.closed(bob2.get());
+  EXPECT_EQ(eve->states[room]["gone"]["claim_at"], 100'000);
+  now = 99'999;
+  send(ada, {{"type", "claim"}, {"room", room}});
+  EXPECT_EQ(error_code(ada), "claim/not_gone");
+  now = 100'000;
+  send(eve, {{"type", "claim"}, {"room", room}});
+  EXPECT_EQ(error_code(eve), "move/not_a_player");
+  send(ada, {{"type", "claim"}, {"room", room}});
+  for (const auto& c : {ada, eve}) {
+    EXPECT_EQ(c->states[room]["status"], "over");
+    EXPECT_EQ(c->states[room]["outcome"]["end"], "abandoned");
+    EXPECT_EQ(c->states[room]["outcome"]["reason"], "Bob left the game");
+    EXPECT_EQ(c->states[room]["outcome"]["winners"], json({0}));
+    EXPECT_EQ(c->states[room]["gone"], nullptr);
+  }
+  EXPECT_EQ(eve->states[room], watched_whole(lobby, room));
+  EXPECT_EQ(store.rooms[room].room.rounds[0].outcome["end"], "abandoned");
+}
+
+TEST_F(Table, ACorrespondenceGamesClockDecidesWhoIsGone) {
+  Millis now = 0;
+  lobby.use_clock([&now] { return now; });
+  auto ada = client("Ada"), bob = client("Bob");
+  send(ada, {{"type", "create"},
+             {"game", "quantik"},
+             {"options", {{"first", "0"}}},
+             {"clock", {{"kind", "correspondence"}, {"days", 1}}}});
+  const std::string room = ada->take("created").at(0)["room"];
+  join(ada, room);
+  join(bob, room);
+  lobby.closed(bob.get());
+  move(ada, room, kEnding[0]);
+  EXPECT_EQ(ada->states[room]["gone"], nullptr);
+  now = 3'600'000;
+  send(ada, {{"type", "claim"}, {"room", room}});
+  EXPECT_EQ(error_code(ada), "claim/not_gone");
+}
+
 }  // namespace
 }  // namespace plateau::server::testing
