@@ -2,6 +2,8 @@
 // and whether its stops keep time with a CPU quota's period.
 #pragma once
 
+#include <time.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -11,6 +13,13 @@
 #include <vector>
 
 namespace plateau::bench {
+
+// The CPU time of the calling thread so far, in seconds.
+inline double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 // The whole machine's CPU time so far, from /proc/stat's first line, in clock ticks: what the
 // programs measured leave over, and what the host takes from this guest (steal).

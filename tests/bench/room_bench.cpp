@@ -17,30 +17,17 @@
 #include <ctime>
 #include <random>
 
+#include "machine.hpp"
 #include "rules/game.hpp"
 #include "server/rooms/lobby.hpp"
+#include "sink.hpp"
 
 using namespace plateau::server;
 using nlohmann::json;
+using plateau::bench::Sink;
+using plateau::bench::thread_cpu_seconds;
 
 namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-class Sink final : public Connection {
- public:
-  std::string address() const override { return "bench"; }
-  void send(const Frame& f) override {
-    bytes += f->size();
-    last = f;
-  }
-  std::size_t bytes = 0;
-  Frame last;
-};
 
 struct OpenRoom {
   std::string room;

@@ -30,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "machine.hpp"
+
 namespace {
 
 struct Options {
@@ -48,12 +50,6 @@ struct Options {
 void tune(int fd) {
   int one = 1;
   if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one) != 0) die("TCP_NODELAY");
-}
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 // Reads what is there; the frames are far smaller than a socket buffer, so no write blocks.
@@ -147,7 +143,7 @@ int main(int argc, char** argv) {
     std::vector<long> pending(server_fd.size(), 0);
     std::vector<char> buf(65536);
     std::vector<epoll_event> ready(256);
-    const double cpu0 = thread_cpu_seconds();
+    const double cpu0 = plateau::bench::thread_cpu_seconds();
     long done = 0;
     while (!stop.load(std::memory_order_relaxed)) {
       const int n = epoll_wait(ep, ready.data(), static_cast<int>(ready.size()), 50);
@@ -167,7 +163,7 @@ int main(int argc, char** argv) {
         }
       }
     }
-    server_cpu = thread_cpu_seconds() - cpu0;
+    server_cpu = plateau::bench::thread_cpu_seconds() - cpu0;
     moves = done;
   });
 
@@ -181,7 +177,7 @@ int main(int argc, char** argv) {
     }
     // bytes[c]: what connection c has read, to count whole frames.
     std::vector<long> bytes(client_fd.size(), 0);
-    const double cpu0 = thread_cpu_seconds();
+    const double cpu0 = plateau::bench::thread_cpu_seconds();
     std::vector<char> move(static_cast<std::size_t>(opt.in), 'm');
     std::vector<char> buf(65536);
     std::vector<epoll_event> ready(256);
@@ -203,7 +199,7 @@ int main(int argc, char** argv) {
           if (k % 2 == p) send_all(client_fd[conn], move.data(), opt.in);
       }
     }
-    client_cpu = thread_cpu_seconds() - cpu0;
+    client_cpu = plateau::bench::thread_cpu_seconds() - cpu0;
   });
 
   std::this_thread::sleep_for(std::chrono::duration<double>(opt.seconds));

@@ -15,9 +15,10 @@ std::string read_file(const std::filesystem::path& p) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// The state minus what a restart legitimately changes: who is connected.
+// The state minus what a restart legitimately changes: who is connected (and so who is gone).
 json without_presence(json st) {
   for (auto& s : st["seats"]) s.erase("connected");
+  st.erase("gone");
   return st;
 }
 

@@ -195,7 +195,8 @@ std::string garbage(Rng& rng) {
   }
 }
 
-// Every room a fresh spectator is shown: its version and its state without who is connected.
+// Every room a fresh spectator is shown: its version and its state without who is connected
+// (nor who is gone, which follows from it).
 std::map<std::string, std::pair<std::int64_t, json>> snapshot(
     unsigned short port, const std::vector<std::string>& rooms) {
   std::map<std::string, std::pair<std::int64_t, json>> out;
@@ -212,6 +213,7 @@ std::map<std::string, std::pair<std::int64_t, json>> snapshot(
     if (!f || (*f)["type"] != "full") continue;
     json st = (*f)["state"];
     for (auto& s : st["seats"]) s.erase("connected");
+    st.erase("gone");
     out[room] = {(*f)["version"].get<std::int64_t>(), st};
     ws.send({{"type", "leave"}, {"room", room}});
   }

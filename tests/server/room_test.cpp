@@ -71,6 +71,19 @@ class Table : public ::testing::Test {
     std::shared_ptr<FakeConnection> ada, bob, eve;
     std::string room;
   };
+  // A quantik table with time control `clock` that Ada creates (and starts), Ada and Bob seated.
+  std::string clocked_table(const std::shared_ptr<FakeConnection>& ada,
+                            const std::shared_ptr<FakeConnection>& bob, const json& clock) {
+    send(
+        ada,
+        {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"clock", clock}});
+    const auto created = ada->take("created");
+    EXPECT_EQ(created.size(), 1u);
+    const std::string room = created.empty() ? "" : created[0]["room"].get<std::string>();
+    join(ada, room);
+    join(bob, room);
+    return room;
+  }
   Seated seated_table(int spectator_delay = 0) {
     Seated t{client("Ada"), client("Bob"), client("Eve"), ""};
     t.room = create(t.ada, {{"first", "0"}}, spectator_delay);
@@ -1843,13 +1856,8 @@ TEST_F(Table, AMoveAfterTheFlagIsRefusedAndTheFlagFalls) {
   Millis now = 0;
   lobby.use_clock([&now] { return now; });
   auto ada = client("Ada"), bob = client("Bob");
-  send(ada, {{"type", "create"},
-             {"game", "quantik"},
-             {"options", {{"first", "0"}}},
-             {"clock", {{"kind", "live"}, {"base_ms", 1'000}, {"increment_ms", 0}}}});
-  const std::string room = ada->take("created").at(0)["room"];
-  join(ada, room);
-  join(bob, room);
+  const std::string room =
+      clocked_table(ada, bob, {{"kind", "live"}, {"base_ms", 1'000}, {"increment_ms", 0}});
   now = 1'000;
   move(ada, room, kEnding[0]);
   EXPECT_EQ(error_code(ada), "move/flagged");
@@ -1880,12 +1888,7 @@ TEST_F(Table, ARestartChargesNoDowntimeToALiveClockButACorrespondenceDeadlineSta
   lobby.use_clock([&now] { return now; });
   auto ada = client("Ada"), bob = client("Bob");
   const auto table = [&](const json& clock) {
-    send(
-        ada,
-        {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"clock", clock}});
-    const std::string room = ada->take("created").at(0)["room"];
-    join(ada, room);
-    join(bob, room);
+    const std::string room = clocked_table(ada, bob, clock);
     now += 4'000;
     move(ada, room, kEnding[0]);  // Bob's clock runs from here
     return room;
@@ -1923,13 +1926,8 @@ TEST_F(Table, ALiveClockForgivesTheMeasuredLagUpToItsBound) {
   Millis now = 0;
   lobby.use_clock([&now] { return now; });
   auto ada = client("Ada"), bob = client("Bob");
-  send(ada, {{"type", "create"},
-             {"game", "quantik"},
-             {"options", {{"first", "0"}}},
-             {"clock", {{"kind", "live"}, {"base_ms", 60'000}, {"increment_ms", 0}}}});
-  const std::string room = ada->take("created").at(0)["room"];
-  join(ada, room);
-  join(bob, room);
+  const std::string room =
+      clocked_table(ada, bob, {{"kind", "live"}, {"base_ms", 60'000}, {"increment_ms", 0}});
   ada->lag = 200;
   bob->lag = 5'000;  // a terrible line, or a lie: credited 500 ms at most
   now = 3'000;
@@ -1990,13 +1988,7 @@ TEST_F(Table, ACorrespondenceGamesClockDecidesWhoIsGone) {
   Millis now = 0;
   lobby.use_clock([&now] { return now; });
   auto ada = client("Ada"), bob = client("Bob");
-  send(ada, {{"type", "create"},
-             {"game", "quantik"},
-             {"options", {{"first", "0"}}},
-             {"clock", {{"kind", "correspondence"}, {"days", 1}}}});
-  const std::string room = ada->take("created").at(0)["room"];
-  join(ada, room);
-  join(bob, room);
+  const std::string room = clocked_table(ada, bob, {{"kind", "correspondence"}, {"days", 1}});
   lobby.closed(bob.get());
   move(ada, room, kEnding[0]);
   EXPECT_EQ(ada->states[room]["gone"], nullptr);
