@@ -1088,7 +1088,8 @@ TEST(OnTopFromView, ARebuiltGameDrawsEveryFaceDownTileOnce) {
   auto rebuilt = game().from_view(seen_by(*s, 3, options), rng);
   ASSERT_TRUE(rebuilt);
   std::set<int> tiles;
-  for (const auto& c : rebuilt->view(0)["cells"])
+  const json cells = rebuilt->view(0)["cells"];  // held: a range-for would not keep the view alive
+  for (const auto& c : cells)
     if (c.is_object() && c["kind"] == "tile") tiles.insert(c["tile"].get<int>());
   while (!rebuilt->is_over()) {
     const json v = rebuilt->view(0);

@@ -853,7 +853,8 @@ TEST(QuirkyFromView, ARebuiltGameIsPlayedToItsEndWithTheBoxCounts) {
   ASSERT_TRUE(rebuilt);
   while (!rebuilt->is_over()) play(*rebuilt, {rebuilt->legal_moves().front().text});
   // Every piece of the box was drawn: the bag the view showed was the one the rebuild drew from.
-  for (const auto& [piece, n] : view(*rebuilt)["bag"].items()) EXPECT_EQ(n, 0) << piece;
+  const json bag = view(*rebuilt)["bag"];  // held: a range-for would not keep the view alive
+  for (const auto& [piece, n] : bag.items()) EXPECT_EQ(n, 0) << piece;
 }
 
 TEST(QuirkyFromView, ABoardThisGameNeverShowsIsRefused) {
