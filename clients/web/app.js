@@ -30,6 +30,11 @@ const app = {
   created: loadCreated(),  // rooms this player created (it may seat bots there before sitting)
   botLevel: 'normal',  // the level last chosen at a table's "Add a bot"
   noBots: false,       // the server said it runs no bots
+  offset: 0,           // the server's clock minus ours, in ms, from the last `full` that said
+  clockTimer: null,    // ticks the running clock on screen, only while one runs
+  goneTimer: null,     // ticks the countdown to a claim against a player who is away
+  ownLeft: null,       // our own running clock's time at the last tick (for the 10 s sound)
+  beeps: 0,            // how many times the 10 s sound was played (for tests)
 };
 window.plateau = app;  // for tests and the curious
 
@@ -120,6 +125,8 @@ function onMessage(msg) {
       break;
     case 'full':
       if (msg.room !== app.room) return;
+      // A clocked room says the server's time: our clocks show what the server's say.
+      if (typeof msg.server_time === 'number') app.offset = msg.server_time - Date.now();
       app.state = msg.state;
       app.version = msg.version;
       app.seat = msg.state.you;
@@ -170,6 +177,8 @@ function showLobby() {
   if (app.room) send({ type: 'leave', room: app.room });
   app.room = null;
   app.state = null;
+  renderClocks(null);
+  renderGone(null);
   $('#room').hidden = true;
   $('#replay').hidden = true;
   $('#lobby').hidden = false;
@@ -204,6 +213,8 @@ function openRoom(id, sitDown, keep = false, seat = null, onJoined = null) {
     app.seat = null;
     app.crowd = 0;
     $('#table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+    renderClocks(null);
+    renderGone(null);
   }
   if (new URLSearchParams(location.search).get('room') !== id) history.pushState({}, '', `/?room=${encodeURIComponent(id)}`);
   $('#lobby').hidden = true;
@@ -280,6 +291,7 @@ function renderOptions() {
     box.append(el('label', { title: o.label }, capital(o.label), ' ', input));
   }
   renderComputer();
+  renderTimeControl();
 }
 
 function choiceLabel(name, c) {
@@ -336,7 +348,7 @@ function renderRooms({ rooms, total = rooms.length, offset = 0, mine = [] }) {
     const free = r.seats.some((s) => !s.name);
     const mine = seated.has(r.room);  // our own table is opened, not joined again
     return el('tr', { 'data-room': r.room },
-      el('td', {}, gameName(r.game)),
+      el('td', {}, gameName(r.game), controlBadge(r.clock)),
       el('td', {}, ...players),
       el('td', {}, r.status + (r.round > 1 ? ` (game ${r.round})` : '')),
       el('td', {}, r.spectators),
@@ -353,15 +365,23 @@ function renderRooms({ rooms, total = rooms.length, offset = 0, mine = [] }) {
 }
 
 // The tables where we sit (private ones too), the one waiting for our move marked: the way back
-// to a game from the lobby, on any tab or after the page was closed.
+// to a game from the lobby, on any tab or after the page was closed. Correspondence games
+// waiting for our move come first, the one whose time runs out soonest at the top; the rest keep
+// the server's order (the most recently active first). A correspondence game in play says how
+// long the seat to move has left (its `deadline`, in the server's time).
 function renderMine(mine) {
   $('#mine-panel').hidden = mine.length === 0;
-  $('#mine').replaceChildren(...mine.map((r) => {
+  const urgent = (r) => r.your_turn && r.clock && r.clock.kind === 'correspondence' && typeof r.deadline === 'number';
+  const sorted = mine.map((r, i) => [r, i]).sort(([a, i], [b, j]) =>
+    urgent(a) !== urgent(b) ? (urgent(a) ? -1 : 1) : urgent(a) && a.deadline !== b.deadline ? a.deadline - b.deadline : i - j);
+  $('#mine').replaceChildren(...sorted.map(([r]) => {
     const status = r.your_turn ? 'your turn' : r.status === 'playing' ? 'their turn' : r.status;
+    const left = r.status === 'playing' && r.clock && r.clock.kind === 'correspondence' && typeof r.deadline === 'number'
+      ? el('span', { class: 'time-left', 'data-deadline': r.deadline }, ` · ${clockText(r.clock, r.deadline - serverNow())} left`) : '';
     return el('tr', { 'data-mine': r.room, 'data-turn': r.your_turn ? 'mine' : '' },
-      el('td', {}, gameName(r.game), r.private ? el('span', { class: 'muted' }, ' (private)') : ''),
+      el('td', {}, gameName(r.game), controlBadge(r.clock), r.private ? el('span', { class: 'muted' }, ' (private)') : ''),
       el('td', {}, ...seatList(r.seats)),
-      el('td', {}, status + (r.round > 1 ? ` (game ${r.round})` : '')),
+      el('td', {}, status + (r.round > 1 ? ` (game ${r.round})` : ''), left),
       el('td', { class: 'actions' },
         el('button', { class: `small${r.your_turn ? ' primary' : ''}`, onclick: () => openRoom(r.room, true) }, 'Back to the table')));
   }));
@@ -396,7 +416,9 @@ function statusText(st) {
       : o.winners.length === 1 ? (o.winners[0] === st.you ? 'You win!' : `${seatName(o.winners[0])} wins`)
       : `Shared win: ${o.winners.map(seatName).join(', ')}`;
     const scores = o.scores && o.scores.length ? ` — ${o.scores.map((s, i) => `${seatName(i)} ${s}`).join(', ')}` : '';
-    return `${who} (${o.reason})${scores}`;
+    // The player whose flag fell reads it of themself ("Ada wins (you ran out of time)").
+    const reason = o.end === 'flagged' && o.seat === st.you && st.you !== null ? 'you ran out of time' : o.reason;
+    return `${who} (${reason})${scores}`;
   }
   if (st.to_move === st.you && st.you !== null) return 'Your turn';
   return `${seatName(st.to_move)}'s turn`;
@@ -425,6 +447,8 @@ async function renderRoom() {
   st.you === i ? el('span', { class: 'tag' }, 'you') : '',
   !s.name && st.you === null ? el('button', { class: 'small primary', 'data-sit': i, onclick: () => join(i) }, 'Sit here') : '',
   !s.name && botsHere ? addBotControl(i) : '')));
+  renderClocks(st, seatColour);
+  renderGone(st);
   const status = $('#status');
   status.textContent = statusText(st);
   status.dataset.turn = st.status === 'playing' && st.to_move === st.you && st.you !== null ? 'mine' : '';
@@ -536,6 +560,224 @@ function showAnnounce(text) {
   setTimeout(() => { a.hidden = true; }, 15000);
 }
 
+// ---------- clocks ----------
+// The server alone keeps time; the page shows it. A state's `clock` has each seat's time left
+// (`left_ms`) and the seat whose clock runs (`running`) since `since`, in the server's time: the
+// running seat has left_ms[running] - (server now - since). The server's now is our Date.now()
+// plus the offset measured at the last `full` (`server_time`), so every page shows the same.
+const serverNow = () => Date.now() + app.offset;
+const DAY = 86400000, HOUR = 3600000, MINUTE = 60000;
+
+// The "Time control" choice of the create form: null for none, else the `clock` to send.
+// A clock is for two seats only: for more, the choice is kept but off, and says why.
+function readClock() {
+  const sel = $('#time-control');
+  if (sel.disabled || !sel.value) return null;
+  const [kind, a, b] = sel.value.split(':');
+  return kind === 'live'
+    ? { kind: 'live', base_ms: Number(a) * MINUTE, increment_ms: Number(b) * 1000 }
+    : { kind: 'correspondence', days: Number(a) };
+}
+
+function renderTimeControl() {
+  const game = app.games.find((g) => g.id === $('#game-select').value);
+  const many = !!game && computerSeats(game, readOptions()) > 2;
+  $('#time-control').disabled = many;
+  $('#time-control-note').hidden = !many;
+}
+
+// "3+2" (minutes + seconds a move), "3 days"; '' for none.
+function controlText(c) {
+  if (!c) return '';
+  if (c.kind === 'correspondence') return `${c.days} day${c.days === 1 ? '' : 's'}`;
+  const num = (x) => String(Math.round(x * 10) / 10);
+  const quarter = { 15000: '¼', 30000: '½', 45000: '¾' }[c.base_ms];
+  return `${quarter || num(c.base_ms / MINUTE)}+${num(c.increment_ms / 1000)}`;
+}
+
+function controlTitle(c) {
+  if (c.kind === 'correspondence') return `correspondence: ${controlText(c)} for each move`;
+  return `live: ${controlText(c)} (minutes for the game + seconds added a move)`;
+}
+
+// A table's time control as the lobby lists it; nothing for none.
+function controlBadge(c) {
+  return c ? el('span', { class: 'time-control', 'data-control': c.kind, title: controlTitle(c) }, controlText(c)) : '';
+}
+
+// What a seat has left now: its time as it stood at `since` if its clock runs; none for the
+// seat whose flag fell.
+function clockLeft(st, seat, now) {
+  const c = st.clock;
+  if (st.outcome && st.outcome.end === 'flagged' && st.outcome.seat === seat) return 0;
+  const left = c.left_ms[seat];
+  return c.running === seat && st.status === 'playing' ? Math.max(0, left - Math.max(0, now - c.since)) : left;
+}
+
+// Live: m:ss, or h:mm:ss, with tenths under 10 s; correspondence: "2d 4h", "5h 12m", "3m 20s".
+// Rounded up: a clock reads zero only once its time is gone.
+function clockText(control, ms) {
+  ms = Math.max(0, ms);
+  const pad = (n) => String(n).padStart(2, '0');
+  if (control.kind === 'correspondence') {
+    const minutes = Math.ceil(ms / MINUTE);
+    if (minutes >= 24 * 60) {
+      const hours = Math.ceil(ms / HOUR);
+      return `${Math.floor(hours / 24)}d${hours % 24 ? ` ${hours % 24}h` : ''}`;
+    }
+    if (minutes >= 60) return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+    const seconds = Math.ceil(ms / 1000);
+    return seconds >= 60 ? `${Math.floor(seconds / 60)}m ${seconds % 60}s` : `${seconds}s`;
+  }
+  if (ms === 0) return '0:00';
+  const tenths = Math.ceil(ms / 100);
+  if (tenths < 100) return `0:0${Math.floor(tenths / 10)}.${tenths % 10}`;
+  const s = Math.ceil(ms / 1000);
+  const h = Math.floor(s / 3600), m = Math.floor((s % 3600) / 60);
+  return h ? `${h}:${pad(m)}:${pad(s % 60)}` : `${m}:${pad(s % 60)}`;
+}
+
+// When a clock shows red. Live: under 20 s, whatever the base (what matters is whether a few
+// more moves fit; 10% of a 1+0 game would be 6 s, of a 15+10 one a minute and a half).
+// Correspondence: under 10% of the move's time (2.4 h of a day, 7.2 h of three days).
+function clockLow(control, ms) {
+  return control.kind === 'correspondence' ? ms < control.days * DAY / 10 : ms < 20000;
+}
+
+// One seat's clock face: its colour, its name and its time (set by tickFaces).
+function clockFace(seat, name, colour) {
+  return el('div', { class: 'clock', 'data-clock': seat, style: `--seat:${colour}` },
+    el('bdi', { class: 'clock-name' }, name),
+    el('span', { class: 'clock-time', 'data-clock-time': seat }));
+}
+
+// Sets each face of `box` to its seat's time at `now`: running, low and flagged ones marked.
+// Touches the page only where it changed.
+function tickFaces(box, st, now) {
+  const flagged = st.outcome && st.outcome.end === 'flagged' ? st.outcome.seat : null;
+  for (const face of box.querySelectorAll('[data-clock]')) {
+    const seat = Number(face.dataset.clock);
+    const ms = clockLeft(st, seat, now);
+    const text = clockText(st.clock.control, ms);
+    const time = face.querySelector('.clock-time');
+    if (time.textContent !== text) time.textContent = text;
+    face.classList.toggle('running', st.status === 'playing' && st.clock.running === seat);
+    face.classList.toggle('low', ms > 0 && clockLow(st.clock.control, ms));
+    face.classList.toggle('flagged', flagged === seat);
+  }
+}
+
+// The room's clocks, outside #seats and #status: their text changes with every tick, and a page
+// that followed a game must show the same seats and status as one just opened. Called with the
+// state at each change (null: no room on screen); ticks only while a clock runs.
+function renderClocks(st, seatColour = (i) => SEAT_COLOURS[i % SEAT_COLOURS.length]) {
+  const bar = $('#clock-bar');
+  const clock = st && st.clock;
+  bar.hidden = !clock;
+  if (!clock) {
+    $('#clocks').replaceChildren();
+    stopClocks();
+    return;
+  }
+  const box = $('#clocks');
+  box.replaceChildren(...clock.left_ms.map((_, i) => {
+    const face = clockFace(i, st.seats[i] && st.seats[i].name ? st.seats[i].name : `Seat ${i + 1}`, seatColour(i));
+    if (st.you === i) face.classList.add('me');
+    return face;
+  }));
+  box.title = controlTitle(clock.control);
+  box.dataset.control = controlText(clock.control);
+  // The sound is for a player's own live clock.
+  $('#clock-sound-label').hidden = st.you === null || clock.control.kind !== 'live';
+  tickClocks();
+  if (st.status === 'playing' && clock.running !== null) {
+    if (!app.clockTimer) app.clockTimer = setInterval(tickClocks, 100);
+  } else stopClocks();
+}
+
+// The player to move is away (`state.gone`): a countdown to when the other may claim the win,
+// then the button. Outside #status and #room-actions, since it ticks; ticks only while shown.
+function renderGone(st) {
+  const box = $('#gone');
+  const gone = st && st.status === 'playing' ? st.gone : null;
+  clearInterval(app.goneTimer);
+  app.goneTimer = null;
+  box.hidden = !gone;
+  if (!gone) {
+    box.replaceChildren();
+    return;
+  }
+  const name = (st.seats[gone.seat] && st.seats[gone.seat].name) || `Seat ${gone.seat + 1}`;
+  const mine = st.you !== null && st.you !== gone.seat;
+  const text = el('span', { class: 'gone-text' });
+  const claim = el('button', { class: 'primary small', id: 'claim', hidden: true,
+    onclick: () => send({ type: 'claim', room: app.room }) }, 'Claim the win');
+  box.replaceChildren(text, claim);
+  const tick = () => {
+    const left = Math.max(0, gone.claim_at - serverNow());
+    if (left > 0) {
+      text.textContent = `${name} is away: ${mine ? 'you may claim the win' : 'the win may be claimed'} in ${Math.ceil(left / 1000)} s`;
+    } else {
+      text.textContent = `${name} has been away too long${mine ? '' : ': the win may be claimed'}`;
+      claim.hidden = !mine;
+      clearInterval(app.goneTimer);
+      app.goneTimer = null;
+    }
+  };
+  tick();
+  if (!claim.hidden || gone.claim_at <= serverNow()) return;
+  app.goneTimer = setInterval(tick, 250);
+}
+
+function stopClocks() {
+  clearInterval(app.clockTimer);
+  app.clockTimer = null;
+  app.ownLeft = null;
+}
+
+function tickClocks() {
+  const st = app.state;
+  if (!st || !st.clock || $('#room').hidden) { stopClocks(); return; }
+  tickFaces($('#clocks'), st, serverNow());
+  // Our own live clock passing 10 s: one beep (and a buzz), if the player asked for it.
+  const own = st.status === 'playing' && st.you !== null && st.clock.running === st.you && st.clock.control.kind === 'live'
+    ? clockLeft(st, st.you, serverNow()) : null;
+  if (own !== null && app.ownLeft !== null && app.ownLeft >= 10000 && own < 10000 && soundOn()) beep();
+  app.ownLeft = own;
+}
+
+const soundOn = () => { try { return localStorage.getItem('plateau.clockSound') === '1'; } catch { return false; } };
+
+let audio = null;
+function unlockAudio() {
+  const Ctx = window.AudioContext || window.webkitAudioContext;
+  if (!Ctx) return null;
+  try {
+    audio = audio || new Ctx();
+    if (audio.state === 'suspended') audio.resume().catch(() => {});
+  } catch { audio = null; }
+  return audio;
+}
+
+// A short beep of 880 Hz, and a buzz on a phone.
+function beep() {
+  app.beeps++;
+  const ctx = unlockAudio();
+  if (ctx) {
+    try {
+      const t = ctx.currentTime, osc = ctx.createOscillator(), gain = ctx.createGain();
+      osc.frequency.value = 880;
+      gain.gain.setValueAtTime(0.0001, t);
+      gain.gain.exponentialRampToValueAtTime(0.25, t + 0.01);
+      gain.gain.exponentialRampToValueAtTime(0.0001, t + 0.18);
+      osc.connect(gain).connect(ctx.destination);
+      osc.start(t);
+      osc.stop(t + 0.2);
+    } catch { /* no sound here */ }
+  }
+  try { if (navigator.vibrate) navigator.vibrate(200); } catch { /* no vibration here */ }
+}
+
 // ---------- bots ----------
 const BOT_LEVELS = ['easy', 'normal', 'hard'];
 const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
@@ -602,6 +844,8 @@ function playComputer() {
   // Turns go round by seat: the player at seat 0 plays k-th when seat (seats - k) % seats starts.
   if (game.options.some((o) => o.name === 'first')) options.first = order === 'random' ? 'random' : String((seats - Number(order)) % seats);
   const msg = { type: 'create', game: game.id, options, private: $('#private').checked, spectator_delay: Number($('#delay').value) || 0 };
+  const clock = readClock();
+  if (clock) msg.clock = clock;
   const sent = send(msg, (reply) => {
     $('#play-computer').disabled = false;
     if (reply.type !== 'created') return false;  // an error, shown as ever
@@ -706,6 +950,13 @@ async function showFrame() {
     class: `seat${st.to_move === i ? ' to-move' : ''}`,
     style: `--seat:${(mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length]}`,
   }, el('span', { class: 'seat-name' }, p || `Seat ${i + 1}`))));
+  const clocks = $('#replay-clocks');
+  clocks.hidden = !st.clock;
+  if (st.clock) {
+    clocks.replaceChildren(...st.clock.left_ms.map((_, i) => clockFace(i, name(i),
+      (mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length])));
+    tickFaces(clocks, st, 0);
+  }
   const m = at > 0 ? record.moves[at - 1] : null;
   $('#rp-caption').textContent = at === 0 ? `Start — ${record.moves.length} moves`
     : `Move ${at} of ${record.moves.length}: ${name(m.seat)} played ${m.move}`
@@ -754,15 +1005,26 @@ function init() {
   });
   $('#name').addEventListener('change', () => $('#name-form').requestSubmit());
   $('#game-select').addEventListener('change', renderOptions);
-  $('#options').addEventListener('change', renderComputer);
+  $('#options').addEventListener('change', () => { renderComputer(); renderTimeControl(); });
   $('#play-computer').addEventListener('click', playComputer);
   $('#create-form').addEventListener('submit', (e) => {
     e.preventDefault();
-    send({
+    const msg = {
       type: 'create', game: $('#game-select').value, options: readOptions(),
       private: $('#private').checked, spectator_delay: Number($('#delay').value) || 0,
-    });
+    };
+    const clock = readClock();
+    if (clock) msg.clock = clock;
+    send(msg);
   });
+  const sound = $('#clock-sound');
+  sound.checked = soundOn();
+  sound.addEventListener('change', () => {
+    try { localStorage.setItem('plateau.clockSound', sound.checked ? '1' : '0'); } catch { /* private mode */ }
+    if (sound.checked) unlockAudio();  // a click may start sound; a clock running low may not
+  });
+  // Browsers let a page make sound only once someone has touched it: any touch will do.
+  document.addEventListener('pointerdown', () => { if (soundOn()) unlockAudio(); }, { capture: true });
   $('#refresh').addEventListener('click', () => { askRooms(); loadHistory(); });
   $('#rooms-game').addEventListener('change', () => { app.roomsFrom = 0; askRooms(); });
   $('#rooms-prev').addEventListener('click', () => { app.roomsFrom = Math.max(0, app.roomsFrom - ROOMS_PAGE); askRooms(); });
