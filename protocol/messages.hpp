@@ -117,7 +117,7 @@ std::string encode_welcome(const nlohmann::json& id, std::string_view player,
                            const nlohmann::json& tables = nlohmann::json::array());
 std::string encode_created(const nlohmann::json& id, std::string_view room);
 std::string encode_joined(const nlohmann::json& id, std::string_view room, std::optional<int> seat);
-// `server_time` (ms since the epoch), for a room with clocks: what a client sets its clocks by.
+// `server_time` (ms since the epoch): what a client sets its clocks and countdowns by.
 std::string encode_full(const nlohmann::json& id, std::string_view room, std::int64_t version,
                         const nlohmann::json& state,
                         std::optional<std::int64_t> server_time = std::nullopt);

@@ -177,8 +177,7 @@ Done Room::durable_done(std::uint64_t entry) {
 void Room::send_full(const std::shared_ptr<Connection>& p, const json& id) {
   outbox_.holds_whole(p.get(), version_);
   const auto state = views_.state_of(table_.audience_of(p.get()));
-  outbox_.send(p, make_frame(protocol::encode_full(id, id_, version_, state,
-                                                   clock_ ? std::optional(time()) : std::nullopt)));
+  outbox_.send(p, make_frame(protocol::encode_full(id, id_, version_, state, time())));
 }
 
 void Room::fail_room() {

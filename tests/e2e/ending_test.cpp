@@ -181,7 +181,7 @@ TEST(Clock, AFlagFallsByTheServersTimerAndALiveClockSurvivesKillNineUncharged) {
   w->ws.send({{"type", "join"}, {"room", k.room}, {"as", "spectator"}});
   const auto full = w->ws.recv_type("full");
   ASSERT_TRUE(full.has_value());
-  ASSERT_TRUE((*full)["server_time"].is_number_integer()) << "a clocked room's full says the time";
+  ASSERT_TRUE((*full)["server_time"].is_number_integer()) << "a full says the server's time";
   const json after = (*full)["state"]["clock"];
   EXPECT_EQ(after["left_ms"], json({p0_left, 600'000}))
       << "P1 has all his time: neither his thinking before the crash nor the downtime is charged";

@@ -58,3 +58,24 @@ test('A draw offered and accepted ends the game drawn', { timeout: 120000 }, asy
     await ada.screenshot({ path: `${shots}/ending-drawn.png` });
   });
 });
+
+test('The player to move leaves: a countdown, then the other claims the win', { timeout: 120000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { seated, eve } = await openTable(browser, server, 'quantik', ['Ada', 'Bob']);
+    const [ada, bob] = seated;
+    const st = await state(ada.page);
+    // Whoever is to move closes their page; the other waits out the gone time, then claims.
+    const [mover, other] = st.to_move === 0 ? [ada, bob] : [bob, ada];
+    await mover.context.close();
+    await other.page.locator('#gone:not([hidden])').waitFor({ timeout: 30000 });
+    assert.match(await other.page.textContent('#gone'), new RegExp(`${mover.name} is away: you may claim the win in \\d+ s`));
+    assert.match(await eve.page.textContent('#gone'), /the win may be claimed in \d+ s/);
+    await other.page.screenshot({ path: `${shots}/ending-gone.png` });
+    await other.page.locator('#claim').click({ timeout: 30000 });
+    for (const p of [other.page, eve.page]) await shows(p, `${drawn}.status === 'over'`);
+    const over = await state(eve.page);
+    assert.equal(over.outcome.end, 'abandoned');
+    assert.match(await other.page.textContent('#status'), new RegExp(`^You win! \\(${mover.name} left the game\\)`));
+    assert.equal(await other.page.locator('#gone').isHidden(), true);
+  }, ['--gone-seconds', '10', '--grace', '1']);
+});
