@@ -4,11 +4,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBrowser, openTable, state, shots } from './harness.mjs';
 
-// Resolves once the page has drawn a state for which `pred` (run in the page, on the state) holds.
-async function shows(page, pred) {
-  await page.waitForFunction(pred);
-}
-const drawn = 'window.plateau.drawn === window.plateau.state && window.plateau.state';
+// Resolve once the page has drawn a state with that offer (a seat, or null for none), or that
+// is over (and ended so, if `end` is given). Functions, not strings: the page's
+// Content-Security-Policy refuses to evaluate a string.
+const offerShown = (page, by) => page.waitForFunction((b) => {
+  const s = window.plateau.state;
+  return s && window.plateau.drawn === s && (b === null ? s.offer === null : s.offer !== null && s.offer.by === b);
+}, by);
+const overShown = (page, end = null) => page.waitForFunction((e) => {
+  const s = window.plateau.state;
+  return s && window.plateau.drawn === s && s.status === 'over' && (e === null || s.outcome.end === e);
+}, end);
 
 test('A draw offered and declined, then a resignation confirmed, seen by both players and a spectator', { timeout: 120000 }, async () => {
   await withBrowser(async (server, browser) => {
@@ -18,13 +24,13 @@ test('A draw offered and declined, then a resignation confirmed, seen by both pl
 
     await ada.locator('#draw-offer').click();
     await ada.locator('#confirm-draw').click();
-    for (const p of pages) await shows(p, `${drawn}.offer && window.plateau.state.offer.by === 0`);
+    for (const p of pages) await offerShown(p, 0);
     assert.equal(await ada.locator('#draw-offer').isDisabled(), true, 'her offer stands');
     await bob.locator('#draw-accept').waitFor();
     assert.match(await bob.textContent('#room-actions'), /Ada offers a draw/);
     await bob.screenshot({ path: `${shots}/ending-offer-phone.png`, fullPage: true });
     await bob.locator('#draw-decline').click();
-    for (const p of pages) await shows(p, `${drawn} && window.plateau.state.offer === null`);
+    for (const p of pages) await offerShown(p, null);
 
     // A second thought: "No" sends nothing.
     await bob.locator('#resign').click();
@@ -34,7 +40,7 @@ test('A draw offered and declined, then a resignation confirmed, seen by both pl
     assert.equal((await state(bob)).status, 'playing');
     await bob.locator('#resign').click();
     await bob.locator('#confirm-resign').click();
-    for (const p of pages) await shows(p, `${drawn}.status === 'over'`);
+    for (const p of pages) await overShown(p);
     const st = await state(eve.page);
     assert.deepEqual(st.outcome.winners, [0]);
     assert.equal(st.outcome.end, 'resigned');
@@ -53,7 +59,7 @@ test('A draw offered and accepted ends the game drawn', { timeout: 120000 }, asy
     await bob.locator('#draw-offer').click();
     await bob.locator('#confirm-draw').click();
     await ada.locator('#draw-accept').click();
-    for (const p of pages) await shows(p, `${drawn}.status === 'over' && window.plateau.state.outcome.end === 'agreed_draw'`);
+    for (const p of pages) await overShown(p, 'agreed_draw');
     for (const p of pages) assert.match(await p.textContent('#status'), /^Draw \(draw agreed\)/);
     await ada.screenshot({ path: `${shots}/ending-drawn.png` });
   });
@@ -72,7 +78,7 @@ test('The player to move leaves: a countdown, then the other claims the win', { 
     assert.match(await eve.page.textContent('#gone'), /the win may be claimed in \d+ s/);
     await other.page.screenshot({ path: `${shots}/ending-gone.png` });
     await other.page.locator('#claim').click({ timeout: 30000 });
-    for (const p of [other.page, eve.page]) await shows(p, `${drawn}.status === 'over'`);
+    for (const p of [other.page, eve.page]) await overShown(p);
     const over = await state(eve.page);
     assert.equal(over.outcome.end, 'abandoned');
     assert.match(await other.page.textContent('#status'), new RegExp(`^You win! \\(${mover.name} left the game\\)`));
