@@ -1,8 +1,11 @@
 #include "kwinty_state.hpp"
+#include "rules/json_read.hpp"
 
 namespace plateau::rules::kwinty {
 
 namespace {
+
+using read::int_in;
 
 // "L@i1" / "S@k2" → a placement inside the frame; nullopt for anything else ("pass" included).
 std::optional<Placement> parse_placement(std::string_view text) {
@@ -158,15 +161,6 @@ void KwintyState::score_lines_of_four() {
 }
 
 namespace {
-
-// `j` as an int when it is an integer in [lo, hi]; nullopt for anything else.
-std::optional<int> int_in(const json& j, int lo, int hi) {
-  if (!j.is_number_integer()) return std::nullopt;  // unsigned numbers are integers too
-  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
-    return std::nullopt;  // too large for int64_t, which would read it as negative
-  const auto v = j.get<std::int64_t>();
-  return v >= lo && v <= hi ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
-}
 
 // The position a Kwinty board shows, with `to_move` to move and the game still on; nullptr for
 // a board that is not one. Nothing in Kwinty is hidden, and the board lists every block in the

@@ -13,36 +13,17 @@
 #include <limits>
 
 #include "ltiles_state.hpp"
+#include "rules/json_read.hpp"
 
 namespace plateau::rules::ltiles {
 
 namespace {
 
+using read::int_in;
+using read::member;
+
 // The notation's integers have at most 6 digits; no reachable cell is anywhere near.
 constexpr int kMaxCoord = 999999;
-
-// The member `key` of `object`, or nullptr when `object` is no object or has no such member.
-const json* member(const json& object, const char* key) {
-  if (!object.is_object()) return nullptr;
-  const auto it = object.find(key);
-  return it == object.end() ? nullptr : &*it;
-}
-
-// An integer within [lo, hi], or nullopt. A board parsed from the wire holds its non-negative
-// numbers as unsigned ones, so both kinds are taken.
-std::optional<int> int_in(const json* j, int lo, int hi) {
-  if (!j || !j->is_number_integer()) return std::nullopt;
-  std::int64_t v = 0;
-  if (j->is_number_unsigned()) {
-    const auto u = j->get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) return std::nullopt;
-    v = static_cast<std::int64_t>(u);
-  } else {
-    v = j->get<std::int64_t>();
-  }
-  if (v < lo || v > hi) return std::nullopt;
-  return static_cast<int>(v);
-}
 
 // Takes one tile of `kind` out of `tiles` (counts by kind); false when there is none.
 bool take(std::map<std::string, int>& tiles, const std::string& kind) {

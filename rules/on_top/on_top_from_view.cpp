@@ -8,36 +8,15 @@
 #include <climits>
 
 #include "on_top_state.hpp"
+#include "rules/json_read.hpp"
 
 namespace plateau::rules::on_top {
 
 namespace {
 
-// `node`'s member `key`, or nullptr when `node` is missing, not an object or has no such member.
-const json* member(const json* node, std::string_view key) {
-  if (!node || !node->is_object()) return nullptr;
-  const auto it = node->find(key);
-  return it == node->end() ? nullptr : &*it;
-}
-
-// `node` as an array of `size` elements (any size when nullopt), or nullptr.
-const json* array(const json* node, std::optional<std::size_t> size = std::nullopt) {
-  if (!node || !node->is_array() || (size && node->size() != *size)) return nullptr;
-  return node;
-}
-
-// `node` as an integer in [lo, hi] (hi >= 0), or nullopt.
-std::optional<int> integer(const json* node, int lo, int hi) {
-  if (!node || !node->is_number_integer()) return std::nullopt;
-  if (node->is_number_unsigned()) {
-    const auto n = node->get<std::uint64_t>();
-    if (n > static_cast<std::uint64_t>(hi) || static_cast<int>(n) < lo) return std::nullopt;
-    return static_cast<int>(n);
-  }
-  const auto n = node->get<std::int64_t>();
-  if (n < lo || n > hi) return std::nullopt;
-  return static_cast<int>(n);
-}
+using read::array;
+using read::int_in;
+using read::member;
 
 // `node` as a colour name, or nullopt.
 std::optional<int> colour(const json* node) {
@@ -112,7 +91,7 @@ std::unique_ptr<OnTopState> OnTopState::from_view(Setup setup, const json& optio
   if (!starts) return nullptr;
   std::vector<int> start_cells;
   for (const json& node : *starts) {
-    const auto c = integer(&node, 0, cell_count - 1);
+    const auto c = int_in(&node, 0, cell_count - 1);
     if (!c || (!start_cells.empty() && *c <= start_cells.back())) return nullptr;
     start_cells.push_back(*c);
   }
@@ -128,11 +107,11 @@ std::unique_ptr<OnTopState> OnTopState::from_view(Setup setup, const json& optio
 
   // A finished game shows a result and no seat to move: nothing to rebuild for a bot.
   const json* result = member(root, "result");
-  const auto turn = integer(member(root, "turn"), 1, tile_count);
-  const auto drawn = integer(member(member(root, "drawn"), "tile"), 0, tile_count - 1);
-  const auto black_left = integer(member(root, "black_left"), 0, kBlackTriangles - starts_used);
+  const auto turn = int_in(member(root, "turn"), 1, tile_count);
+  const auto drawn = int_in(member(member(root, "drawn"), "tile"), 0, tile_count - 1);
+  const auto black_left = int_in(member(root, "black_left"), 0, kBlackTriangles - starts_used);
   if (!result || !result->is_null() || !turn || !drawn || !black_left ||
-      integer(member(root, "to_move"), 0, players - 1) != to_move)
+      int_in(member(root, "to_move"), 0, players - 1) != to_move)
     return nullptr;
   state->to_move_ = to_move;
   state->placed_ = *turn - 1;
@@ -147,13 +126,13 @@ std::unique_ptr<OnTopState> OnTopState::from_view(Setup setup, const json& optio
   const json* seats = array(member(root, "seats"), static_cast<std::size_t>(players));
   if (!colours || !seats) return nullptr;
   for (int c = 0; c < kColours; ++c) {
-    const auto left = integer(member(&(*colours)[c], "pawns_left"), 0, pawns_at_start[c]);
+    const auto left = int_in(member(&(*colours)[c], "pawns_left"), 0, pawns_at_start[c]);
     if (!left) return nullptr;
     state->pawns_[c] = *left;
   }
   for (Seat s = 0; s < players; ++s) {
     const auto score =
-        integer(member(&(*seats)[static_cast<std::size_t>(s)], "score"), 0, INT_MAX / 2);
+        int_in(member(&(*seats)[static_cast<std::size_t>(s)], "score"), 0, INT_MAX / 2);
     if (!score) return nullptr;
     state->score_[s] = *score;
   }
@@ -179,9 +158,9 @@ std::unique_ptr<OnTopState> OnTopState::from_view(Setup setup, const json& optio
     blacks += *kind == Kind::black ? 1 : 0;
     holes_left_empty = holes_left_empty || *kind == Kind::hole;
     if (*kind != Kind::tile) continue;
-    const auto tile = integer(member(&node, "tile"), 0, tile_count - 1);
-    const auto placed_at = integer(member(&node, "turn"), 1, state->placed_);
-    const auto pair = integer(member(&node, "pair"), 0, cell_count - 1);
+    const auto tile = int_in(member(&node, "tile"), 0, tile_count - 1);
+    const auto placed_at = int_in(member(&node, "turn"), 1, state->placed_);
+    const auto pair = int_in(member(&node, "pair"), 0, cell_count - 1);
     const json* corners = array(member(&node, "corners"), 3);
     if (!tile || !placed_at || !pair || !corners ||
         std::ranges::find(geo.cells[i].neighbours, *pair) == geo.cells[i].neighbours.end())
@@ -270,8 +249,8 @@ std::unique_ptr<OnTopState> OnTopState::from_view(Setup setup, const json& optio
   if (!last || last->is_null() != (state->placed_ == 0)) return nullptr;
   if (state->placed_ > 0 &&
       (!last->is_object() ||
-       integer(member(last, "seat"), 0, players - 1) != (to_move + players - 1) % players ||
-       integer(member(last, "tile"), 0, tile_count - 1) != tile_of_turn[state->placed_]))
+       int_in(member(last, "seat"), 0, players - 1) != (to_move + players - 1) % players ||
+       int_in(member(last, "tile"), 0, tile_count - 1) != tile_of_turn[state->placed_]))
     return nullptr;
   state->last_ = *last;
 

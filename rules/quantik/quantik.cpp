@@ -1,8 +1,11 @@
 #include "quantik_state.hpp"
+#include "rules/json_read.hpp"
 
 namespace plateau::rules::quantik {
 
 namespace {
+
+using read::int_in;
 
 int region_of(int row, int col) { return (row / 2) * 2 + col / 2; }
 
@@ -99,15 +102,6 @@ bool QuantikState::completes_group(int index) {
 }
 
 namespace {
-
-// `j` as an int when it is an integer in [lo, hi]; nullopt for anything else.
-std::optional<int> int_in(const json& j, int lo, int hi) {
-  if (!j.is_number_integer()) return std::nullopt;  // unsigned numbers are integers too
-  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
-    return std::nullopt;  // too large for int64_t, which would read it as negative
-  const auto v = j.get<std::int64_t>();
-  return v >= lo && v <= hi ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
-}
 
 // The position a Quantik board shows, with `to_move` to move and the game still on; nullptr for
 // a board that is not one. Nothing in Quantik is hidden, but the board does not say in which

@@ -5,40 +5,19 @@
 // does. The board comes from the wire: every member is checked for presence, type and range, and
 // the counts it shows must add up, so a board this game never shows gives nullptr, never a throw.
 #include "quirky_state.hpp"
+#include "rules/json_read.hpp"
 
 namespace plateau::rules::quirky {
 
 namespace {
 
+using read::array;
+using read::int_in;
+using read::member;
+
 // More lines than any game can log (one per draw: 54 pieces and at most 3 markers put back),
 // so that the sums below cannot overflow whatever a board claims.
 constexpr std::size_t kMaxLog = 1000;
-
-// `node`'s member `key`, or nullptr when `node` is missing, not an object or has no such member.
-const json* member(const json* node, std::string_view key) {
-  if (!node || !node->is_object()) return nullptr;
-  const auto it = node->find(key);
-  return it == node->end() ? nullptr : &*it;
-}
-
-// `node` as an array of `size` elements (any size when nullopt), or nullptr.
-const json* array(const json* node, std::optional<std::size_t> size = std::nullopt) {
-  if (!node || !node->is_array() || (size && node->size() != *size)) return nullptr;
-  return node;
-}
-
-// `node` as an integer in [lo, hi] (hi >= 0), or nullopt.
-std::optional<int> integer(const json* node, int lo, int hi) {
-  if (!node || !node->is_number_integer()) return std::nullopt;
-  if (node->is_number_unsigned()) {
-    const auto n = node->get<std::uint64_t>();
-    if (n > static_cast<std::uint64_t>(hi) || static_cast<int>(n) < lo) return std::nullopt;
-    return static_cast<int>(n);
-  }
-  const auto n = node->get<std::int64_t>();
-  if (n < lo || n > hi) return std::nullopt;
-  return static_cast<int>(n);
-}
 
 // `node` as one of the first `kinds` piece names (kColours: a marker's colour), or nullopt.
 std::optional<int> piece(const json* node, int kinds) {
@@ -95,7 +74,7 @@ std::unique_ptr<QuirkyState> QuirkyState::from_view(const json& options, const j
 
   std::array<int, kKinds> bag{};
   for (int k = 0; k < kKinds; ++k) {
-    const auto n = integer(member(member(&board, "bag"), kPieceNames[k]), 0, in_box(k));
+    const auto n = int_in(member(member(&board, "bag"), kPieceNames[k]), 0, in_box(k));
     if (!n) return nullptr;
     bag[k] = *n;
   }
@@ -123,7 +102,7 @@ std::unique_ptr<QuirkyState> QuirkyState::from_view(const json& options, const j
   for (Seat s = 0; s < seats; ++s) {
     const json* node = &(*seat_nodes)[static_cast<std::size_t>(s)];
     const auto colour = piece(member(node, "colour"), kColours);
-    const auto score = integer(member(node, "score"), 0, INT32_MAX);
+    const auto score = int_in(member(node, "score"), 0, INT32_MAX);
     if (!colour || !score) return nullptr;
     state->colour_of_[s] = *colour;
     state->score_[s] = *score;
@@ -131,7 +110,7 @@ std::unique_ptr<QuirkyState> QuirkyState::from_view(const json& options, const j
 
   for (int c = 0; c < kColours; ++c) {
     const auto n =
-        integer(member(member(&board, "set_aside"), kPieceNames[c]), 0, kMarkersPerColour);
+        int_in(member(member(&board, "set_aside"), kPieceNames[c]), 0, kMarkersPerColour);
     if (!n) return nullptr;
     state->set_aside_[c] = *n;
   }
@@ -139,7 +118,7 @@ std::unique_ptr<QuirkyState> QuirkyState::from_view(const json& options, const j
   // A finished game shows no drawn piece: no seat is to move in it, so it is not rebuilt.
   const json* drawn = member(&board, "drawn");
   const auto drawn_piece = piece(member(drawn, "piece"), kKinds);
-  if (!drawn_piece || integer(member(drawn, "seat"), 0, seats - 1) != to_move) return nullptr;
+  if (!drawn_piece || int_in(member(drawn, "seat"), 0, seats - 1) != to_move) return nullptr;
   state->drawn_ = *drawn_piece;
   state->to_move_ = to_move;
 
@@ -153,7 +132,7 @@ std::unique_ptr<QuirkyState> QuirkyState::from_view(const json& options, const j
   std::optional<std::size_t> last_move;  // the log's last line that is a player's move
   for (const json& node : *log) {
     LogEntry entry;
-    const auto seat = integer(member(&node, "seat"), 0, seats - 1);
+    const auto seat = int_in(member(&node, "seat"), 0, seats - 1);
     const auto kind = piece(member(&node, "piece"), kKinds);
     const json* event = member(&node, "event");
     if (!seat || !kind || !event || !event->is_string()) return nullptr;
@@ -176,7 +155,7 @@ std::unique_ptr<QuirkyState> QuirkyState::from_view(const json& options, const j
     const json* gain = array(member(&node, "gain"), static_cast<std::size_t>(seats));
     if (!gain) return nullptr;
     for (Seat s = 0; s < seats; ++s) {
-      const auto g = integer(&(*gain)[static_cast<std::size_t>(s)], 0, ev->is_move ? max_gain : 0);
+      const auto g = int_in(&(*gain)[static_cast<std::size_t>(s)], 0, ev->is_move ? max_gain : 0);
       if (!g) return nullptr;
       entry.gain.push_back(*g);
       gains[s] += *g;
@@ -219,7 +198,7 @@ std::unique_ptr<QuirkyState> QuirkyState::from_view(const json& options, const j
   if (last_move) {
     const LogEntry& line = state->log_[*last_move];
     const json* scored = array(member(last, "scored"));
-    if (integer(member(last, "seat"), 0, seats - 1) != line.seat ||
+    if (int_in(member(last, "seat"), 0, seats - 1) != line.seat ||
         piece(member(last, "piece"), kKinds) != line.piece ||
         text(member(last, "move")) != line.move || !scored)
       return nullptr;
@@ -242,8 +221,8 @@ std::unique_ptr<QuirkyState> QuirkyState::from_view(const json& options, const j
       const auto colour = piece(member(&node, "colour"), kColours);
       const json* seat_node = member(&node, "seat");
       const auto seat = seat_node && seat_node->is_null() ? std::optional<int>(kNoSeat)
-                                                          : integer(seat_node, 0, seats - 1);
-      const auto gain = integer(member(&node, "gain"), 0, kTrianglePoints);
+                                                          : int_in(seat_node, 0, seats - 1);
+      const auto gain = int_in(member(&node, "gain"), 0, kTrianglePoints);
       // A triangle scores 3 for its colour's holder, nothing for the neutral colour's.
       if (!colour || !seat || gain != (*seat == kNoSeat ? 0 : kTrianglePoints)) return nullptr;
       if (*seat != kNoSeat) gained[*seat] += *gain;

@@ -1,3 +1,4 @@
+#include "rules/json_read.hpp"
 #include "turris_state.hpp"
 
 #include <limits>
@@ -6,6 +7,8 @@
 namespace plateau::rules::turris {
 
 namespace {
+
+using read::int_in;
 
 bool is_centre(int i) { return i % kLevelCells == kCentre; }
 
@@ -398,15 +401,6 @@ const std::array<Face, 5>& TurrisState::tower_faces() const {
 }
 
 namespace {
-
-// `j` as an int when it is an integer in [lo, hi]; nullopt for anything else.
-std::optional<int> int_in(const json& j, int lo, int hi) {
-  if (!j.is_number_integer()) return std::nullopt;  // unsigned numbers are integers too
-  if (j.is_number_unsigned() && j.get<std::uint64_t>() > static_cast<std::uint64_t>(hi))
-    return std::nullopt;  // too large for int64_t, which would read it as negative
-  const auto v = j.get<std::int64_t>();
-  return v >= lo && v <= hi ? std::optional<int>(static_cast<int>(v)) : std::nullopt;
-}
 
 // Every block the game can name, by the name it writes: verticals from level 1, horizontals
 // from level 2 (none lies on the base), each made as landing_shapes makes it. A name not here
