@@ -125,7 +125,7 @@ function onMessage(msg) {
       break;
     case 'full':
       if (msg.room !== app.room) return;
-      // A clocked room says the server's time: our clocks show what the server's say.
+      // Every full says the server's time: our clocks and countdowns show what the server's say.
       if (typeof msg.server_time === 'number') app.offset = msg.server_time - Date.now();
       app.state = msg.state;
       app.version = msg.version;

@@ -66,6 +66,7 @@ test('Play the computer: a whole Quantik game by clicks, the bot answering each 
       // Her piece shows; then the bot's (it moves by itself), unless her move ended the game.
       await page.waitForFunction((n) => {
         const s = window.plateau.state;
+        if (!s) return false;
         const cs = s.board.cells.flat();
         const hers = cs.filter((c) => c && c.seat === 0).length, its = cs.filter((c) => c && c.seat === 1).length;
         return window.plateau.drawn === s && hers === n
@@ -118,7 +119,8 @@ test('Add a bot at a waiting On Top table, then a second person fills it and the
     await ada.page.screenshot({ path: `${shots}/bots-add-phone.png`, fullPage: true });
     await ada.page.locator('[data-bot-level="1"]').selectOption('easy');
     await ada.page.locator('[data-add-bot="1"]').click();
-    await ada.page.waitForFunction(() => window.plateau.state.seats[1].bot === 'easy' && window.plateau.drawn === window.plateau.state);
+    await ada.page.waitForFunction(() => window.plateau.state && window.plateau.state.seats[1].bot === 'easy'
+      && window.plateau.drawn === window.plateau.state);
     await ada.page.locator('.seat[data-seat="1"] .bot-tag[data-bot="easy"]').waitFor();
     assert.equal(await ada.page.locator('[data-add-bot="1"]').count(), 0, 'the seat is taken');
     assert.equal(await ada.page.locator('[data-add-bot="2"]').count(), 1, 'the last seat still offers a bot');

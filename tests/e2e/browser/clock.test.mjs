@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { withBrowser, player, state, version, allAt, sitAt, watch, shots, PHONE } from './harness.mjs';
 
 // The page has drawn a state of the round over.
-const over = () => window.plateau.drawn === window.plateau.state && window.plateau.state.status === 'over';
+// Shown over; false, not an exception, while a reloaded page has no state yet (both null).
+const over = () => {
+  const s = window.plateau.state;
+  return s !== null && window.plateau.drawn === s && s.status === 'over';
+};
 
 // A clock's text in seconds: "1:00", "0:59", "0:09.4", "1:02:03".
 function seconds(text) {

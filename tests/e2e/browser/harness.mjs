@@ -152,7 +152,8 @@ export async function player(browser, name, viewport = { width: 1100, height: 80
   await context.addInitScript((n) => { if (!localStorage.getItem('plateau.name')) localStorage.setItem('plateau.name', n); }, name);
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
-  page.on('pageerror', (e) => { throw new Error(`${name}: page error: ${e.message}`); });
+  // The stack says whose code threw: the page's, or a test's predicate run in it.
+  page.on('pageerror', (e) => { throw new Error(`${name}: page error: ${e.message}\n${e.stack}`); });
   // The server's Content-Security-Policy must never stop the client: a refusal fails the test.
   page.on('console', (m) => {
     if (m.type() === 'error' && /Content Security Policy/.test(m.text())) throw new Error(`${name}: ${m.text()}`);
@@ -223,7 +224,7 @@ export async function watch(page, url, room) {
 
 // Resolves once the page, at version `since` or later, offers moves and has drawn them.
 export async function movesShown(page, since = 0) {
-  await page.waitForFunction((x) => window.plateau.version >= x && window.plateau.state.legal_moves.length > 0
+  await page.waitForFunction((x) => window.plateau.version >= x && window.plateau.state && window.plateau.state.legal_moves.length > 0
     && window.plateau.drawn === window.plateau.state, since);
 }
 
