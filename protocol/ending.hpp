@@ -6,9 +6,11 @@
 // A round the rules end has no `end` (PROTOCOL.md, "How a round ends").
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -39,5 +41,40 @@ Ending agreed_draw(rules::Seat seat);
 Ending flagged(rules::Seat seat, const std::string& name);
 // `seat` (shown as `name`), to move, was gone too long, and the other claimed the win.
 Ending abandoned(rules::Seat seat, const std::string& name);
+
+// A player of a game of three or four seats leaves the round while the others play on: they
+// resigned, ran out of time, or were gone too long and dropped. An easy bot plays their seat
+// from there, so that the game's turns go on as its rules say; the player keeps the score
+// they had when they left and ranks below everyone who stayed, the first to leave lowest.
+//   {"seat":2,"end":"flagged","at":31,"score":14,"reason":"Cy ran out of time"}
+// `at` is the moves of the round made before they left; `score` is null in a game without.
+struct Departure {
+  EndKind kind = EndKind::resigned;  // never agreed_draw
+  rules::Seat seat = 0;
+  std::size_t at = 0;
+  std::optional<int> score{};
+  std::string reason{};
+  friend bool operator==(const Departure&, const Departure&) = default;
+};
+// `seat`, shown as `name`, leaves after `at` moves with `scores` as they stand (empty: none).
+Departure departure(EndKind kind, rules::Seat seat, const std::string& name, std::size_t at,
+                    const std::vector<int>& scores);
+nlohmann::json to_json(const Departure& d);
+// The departures a stored or uploaded list holds, each valid for a game of `seats` seats with
+// no seat twice; nullopt when one is not (or `j` is not an array). Null reads as none.
+std::optional<std::vector<Departure>> departures_from_json(const nlohmann::json& j, int seats);
+nlohmann::json to_json(const std::vector<Departure>& ds);
+
+// The outcome of a round the rules ended after `left` left: the winners are the rules' winners
+// who stayed, or, if none did, those who stayed with the best score (the games of three or four
+// seats all score); each leaver's score is the one they left with; the reason says who left.
+rules::Outcome after_departures(rules::Outcome outcome, const std::vector<Departure>& left);
+// The round ends because only `stayer` is left: they win, with `scores` as they stand (the
+// leavers' as they left them). Its kind and seat are the last departure's.
+Ending last_one_standing(rules::Seat stayer, const std::vector<Departure>& left,
+                         std::vector<int> scores);
+// An outcome as the state shows it, with who left, in order, as "left" when anyone did.
+nlohmann::json outcome_json(const rules::Outcome& outcome, const std::vector<Departure>& left);
+nlohmann::json outcome_json(const Ending& ending, const std::vector<Departure>& left);
 
 }  // namespace plateau::protocol

@@ -87,6 +87,8 @@ std::string_view code_string(Code c) {
       return "claim/not_gone";
     case Code::claim_many_seats:
       return "claim/many_seats";
+    case Code::left_round:
+      return "round/left";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

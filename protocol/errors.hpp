@@ -44,14 +44,15 @@ enum class Code {
   bot_started,        // bot/started: the game has started; bots sit only at a table waiting
   bot_limit,          // bot/limit: the server runs as many bot games as it may
   bot_unavailable,    // bot/unavailable: this server runs no bots
-  resign_many_seats,  // resign/many_seats: not (yet) in a game of more than two seats
+  resign_many_seats,  // resign/many_seats: the server runs no bots to play for who leaves
   draw_two_seats,     // draw/two_seats: draws are agreed in games of two seats only
   draw_offered,       // draw/offered: the player's own offer stands already
   draw_no_offer,      // draw/no_offer: no draw is offered to the player
-  clock_two_seats,    // clock/two_seats: clocks are for games of two seats (for now)
+  clock_two_seats,    // clock/two_seats: of more seats, only with bots to play for who leaves
   move_flagged,       // move/flagged: the mover's time ran out before the move came
   claim_not_gone,     // claim/not_gone: the player to move is not gone, or not for long enough
-  claim_many_seats,   // claim/many_seats: not (yet) in a game of more than two seats
+  claim_many_seats,   // claim/many_seats: the server runs no bots to play for who is dropped
+  left_round,         // round/left: the player left this round; a bot plays their seat
   internal_error,     // internal/error: the server failed while handling the message (logged)
   internal,           // server/internal (kept last: tests walk the codes up to it)
 };

@@ -31,7 +31,12 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state,
   const bool playing = room.status == Status::playing;
   const auto mover = state.to_move();
   if (playing) e.to_move = mover;
-  if (playing && viewer && mover == viewer) {
+  e.left = room.left.is_array() ? room.left : json::array();
+  // A player who left sees their seat played for them, with no moves of their own.
+  const bool gone_from_round = viewer && std::ranges::any_of(e.left, [&](const json& d) {
+                                 return d.is_object() && d.value("seat", -1) == *viewer;
+                               });
+  if (playing && viewer && mover == viewer && !gone_from_round) {
     auto moves = state.legal_moves();
     e.legal_moves.reserve(moves.size());
     for (auto& m : moves) e.legal_moves.push_back(std::move(m.text));
@@ -87,6 +92,7 @@ json assemble_state(const Envelope& e, json board) {
               {"offer", e.offer},
               {"clock", e.clock},
               {"gone", e.gone},
+              {"left", e.left},
               {"board", std::move(board)}};
 }
 
@@ -464,6 +470,7 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
     replace_with(ops, "/options",
                  [&](std::string& o) { o += (b.options ? *b.options : json(nullptr)).dump(); });
   if (a.gone != b.gone) replace_with(ops, "/gone", [&](std::string& o) { o += b.gone.dump(); });
+  if (a.left != b.left) replace_with(ops, "/left", [&](std::string& o) { o += b.left.dump(); });
   if (a.clock != b.clock) replace_with(ops, "/clock", [&](std::string& o) { o += b.clock.dump(); });
   if (a.offer != b.offer) replace_with(ops, "/offer", [&](std::string& o) { o += b.offer.dump(); });
   if (a.fairness != b.fairness)

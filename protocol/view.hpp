@@ -52,6 +52,8 @@ struct RoomFacts {
   nlohmann::json clock{};
   // The player to move, when gone: {"seat","since","claim_at"} (server times), else null.
   nlohmann::json gone{};
+  // Who left the round, in order (ending.hpp's Departures), or null for nobody.
+  nlohmann::json left{};
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
@@ -78,6 +80,7 @@ struct Envelope {
   nlohmann::json offer;  // null, or {"kind","by"}
   nlohmann::json clock;  // null, or the clocks
   nlohmann::json gone;   // null, or the player to move who is gone
+  nlohmann::json left;   // who left the round: an array, empty for nobody
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
 Envelope make_envelope(const RoomFacts& room, const rules::State& state,

@@ -61,6 +61,9 @@ class State {
   virtual std::vector<Move> legal_moves() const = 0;
   // nullopt until the game is over.
   virtual std::optional<Outcome> outcome() const = 0;
+  // Each seat's score as it stands, as an outcome would count it; empty for a game that does
+  // not score. A player who leaves a game of three or four seats keeps this (ending.hpp).
+  virtual std::vector<int> scores() const { return {}; }
   // The game's own board as `viewer` may see it (nullopt = a spectator). Must hold nothing the
   // viewer may not know: no seed, no order of a bag or a pile. A game may also say how its
   // board can be shared between viewers, split and updated in place: view_parts.hpp.

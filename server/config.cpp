@@ -164,7 +164,7 @@ const std::vector<Setting>& settings() {
        },
        [](const Config& c) { return std::to_string(c.max_lag_credit_ms); }},
       {"--gone-seconds", "PLATEAU_GONE_SECONDS",
-       "seconds the player to move may be away before the other may claim the win",
+       "seconds the player to move may be away before another may claim the win (or drop them)",
        [](Config& c, const std::string& v) { return parse_number(v, c.gone_seconds, 10, 86'400); },
        [](const Config& c) { return std::to_string(c.gone_seconds); }},
       {"--workers", "PLATEAU_WORKERS",

@@ -399,6 +399,10 @@ async function moduleFor(game) {
   return app.modules[game];
 }
 
+// Who left the round in play (a game of three or four): their departure, or undefined.
+const departureOf = (st, seat) => (st.left || []).find((d) => d.seat === seat);
+const hasLeft = (st, seat) => departureOf(st, seat) !== undefined;
+
 function seatName(i) {
   const s = app.state && app.state.seats[i];
   return s && s.name ? s.name : `Seat ${i + 1}`;
@@ -420,6 +424,7 @@ function statusText(st) {
     const reason = o.end === 'flagged' && o.seat === st.you && st.you !== null ? 'you ran out of time' : o.reason;
     return `${who} (${reason})${scores}`;
   }
+  if (st.you !== null && hasLeft(st, st.you)) return `You left this game: an easy bot plays your seat (${seatName(st.to_move)}'s turn)`;
   if (st.to_move === st.you && st.you !== null) return 'Your turn';
   return `${seatName(st.to_move)}'s turn`;
 }
@@ -445,6 +450,9 @@ async function renderRoom() {
   el('span', { class: 'seat-name' }, s.name || 'free seat'),
   s.bot ? botTag(s.bot) : '',
   st.you === i ? el('span', { class: 'tag' }, 'you') : '',
+  // Who left the round: marked, with the easy bot that plays their seat while it goes on.
+  departureOf(st, i) ? [el('span', { class: 'tag left-tag', 'data-left': departureOf(st, i).end, title: departureOf(st, i).reason }, 'left'),
+    st.status === 'playing' ? botTag('easy') : ''] : '',
   !s.name && st.you === null ? el('button', { class: 'small primary', 'data-sit': i, onclick: () => join(i) }, 'Sit here') : '',
   !s.name && botsHere ? addBotControl(i) : '')));
   renderClocks(st, seatColour);
@@ -459,7 +467,7 @@ async function renderRoom() {
     actions.append(el('button', { class: 'primary', id: 'rematch', disabled: asked, onclick: () => send({ type: 'rematch', room: app.room }) },
       asked ? 'Waiting for the others…' : 'Rematch'));
   }
-  if (st.status === 'playing' && st.you !== null && st.seats.length === 2) actions.append(...endingControls(st));
+  if (st.status === 'playing' && st.you !== null && !hasLeft(st, st.you)) actions.append(...endingControls(st));
   if (st.rematch.length && st.status === 'over') actions.append(el('span', { class: 'muted' }, ` Rematch asked by ${st.rematch.map(seatName).join(', ')}`));
   if (st.status === 'over') {
     const q = `room=${encodeURIComponent(app.room)}&round=${st.round}`;
@@ -494,13 +502,19 @@ function endingControls(st) {
   const act = (msg) => () => { app.confirming = null; send({ ...msg, room: app.room }); renderRoom(); };
   const offer = st.offer && st.offer.kind === 'draw' ? st.offer : null;
   if (confirming) {
-    const question = confirming === 'resign' ? 'Resign this game?' : 'Offer a draw?';
+    const question = confirming === 'resign'
+      ? (st.seats.length === 2 ? 'Resign this game?' : 'Resign? A bot plays your seat to the end, and you rank last.')
+      : 'Offer a draw?';
     const msg = confirming === 'resign' ? { type: 'resign' } : { type: 'draw', action: 'offer' };
     return [el('span', { class: 'confirm-text' }, question),
       el('button', { class: confirming === 'resign' ? 'danger' : 'primary', id: `confirm-${confirming}`, onclick: act(msg) }, 'Yes'),
       el('button', { id: 'confirm-cancel', onclick: ask(null) }, 'No')];
   }
   const out = [];
+  if (st.seats.length !== 2) {  // of three or four: no draws, and resigning leaves the round
+    out.push(el('button', { class: 'danger', id: 'resign', onclick: ask('resign') }, 'Resign'));
+    return out;
+  }
   if (offer && offer.by !== st.you) {
     out.push(el('span', { class: 'offer-text' }, `${st.seats[offer.by].name || 'Your opponent'} offers a draw`),
       el('button', { class: 'primary', id: 'draw-accept', onclick: act({ type: 'draw', action: 'accept' }) }, 'Accept draw'),
@@ -708,17 +722,19 @@ function renderGone(st) {
     return;
   }
   const name = (st.seats[gone.seat] && st.seats[gone.seat].name) || `Seat ${gone.seat + 1}`;
-  const mine = st.you !== null && st.you !== gone.seat;
+  const mine = st.you !== null && st.you !== gone.seat && !hasLeft(st, st.you);
+  // Of two seats the other wins; of three or four the gone player is dropped and play goes on.
+  const what = st.seats.length === 2 ? 'claim the win' : `drop ${name}`;
   const text = el('span', { class: 'gone-text' });
   const claim = el('button', { class: 'primary small', id: 'claim', hidden: true,
-    onclick: () => send({ type: 'claim', room: app.room }) }, 'Claim the win');
+    onclick: () => send({ type: 'claim', room: app.room }) }, what[0].toUpperCase() + what.slice(1));
   box.replaceChildren(text, claim);
   const tick = () => {
     const left = Math.max(0, gone.claim_at - serverNow());
     if (left > 0) {
-      text.textContent = `${name} is away: ${mine ? 'you may claim the win' : 'the win may be claimed'} in ${Math.ceil(left / 1000)} s`;
+      text.textContent = `${name} is away: ${mine ? `you may ${what}` : `a player may ${what}`} in ${Math.ceil(left / 1000)} s`;
     } else {
-      text.textContent = `${name} has been away too long${mine ? '' : ': the win may be claimed'}`;
+      text.textContent = `${name} has been away too long${mine ? '' : `: a player may ${what}`}`;
       claim.hidden = !mine;
       clearInterval(app.goneTimer);
       app.goneTimer = null;

@@ -139,6 +139,7 @@ class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
   std::unique_ptr<State> determinize(Seat, Rng& rng) const override;
 
   std::vector<Move> legal_moves() const override;
+  std::vector<int> scores() const override { return score_; }
 
   json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return false; }

@@ -46,6 +46,7 @@ struct Scene {
   nlohmann::json offer;                           // the offer open to the table, or null
   nlohmann::json clock{};                         // GameClock::view(), or null
   nlohmann::json gone{};                          // the player to move, gone; or null
+  nlohmann::json left{};                          // who left the round, or null
 };
 
 class AudienceViews {

@@ -43,10 +43,11 @@ void BotSeat::send(const Frame&) {
 void BotSeat::look() {
   const auto room = room_.lock();
   if (!room || room->failed() || thinking_ || refused_ >= 3) return;
-  const auto seat = room->seat_of(player()->id);
+  const auto seat = stand_in_ ? stand_in_ : room->seat_of(player()->id);
   if (!seat) return;
   const rules::State& state = room->state();
   if (room->status() == protocol::Status::over) {
+    if (stand_in_) return;  // its round is over: the seat is its player's again
     // Always up for another round, once a person asked: bots alone never play on for ever.
     const auto& asked = room->rematch_asked();
     bool person_asked = false, me_asked = false;

@@ -50,6 +50,8 @@ class BotSeat final : public Connection, public std::enable_shared_from_this<Bot
 
   // The room whose seat this is: held weakly, so a room that closes or leaves memory frees it.
   void seat_at(const std::shared_ptr<Room>& room) { room_ = room; }
+  // It plays `seat` for the player who left the round there (Room::depart), that round only.
+  void stand_in_for(int seat) { stand_in_ = seat; }
 
   void send(const Frame& frame) override;
   std::string address() const override { return "bot"; }
@@ -71,7 +73,8 @@ class BotSeat final : public Connection, public std::enable_shared_from_this<Bot
   Submit submit_;
   std::uint64_t seed_;
   std::weak_ptr<Room> room_;
-  bool looking_ = false;  // a look is posted
+  std::optional<int> stand_in_;  // the seat it plays for a player who left, if it does
+  bool looking_ = false;         // a look is posted
   bool thinking_ = false;
   int refused_ = 0;  // moves refused in a row; after a few the bot stops trying
 };

@@ -39,6 +39,10 @@ void GameClock::moved(int seat, Millis now, Millis credit, std::optional<int> ne
     const Millis spent = std::max<Millis>(0, now - since_ - std::max<Millis>(0, credit));
     had = std::max<Millis>(0, had - spent) + control_.increment_ms;
   }
+  hand_to(next, now);
+}
+
+void GameClock::hand_to(std::optional<int> next, Millis now) {
   running_ = next;
   since_ = now;
   if (next && control_.kind == protocol::TimeControl::Kind::correspondence)

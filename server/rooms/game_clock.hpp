@@ -38,6 +38,9 @@ class GameClock {
   // network lag; the caller bounds it), plus the increment; then `next`'s clock runs, if any.
   // A move at or after the flag is the caller's to refuse: here it is never negative.
   void moved(int seat, Millis now, Millis credit, std::optional<int> next);
+  // `next`'s clock runs from `now` (a correspondence seat with a fresh allowance), or none;
+  // nobody is charged (a bot played for a player who left).
+  void hand_to(std::optional<int> next, Millis now);
   // The round ended otherwise: the running seat is charged up to `now`, and nothing runs.
   void stop(Millis now);
   // What a seat has, as stored with its move and read back after a restart.

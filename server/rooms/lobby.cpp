@@ -213,9 +213,10 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   auto secret = fresh_round_secret(random_);
   auto match = Match::start(*game, *options, secret, req.spectator_delay);
   if (!match) return reply_error(c, Code::bad_option, "these options do not go together", id);
-  if (req.clock.timed() && match->state().num_seats() != 2)
+  if (req.clock.timed() && match->state().num_seats() != 2 && !stand_in_)
     return reply_error(c, Code::clock_two_seats,
-                       "clocks are for games of two seats; this one has " +
+                       "this server runs no bots to play for a player whose time runs out, so "
+                       "its clocks are for games of two seats; this one has " +
                            std::to_string(match->state().num_seats()),
                        id);
   if (rooms_.size() >= limits_.max_rooms)
@@ -260,6 +261,14 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
 void Lobby::use_bots(Background& background, std::chrono::microseconds max_think) {
   bots_.background = &background;
   bots_.max_think = max_think;
+  // An easy bot plays on for whoever leaves a game of three or four seats: it keeps the
+  // game's turns going, and is not one of the bot games --max-bot-games counts.
+  stand_in_ = [this](const std::shared_ptr<Room>& room, int seat) {
+    const auto bot = make_bot(bots::Level::easy, bot_player_id(bots::Level::easy, random_hex(8)));
+    bot->stand_in_for(seat);
+    bot->seat_at(room);
+    return std::shared_ptr<Connection>(bot);
+  };
 }
 
 std::shared_ptr<BotSeat> Lobby::make_bot(bots::Level level, const std::string& player_id) {
@@ -432,7 +441,9 @@ void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms
     const auto& [line, seat] = mine[i];
     json entry = line.summary();
     entry["you"] = seat;
-    entry["your_turn"] = line.status() == protocol::Status::playing && line.to_move() == seat;
+    // A player who left the round is never to move: a bot plays their seat.
+    entry["your_turn"] = line.status() == protocol::Status::playing && line.to_move() == seat &&
+                         !(line.room && line.room->has_left(seat));
     // When the seat to move runs out of time, for a client to sort by (correspondence games).
     if (const auto d = deadline_of_.find(*line.id); d != deadline_of_.end())
       entry["deadline"] = d->second;
@@ -712,7 +723,8 @@ RoomSettings Lobby::server_settings() const {
                       .max_spectators = limits_.max_spectators,
                       .now = clock_,
                       .max_lag_credit_ms = limits_.max_lag_credit_ms,
-                      .gone_ms = limits_.gone_ms};
+                      .gone_ms = limits_.gone_ms,
+                      .stand_in = stand_in_};
 }
 
 void Lobby::watch_clock(Room& room) {

@@ -242,6 +242,8 @@ class Lobby {
   std::unordered_map<Connection*, std::set<std::string>> rooms_of_;
   Counters counters_;
   BotHouse bots_;
+  // Makes the bot that plays for a player who left (RoomSettings::stand_in); none without bots.
+  decltype(RoomSettings::stand_in) stand_in_;
   std::function<Millis()> clock_;
   std::function<void(Millis)> wake_;
   // Flags to come, earliest first, and each room's: one entry per room with a clock running,

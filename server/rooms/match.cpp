@@ -57,8 +57,10 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
           where + ", move " + std::to_string(n) + " (" + text + " by seat " + std::to_string(seat) +
           "): " + std::string(protocol::code_string(protocol::code_for(state.error().error))));
     }
-    // A round the rules did not end may have ended by resignation or agreement: its stored
-    // outcome says how.
+    const auto departed = protocol::departures_from_json(r.departed, (*state)->num_seats());
+    if (!departed) return std::unexpected(where + ": who left it is not stored as it should be");
+    // A round the rules did not end may have ended by resignation or agreement, or by everyone
+    // but one leaving: its stored outcome says how.
     std::optional<protocol::Ending> ending;
     if (!r.outcome.is_null() && !(*state)->is_over()) {
       ending = protocol::ending_from_json(r.outcome, (*state)->num_seats());
@@ -66,12 +68,13 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
         return std::unexpected(where + ": an outcome is stored for a game the rules say goes on");
     }
     if (!r.outcome.is_null() && (*state)->outcome() &&
-        rules::to_json(*(*state)->outcome()) != r.outcome)
+        protocol::outcome_json(protocol::after_departures(*(*state)->outcome(), *departed),
+                               *departed) != r.outcome)
       return std::unexpected(where + ": the replayed outcome differs from the stored one");
     match->state_ = std::move(*state);
     match->ending_ = std::move(ending);
-    match->ended_ =
-        match->ending_ ? std::make_shared<const json>(to_json(*match->ending_)) : nullptr;
+    match->departed_ = *departed;
+    match->set_ended();
     match->options_ = std::make_shared<const json>(r.options);
     match->secret_ = RoundSecret{r.seed, r.salt};
     match->seal_round();
@@ -95,17 +98,44 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
 
 std::optional<rules::Outcome> Match::outcome() const {
   if (ending_) return ending_->outcome;
-  return state_->outcome();
+  auto outcome = state_->outcome();
+  if (outcome) return protocol::after_departures(std::move(*outcome), departed_);
+  return outcome;
+}
+
+void Match::set_ended() {
+  if (ending_)
+    ended_ = std::make_shared<const json>(protocol::outcome_json(*ending_, departed_));
+  else if (const auto outcome = state_->outcome(); outcome && !departed_.empty())
+    ended_ = std::make_shared<const json>(
+        protocol::outcome_json(protocol::after_departures(*outcome, departed_), departed_));
+  else
+    ended_.reset();
 }
 
 bool Match::end(const protocol::Ending& ending) {
   if (over()) return false;
   ending_ = ending;
-  ended_ = std::make_shared<const json>(to_json(ending));
+  set_ended();
   ++generation_;
   // Over: the spectators see the game as it is, as when the rules end it.
   if (spectator_state_) retire(std::exchange(spectator_state_, state_->clone()));
   return true;
+}
+
+bool Match::has_left(int seat) const {
+  return std::ranges::any_of(departed_,
+                             [seat](const protocol::Departure& d) { return d.seat == seat; });
+}
+
+bool Match::leave(const protocol::Departure& departure) {
+  if (over() || has_left(departure.seat)) return false;
+  departed_.push_back(departure);
+  const int seats = state_->num_seats();
+  if (seats - static_cast<int>(departed_.size()) > 1) return false;
+  int stayer = 0;
+  while (has_left(stayer)) ++stayer;
+  return end(protocol::last_one_standing(stayer, departed_, state_->scores()));
 }
 
 rules::Result<> Match::play(int seat, const std::string& move) {
@@ -115,6 +145,7 @@ rules::Result<> Match::play(int seat, const std::string& move) {
   moves_.emplace_back(seat, move);
   ++generation_;
   advance_spectator_state();
+  if (!departed_.empty() && state_->is_over()) set_ended();
   return {};
 }
 
@@ -133,6 +164,7 @@ rules::Result<> Match::next_round(const std::function<std::uint64_t()>& random) 
   ++generation_;
   moves_.clear();
   ending_.reset();
+  departed_.clear();
   ended_.reset();
   if (spectator_state_) retire(std::exchange(spectator_state_, state_->clone()));
   return {};

@@ -52,10 +52,17 @@ class Match {
   bool over() const { return ending_ || state_->is_over(); }
   // How the round ended, nullopt while it is played.
   std::optional<rules::Outcome> outcome() const;
-  // The outcome of a round ended outside the rules, as the state shows it; null otherwise.
+  // The outcome of a round ended outside the rules, or ended by them after someone left, as
+  // the state shows it; null otherwise.
   const std::shared_ptr<const nlohmann::json>& ended() const { return ended_; }
   // Ends the round as `ending` says. False (nothing changed) unless it is in play.
   bool end(const protocol::Ending& ending);
+  // A player leaves the round in play, a game of three or four seats going on without them
+  // (ending.hpp): true when that left one player, who has then won (the round is over).
+  bool leave(const protocol::Departure& departure);
+  // Who left this round, in order; and whether `seat` did.
+  const std::vector<protocol::Departure>& departed() const { return departed_; }
+  bool has_left(int seat) const;
 
   // Changes whenever a board may have changed (a move, a new round).
   std::uint64_t generation() const { return generation_; }
@@ -73,6 +80,8 @@ class Match {
   Match(const rules::Game& game, nlohmann::json options, RoundSecret secret, int spectator_delay,
         std::unique_ptr<rules::State> state);
   void seal_round();
+  // ended_ as the ending, the rules and who left say.
+  void set_ended();
   void advance_spectator_state();
   void retire(std::unique_ptr<rules::State> state);
 
@@ -85,8 +94,11 @@ class Match {
   std::unique_ptr<rules::State> state_;
   std::unique_ptr<rules::State> spectator_state_;  // lags by spectator_delay_ moves
   std::vector<std::pair<int, std::string>> moves_;
-  std::optional<protocol::Ending> ending_;       // this round's, if it ended outside the rules
-  std::shared_ptr<const nlohmann::json> ended_;  // its JSON, shown in the state
+  std::optional<protocol::Ending> ending_;     // this round's, if it ended outside the rules
+  std::vector<protocol::Departure> departed_;  // who left this round, in order
+  // The outcome as the state shows it when the rules do not say it all: an ending's, or the
+  // rules' once some left.
+  std::shared_ptr<const nlohmann::json> ended_;
   int round_ = 1;
   std::uint64_t generation_ = 1;
   Reaper* reaper_ = nullptr;

@@ -23,6 +23,7 @@ Room::Room(std::string id, Match match, RoomSettings settings, Store& store, Mil
       last_activity_(now) {
   if (!settings_.random) settings_.random = secure_random_u64;
   if (settings_.clock.timed()) clock_.emplace(settings_.clock, table_.seats());
+  stand_ins_.resize(static_cast<std::size_t>(table_.seats()));
 }
 
 std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game& game,
@@ -93,7 +94,9 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     const auto& last = stored.rounds.back();
     for (std::size_t i = 0; i < last.moves.size() && i < last.clocks.size(); ++i)
       if (last.clocks[i]) clock->set_left(last.moves[i].first, *last.clocks[i]);
-    if (table.started() && !room->match_.over()) {
+    // Nobody's clock runs while a bot plays for a player who left.
+    if (table.started() && !room->match_.over() &&
+        !room->match_.has_left(*room->state().to_move())) {
       const int seat = *room->state().to_move();
       const Millis t = room->time();
       if (clock->control().kind == protocol::TimeControl::Kind::correspondence &&
@@ -102,6 +105,9 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
       clock->start(seat, t);
     }
   }
+  // Bots play again for those who left the round in play.
+  if (!room->match_.over())
+    for (const auto& d : room->match_.departed()) room->seat_stand_in(d.seat);
   // The restart is itself a change (every seat is now away): it takes a version of its own, so
   // no client can mistake the rebuilt room for a version it saw before.
   room->version_ = stored.version + 1;
@@ -140,7 +146,8 @@ Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
                match_.ended(),
                table_.offer_json(),
                clock_ ? clock_->view() : json(),
-               gone_json()};
+               gone_json(),
+               departed_json()};
 }
 
 void Room::ensure_views() {
@@ -158,8 +165,19 @@ std::uint64_t Room::publish(std::int64_t move_started) {
 
 void Room::publish_table() {
   const auto entry = publish();
-  store_.put_table(id_, round(), table_.rematch_bits(), table_.stored_offer(), version_,
-                   durable_done(entry));
+  store_.put_table(id_, round(), table_.rematch_bits(), table_.stored_offer(), departed_json(),
+                   version_, durable_done(entry));
+}
+
+json Room::departed_json() const {
+  return match_.departed().empty() ? json() : protocol::to_json(match_.departed());
+}
+
+Done Room::must_write() {
+  return [weak = weak_from_this()](bool written) {
+    if (!written)
+      if (auto self = weak.lock()) self->fail_room();
+  };
 }
 
 Done Room::durable_done(std::uint64_t entry) {
@@ -330,8 +348,13 @@ std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
     return error(p, Code::not_a_player, "only a seated player may move", id);
   if (!table_.started())
     return error(p, Code::not_started, "the game starts when every seat is taken", id);
+  // A seat whose player left is played by its bot alone.
+  const bool standing_in = match_.has_left(a);
+  if (standing_in && stand_ins_[static_cast<std::size_t>(a)].get() != p.get())
+    return error(p, Code::left_round, "you left this round; a bot plays your seat", id);
   const Millis t = time();
-  if (flag_if_due(t))
+  if (const auto running = clock_ ? clock_->running() : std::nullopt;
+      flag_if_due(t) && running == a)
     return error(p, Code::move_flagged, "your time ran out before this move came", id);
   if (req.version != version_)
     return error(p, Code::stale_version,
@@ -345,20 +368,24 @@ std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
   const bool over = match_.over();
   std::optional<Millis> left;
   if (clock_) {
-    const Millis credit = std::clamp<Millis>(p->lag_ms(), 0, settings_.max_lag_credit_ms);
-    clock_->moved(a, t, credit, over ? std::nullopt : state().to_move());
-    left = clock_->left(a, t);
+    // Nobody's clock runs while a bot plays for a player who left, and it spends none.
+    auto next = over ? std::nullopt : state().to_move();
+    if (next && match_.has_left(*next)) next.reset();
+    if (standing_in) {
+      clock_->hand_to(next, t);
+    } else {
+      const Millis credit = std::clamp<Millis>(p->lag_ms(), 0, settings_.max_lag_credit_ms);
+      clock_->moved(a, t, credit, next);
+      left = clock_->left(a, t);
+    }
   }
   const auto entry = publish(started);
   store_.append_move(MoveRecord{id_, round(), static_cast<int>(match_.moves().size()) - 1, a,
                                 req.move, version_, t, left},
-                     over ? Done([weak = weak_from_this()](bool written) {
-                       if (!written)
-                         if (auto self = weak.lock()) self->fail_room();
-                     })
-                          : durable_done(entry));
+                     over ? must_write() : durable_done(entry));
   if (over)
-    store_.finish_round(id_, round(), rules::to_json(*state().outcome()), now_,
+    store_.finish_round(id_, round(),
+                        match_.ended() ? *match_.ended() : rules::to_json(*state().outcome()), now_,
                         durable_done(entry));
   flush();
   return std::nullopt;
@@ -470,8 +497,11 @@ std::expected<int, Code> Room::playing_seat(const std::shared_ptr<Connection>& p
   if (!table_.started())
     return std::unexpected(
         error(p, Code::not_started, "the game starts when every seat is taken", id));
-  if (flag_if_due(time()) || match_.over())
-    return std::unexpected(error(p, Code::game_over, "the game is over", id));
+  flag_if_due(time());
+  if (match_.over()) return std::unexpected(error(p, Code::game_over, "the game is over", id));
+  if (match_.has_left(a))
+    return std::unexpected(
+        error(p, Code::left_round, "you left this round; a bot plays your seat", id));
   return a;
 }
 
@@ -483,13 +513,50 @@ void Room::end_round(const protocol::Ending& ending) {
   store_.finish_round(id_, round(), *match_.ended(), now_, durable_done(entry));
 }
 
+void Room::depart(int seat, protocol::EndKind kind) {
+  const auto name = seat_name(seat);
+  if (table_.seats() == 2) {
+    end_round(kind == protocol::EndKind::flagged     ? protocol::flagged(seat, name)
+              : kind == protocol::EndKind::abandoned ? protocol::abandoned(seat, name)
+                                                     : protocol::resignation(seat, name));
+    return;
+  }
+  const Millis t = time();
+  const Millis stop_at = clock_ ? std::min(t, clock_->flag_at().value_or(t)) : t;
+  if (clock_ && clock_->running() == seat) clock_->stop(stop_at);
+  const bool ended =
+      match_.leave(protocol::departure(kind, seat, name, match_.moves().size(), state().scores()));
+  if (ended) {
+    // The last but one left: the last one wins, stored as any end of a round.
+    if (clock_) clock_->stop(stop_at);
+    const auto entry = publish();
+    store_.put_table(id_, round(), table_.rematch_bits(), nullptr, departed_json(), version_,
+                     must_write());
+    store_.finish_round(id_, round(), *match_.ended(), now_, durable_done(entry));
+    return;
+  }
+  seat_stand_in(seat);
+  publish_table();
+}
+
+void Room::seat_stand_in(int seat) {
+  auto& bot = stand_ins_[static_cast<std::size_t>(seat)];
+  if (bot || !settings_.stand_in) return;
+  bot = settings_.stand_in(shared_from_this(), seat);
+  table_.attach(seat, bot);
+  // It looks at the game at once (every frame it is sent makes it look).
+  outbox_.send(bot, make_frame(protocol::encode_crowd(id_, spectators())));
+}
+
 std::optional<Code> Room::resign(const std::shared_ptr<Connection>& p, const json& id) {
   const auto seat = playing_seat(p, "resign", id);
   if (!seat) return seat.error();
-  if (table_.seats() != 2)
+  if (!may_depart())
     return error(p, Code::resign_many_seats,
-                 "in a game of more than two seats, a player cannot resign yet", id);
-  end_round(protocol::resignation(*seat, seat_name(*seat)));
+                 "this server runs no bots to play for a player who leaves a game of more than "
+                 "two seats",
+                 id);
+  depart(*seat, protocol::EndKind::resigned);
   flush();
   return std::nullopt;
 }
@@ -533,12 +600,14 @@ std::string Room::seat_name(int seat) const {
 }
 
 json Room::gone_json() const {
-  if (!table_.started() || match_.over() || table_.seats() != 2) return nullptr;
+  if (!table_.started() || match_.over() || !may_depart()) return nullptr;
   // A correspondence game's clock says when a player is gone.
   if (clock_ && clock_->control().kind == protocol::TimeControl::Kind::correspondence)
     return nullptr;
   const auto mover = state().to_move();
-  if (!mover || table_.has_connections(*mover) || table_.shown_connected(*mover)) return nullptr;
+  if (!mover || match_.has_left(*mover) || table_.has_connections(*mover) ||
+      table_.shown_connected(*mover))
+    return nullptr;
   const Millis since = table_.away_since(*mover);
   return json{{"seat", *mover}, {"since", since}, {"claim_at", since + settings_.gone_ms}};
 }
@@ -546,9 +615,11 @@ json Room::gone_json() const {
 std::optional<Code> Room::claim(const std::shared_ptr<Connection>& p, const json& id) {
   const auto seat = playing_seat(p, "claim the win", id);
   if (!seat) return seat.error();
-  if (table_.seats() != 2)
+  if (!may_depart())
     return error(p, Code::claim_many_seats,
-                 "in a game of more than two seats, a gone player cannot be dropped yet", id);
+                 "this server runs no bots to play for a player dropped from a game of more than "
+                 "two seats",
+                 id);
   const json gone = gone_json();
   if (gone.is_null()) return error(p, Code::claim_not_gone, "the player to move is not gone", id);
   if (const Millis at = gone["claim_at"]; time() < at)
@@ -557,8 +628,7 @@ std::optional<Code> Room::claim(const std::shared_ptr<Connection>& p, const json
                      std::to_string(settings_.gone_ms / 1000) + " s; wait " +
                      std::to_string((at - time() + 999) / 1000) + " s more",
                  id);
-  const int mover = gone["seat"];
-  end_round(protocol::abandoned(mover, seat_name(mover)));
+  depart(gone["seat"].get<int>(), protocol::EndKind::abandoned);
   flush();
   return std::nullopt;
 }
@@ -571,8 +641,7 @@ void Room::start_clock() {
 bool Room::flag_if_due(Millis now) {
   const auto at = deadline();
   if (!at || now < *at) return false;
-  const int seat = *clock_->running();
-  end_round(protocol::flagged(seat, seat_name(seat)));
+  depart(*clock_->running(), protocol::EndKind::flagged);
   flush();
   return true;
 }
@@ -597,6 +666,9 @@ void Room::start_next_round() {
     return;
   }
   table_.clear_rematch();
+  // The bots that played for those who left go: the seats are their players' again.
+  for (auto& bot : stand_ins_)
+    if (bot) drop(std::exchange(bot, nullptr).get(), false);
   if (clock_) {
     clock_.emplace(settings_.clock, table_.seats());
     start_clock();

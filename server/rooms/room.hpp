@@ -35,6 +35,8 @@
 
 namespace plateau::server {
 
+class Room;
+
 struct RoomSettings {
   bool is_private = false;
   int spectator_delay = 0;  // spectators see the game this many moves late
@@ -51,9 +53,14 @@ struct RoomSettings {
   // A live clock forgives a mover the network's delay (Connection::lag_ms), up to this much
   // per move: the move left the player's screen that much before it reached the server.
   Millis max_lag_credit_ms = 500;
-  // The player to move, away this long in a game of two without a correspondence clock, may be
-  // claimed against: the other wins (`claim`).
+  // The player to move, away this long in a game without a correspondence clock, may be
+  // claimed against: in a game of two the other wins; of three or four they are dropped.
   Millis gone_ms = 60'000;
+  // Makes the bot that plays the seat of a player who left a game of three or four seats (an
+  // easy one, bot_seat.hpp), for `room`. Without it nobody can leave such a game: it refuses
+  // resignations and claims, and the lobby refuses it a clock.
+  std::function<std::shared_ptr<Connection>(const std::shared_ptr<Room>& room, int seat)>
+      stand_in{};
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -103,13 +110,15 @@ class Room : public std::enable_shared_from_this<Room> {
                                       const nlohmann::json& id);
   std::optional<protocol::Code> rematch(const std::shared_ptr<Connection>& p,
                                         const nlohmann::json& id);
-  // A seated player resigns the round in play (a game of two seats: the other wins).
+  // A seated player resigns the round in play: in a game of two seats the other wins; of three
+  // or four, they leave it and the others play on (depart).
   std::optional<protocol::Code> resign(const std::shared_ptr<Connection>& p,
                                        const nlohmann::json& id);
   // A seated player of a two-seat game offers a draw, accepts or declines the other's offer.
   std::optional<protocol::Code> draw(const std::shared_ptr<Connection>& p,
                                      protocol::DrawAction action, const nlohmann::json& id);
-  // The other player claims the win when the player to move has been gone too long.
+  // Another player claims the win (two seats) or drops the player to move (three or four) when
+  // that player has been gone too long.
   std::optional<protocol::Code> claim(const std::shared_ptr<Connection>& p,
                                       const nlohmann::json& id);
   // `p` seats `bot` (a connection with a bot's player, bot_seat.hpp) at a free seat of a table
@@ -118,6 +127,8 @@ class Room : public std::enable_shared_from_this<Room> {
   std::optional<protocol::Code> add_bot(const std::shared_ptr<Connection>& p,
                                         const std::shared_ptr<Connection>& bot,
                                         std::optional<int> seat, const nlohmann::json& id);
+  // Whether the player of `seat` left the round in play (a bot plays it).
+  bool has_left(int seat) const { return match_.has_left(seat); }
   // Moves made in this round: a bot's search knows by it whether the game moved on meanwhile.
   std::size_t moves_made() const { return match_.moves().size(); }
   // The seats that asked for a rematch of the round that ended.
@@ -160,6 +171,8 @@ class Room : public std::enable_shared_from_this<Room> {
   // requests), with its write.
   void publish_table();
   Done durable_done(std::uint64_t entry);
+  // For a write whose change another write announces: only its failure matters here.
+  Done must_write();
   void flush() { outbox_.flush(table_); }
   void send_full(const std::shared_ptr<Connection>& p, const nlohmann::json& id);
   // The seat `wanted`, or the first free one; else the refusal, sent to `p`.
@@ -175,6 +188,16 @@ class Room : public std::enable_shared_from_this<Room> {
                                                   std::string_view what, const nlohmann::json& id);
   // The round ends as `ending` says: shown once stored, as a move that ends it would be.
   void end_round(const protocol::Ending& ending);
+  // `seat` leaves the round in play, as `kind` says: of two seats the round ends (the other
+  // wins); of more, a bot plays their seat from here, or, when they were the last but one,
+  // the round ends (the last one wins). Stored, then shown.
+  void depart(int seat, protocol::EndKind kind);
+  // Whether `seat` may leave the round (a game of two, or a bot to play for them).
+  bool may_depart() const { return table_.seats() == 2 || static_cast<bool>(settings_.stand_in); }
+  // The bot that plays the seat of a player who left, seated (and looking at the game).
+  void seat_stand_in(int seat);
+  // Who left the round, as the state shows it and the store keeps it (null for nobody).
+  nlohmann::json departed_json() const;
   // The player to move, shown away, in a game where the other may claim against them:
   // {"seat","since","claim_at"}; else null.
   nlohmann::json gone_json() const;
@@ -198,7 +221,9 @@ class Room : public std::enable_shared_from_this<Room> {
   Store& store_;
   Table table_;
   std::optional<GameClock> clock_;  // none for a table without a time control
-  AudienceViews views_;             // at version_ once built
+  // Per seat, the bot playing for a player who left the round in play (else null).
+  std::vector<std::shared_ptr<Connection>> stand_ins_;
+  AudienceViews views_;  // at version_ once built
   Outbox outbox_;
   std::int64_t version_ = 0;
   bool failed_ = false;

@@ -103,15 +103,30 @@ void Table::attach(int seat, const std::shared_ptr<Connection>& p) {
   seats_[at(seat)].conns.push_back(p);
 }
 
+namespace {
+
+bool is_bot(const Connection& c) { return c.player() && bot_level_in(c.player()->id); }
+
+}  // namespace
+
 bool Table::detach(int seat, const Connection* p, Millis now) {
   places_.erase(p);
   auto& slot = seats_[at(seat)];
   const auto it = std::ranges::find_if(slot.conns, [&](const auto& c) { return c.get() == p; });
   if (it == slot.conns.end()) return false;
   slot.conns.erase(it);
-  if (!slot.conns.empty()) return false;
+  // A bot standing in for the seat's player goes without changing what the seat shows.
+  if (is_bot(*p) && slot.player_id && !bot_level_in(*slot.player_id)) return false;
+  if (has_connections(seat)) return false;
   slot.away_since = now;
   return true;
+}
+
+bool Table::has_connections(int seat) const {
+  const auto& slot = seats_[at(seat)];
+  // A bot's seat is its bot's; a person's seat counts the person's connections only.
+  if (slot.player_id && bot_level_in(*slot.player_id)) return !slot.conns.empty();
+  return std::ranges::any_of(slot.conns, [](const auto& c) { return !is_bot(*c); });
 }
 
 bool Table::show_present(int seat, const std::string& name) {
@@ -133,7 +148,7 @@ std::vector<int> Table::overdue(Millis now, Millis grace) const {
   std::vector<int> out;
   for (std::size_t s = 0; s < seats_.size(); ++s) {
     const auto& slot = seats_[s];
-    if (slot.player_id && slot.conns.empty() && slot.shown_connected &&
+    if (slot.player_id && !has_connections(static_cast<int>(s)) && slot.shown_connected &&
         now - slot.away_since >= grace)
       out.push_back(static_cast<int>(s));
   }
@@ -144,7 +159,8 @@ bool Table::deserted() const {
   if (!spectators_.empty()) return false;
   // A bot is always at its seat: it keeps no room in memory that no person is in.
   return std::ranges::all_of(seats_, [](const Slot& s) {
-    return (s.conns.empty() && !s.shown_connected) || (s.player_id && bot_level_in(*s.player_id));
+    const bool nobody = std::ranges::all_of(s.conns, [](const auto& c) { return is_bot(*c); });
+    return (nobody && !s.shown_connected) || (s.player_id && bot_level_in(*s.player_id));
   });
 }
 

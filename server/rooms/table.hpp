@@ -66,12 +66,14 @@ class Table {
   // The seat's player is gone before the game started: the seat is free again, and every
   // connection there leaves.
   void free_seat(int seat);
-  // One more connection at the seat of its player.
+  // One more connection at the seat of its player; or a bot standing in for a player who left
+  // the round (the seat's frames reach it, but it is not its player's presence).
   void attach(int seat, const std::shared_ptr<Connection>& p);
-  // `p` at a seat goes; true when it was the seat's last connection (its player is now away
-  // since `now`).
+  // `p` at a seat goes; true when it was the seat's last connection of a person (its player is
+  // now away since `now`).
   bool detach(int seat, const Connection* p, Millis now);
-  bool has_connections(int seat) const { return !seats_[at(seat)].conns.empty(); }
+  // Whether a person is connected at the seat (a bot standing in for them is not).
+  bool has_connections(int seat) const;
   // Whether the seat shows its player connected (lagging by the grace period).
   bool shown_connected(int seat) const { return seats_[at(seat)].shown_connected; }
   // Since when the seat's player has had no connection here (set by detach, or as rebuilt).

@@ -141,11 +141,27 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
     }
     return json{{"control", r.clock}, {"left_ms", left}, {"running", nullptr}, {"since", 0}};
   };
+  // Who left the game as it went (a game of three or four seats), by the record's result.
+  std::optional<std::vector<protocol::Departure>> departed;
+  const auto left_at = [&](std::size_t step) -> json {
+    json out = json::array();
+    for (const auto& d : *departed)
+      if (d.at <= step) out.push_back(protocol::to_json(d));
+    return out.empty() ? json() : out;
+  };
   const auto visit = [&](const rules::State& state) {
     if (frames.empty() && r.players.size() != static_cast<std::size_t>(state.num_seats())) {
       why = "the record names " + std::to_string(r.players.size()) + " players for " +
             std::to_string(state.num_seats()) + " seats";
       return false;
+    }
+    if (!departed) {
+      departed = protocol::departures_from_json(
+          r.result.is_object() ? r.result.value("left", json()) : json(), state.num_seats());
+      if (!departed) {
+        why = "the record's result says who left in a way that is not one";
+        return false;
+      }
     }
     const bool over = state.is_over();
     protocol::RoomFacts facts{game->id(), over ? protocol::Status::over : protocol::Status::playing,
@@ -154,6 +170,7 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
                               options,    nullptr,
                               nullptr};
     facts.clock = clocks_at(frames.size(), state.num_seats());
+    facts.left = left_at(frames.size());
     frames.push_back(protocol::make_state(facts, state, std::nullopt));
     return true;
   };
@@ -167,6 +184,7 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
                            std::to_string(m.seat) + ") is refused: " +
                            std::string(protocol::code_string(protocol::code_for(e.error))));
   }
+  if (!departed) departed.emplace();
   const auto outcome = (*state)->outcome();
   if (!outcome && !r.result.is_null()) {
     // A round that ended outside the rules (a resignation, a draw agreed): its last frame,
@@ -180,14 +198,28 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
                               options,    std::make_shared<const json>(r.result),
                               nullptr};
     facts.clock = frames.back()["clock"];
+    facts.left = left_at(r.moves.size());
     if (ending->kind == protocol::EndKind::flagged && facts.clock.is_object())
       facts.clock["left_ms"][static_cast<std::size_t>(ending->seat)] = 0;  // its time ran out
     frames.back() = protocol::make_state(facts, **state, std::nullopt);
     return frames;
   }
-  const json replayed = outcome ? rules::to_json(*outcome) : json(nullptr);
+  const json replayed =
+      outcome ? protocol::outcome_json(protocol::after_departures(*outcome, *departed), *departed)
+              : json(nullptr);
   if (!r.result.is_null() && replayed != r.result)
     return std::unexpected("the replayed result differs from the record's");
+  // The last frame shows who left in its outcome, as the table did.
+  if (outcome && !departed->empty()) {
+    protocol::RoomFacts facts{game->id(), protocol::Status::over,
+                              &seats,     nullptr,
+                              r.round,    revealed,
+                              options,    std::make_shared<const json>(replayed),
+                              nullptr};
+    facts.clock = frames.back()["clock"];
+    facts.left = left_at(r.moves.size());
+    frames.back() = protocol::make_state(facts, **state, std::nullopt);
+  }
   return frames;
 }
 

@@ -35,7 +35,7 @@ void read_room(Stmt& q, StoredRoom& r) {
 }
 
 // A row of `rounds` as both reads select it, from column `first` on: round, options, seed,
-// outcome, rematch, salt, offer.
+// outcome, rematch, salt, offer, departed.
 // The times of a round's move just read: when it came, and its mover's clock after it.
 void add_times(RoundRecord& round, std::int64_t at_ms, std::optional<std::int64_t> clock_ms) {
   round.clocks.push_back(clock_ms);
@@ -52,6 +52,7 @@ RoundRecord read_round(Stmt& q, int first) {
   round.rematch = static_cast<std::uint32_t>(q.i64(first + 4));
   if (!q.is_null(first + 5)) round.salt = q.text(first + 5);
   if (!q.is_null(first + 6)) round.offer = json::parse(q.text(first + 6), nullptr, false);
+  if (!q.is_null(first + 7)) round.departed = json::parse(q.text(first + 7), nullptr, false);
   return round;
 }
 
@@ -112,8 +113,8 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
   }
   {
     Stmt q(db_,
-           "SELECT o.room, o.round, o.options, o.seed, o.outcome, o.rematch, o.salt, o.offer "
-           "FROM rounds o "
+           "SELECT o.room, o.round, o.options, o.seed, o.outcome, o.rematch, o.salt, o.offer, "
+           "o.departed FROM rounds o "
            "JOIN restoring k ON k.id = o.room ORDER BY o.room, o.round");
     while (q.row()) {
       const auto it = index.find(q.text(0));
@@ -208,7 +209,8 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
   }
   {
     Stmt q(reader_,
-           "SELECT round, options, seed, outcome, rematch, salt, offer FROM rounds WHERE room = ?1 "
+           "SELECT round, options, seed, outcome, rematch, salt, offer, departed FROM rounds WHERE "
+           "room = ?1 "
            "ORDER BY round");
     q.bind(1, id);
     while (q.row()) {

@@ -94,6 +94,11 @@ const std::vector<const char*> kMigrations{
     ALTER TABLE moves ADD COLUMN clock_ms INTEGER;
     ALTER TABLE move_log ADD COLUMN clock_ms INTEGER;
     )sql",
+    // 9: who left a round in play of three or four seats (JSON, RoundRecord::departed); NULL
+    // when nobody did.
+    R"sql(
+    ALTER TABLE rounds ADD COLUMN departed TEXT;
+    )sql",
 };
 
 }  // namespace

@@ -260,16 +260,26 @@ void SqliteStore::finish_round(const std::string& room, int round, const json& o
 }
 
 void SqliteStore::put_table(const std::string& room, int round, std::uint32_t rematch,
-                            const nlohmann::json& offer, std::int64_t version, Done done) {
+                            const nlohmann::json& offer, const nlohmann::json& departed,
+                            std::int64_t version, Done done) {
+  const auto text = [](const nlohmann::json& j) {
+    return j.is_null() || (j.is_array() && j.empty()) ? std::string() : j.dump();
+  };
   enqueue(
-      [room, round, rematch, offer = offer.is_null() ? std::string() : offer.dump(),
+      [room, round, rematch, offer = text(offer), departed = text(departed),
        version](StmtCache& db) {
-        Stmt q(db, "UPDATE rounds SET rematch = ?3, offer = ?4 WHERE room = ?1 AND round = ?2");
+        Stmt q(db,
+               "UPDATE rounds SET rematch = ?3, offer = ?4, departed = ?5 WHERE room = ?1 AND "
+               "round = ?2");
         q.bind(1, room).bind(2, round).bind(3, static_cast<std::int64_t>(rematch));
-        if (offer.empty())
-          q.bind_null(4);
-        else
-          q.bind(4, offer);
+        const auto bind_text = [&q](int i, const std::string& v) {
+          if (v.empty())
+            q.bind_null(i);
+          else
+            q.bind(i, v);
+        };
+        bind_text(4, offer);
+        bind_text(5, departed);
         return q.run() && set_version(db, room, version);
       },
       std::move(done));

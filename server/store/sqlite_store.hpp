@@ -70,7 +70,8 @@ class SqliteStore final : public Storage {
   void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                     std::int64_t at_ms, Done done) override;
   void put_table(const std::string& room, int round, std::uint32_t rematch,
-                 const nlohmann::json& offer, std::int64_t version, Done done) override;
+                 const nlohmann::json& offer, const nlohmann::json& departed, std::int64_t version,
+                 Done done) override;
   void close_room(const std::string& room, Done done) override;
   bool room_exists(const std::string& room) override;
   // On the reader connection: the writer may be writing meanwhile.

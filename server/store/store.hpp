@@ -53,6 +53,9 @@ struct RoundRecord {
   // While it is played: the draw offered, {"kind":"draw","by":seat,"at":moves}, or null. It
   // stands only while the round has `at` moves (the next move declines it).
   nlohmann::json offer;
+  // While it is played: who left it, in order (a game of three or four seats going on without
+  // them; protocol/ending.hpp's Departure list), or null.
+  nlohmann::json departed{};
   // A timed table's: per move, what its mover had left after it; and when the last move came.
   std::vector<std::optional<std::int64_t>> clocks{};
   std::int64_t last_move_ms = 0;
@@ -86,11 +89,12 @@ class Store {
   virtual void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
                             std::int64_t at_ms, Done done) = 0;
   // A change to the table that is neither a move nor a seat (a player shown connected or away,
-  // a rematch asked for, a draw offered): the round's rematch requests, a bit per seat, its
-  // offer (RoundRecord::offer), and the room's version, so that a restarted room starts above
-  // every version it showed.
+  // a rematch asked for, a draw offered, a player leaving): the round's rematch requests, a bit
+  // per seat, its offer (RoundRecord::offer), who left it (RoundRecord::departed), and the
+  // room's version, so that a restarted room starts above every version it showed.
   virtual void put_table(const std::string& room, int round, std::uint32_t rematch,
-                         const nlohmann::json& offer, std::int64_t version, Done done) = 0;
+                         const nlohmann::json& offer, const nlohmann::json& departed,
+                         std::int64_t version, Done done) = 0;
   // Closed by the host: kept for history, never rebuilt at start.
   virtual void close_room(const std::string& room, Done done) = 0;
   // Whether a room of this id was ever stored (a quick read, on the calling thread): a new id
@@ -129,8 +133,8 @@ class NullStore : public Store {
                     Done done) override {
     done(true);
   }
-  void put_table(const std::string&, int, std::uint32_t, const nlohmann::json&, std::int64_t,
-                 Done done) override {
+  void put_table(const std::string&, int, std::uint32_t, const nlohmann::json&,
+                 const nlohmann::json&, std::int64_t, Done done) override {
     done(true);
   }
   void close_room(const std::string&, Done done) override { done(true); }

@@ -402,6 +402,66 @@ TEST(Ending, ReadsBackAsWrittenAndRefusesWhatNoEndingSays) {
   EXPECT_EQ(ending_from_json(drawn, 2), std::nullopt) << "nobody wins an agreed draw";
 }
 
+// Who left a game of three or four seats reads back as written; a list that is not one is
+// refused.
+TEST(Departure, ReadsBackAsWrittenAndRefusesWhatIsNotOne) {
+  const auto cid = departure(EndKind::flagged, 2, "Cid", 31, {10, 12, 14});
+  EXPECT_EQ(cid.reason, "Cid ran out of time");
+  EXPECT_EQ(cid.score, 14);
+  EXPECT_EQ(to_json(cid), (json{{"seat", 2},
+                                {"end", "flagged"},
+                                {"at", 31},
+                                {"score", 14},
+                                {"reason", "Cid ran out of time"}}));
+  const auto bob = departure(EndKind::abandoned, 1, "Bob", 40, {});
+  EXPECT_EQ(bob.score, std::nullopt) << "a game without scores";
+  EXPECT_EQ(bob.reason, "Bob left the game");
+  const std::vector<Departure> both{cid, bob};
+  EXPECT_EQ(departures_from_json(to_json(both), 3), both);
+  EXPECT_EQ(departures_from_json(json(nullptr), 3), std::vector<Departure>{}) << "nobody left";
+  json twice = to_json(std::vector<Departure>{cid, cid});
+  json drawn = to_json(both);
+  drawn[0]["end"] = "agreed_draw";
+  json far = to_json(both);
+  far[0]["seat"] = 3;
+  json negative = to_json(both);
+  negative[1]["at"] = -1;
+  json no_reason = to_json(both);
+  no_reason[1].erase("reason");
+  for (const json& bad : {json::object(), json("x"), twice, drawn, far, negative, no_reason})
+    EXPECT_EQ(departures_from_json(bad, 3), std::nullopt) << bad;
+}
+
+// The rules' outcome of a round some left: the leavers never win and keep their scores; if
+// every winner left, the best of those who stayed wins.
+TEST(Departure, ThoseWhoLeftRankBelowThoseWhoStayed) {
+  const rules::Outcome rules_said{{2}, {20, 25, 30}, "the bag is empty"};
+  const std::vector<Departure> cid{departure(EndKind::resigned, 2, "Cid", 12, {3, 5, 9})};
+  const auto after = after_departures(rules_said, cid);
+  EXPECT_EQ(after.winners, std::vector<int>{1}) << "Cid's seat won, but Cid left: Bob is best";
+  EXPECT_EQ(after.scores, (std::vector<int>{20, 25, 9})) << "Cid keeps the score he left with";
+  EXPECT_EQ(after.reason, "the bag is empty; Cid resigned");
+  const json shown = outcome_json(after, cid);
+  EXPECT_EQ(shown["left"], to_json(cid));
+  EXPECT_EQ(outcome_json(rules_said, {}), rules::to_json(rules_said)) << "nobody left: as is";
+
+  const rules::Outcome shared{{0, 2}, {30, 25, 30}, "a tie"};
+  EXPECT_EQ(after_departures(shared, cid).winners, std::vector<int>{0});
+  const rules::Outcome tie_below{{2}, {25, 25, 30}, "x"};
+  EXPECT_EQ(after_departures(tie_below, cid).winners, (std::vector<int>{0, 1}));
+
+  // Two of three left: the last one wins at once, with the scores as they stand.
+  const std::vector<Departure> two{cid.front(),
+                                   departure(EndKind::flagged, 0, "Ada", 15, {6, 7, 11})};
+  const auto last = last_one_standing(1, two, {6, 7, 11});
+  EXPECT_EQ(last.kind, EndKind::flagged);
+  EXPECT_EQ(last.seat, 0);
+  EXPECT_EQ(last.outcome.winners, std::vector<int>{1});
+  EXPECT_EQ(last.outcome.scores, (std::vector<int>{6, 7, 9}));
+  EXPECT_EQ(last.outcome.reason, "Cid resigned; Ada ran out of time: nobody else is left");
+  EXPECT_EQ(ending_from_json(outcome_json(last, two), 3), last);
+}
+
 // The offer at the table is part of every viewer's envelope while the game is played, and the
 // patch between two envelopes carries it.
 TEST(Envelope, TheDrawOfferedIsShownWhilePlayingAndPatched) {

@@ -1,10 +1,12 @@
 // Bots at the table (server/rooms/bot_seat.hpp), driven through the lobby with fake clients, a
 // store that completes at once, and a worker pool that runs its jobs when the test says: who
 // may seat a bot and where, the bot's moves going through the same room as a person's, its
-// seat shown with its level, a rematch, and the bot sitting again after a restart.
+// seat shown with its level, a rematch, the bot sitting again after a restart; and the easy bot
+// that plays on for a player who leaves a game of three (Leaving).
 #include <gtest/gtest.h>
 
 #include "fakes.hpp"
+#include "server/store/history.hpp"
 
 namespace plateau::server::testing {
 namespace {
@@ -324,6 +326,238 @@ TEST_F(Bots, ARoomWithOnlyBotsLeftInItLeavesMemoryAsAnyOther) {
   lobby.tick(60 * 60'000);
   lobby.tick(2 * 60 * 60'000);
   EXPECT_EQ(lobby.room_count(), 0u);
+}
+
+// ---------- a game of three goes on when a player leaves: an easy bot plays their seat ----------
+
+class Leaving : public Bots {
+ protected:
+  Leaving() {
+    lobby.use_clock([this] { return now; });
+  }
+  Millis now = 1'000'000;
+  struct Three {
+    std::shared_ptr<FakeConnection> ada, bob, cid, eve;
+    std::string room;
+    std::vector<std::shared_ptr<FakeConnection>> players() const { return {ada, bob, cid}; }
+  };
+  // Ada, Bob and Cid at a Quirky table of three (with time control `clock`), Eve watching.
+  Three three(const json& clock = nullptr) {
+    Three t{client("Ada"), client("Bob"), client("Cid"), client("Eve"), ""};
+    json msg{{"type", "create"}, {"game", "quirky"}, {"options", {{"players", 3}}}};
+    if (!clock.is_null()) msg["clock"] = clock;
+    send(t.ada, msg);
+    const auto created = t.ada->take("created");
+    EXPECT_EQ(created.size(), 1u);
+    if (created.empty()) return t;
+    t.room = created[0]["room"];
+    int seat = 0;
+    for (const auto& c : t.players())
+      send(c, {{"type", "join"}, {"room", t.room}, {"as", "player"}, {"seat", seat++}});
+    send(t.eve, {{"type", "join"}, {"room", t.room}, {"as", "spectator"}});
+    EXPECT_EQ(t.eve->states[t.room]["status"], "playing");
+    return t;
+  }
+  // The person of `t` to move plays their first legal move; false when none is to move.
+  bool step(const Three& t, const std::vector<std::shared_ptr<FakeConnection>>& people) {
+    for (const auto& c : people) {
+      const json& st = c->states[t.room];
+      if (st["status"] != "playing" || st["to_move"] != st["you"] || st["legal_moves"].empty())
+        continue;
+      send(c, {{"type", "move"},
+               {"room", t.room},
+               {"version", c->versions[t.room]},
+               {"move", st["legal_moves"][0]}});
+      EXPECT_EQ(error_code(c), "");
+      return true;
+    }
+    return false;
+  }
+  int to_move(const Three& t) { return t.eve->states[t.room]["to_move"].get<int>(); }
+  const RoundRecord& stored_round(const Three& t) { return store.rooms[t.room].room.rounds.back(); }
+  // The state a newcomer watching the room is sent whole.
+  json watched_whole(const Three& t) {
+    auto w = client("Wil");
+    send(w, {{"type", "join"}, {"room", t.room}, {"as", "spectator"}});
+    return w->states[t.room];
+  }
+};
+
+TEST_F(Leaving, APlayerWhoResignsAGameOfThreeLeavesItAndAnEasyBotPlaysTheirSeatToTheEnd) {
+  auto t = three();
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(step(t, t.players()));
+  const auto before = stored_round(t).moves.size();
+  EXPECT_EQ(t.eve->states[t.room]["left"], json::array()) << "nobody has left";
+  send(t.cid, {{"type", "resign"}, {"room", t.room}});
+  ASSERT_EQ(error_code(t.cid), "");
+  const json left = t.eve->states[t.room]["left"];
+  ASSERT_EQ(left.size(), 1u);
+  EXPECT_EQ(left[0]["seat"], 2);
+  EXPECT_EQ(left[0]["end"], "resigned");
+  EXPECT_EQ(left[0]["at"], before);
+  EXPECT_EQ(left[0]["reason"], "Cid resigned");
+  EXPECT_TRUE(left[0]["score"].is_number_integer()) << left;
+  for (const auto& c : {t.ada, t.bob, t.cid, t.eve}) {
+    EXPECT_EQ(c->states[t.room]["status"], "playing") << "the others play on";
+    EXPECT_EQ(c->states[t.room]["left"], left);
+  }
+  EXPECT_EQ(stored_round(t).departed, left) << "stored before it was shown";
+  EXPECT_EQ(t.eve->states[t.room], watched_whole(t));
+  send(t.cid, {{"type", "resign"}, {"room", t.room}});
+  EXPECT_EQ(error_code(t.cid), "round/left");
+
+  // The game goes on to its end: Cid's seat moves by itself, and never by Cid.
+  bool refused = false;
+  for (int i = 0; i < 400 && t.eve->states[t.room]["status"] == "playing"; ++i) {
+    if (to_move(t) == 2 && !refused) {
+      EXPECT_TRUE(t.cid->states[t.room]["legal_moves"].empty()) << "no moves for who left";
+      send(t.cid, {{"type", "move"},
+                   {"room", t.room},
+                   {"version", t.cid->versions[t.room]},
+                   {"move", "pass"}});
+      EXPECT_EQ(error_code(t.cid), "round/left");
+      refused = true;
+    }
+    background.drain();
+    if (t.eve->states[t.room]["status"] != "playing") break;
+    if (to_move(t) != 2) {
+      ASSERT_TRUE(step(t, {t.ada, t.bob}));
+    }
+  }
+  ASSERT_EQ(t.eve->states[t.room]["status"], "over");
+  EXPECT_TRUE(refused) << "Cid's seat came to move";
+  const auto& moves = stored_round(t).moves;
+  EXPECT_TRUE(std::any_of(moves.begin() + static_cast<std::ptrdiff_t>(before), moves.end(),
+                          [](const auto& m) { return m.first == 2; }))
+      << "the bot moved for Cid";
+  const json outcome = t.eve->states[t.room]["outcome"];
+  EXPECT_EQ(outcome["left"], left);
+  EXPECT_EQ(outcome["scores"][2], left[0]["score"]) << "Cid keeps the score he left with";
+  EXPECT_FALSE(outcome["winners"].empty());
+  for (const auto& w : outcome["winners"]) EXPECT_NE(w, 2) << "who left never wins";
+  const std::string reason = outcome["reason"];
+  EXPECT_TRUE(reason.ends_with("; Cid resigned")) << reason;
+  EXPECT_EQ(stored_round(t).outcome, outcome);
+  EXPECT_EQ(t.eve->states[t.room], watched_whole(t));
+
+  // Its replay agrees with the rules and the stored result, and shows Cid gone from his step.
+  const auto& r = stored_round(t);
+  GameRecord record{t.room, 1,         "quirky", r.options, r.seed, {"Ada", "Bob", "Cid"},
+                    {},     r.outcome, 0,        r.salt};
+  for (const auto& [seat, move] : r.moves) record.moves.push_back({seat, move, 0});
+  const auto frames = replay_frames(record);
+  ASSERT_TRUE(frames.has_value()) << frames.error();
+  EXPECT_EQ(frames->back()["outcome"], outcome);
+  EXPECT_EQ((*frames)[before - 1]["left"], json::array());
+  EXPECT_EQ((*frames)[before]["left"], left);
+  record.result["left"] = json::array();
+  EXPECT_FALSE(replay_frames(record).has_value()) << "a result that hides who left is refused";
+
+  // The next round is everyone's own again.
+  for (const auto& c : t.players()) send(c, {{"type", "rematch"}, {"room", t.room}});
+  EXPECT_EQ(t.cid->states[t.room]["round"], 2);
+  EXPECT_EQ(t.cid->states[t.room]["left"], json::array());
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(step(t, t.players())) << "Cid plays his own turn";
+  EXPECT_EQ(stored_round(t).departed, nullptr);
+}
+
+// A player gone too long is dropped by another's claim; when all but one have left, the last
+// one wins at once.
+TEST_F(Leaving, AGonePlayerIsDroppedAndTheLastOneLeftWins) {
+  auto t = three();
+  lobby.closed(t.bob.get());
+  while (to_move(t) != 1) ASSERT_TRUE(step(t, {t.ada, t.cid}));
+  const json gone = t.eve->states[t.room]["gone"];
+  ASSERT_TRUE(gone.is_object()) << t.eve->states[t.room];
+  EXPECT_EQ(gone["seat"], 1);
+  send(t.cid, {{"type", "claim"}, {"room", t.room}});
+  EXPECT_EQ(error_code(t.cid), "claim/not_gone");
+  now = gone["claim_at"].get<Millis>();
+  send(t.cid, {{"type", "claim"}, {"room", t.room}});
+  ASSERT_EQ(error_code(t.cid), "");
+  EXPECT_EQ(t.eve->states[t.room]["status"], "playing");
+  EXPECT_EQ(t.eve->states[t.room]["left"][0]["end"], "abandoned");
+  EXPECT_EQ(t.eve->states[t.room]["left"][0]["reason"], "Bob left the game");
+  EXPECT_EQ(t.eve->states[t.room]["gone"], nullptr) << "his bot plays";
+  background.drain();
+  EXPECT_NE(to_move(t), 1) << "the bot moved for Bob";
+
+  send(t.ada, {{"type", "resign"}, {"room", t.room}});
+  ASSERT_EQ(error_code(t.ada), "");
+  for (const auto& c : {t.ada, t.cid, t.eve}) {
+    const json& st = c->states[t.room];
+    EXPECT_EQ(st["status"], "over");
+    EXPECT_EQ(st["outcome"]["winners"], json({2}));
+    EXPECT_EQ(st["outcome"]["end"], "resigned");
+    EXPECT_EQ(st["outcome"]["seat"], 0);
+    EXPECT_EQ(st["outcome"]["reason"], "Bob left the game; Ada resigned: nobody else is left");
+    EXPECT_EQ(st["outcome"]["left"].size(), 2u);
+  }
+  EXPECT_EQ(stored_round(t).outcome, t.eve->states[t.room]["outcome"]);
+  EXPECT_EQ(stored_round(t).departed, t.eve->states[t.room]["left"]);
+  EXPECT_EQ(t.eve->states[t.room], watched_whole(t));
+  background.drain();
+  EXPECT_EQ(t.eve->states[t.room]["status"], "over") << "no bot moves once it is over";
+}
+
+// A clock in a game of three: whose time runs out leaves, and no clock runs while their bot
+// plays; then the next player's runs.
+TEST_F(Leaving, WhoseTimeRunsOutInAGameOfThreeLeavesAndTheOthersClocksGoOn) {
+  auto t = three({{"kind", "live"}, {"base_ms", 60'000}, {"increment_ms", 0}});
+  const int first = to_move(t);
+  EXPECT_EQ(t.eve->states[t.room]["clock"]["running"], first);
+  now += 60'000;
+  ASSERT_EQ(lobby.next_deadline(), now);
+  lobby.expire(now);
+  const json st = t.eve->states[t.room];
+  EXPECT_EQ(st["status"], "playing");
+  ASSERT_EQ(st["left"].size(), 1u);
+  EXPECT_EQ(st["left"][0]["seat"], first);
+  EXPECT_EQ(st["left"][0]["end"], "flagged");
+  EXPECT_EQ(st["clock"]["running"], nullptr) << "no clock runs for a bot";
+  EXPECT_EQ(st["clock"]["left_ms"][static_cast<std::size_t>(first)], 0);
+  EXPECT_EQ(lobby.next_deadline(), std::nullopt);
+  now += 5'000;
+  background.drain();
+  const int next = to_move(t);
+  EXPECT_NE(next, first) << "the bot moved";
+  EXPECT_EQ(t.eve->states[t.room]["clock"]["running"], next);
+  EXPECT_EQ(t.eve->states[t.room]["clock"]["since"], now);
+  EXPECT_EQ(t.eve->states[t.room]["clock"]["left_ms"][static_cast<std::size_t>(next)], 60'000)
+      << "the next player is charged nothing for the bot's move";
+  EXPECT_EQ(lobby.next_deadline(), now + 60'000);
+  EXPECT_EQ(stored_round(t).moves.size(), 1u);
+  EXPECT_EQ(t.eve->states[t.room], watched_whole(t));
+}
+
+// Who left stays left across a restart, and their bot sits again.
+TEST_F(Leaving, AfterARestartWhoLeftHasLeftAndTheirBotPlaysOn) {
+  auto t = three();
+  while (to_move(t) == 2) ASSERT_TRUE(step(t, t.players()));
+  send(t.cid, {{"type", "resign"}, {"room", t.room}});
+  ASSERT_EQ(error_code(t.cid), "");
+  const json left = t.eve->states[t.room]["left"];
+  const std::string token = t.cid->last("welcome")["token"];
+  // Play on until it is Cid's seat's turn, then the server dies before its bot moves.
+  while (to_move(t) != 2) ASSERT_TRUE(step(t, {t.ada, t.bob}));
+  const auto moves = stored_round(t).moves.size();
+
+  QueuedBackground background2;
+  std::uint64_t n = 77;
+  Lobby lobby2{store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }, roomy()};
+  lobby2.use_bots(background2, std::chrono::milliseconds(5));
+  for (const auto& [id, p] : store.players) lobby2.restore_player(p);
+  std::string why;
+  ASSERT_TRUE(lobby2.restore_room(store.rooms[t.room].room, why)) << why;
+  background2.drain();
+  EXPECT_EQ(stored_round(t).moves.size(), moves + 1) << "Cid's bot moved after the restart";
+  EXPECT_EQ(stored_round(t).moves.back().first, 2);
+  auto cid2 = std::make_shared<FakeConnection>();
+  lobby2.handle(
+      cid2, *protocol::decode(json{{"type", "hello"}, {"name", "Cid"}, {"token", token}}.dump()));
+  EXPECT_EQ(cid2->states[t.room]["you"], 2);
+  EXPECT_EQ(cid2->states[t.room]["left"], left);
+  EXPECT_EQ(cid2->states[t.room]["seats"][2]["name"], "Cid");
 }
 
 }  // namespace

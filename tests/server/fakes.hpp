@@ -148,11 +148,13 @@ class ManualStore final : public Store {
     complete(std::move(d));
   }
   void put_table(const std::string& room, int round, std::uint32_t rematch,
-                 const nlohmann::json& offer, std::int64_t version, Done d) override {
+                 const nlohmann::json& offer, const nlohmann::json& departed, std::int64_t version,
+                 Done d) override {
     tables.emplace_back(rematch, version);
     if (auto* r = find(room)) {
       r->rounds[static_cast<std::size_t>(round) - 1].rematch = rematch;
       r->rounds[static_cast<std::size_t>(round) - 1].offer = offer;
+      r->rounds[static_cast<std::size_t>(round) - 1].departed = departed;
       r->version = version;
     }
     complete(std::move(d));

@@ -1690,7 +1690,9 @@ TEST_F(Table, APlayerWhoResignsLosesAndEveryoneSeesItOnceItIsStored) {
   EXPECT_EQ(t.bob->states[t.room]["to_move"], 1) << "round 2 plays";
 }
 
-TEST_F(Table, NobodyResignsOrOffersADrawBeforeTheGameStartsOrInAGameOfThree) {
+// (This lobby runs no bots: nobody can leave a game of three, since no bot would play on for
+// them. With bots, see bot_seat_test.cpp's Leaving.)
+TEST_F(Table, NobodyResignsOrOffersADrawBeforeTheGameStartsOrInAGameOfThreeWithoutBots) {
   auto ada = client("Ada"), bob = client("Bob"), cid = client("Cid");
   const auto room = create(ada);
   join(ada, room);
@@ -1866,7 +1868,8 @@ TEST_F(Table, AMoveAfterTheFlagIsRefusedAndTheFlagFalls) {
   EXPECT_EQ(bob->states[room]["board"]["last"], nullptr) << "the late move was not played";
 }
 
-TEST_F(Table, ClocksAreForTwoSeatsAndMustBeInBounds) {
+// Without bots to play for a player whose time runs out, clocks are for two seats.
+TEST_F(Table, WithoutBotsClocksAreForTwoSeatsAndTheyMustBeInBounds) {
   auto ada = client("Ada");
   send(ada, {{"type", "create"},
              {"game", "quirky"},

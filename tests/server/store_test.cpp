@@ -210,13 +210,15 @@ TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
     ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, std::nullopt, 2, d); }));
     ASSERT_TRUE(
         wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 0, 0, "m0", 3, 0}, d); }));
-    ASSERT_TRUE(
-        wait([&](Done d) { store->put_table("r1", 1, 0, nullptr, 4, d); }));  // a player shown away
+    ASSERT_TRUE(wait([&](Done d) {
+      store->put_table("r1", 1, 0, nullptr, nullptr, 4, d);
+    }));  // a player shown away
     ASSERT_TRUE(wait([&](Done d) { store->finish_round("r1", 1, outcome, 5, d); }));
-    ASSERT_TRUE(
-        wait([&](Done d) { store->put_table("r1", 1, 0b10, nullptr, 6, d); }));  // seat 1 asks
     ASSERT_TRUE(wait(
-        [&](Done d) { store->put_table("r1", 1, 0b10, nullptr, 7, d); }));  // seat 0 shown back
+        [&](Done d) { store->put_table("r1", 1, 0b10, nullptr, nullptr, 6, d); }));  // seat 1 asks
+    ASSERT_TRUE(wait([&](Done d) {
+      store->put_table("r1", 1, 0b10, nullptr, nullptr, 7, d);
+    }));  // seat 0 shown back
     store->close();
   }
   auto store = open();
@@ -253,7 +255,7 @@ TEST_F(StoreTest, TheDrawOfferedIsStoredWithTheTable) {
     }));
     ASSERT_TRUE(
         wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 0, 0, "m0", 3, 0}, d); }));
-    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, offer, 4, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, offer, nullptr, 4, d); }));
     store->close();
   }
   auto store = open();
@@ -264,7 +266,8 @@ TEST_F(StoreTest, TheDrawOfferedIsStoredWithTheTable) {
   const auto one = store->load_room("r1", 0);
   ASSERT_TRUE(one.has_value() && one->has_value());
   EXPECT_EQ((*one)->rounds.at(0).offer, offer);
-  ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, nullptr, 5, d); }));  // declined
+  ASSERT_TRUE(
+      wait([&](Done d) { store->put_table("r1", 1, 0, nullptr, nullptr, 5, d); }));  // declined
   store->close();
   store = open();
   ASSERT_TRUE(store);
@@ -531,7 +534,7 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
   // Make it the database a schema-2 server leaves: no log, no rematch column, and a round in
   // play whose moves are in `moves`.
   sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; ALTER TABLE rounds DROP COLUMN "
-      "salt; ALTER TABLE rounds DROP COLUMN offer;"
+      "salt; ALTER TABLE rounds DROP COLUMN offer; ALTER TABLE rounds DROP COLUMN departed;"
       "ALTER TABLE rooms DROP COLUMN creator; ALTER TABLE rooms DROP COLUMN clock;"
       "ALTER TABLE moves DROP COLUMN clock_ms; PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"

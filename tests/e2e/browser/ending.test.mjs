@@ -2,7 +2,7 @@
 // second thought; and a draw offered and accepted. Both players and a spectator see every step.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, shots } from './harness.mjs';
+import { withBrowser, openTable, state, version, shots } from './harness.mjs';
 
 // Resolve once the page has drawn a state with that offer (a seat, or null for none), or that
 // is over (and ended so, if `end` is given). Functions, not strings: the page's
@@ -75,7 +75,7 @@ test('The player to move leaves: a countdown, then the other claims the win', { 
     await mover.context.close();
     await other.page.locator('#gone:not([hidden])').waitFor({ timeout: 30000 });
     assert.match(await other.page.textContent('#gone'), new RegExp(`${mover.name} is away: you may claim the win in \\d+ s`));
-    assert.match(await eve.page.textContent('#gone'), /the win may be claimed in \d+ s/);
+    assert.match(await eve.page.textContent('#gone'), /a player may claim the win in \d+ s/);
     await other.page.screenshot({ path: `${shots}/ending-gone.png` });
     await other.page.locator('#claim').click({ timeout: 30000 });
     for (const p of [other.page, eve.page]) await overShown(p);
@@ -84,4 +84,52 @@ test('The player to move leaves: a countdown, then the other claims the win', { 
     assert.match(await other.page.textContent('#status'), new RegExp(`^You win! \\(${mover.name} left the game\\)`));
     assert.equal(await other.page.locator('#gone').isHidden(), true);
   }, ['--gone-seconds', '10', '--grace', '1']);
+});
+
+// A game of three goes on when a player resigns: their seat is marked as left and an easy bot
+// plays it; they see the game with nothing to do, and the others play on.
+test('In a game of three, who resigns leaves and an easy bot plays their seat', { timeout: 120000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { seated, eve, pages } = await openTable(browser, server, 'quirky', ['Ada', 'Bob', 'Cid'], { players: 3 });
+    const cid = seated[2].page;
+    assert.equal(await cid.locator('#draw-offer').count(), 0, 'no draws in a game of three');
+    await cid.locator('#resign').click();
+    assert.match(await cid.textContent('#room-actions'), /A bot plays your seat to the end, and you rank last/);
+    await cid.locator('#confirm-resign').click();
+    const leftShown = (page) => page.waitForFunction(() => {
+      const s = window.plateau.state;
+      return s && window.plateau.drawn === s && s.left.length === 1;
+    });
+    for (const p of pages) await leftShown(p);
+    const st = await state(eve.page);
+    assert.equal(st.status, 'playing', 'the others play on');
+    assert.deepEqual([st.left[0].seat, st.left[0].end, st.left[0].reason], [2, 'resigned', 'Cid resigned']);
+    for (const p of pages) {
+      await p.locator('.seat[data-seat="2"] .left-tag[data-left="resigned"]').waitFor();
+      await p.locator('.seat[data-seat="2"] .bot-tag[data-bot="easy"]').waitFor();
+    }
+    assert.match(await cid.textContent('#status'), /^You left this game: an easy bot plays your seat/);
+    assert.equal(await cid.locator('#resign').count(), 0, 'nothing more to resign');
+    // The game goes on past Cid's seat: Ada and Bob move (by message), the bot when its turn
+    // comes.
+    for (let i = 0; i < 12; i++) {
+      const now = await state(eve.page);
+      if (now.to_move === 2) {
+        await eve.page.waitForFunction(() => {
+          const s = window.plateau.state;
+          return s && s.board.last && s.board.last.seat === 2 && window.plateau.drawn === s;
+        });
+        break;
+      }
+      const before = await version(eve.page);
+      const mover = seated[now.to_move].page;
+      await mover.waitForFunction((v) => window.plateau.version >= v && window.plateau.state
+        && window.plateau.state.legal_moves.length > 0, before);
+      await mover.evaluate(() => window.plateau.ws.send(JSON.stringify({
+        type: 'move', room: window.plateau.room, version: window.plateau.version, move: window.plateau.state.legal_moves[0] })));
+      await eve.page.waitForFunction((v) => window.plateau.version > v, before);
+    }
+    assert.equal((await state(eve.page)).board.last.seat, 2, "the bot played Cid's seat");
+    await eve.page.screenshot({ path: `${shots}/ending-left-three.png` });
+  });
 });
