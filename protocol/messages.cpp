@@ -293,9 +293,9 @@ std::string dump_text(const json& j) {
 }  // namespace
 
 std::string encode_welcome(const json& id, std::string_view player, std::string_view token,
-                           std::string_view games_json, const json& tables) {
+                           bool bots, std::string_view games_json, const json& tables) {
   // Keys in the order nlohmann writes them (sorted), like every other frame.
-  std::string out = R"({"games":)";
+  std::string out = bots ? R"({"bots":true,"games":)" : R"({"bots":false,"games":)";
   out += games_json;
   if (!id.is_null()) {
     out += R"(,"id":)";

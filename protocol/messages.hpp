@@ -112,8 +112,10 @@ int json_depth(std::string_view text, int stop_at);
 // `games_json` is the games list already serialized: it is the same in every welcome, so the
 // lobby encodes it once rather than copying and serializing the whole catalogue per hello.
 // `tables`: the rooms the player sits in, as [{"room", "seat"}], which the hello put them back in.
+// `bots`: whether this server runs bots (add_bot, and a bot to play for who leaves a game of
+// three or four).
 std::string encode_welcome(const nlohmann::json& id, std::string_view player,
-                           std::string_view token, std::string_view games_json,
+                           std::string_view token, bool bots, std::string_view games_json,
                            const nlohmann::json& tables = nlohmann::json::array());
 std::string encode_created(const nlohmann::json& id, std::string_view room);
 std::string encode_joined(const nlohmann::json& id, std::string_view room, std::optional<int> seat);

@@ -114,6 +114,10 @@ function onMessage(msg) {
       app.resyncing = null;  // an answer the old socket never got will not come
       app.player = msg.player;
       app.games = msg.games;
+      if (typeof msg.bots === 'boolean') {
+        app.noBots = !msg.bots;
+        $('#computer').hidden = app.noBots;
+      }
       localStorage.setItem('plateau.token', msg.token);
       setConn('online', 'online');
       fillGames();
@@ -583,7 +587,8 @@ const serverNow = () => Date.now() + app.offset;
 const DAY = 86400000, HOUR = 3600000, MINUTE = 60000;
 
 // The "Time control" choice of the create form: null for none, else the `clock` to send.
-// A clock is for two seats only: for more, the choice is kept but off, and says why.
+// A clock at three or four seats needs the server's bots (one plays for a player whose time
+// runs out): without them the choice is kept but off, and says why.
 function readClock() {
   const sel = $('#time-control');
   if (sel.disabled || !sel.value) return null;
@@ -595,7 +600,7 @@ function readClock() {
 
 function renderTimeControl() {
   const game = app.games.find((g) => g.id === $('#game-select').value);
-  const many = !!game && computerSeats(game, readOptions()) > 2;
+  const many = !!game && computerSeats(game, readOptions()) > 2 && app.noBots;
   $('#time-control').disabled = many;
   $('#time-control-note').hidden = !many;
 }

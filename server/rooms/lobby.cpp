@@ -193,7 +193,8 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
     tables.push_back(room);
     listed.push_back({{"room", rid}, {"seat", *seat}});
   }
-  c->send(make_frame(protocol::encode_welcome(id, player.id, token, games_json_, listed)));
+  c->send(make_frame(protocol::encode_welcome(id, player.id, token, bots_.background != nullptr,
+                                              games_json_, listed)));
   for (const auto& room : tables) {
     std::optional<std::int64_t> held;
     for (const auto& [r, v] : h.resume)

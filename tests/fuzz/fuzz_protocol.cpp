@@ -62,7 +62,7 @@ void check_request(const protocol::Request& req) {
           FUZZ_CHECK(!body.token || (!body.token->empty() && body.token->size() <= 128),
                      "a token out of bounds");
           FUZZ_CHECK(body.resume.size() <= 32, "more resumed rooms than the decoder allows");
-          (void)protocol::encode_welcome(req.id, "p", body.token.value_or("t"), "[]");
+          (void)protocol::encode_welcome(req.id, "p", body.token.value_or("t"), true, "[]");
         } else if constexpr (std::is_same_v<T, protocol::Create>) {
           FUZZ_CHECK(body.options.is_object() || body.options.is_null(),
                      "create with options not an object");
