@@ -89,6 +89,16 @@ std::string_view code_string(Code c) {
       return "claim/many_seats";
     case Code::left_round:
       return "round/left";
+    case Code::offer_pending:
+      return "offer/pending";
+    case Code::takeback_game:
+      return "takeback/not_in_game";
+    case Code::takeback_timed:
+      return "takeback/timed";
+    case Code::takeback_nothing:
+      return "takeback/nothing";
+    case Code::takeback_none:
+      return "takeback/none_asked";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

@@ -53,6 +53,11 @@ enum class Code {
   claim_not_gone,     // claim/not_gone: the player to move is not gone, or not for long enough
   claim_many_seats,   // claim/many_seats: the server runs no bots to play for who is dropped
   left_round,         // round/left: the player left this round; a bot plays their seat
+  offer_pending,      // offer/pending: another offer or request stands; answer it first
+  takeback_game,      // takeback/not_in_game: this game draws or hides things; no takebacks
+  takeback_timed,     // takeback/timed: takebacks are for casual tables, without a clock
+  takeback_nothing,   // takeback/nothing: the player has no move in this round to take back
+  takeback_none,      // takeback/none_asked: no takeback is asked of the player
   internal_error,     // internal/error: the server failed while handling the message (logged)
   internal,           // server/internal (kept last: tests walk the codes up to it)
 };

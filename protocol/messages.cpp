@@ -182,15 +182,19 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     if (type == "claim") return Claim{*room};
     return Rematch{*room};
   }
-  if (type == "draw") {
+  if (type == "draw" || type == "takeback") {
     auto room = get_string(obj, "room", kMaxRoom, id);
     if (!room) return std::unexpected(room.error());
     auto action = get_string(obj, "action", 16, id);
     if (!action) return std::unexpected(action.error());
-    if (*action == "offer") return Draw{*room, DrawAction::offer};
-    if (*action == "accept") return Draw{*room, DrawAction::accept};
-    if (*action == "decline") return Draw{*room, DrawAction::decline};
-    return fail(Code::bad_field, "'action' must be \"offer\", \"accept\" or \"decline\"", id);
+    std::optional<DrawAction> act;
+    if (*action == "offer") act = DrawAction::offer;
+    if (*action == "accept") act = DrawAction::accept;
+    if (*action == "decline") act = DrawAction::decline;
+    if (!act)
+      return fail(Code::bad_field, "'action' must be \"offer\", \"accept\" or \"decline\"", id);
+    if (type == "takeback") return Takeback{*room, *act};
+    return Draw{*room, *act};
   }
   if (type == "rooms") {
     ListRooms l;

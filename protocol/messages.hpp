@@ -91,9 +91,15 @@ struct Draw {
   std::string room;
   DrawAction action = DrawAction::offer;
 };
+// (extension) `takeback`: ask to take back one's last move (`offer`), or accept or decline
+// another's request.
+struct Takeback {
+  std::string room;
+  DrawAction action = DrawAction::offer;
+};
 
 using Body = std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch, AddBot,
-                          Resign, Draw, Claim>;
+                          Resign, Draw, Claim, Takeback>;
 
 struct Request {
   nlohmann::json id;  // string or integer, or null when absent

@@ -130,8 +130,11 @@ json Game::describe() const {
   json opts = json::array();
   opts.push_back(spec_to_json(players_option(*this)));
   for (const auto& s : options()) opts.push_back(spec_to_json(s));
-  return json{
-      {"id", id()}, {"name", name()}, {"seats", {min_seats(), max_seats()}}, {"options", opts}};
+  return json{{"id", id()},
+              {"name", name()},
+              {"seats", {min_seats(), max_seats()}},
+              {"options", opts},
+              {"takeback", info_.takeback}};
 }
 
 OptionSpec bool_option(std::string name, bool default_value, std::string label) {

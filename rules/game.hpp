@@ -162,6 +162,10 @@ struct GameInfo {
   int min_seats = 2;
   int max_seats = 2;
   std::vector<OptionSpec> options;  // the game's own ("players" is added by the core)
+  // Every seat sees everything and nothing is left to chance once the game is set up, so a
+  // move may be taken back without undoing a draw or unseeing something (the server's
+  // `takeback`). False for a game with a bag, face-down tiles or hidden piles.
+  bool takeback = false;
 };
 
 // What a seat's client knows of a game in play (the protocol's state): the round's options, the

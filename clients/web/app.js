@@ -496,37 +496,56 @@ async function renderRoom() {
   app.drawn = st;
 }
 
-// Resign and draw, for a player of a two-seat game in play. Resigning, and offering a draw, ask
-// once more before they are sent (a slip of the finger must not end a game); answering an offer
+// Resign, draw and takeback, for a player still in a game in play (draws at two seats;
+// takebacks at casual tables of games that neither draw nor hide). Resigning, offering a draw
+// and asking for a takeback ask once more before they are sent (a slip of the finger must not
+// end a game); answering an offer
 // is one click.
 function endingControls(st) {
   const confirming = app.confirming && app.confirming.room === app.room && app.confirming.round === st.round
     ? app.confirming.what : null;
   const ask = (what) => () => { app.confirming = what && { what, room: app.room, round: st.round }; renderRoom(); };
   const act = (msg) => () => { app.confirming = null; send({ ...msg, room: app.room }); renderRoom(); };
-  const offer = st.offer && st.offer.kind === 'draw' ? st.offer : null;
+  const two = st.seats.length === 2;
   if (confirming) {
-    const question = confirming === 'resign'
-      ? (st.seats.length === 2 ? 'Resign this game?' : 'Resign? A bot plays your seat to the end, and you rank last.')
-      : 'Offer a draw?';
-    const msg = confirming === 'resign' ? { type: 'resign' } : { type: 'draw', action: 'offer' };
-    return [el('span', { class: 'confirm-text' }, question),
-      el('button', { class: confirming === 'resign' ? 'danger' : 'primary', id: `confirm-${confirming}`, onclick: act(msg) }, 'Yes'),
+    const questions = {
+      resign: two ? 'Resign this game?' : 'Resign? A bot plays your seat to the end, and you rank last.',
+      draw: 'Offer a draw?',
+      takeback: 'Ask to take back your last move?',
+    };
+    const msgs = {
+      resign: { type: 'resign' },
+      draw: { type: 'draw', action: 'offer' },
+      takeback: { type: 'takeback', action: 'offer' },
+    };
+    return [el('span', { class: 'confirm-text' }, questions[confirming]),
+      el('button', { class: confirming === 'resign' ? 'danger' : 'primary', id: `confirm-${confirming}`, onclick: act(msgs[confirming]) }, 'Yes'),
       el('button', { id: 'confirm-cancel', onclick: ask(null) }, 'No')];
   }
   const out = [];
-  if (st.seats.length !== 2) {  // of three or four: no draws, and resigning leaves the round
-    out.push(el('button', { class: 'danger', id: 'resign', onclick: ask('resign') }, 'Resign'));
-    return out;
-  }
-  if (offer && offer.by !== st.you) {
-    out.push(el('span', { class: 'offer-text' }, `${st.seats[offer.by].name || 'Your opponent'} offers a draw`),
+  const offer = st.offer;
+  const name = (seat) => (st.seats[seat] && st.seats[seat].name) || `Seat ${seat + 1}`;
+  if (offer && offer.kind === 'takeback') {
+    const n = `${offer.moves} move${offer.moves === 1 ? '' : 's'}`;
+    if (offer.by === st.you) out.push(el('button', { id: 'takeback', disabled: true }, 'Takeback asked…'));
+    else if (offer.accepted.includes(st.you)) out.push(el('span', { class: 'offer-text' }, `Takeback of ${n}: waiting for the others`));
+    else {
+      out.push(el('span', { class: 'offer-text' }, `${name(offer.by)} asks to take back ${n}`),
+        el('button', { class: 'primary', id: 'takeback-accept', onclick: act({ type: 'takeback', action: 'accept' }) }, 'Accept takeback'),
+        el('button', { id: 'takeback-decline', onclick: act({ type: 'takeback', action: 'decline' }) }, 'Decline'));
+    }
+  } else if (offer && offer.kind === 'draw' && offer.by !== st.you) {
+    out.push(el('span', { class: 'offer-text' }, `${name(offer.by)} offers a draw`),
       el('button', { class: 'primary', id: 'draw-accept', onclick: act({ type: 'draw', action: 'accept' }) }, 'Accept draw'),
       el('button', { id: 'draw-decline', onclick: act({ type: 'draw', action: 'decline' }) }, 'Decline'));
-  } else if (offer) {
+  } else if (offer && offer.kind === 'draw') {
     out.push(el('button', { id: 'draw-offer', disabled: true }, 'Draw offered…'));
-  } else {
-    out.push(el('button', { id: 'draw-offer', onclick: ask('draw') }, 'Offer draw'));
+  }
+  if (!offer) {
+    // Draws at two seats; takebacks at casual tables of games where a move draws or hides nothing.
+    if (two) out.push(el('button', { id: 'draw-offer', onclick: ask('draw') }, 'Offer draw'));
+    const game = app.games.find((g) => g.id === st.game);
+    if (game && game.takeback && !st.clock) out.push(el('button', { id: 'takeback', onclick: ask('takeback') }, 'Takeback'));
   }
   out.push(el('button', { class: 'danger', id: 'resign', onclick: ask('resign') }, 'Resign'));
   return out;

@@ -209,7 +209,8 @@ class KwintyGame final : public Game {
               .options = {first_player_option(2),
                           bool_option("strict", false,
                                       "strict rule c: no short side may touch a block of its "
-                                      "colour")}}) {}
+                                      "colour")},
+              .takeback = true}) {}
 
   // Every seat sees the whole position: nothing is drawn from `rng`.
   std::unique_ptr<State> from_view(const Seen& seen, Rng&) const override {

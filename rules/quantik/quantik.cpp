@@ -169,7 +169,8 @@ class QuantikGame final : public Game {
               .name = "Quantik",
               .min_seats = 2,
               .max_seats = 2,
-              .options = {first_player_option(2)}}) {}
+              .options = {first_player_option(2)},
+              .takeback = true}) {}
 
   // Every seat sees the whole position: nothing is drawn from `rng`.
   std::unique_ptr<State> from_view(const Seen& seen, Rng&) const override {

@@ -567,7 +567,8 @@ class TurrisGame final : public Game {
               .max_seats = 2,
               .options = {first_player_option(2),
                           bool_option("chain_bonus", true,
-                                      "a bonus placement on a centre earns a further bonus")}}) {}
+                                      "a bonus placement on a centre earns a further bonus")},
+              .takeback = true}) {}
 
   // Every seat sees the whole position: nothing is drawn from `rng`.
   std::unique_ptr<State> from_view(const Seen& seen, Rng&) const override {

@@ -84,6 +84,7 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
       v.fixed = from.fixed;
       v.owner = from.owner;
       v.round = from.round;
+      v.line = from.line;
       v.delayed = from.delayed;
       v.shown = from.shown;
       if (with_ops) v.board_ops = from.board_ops;
@@ -101,9 +102,12 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
     if (parts) v.fixed = parts->fixed_view();
     v.owner = a;
     v.round = scene.round;
+    v.line = scene.line;
     v.delayed = delayed;
     const auto viewer = per_viewer ? viewer_of(a) : std::nullopt;
-    if (parts && previous && previous->fixed == v.fixed &&
+    // A board is brought up to date only from a position of the same line: a takeback goes
+    // back, and an update in place only ever goes forward.
+    if (parts && previous && previous->fixed == v.fixed && previous->line == scene.line &&
         board_is_private(a, delayed, !per_viewer, scene)) {
       std::string ops;
       if (update_board(*parts, *previous, viewer, ops)) {

@@ -40,7 +40,8 @@ struct Scene {
   const rules::State* state = nullptr;
   const rules::State* delayed = nullptr;  // what the spectators see instead, if anything
   std::shared_ptr<const protocol::Fairness> sealed, revealed;
-  std::uint64_t generation = 0;                   // changes whenever a board may have changed
+  std::uint64_t generation = 0;  // changes whenever a board may have changed
+  std::uint64_t line = 0;        // Match::line(): changes when the position goes back (a takeback)
   std::shared_ptr<const nlohmann::json> options;  // the round's
   std::shared_ptr<const nlohmann::json> ended;    // Match::ended(): over outside the rules
   nlohmann::json offer;                           // the offer open to the table, or null
@@ -76,6 +77,7 @@ class AudienceViews {
     std::shared_ptr<const nlohmann::json> fixed;  // its fixed_view(): the rest of the board
     int owner = -1;                               // the audience whose board this is (see above)
     std::uint64_t board_generation = 0;           // Scene::generation when the board was built
+    std::uint64_t line = 0;                       // Scene::line when the board was built
     int round = 0;                                // of the state it was built from, which was
     bool delayed = false;  // the spectators' delayed copy, or the game itself
     // Set when the board was brought up to date in place (ViewParts::update_view): the operations

@@ -62,6 +62,13 @@ void BotSeat::look() {
       submit_(shared_from_this(), protocol::Request{nullptr, protocol::Rematch{room->id()}});
     return;
   }
+  // A bot never holds up a takeback its opponent asks for: it agrees (and thinks again).
+  if (!stand_in_ && room->takeback_asked_of(*seat)) {
+    submit_(
+        shared_from_this(),
+        protocol::Request{nullptr, protocol::Takeback{room->id(), protocol::DrawAction::accept}});
+    return;
+  }
   if (room->status() != protocol::Status::playing || state.to_move() != *seat) return;
   thinking_ = true;
   const Turn turn{room->round(), room->moves_made()};

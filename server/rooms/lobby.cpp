@@ -140,6 +140,8 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
     refused = room->draw(c, d->action, id);
   } else if (std::holds_alternative<protocol::Claim>(req.body)) {
     refused = room->claim(c, id);
+  } else if (const auto* t = std::get_if<protocol::Takeback>(&req.body)) {
+    refused = room->takeback(c, t->action, id);
   }
   watch_clock(*room);
   if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];

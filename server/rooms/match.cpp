@@ -81,19 +81,32 @@ std::expected<Match, std::string> Match::restore(const rules::Game& game,
     match->round_ = r.round;
     match->moves_ = r.moves;
   }
-  if (match->spectator_delay_ > 0) {
-    // The spectators see every move but the last `delay` (all of them once the game is over).
-    const auto& moves = match->moves_;
-    const auto shown =
-        match->over() ? moves.size()
-                      : moves.size() - std::min(moves.size(),
-                                                static_cast<std::size_t>(match->spectator_delay_));
-    const auto all = played(moves);
-    match->spectator_state_ =
-        rules::replay(game, *match->options_, match->secret_.seed, std::span(all).first(shown))
-            .value();
-  }
+  match->replay_spectator_state();
   return std::move(*match);
+}
+
+void Match::replay_spectator_state() {
+  if (spectator_delay_ <= 0) return;
+  // The spectators see every move but the last `delay` (all of them once the game is over).
+  const auto shown =
+      over() ? moves_.size()
+             : moves_.size() - std::min(moves_.size(), static_cast<std::size_t>(spectator_delay_));
+  const auto all = played(moves_);
+  retire(std::exchange(
+      spectator_state_,
+      rules::replay(*game_, *options_, secret_.seed, std::span(all).first(shown)).value()));
+}
+
+bool Match::take_back(std::size_t to) {
+  if (over() || to >= moves_.size()) return false;
+  moves_.resize(to);
+  auto state = rules::replay(*game_, *options_, secret_.seed, played(moves_));
+  if (!state) return false;  // the moves kept were all played once: never
+  retire(std::exchange(state_, std::move(*state)));
+  ++generation_;
+  ++line_;
+  replay_spectator_state();
+  return true;
 }
 
 std::optional<rules::Outcome> Match::outcome() const {

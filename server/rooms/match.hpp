@@ -66,9 +66,15 @@ class Match {
 
   // Changes whenever a board may have changed (a move, a new round).
   std::uint64_t generation() const { return generation_; }
+  // Changes whenever the position goes back (a takeback): a board shown before may not be
+  // brought up to date in place, only built afresh.
+  std::uint64_t line() const { return line_; }
 
   // `seat` plays `move`: refused as the rules refuse it (or as over once ended), else recorded.
   rules::Result<> play(int seat, const std::string& move);
+  // The round goes back to its first `to` moves, replayed from its seed (a takeback agreed).
+  // False (nothing changed) unless it is in play with more moves than that.
+  bool take_back(std::size_t to);
   // The next round after a rematch, with options the rules derive from the last outcome and a
   // fresh secret from `random`. Refused (the match unchanged) when the rules refuse them.
   rules::Result<> next_round(const std::function<std::uint64_t()>& random);
@@ -83,6 +89,8 @@ class Match {
   // ended_ as the ending, the rules and who left say.
   void set_ended();
   void advance_spectator_state();
+  // The spectators' delayed copy, replayed afresh from the moves.
+  void replay_spectator_state();
   void retire(std::unique_ptr<rules::State> state);
 
   const rules::Game* game_;
@@ -101,6 +109,7 @@ class Match {
   std::shared_ptr<const nlohmann::json> ended_;
   int round_ = 1;
   std::uint64_t generation_ = 1;
+  std::uint64_t line_ = 1;
   Reaper* reaper_ = nullptr;
 };
 

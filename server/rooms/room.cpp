@@ -62,15 +62,12 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     all = all && player.has_value();
   }
   table.set_started(all || room->round() > 1 || !room->match_.moves().empty());
-  // A draw offered in the round in play stands if no move was made since.
-  if (const auto& offer = stored.rounds.empty() ? json() : stored.rounds.back().offer;
-      offer.is_object() && table.started() && !room->match_.over() && seats == 2) {
-    const auto by = offer.find("by"), at = offer.find("at");
-    if (by != offer.end() && by->is_number_integer() && (*by == 0 || *by == 1) &&
-        at != offer.end() && at->is_number_unsigned() &&
-        at->get<std::size_t>() == room->match_.moves().size())
-      table.offer_draw(by->get<int>(), at->get<std::size_t>());
-  }
+  // A draw offered or a takeback asked in the round in play stands if no move was made since.
+  if (table.started() && !room->match_.over() && !stored.rounds.empty())
+    if (const auto offer = Table::offer_from_stored(stored.rounds.back().offer,
+                                                    room->match_.moves().size(), table.seats());
+        offer && (offer->kind == Table::Offer::Kind::takeback || seats == 2))
+      table.make_offer(*offer);
   // The last round's rematch requests: only an ended round has any, and only from its seats.
   if (const auto asked = stored.rounds.empty() ? 0u : stored.rounds.back().rematch; asked != 0) {
     if (!room->match_.over()) {
@@ -132,22 +129,12 @@ protocol::Status Room::status() const {
 bool Room::idle() const { return outbox_.empty() && table_.deserted(); }
 
 Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
-  return Scene{game().id(),
-               table_.started(),
-               &seats,
-               &table_.rematch(),
-               match_.round(),
-               &match_.state(),
-               match_.delayed(),
-               match_.fairness(false),
-               match_.fairness(true),
-               match_.generation(),
-               match_.shared_options(),
-               match_.ended(),
-               table_.offer_json(),
-               clock_ ? clock_->view() : json(),
-               gone_json(),
-               departed_json()};
+  return Scene{game().id(),         table_.started(),       &seats,
+               &table_.rematch(),   match_.round(),         &match_.state(),
+               match_.delayed(),    match_.fairness(false), match_.fairness(true),
+               match_.generation(), match_.line(),          match_.shared_options(),
+               match_.ended(),      table_.offer_json(),    clock_ ? clock_->view() : json(),
+               gone_json(),         departed_json()};
 }
 
 void Room::ensure_views() {
@@ -567,7 +554,13 @@ std::optional<Code> Room::draw(const std::shared_ptr<Connection>& p, protocol::D
   if (!seat) return seat.error();
   if (table_.seats() != 2)
     return error(p, Code::draw_two_seats, "a draw is agreed in games of two seats only", id);
-  const auto& offer = table_.draw_offer();
+  const auto& standing = table_.offer();
+  if (standing && standing->kind != Table::Offer::Kind::draw) {
+    if (action == protocol::DrawAction::offer)
+      return error(p, Code::offer_pending, "a takeback is asked: answer it first", id);
+    return error(p, Code::draw_no_offer, "no draw is offered to you", id);
+  }
+  const auto& offer = standing;
   const bool theirs = offer && offer->by != *seat;
   switch (action) {
     case protocol::DrawAction::offer:
@@ -577,7 +570,7 @@ std::optional<Code> Room::draw(const std::shared_ptr<Connection>& p, protocol::D
         end_round(protocol::agreed_draw(*seat));
         break;
       }
-      table_.offer_draw(*seat, match_.moves().size());
+      table_.make_offer({Table::Offer::Kind::draw, *seat, match_.moves().size()});
       publish_table();
       break;
     case protocol::DrawAction::accept:
@@ -592,6 +585,80 @@ std::optional<Code> Room::draw(const std::shared_ptr<Connection>& p, protocol::D
   }
   flush();
   return std::nullopt;
+}
+
+std::optional<Code> Room::takeback(const std::shared_ptr<Connection>& p,
+                                   protocol::DrawAction action, const json& id) {
+  const auto seat = playing_seat(p, "ask for or answer a takeback", id);
+  if (!seat) return seat.error();
+  if (!game().info().takeback)
+    return error(p, Code::takeback_game,
+                 "a move of " + game().info().name +
+                     " cannot be taken back: it draws or hides something a takeback would undo",
+                 id);
+  if (clock_)
+    return error(p, Code::takeback_timed, "takebacks are for casual tables, without a clock", id);
+  const auto& offer = table_.offer();
+  const bool asked = offer && offer->kind == Table::Offer::Kind::takeback;
+  if (action == protocol::DrawAction::offer) {
+    if (offer)
+      return error(p, Code::offer_pending,
+                   asked && offer->by == *seat ? "you have asked for a takeback already"
+                                               : "an offer stands: answer it first",
+                   id);
+    const auto& moves = match_.moves();
+    const auto mine = std::ranges::find_if(moves.rbegin(), moves.rend(),
+                                           [&](const auto& m) { return m.first == *seat; });
+    if (mine == moves.rend())
+      return error(p, Code::takeback_nothing, "you have made no move to take back in this round",
+                   id);
+    const auto to = static_cast<std::size_t>(moves.rend() - mine) - 1;
+    table_.make_offer(
+        {Table::Offer::Kind::takeback, *seat, moves.size(), to, std::uint32_t{1} << *seat});
+    publish_table();
+    flush();
+    return std::nullopt;
+  }
+  if (!asked || offer->by == *seat ||
+      (action == protocol::DrawAction::accept && (offer->accepted >> *seat & 1u) != 0))
+    return error(p, Code::takeback_none, "no takeback is asked of you", id);
+  if (action == protocol::DrawAction::decline) {
+    table_.clear_offer();
+    publish_table();
+    flush();
+    return std::nullopt;
+  }
+  table_.accept_offer(*seat);
+  if (takeback_agreed())
+    take_back(table_.offer()->to);
+  else
+    publish_table();
+  flush();
+  return std::nullopt;
+}
+
+bool Room::takeback_agreed() const {
+  const auto& offer = table_.offer();
+  if (!offer || offer->kind != Table::Offer::Kind::takeback) return false;
+  for (int s = 0; s < table_.seats(); ++s)
+    if (!(offer->accepted >> s & 1u) && !match_.has_left(s)) return false;
+  return true;
+}
+
+bool Room::takeback_asked_of(int seat) const {
+  const auto& offer = table_.offer();
+  return offer && offer->kind == Table::Offer::Kind::takeback && offer->by != seat &&
+         !(offer->accepted >> seat & 1u) && !match_.over();
+}
+
+void Room::take_back(std::size_t to) {
+  if (!match_.take_back(to)) {
+    fail_room();
+    return;
+  }
+  table_.clear_offer();
+  const auto entry = publish();
+  store_.take_back(id_, round(), static_cast<int>(to), version_, durable_done(entry));
 }
 
 std::string Room::seat_name(int seat) const {

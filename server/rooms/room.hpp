@@ -117,6 +117,14 @@ class Room : public std::enable_shared_from_this<Room> {
   // A seated player of a two-seat game offers a draw, accepts or declines the other's offer.
   std::optional<protocol::Code> draw(const std::shared_ptr<Connection>& p,
                                      protocol::DrawAction action, const nlohmann::json& id);
+  // A seated player asks to take back their last move in the round in play (and any made
+  // since), or accepts or declines another's request; once every other player still in the
+  // round has agreed, those moves are gone, stored before shown. Casual tables (no clock) of
+  // games where a move neither draws nor reveals anything (GameInfo::takeback) only.
+  std::optional<protocol::Code> takeback(const std::shared_ptr<Connection>& p,
+                                         protocol::DrawAction action, const nlohmann::json& id);
+  // Whether a takeback is asked of `seat` and it has not agreed yet (a bot agrees at once).
+  bool takeback_asked_of(int seat) const;
   // Another player claims the win (two seats) or drops the player to move (three or four) when
   // that player has been gone too long.
   std::optional<protocol::Code> claim(const std::shared_ptr<Connection>& p,
@@ -194,6 +202,10 @@ class Room : public std::enable_shared_from_this<Room> {
   void depart(int seat, protocol::EndKind kind);
   // Whether `seat` may leave the round (a game of two, or a bot to play for them).
   bool may_depart() const { return table_.seats() == 2 || static_cast<bool>(settings_.stand_in); }
+  // Whether everyone still in the round agreed to the takeback asked.
+  bool takeback_agreed() const;
+  // The round goes back to its first `to` moves (a takeback agreed): stored, then shown.
+  void take_back(std::size_t to);
   // The bot that plays the seat of a player who left, seated (and looking at the game).
   void seat_stand_in(int seat);
   // Who left the round, as the state shows it and the store keeps it (null for nobody).

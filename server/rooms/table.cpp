@@ -201,14 +201,45 @@ std::uint32_t Table::rematch_bits() const {
 }
 
 nlohmann::json Table::offer_json() const {
-  if (!draw_offer_) return nullptr;
-  return nlohmann::json{{"kind", "draw"}, {"by", draw_offer_->by}};
+  if (!offer_) return nullptr;
+  if (offer_->kind == Offer::Kind::draw)
+    return nlohmann::json{{"kind", "draw"}, {"by", offer_->by}};
+  json accepted = json::array();
+  for (int s = 0; s < seats(); ++s)
+    if (offer_->accepted >> s & 1u) accepted.push_back(s);
+  return nlohmann::json{{"kind", "takeback"},
+                        {"by", offer_->by},
+                        {"moves", offer_->at - offer_->to},
+                        {"accepted", std::move(accepted)}};
 }
 
 nlohmann::json Table::stored_offer() const {
   auto j = offer_json();
-  if (draw_offer_) j["at"] = draw_offer_->at;
+  if (offer_) j["at"] = offer_->at;
+  if (offer_ && offer_->kind == Offer::Kind::takeback) j["to"] = offer_->to;
   return j;
+}
+
+std::optional<Table::Offer> Table::offer_from_stored(const json& j, std::size_t moves, int seats) {
+  if (!j.is_object()) return std::nullopt;
+  const auto kind = j.find("kind"), by = j.find("by"), at = j.find("at");
+  if (kind == j.end() || by == j.end() || !by->is_number_integer() || *by < 0 || *by >= seats ||
+      at == j.end() || !at->is_number_unsigned() || at->get<std::size_t>() != moves)
+    return std::nullopt;
+  Offer offer{Offer::Kind::draw, by->get<int>(), moves, 0, 0};
+  if (*kind == "draw") return offer;
+  if (*kind != "takeback") return std::nullopt;
+  const auto to = j.find("to"), accepted = j.find("accepted");
+  if (to == j.end() || !to->is_number_unsigned() || to->get<std::size_t>() >= moves ||
+      accepted == j.end() || !accepted->is_array())
+    return std::nullopt;
+  offer.kind = Offer::Kind::takeback;
+  offer.to = to->get<std::size_t>();
+  for (const auto& s : *accepted) {
+    if (!s.is_number_integer() || s < 0 || s >= seats) return std::nullopt;
+    offer.accepted |= 1u << s.get<int>();
+  }
+  return offer;
 }
 
 }  // namespace plateau::server

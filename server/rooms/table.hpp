@@ -102,20 +102,31 @@ class Table {
   std::uint32_t rematch_bits() const;
   void clear_rematch() { rematch_.assign(seats_.size(), false); }
 
-  // A draw offered by seat `by` after `at` moves of the round: it stands until the other
-  // accepts or declines, or the next move is made.
-  struct DrawOffer {
+  // What one seat puts to the others, made by seat `by` after `at` moves of the round: a draw,
+  // or a takeback of the moves from the `to`th on (the asker's last and any after it). It
+  // stands until it is agreed or declined, or the next move is made; one at a time.
+  struct Offer {
+    enum class Kind { draw, takeback };
+    Kind kind = Kind::draw;
     int by = 0;
     std::size_t at = 0;
+    std::size_t to = 0;          // a takeback's: the moves the round keeps
+    std::uint32_t accepted = 0;  // a takeback's: the seats that agreed, a bit each (the asker's)
   };
-  const std::optional<DrawOffer>& draw_offer() const { return draw_offer_; }
-  void offer_draw(int by, std::size_t at) { draw_offer_ = DrawOffer{by, at}; }
+  const std::optional<Offer>& offer() const { return offer_; }
+  void make_offer(const Offer& offer) { offer_ = offer; }
+  void accept_offer(int seat) { offer_->accepted |= 1u << seat; }
   // Returns whether there was one.
-  bool clear_offer() { return std::exchange(draw_offer_, std::nullopt).has_value(); }
-  // The offer as the state shows it ({"kind":"draw","by":seat}, or null), and as it is stored
-  // (with "at", the moves it was made after).
+  bool clear_offer() { return std::exchange(offer_, std::nullopt).has_value(); }
+  // The offer as the state shows it ({"kind":"draw","by":seat}, {"kind":"takeback","by":seat,
+  // "moves":n,"accepted":[seats]}, or null), and as it is stored (with "at", and a takeback's
+  // "to").
   nlohmann::json offer_json() const;
   nlohmann::json stored_offer() const;
+  // The offer a stored one describes, if it still stands after `moves` moves (none since it
+  // was made) in a game of `seats` seats; nullopt otherwise.
+  static std::optional<Offer> offer_from_stored(const nlohmann::json& j, std::size_t moves,
+                                                int seats);
 
  private:
   struct Slot {
@@ -137,7 +148,7 @@ class Table {
   Connections spectators_;
   std::unordered_map<const Connection*, Place> places_;
   std::vector<bool> rematch_;
-  std::optional<DrawOffer> draw_offer_;
+  std::optional<Offer> offer_;
   bool started_ = false;
   bool crowd_changed_ = false;
 };

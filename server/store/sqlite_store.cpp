@@ -285,6 +285,29 @@ void SqliteStore::put_table(const std::string& room, int round, std::uint32_t re
       std::move(done));
 }
 
+// The moves taken back go from the log and from `moves` (pruning may have copied them there), in
+// one transaction with the room's version: a restart sees them all gone or all there.
+void SqliteStore::take_back(const std::string& room, int round, int keep, std::int64_t version,
+                            Done done) {
+  if (const auto it = live_.find(room); it != live_.end() && it->second.round == round &&
+                                        it->second.moves.size() > static_cast<std::size_t>(keep))
+    it->second.moves.resize(static_cast<std::size_t>(keep));
+  enqueue(
+      [room, round, keep, version](StmtCache& db) {
+        const auto drop = [&](const char* sql) {
+          return Stmt(db, sql).bind(1, room).bind(2, round).bind(3, keep).run();
+        };
+        return drop("DELETE FROM move_log WHERE room = ?1 AND round = ?2 AND idx >= ?3") &&
+               drop("DELETE FROM moves WHERE room = ?1 AND round = ?2 AND idx >= ?3") &&
+               Stmt(db, "UPDATE rounds SET offer = NULL WHERE room = ?1 AND round = ?2")
+                   .bind(1, room)
+                   .bind(2, round)
+                   .run() &&
+               set_version(db, room, version);
+      },
+      std::move(done));
+}
+
 // The round in play stays in the log; pruning copies it into `moves`.
 void SqliteStore::close_room(const std::string& room, Done done) {
   live_.erase(room);

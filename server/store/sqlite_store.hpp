@@ -72,6 +72,8 @@ class SqliteStore final : public Storage {
   void put_table(const std::string& room, int round, std::uint32_t rematch,
                  const nlohmann::json& offer, const nlohmann::json& departed, std::int64_t version,
                  Done done) override;
+  void take_back(const std::string& room, int round, int keep, std::int64_t version,
+                 Done done) override;
   void close_room(const std::string& room, Done done) override;
   bool room_exists(const std::string& room) override;
   // On the reader connection: the writer may be writing meanwhile.

@@ -95,6 +95,10 @@ class Store {
   virtual void put_table(const std::string& room, int round, std::uint32_t rematch,
                          const nlohmann::json& offer, const nlohmann::json& departed,
                          std::int64_t version, Done done) = 0;
+  // A takeback agreed: the round in play keeps its first `keep` moves (the others are gone from
+  // the log and the history), its offer is cleared, and the room is at `version`.
+  virtual void take_back(const std::string& room, int round, int keep, std::int64_t version,
+                         Done done) = 0;
   // Closed by the host: kept for history, never rebuilt at start.
   virtual void close_room(const std::string& room, Done done) = 0;
   // Whether a room of this id was ever stored (a quick read, on the calling thread): a new id
@@ -137,6 +141,7 @@ class NullStore : public Store {
                  const nlohmann::json&, std::int64_t, Done done) override {
     done(true);
   }
+  void take_back(const std::string&, int, int, std::int64_t, Done done) override { done(true); }
   void close_room(const std::string&, Done done) override { done(true); }
   std::expected<std::optional<StoredRoom>, std::string> load_room(const std::string&,
                                                                   std::int64_t) override {

@@ -23,11 +23,12 @@ struct Scenery {
   std::vector<bool> rematch{false, false};
   int round = 1;
   std::uint64_t generation = 1;
+  std::uint64_t line = 1;
   AudienceViews views{3};
 
   Scene scene() const {
     return Scene{"quantik", true,    &seats,     &rematch, round,   state.get(), delayed.get(),
-                 nullptr,   nullptr, generation, nullptr,  nullptr, nullptr};
+                 nullptr,   nullptr, generation, line,     nullptr, nullptr,     nullptr};
   }
   // What audience `a` should see, built from scratch.
   json expected(int a) const {

@@ -314,6 +314,30 @@ TEST_F(Bots, ABotSitsAgainAfterARestartAndMovesOnItsTurn) {
   EXPECT_EQ(lobby2.bot_games(), 1u);
 }
 
+// A bot never holds up its opponent's takeback: it agrees at once, and plays again from there.
+TEST_F(Bots, ABotAgreesToATakeback) {
+  auto ada = client("Ada");
+  const auto room = create(ada, "quantik", {{"first", "0"}});
+  send(ada, {{"type", "join"}, {"room", room}, {"as", "player"}, {"seat", 0}});
+  add_bot(ada, room, 1, "easy");
+  background.drain();
+  const json start = ada->states[room];
+  send(ada, {{"type", "move"},
+             {"room", room},
+             {"version", ada->versions[room]},
+             {"move", start["legal_moves"][0]}});
+  ASSERT_EQ(error_code(ada), "");
+  background.drain();
+  ASSERT_EQ(store.rooms[room].room.rounds[0].moves.size(), 2u) << "the bot replied";
+  send(ada, {{"type", "takeback"}, {"room", room}, {"action", "offer"}});
+  ASSERT_EQ(error_code(ada), "");
+  background.drain();
+  EXPECT_EQ(ada->states[room]["offer"], nullptr);
+  EXPECT_EQ(ada->states[room]["board"], start["board"]) << "back to before her move";
+  EXPECT_EQ(ada->states[room]["to_move"], 0);
+  EXPECT_TRUE(store.rooms[room].room.rounds[0].moves.empty());
+}
+
 TEST_F(Bots, ARoomWithOnlyBotsLeftInItLeavesMemoryAsAnyOther) {
   auto ada = client("Ada");
   const auto room = create(ada, "quantik", {{"first", "1"}});

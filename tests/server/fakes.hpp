@@ -159,6 +159,17 @@ class ManualStore final : public Store {
     }
     complete(std::move(d));
   }
+  void take_back(const std::string& room, int round, int keep, std::int64_t version,
+                 Done d) override {
+    if (auto* r = find(room)) {
+      auto& kept = r->rounds[static_cast<std::size_t>(round) - 1];
+      kept.moves.resize(static_cast<std::size_t>(keep));
+      kept.clocks.resize(static_cast<std::size_t>(keep));
+      kept.offer = nullptr;
+      r->version = version;
+    }
+    complete(std::move(d));
+  }
   void close_room(const std::string& room, Done d) override {
     if (rooms.contains(room)) rooms[room].finished = 2;
     complete(std::move(d));

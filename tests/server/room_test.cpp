@@ -1167,6 +1167,21 @@ TEST_P(EveryGame, EveryAudiencesPatchedCopyEqualsAFreshSync) {
       ++moves;
       check_all("after a move");
       check_boards("after a move");
+      // Now and then the mover takes the move back, with the others' consent: the boards go
+      // back, and are built afresh rather than brought up to date.
+      if (game->info().takeback && round == 1 && moves % 7 == 0 &&
+          players[0]->states[room]["status"] == "playing") {
+        send(c, {{"type", "takeback"}, {"room", room}, {"action", "offer"}});
+        ASSERT_EQ(error_code(c), "");
+        check_all("after a takeback asked");
+        const auto back = eve->states[room]["offer"]["moves"].get<std::size_t>();
+        for (auto& p : players)
+          if (p != c) send(p, {{"type", "takeback"}, {"room", room}, {"action", "accept"}});
+        ASSERT_EQ(eve->states[room]["offer"], nullptr);
+        positions.resize(positions.size() - 1 - back);
+        check_all("after a takeback");
+        check_boards("after a takeback");
+      }
     }
     if (round == 2 || players[0]->states[room]["status"] != "over") break;
     for (auto& p : players) {
@@ -1644,6 +1659,17 @@ json watched_whole(Lobby& lobby, const std::string& room) {
   return w->states[room];
 }
 
+// What a newcomer watching a room rebuilt from `stored` by a new server is sent; the reason
+// when it cannot be rebuilt.
+json rebuilt(const StoredRoom& stored) {
+  ManualStore store;
+  std::uint64_t n = 1;
+  Lobby lobby{store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }};
+  std::string why;
+  if (!lobby.restore_room(stored, why)) return why;
+  return watched_whole(lobby, stored.room.id);
+}
+
 TEST_F(Table, APlayerWhoResignsLosesAndEveryoneSeesItOnceItIsStored) {
   auto t = seated_table();
   move(t.ada, t.room, kEnding[0]);
@@ -1774,14 +1800,6 @@ TEST_F(Table, ARebuiltRoomKeepsItsResignationAndAnOfferThatStillStands) {
   send(t.bob, {{"type", "resign"}, {"room", t.room}});
   const StoredRoom resigned = store.rooms[t.room].room;
 
-  const auto rebuilt = [&](StoredRoom stored) -> json {
-    ManualStore store2;
-    std::uint64_t n = 1;
-    Lobby lobby2{store2, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }};
-    std::string why;
-    if (!lobby2.restore_room(stored, why)) return why;
-    return watched_whole(lobby2, stored.room.id);
-  };
   EXPECT_EQ(rebuilt(offered)["offer"], (json{{"kind", "draw"}, {"by", 0}}));
   EXPECT_EQ(rebuilt(lapsed)["offer"], nullptr) << "a move since: the offer lapsed";
   const json back = rebuilt(resigned);
@@ -1796,6 +1814,129 @@ TEST_F(Table, ARebuiltRoomKeepsItsResignationAndAnOfferThatStillStands) {
   broken.rounds[0].outcome = resigned.rounds[0].outcome;
   broken.rounds[0].outcome["winners"] = {1};  // the resigner winning
   EXPECT_TRUE(rebuilt(broken).is_string());
+}
+
+// ---------- takebacks (issue 44): casual tables of games that neither draw nor hide ----------
+
+TEST_F(Table, ATakebackAskedAndAcceptedTakesTheAskersLastMoveBackForEveryone) {
+  auto t = seated_table();
+  const auto takeback = [&](const std::shared_ptr<FakeConnection>& c, const char* action) {
+    send(c, {{"type", "takeback"}, {"room", t.room}, {"action", action}});
+  };
+  const json start = t.eve->states[t.room];
+  takeback(t.ada, "offer");
+  EXPECT_EQ(error_code(t.ada), "takeback/nothing") << "no move of hers to take back yet";
+  move(t.ada, t.room, kEnding[0]);
+  takeback(t.bob, "offer");
+  EXPECT_EQ(error_code(t.bob), "takeback/nothing");
+  takeback(t.ada, "offer");
+  ASSERT_EQ(error_code(t.ada), "");
+  const json asked{{"kind", "takeback"}, {"by", 0}, {"moves", 1}, {"accepted", {0}}};
+  for (const auto& c : {t.ada, t.bob, t.eve}) EXPECT_EQ(c->states[t.room]["offer"], asked);
+  EXPECT_EQ(store.rooms[t.room].room.rounds[0].offer["to"], 0) << "stored";
+  takeback(t.ada, "offer");
+  EXPECT_EQ(error_code(t.ada), "offer/pending");
+  takeback(t.ada, "accept");
+  EXPECT_EQ(error_code(t.ada), "takeback/none_asked") << "nobody agrees to their own";
+  send(t.bob, {{"type", "draw"}, {"room", t.room}, {"action", "offer"}});
+  EXPECT_EQ(error_code(t.bob), "offer/pending") << "one offer at a time";
+  takeback(t.eve, "accept");
+  EXPECT_EQ(error_code(t.eve), "move/not_a_player");
+
+  const auto v = t.eve->versions[t.room];
+  takeback(t.bob, "accept");
+  ASSERT_EQ(error_code(t.bob), "");
+  EXPECT_EQ(t.eve->versions[t.room], v + 1) << "one version";
+  for (const auto& c : {t.ada, t.bob, t.eve}) {
+    const json& st = c->states[t.room];
+    EXPECT_EQ(st["board"], start["board"]) << "the position before her move";
+    EXPECT_EQ(st["to_move"], 0);
+    EXPECT_EQ(st["offer"], nullptr);
+  }
+  EXPECT_EQ(t.ada->states[t.room]["legal_moves"].size(), 64u);
+  EXPECT_EQ(t.eve->states[t.room], watched_whole(lobby, t.room));
+  EXPECT_TRUE(store.rooms[t.room].room.rounds[0].moves.empty()) << "gone from the store";
+  EXPECT_EQ(store.rooms[t.room].room.rounds[0].offer, nullptr);
+  move(t.ada, t.room, kEnding[1]);
+  EXPECT_EQ(error_code(t.ada), "") << "she plays another move instead";
+  EXPECT_EQ(store.rooms[t.room].room.rounds[0].moves.size(), 1u);
+}
+
+// Asked after the other has moved, a takeback goes back to the asker's move; a request is
+// declined, or lapses with the next move.
+TEST_F(Table, ATakebackGoesBackToTheAskersMoveAndIsDeclinedOrLapses) {
+  auto t = seated_table();
+  const auto takeback = [&](const std::shared_ptr<FakeConnection>& c, const char* action) {
+    send(c, {{"type", "takeback"}, {"room", t.room}, {"action", action}});
+    return error_code(c);
+  };
+  move(t.ada, t.room, kEnding[0]);
+  const json after_one = t.eve->states[t.room];
+  move(t.bob, t.room, kEnding[1]);
+  EXPECT_EQ(takeback(t.ada, "offer"), "");
+  EXPECT_EQ(t.eve->states[t.room]["offer"]["moves"], 2) << "hers and his since";
+  EXPECT_EQ(takeback(t.bob, "decline"), "");
+  EXPECT_EQ(t.eve->states[t.room]["offer"], nullptr);
+  EXPECT_EQ(takeback(t.bob, "decline"), "takeback/none_asked");
+  EXPECT_EQ(store.rooms[t.room].room.rounds[0].moves.size(), 2u) << "declined: nothing goes";
+  EXPECT_EQ(takeback(t.bob, "offer"), "");
+  EXPECT_EQ(t.eve->states[t.room]["offer"]["moves"], 1);
+  move(t.ada, t.room, kEnding[2]);
+  EXPECT_EQ(t.eve->states[t.room]["offer"], nullptr) << "her move lapses it";
+  EXPECT_EQ(takeback(t.ada, "accept"), "takeback/none_asked");
+  EXPECT_EQ(takeback(t.bob, "offer"), "");
+  EXPECT_EQ(t.eve->states[t.room]["offer"]["moves"], 2);
+  EXPECT_EQ(takeback(t.ada, "accept"), "");
+  EXPECT_EQ(t.eve->states[t.room]["board"], after_one["board"]);
+  EXPECT_EQ(t.eve->states[t.room]["to_move"], 1);
+  EXPECT_EQ(store.rooms[t.room].room.rounds[0].moves.size(), 1u);
+}
+
+TEST_F(Table, NoTakebackWithAClockInAGameThatDrawsOrHidesOrOnceOver) {
+  auto ada = client("Ada"), bob = client("Bob");
+  const auto takeback = [&](const std::shared_ptr<FakeConnection>& c, const std::string& room) {
+    send(c, {{"type", "takeback"}, {"room", room}, {"action", "offer"}});
+    return error_code(c);
+  };
+  const std::string timed =
+      clocked_table(ada, bob, {{"kind", "live"}, {"base_ms", 60'000}, {"increment_ms", 0}});
+  move(ada, timed, kEnding[0]);
+  EXPECT_EQ(takeback(ada, timed), "takeback/timed");
+
+  send(ada, {{"type", "create"}, {"game", "quirky"}, {"options", {{"first", "0"}}}});
+  const std::string quirky = ada->take("created").at(0)["room"];
+  join(ada, quirky);
+  join(bob, quirky);
+  move(ada, quirky, ada->states[quirky]["legal_moves"][0]);
+  ASSERT_EQ(error_code(ada), "");
+  EXPECT_EQ(takeback(ada, quirky), "takeback/not_in_game") << "a piece was drawn from the bag";
+
+  auto t = seated_table();
+  play_to_the_end(t.ada, t.bob, t.room);
+  EXPECT_EQ(takeback(t.bob, t.room), "move/game_over");
+}
+
+// A takeback asked stands across a restart, and one agreed is gone from the rebuilt room.
+TEST_F(Table, ATakebackAskedOrAgreedIsKeptAcrossARestart) {
+  auto t = seated_table(1);  // spectators one move late: their copy goes back too
+  move(t.ada, t.room, kEnding[0]);
+  const json after_one = t.ada->states[t.room];
+  move(t.bob, t.room, kEnding[1]);
+  move(t.ada, t.room, kEnding[2]);
+  send(t.bob, {{"type", "takeback"}, {"room", t.room}, {"action", "offer"}});
+  const StoredRoom asked = store.rooms[t.room].room;
+  send(t.ada, {{"type", "takeback"}, {"room", t.room}, {"action", "accept"}});
+  ASSERT_EQ(error_code(t.ada), "");
+  const StoredRoom agreed = store.rooms[t.room].room;
+  EXPECT_EQ(t.eve->states[t.room], watched_whole(lobby, t.room));
+  EXPECT_EQ(t.ada->states[t.room]["board"], after_one["board"]);
+
+  EXPECT_EQ(rebuilt(asked)["offer"],
+            (json{{"kind", "takeback"}, {"by", 1}, {"moves", 2}, {"accepted", {1}}}));
+  EXPECT_EQ(agreed.rounds[0].moves.size(), 1u);
+  const json back = rebuilt(agreed);
+  EXPECT_EQ(back["offer"], nullptr);
+  EXPECT_EQ(back["to_move"], 1);
 }
 
 // ---------- clocks (issue 44): a fake clock, the lobby's flags, no sleeping ----------

@@ -244,6 +244,49 @@ TEST_F(StoreTest, ATableChangeKeepsItsVersionAndTheRematchRequests) {
 
 // The draw offered in a round in play is stored with the table, and read back by a start and by a
 // room coming back into memory; answering it stores null.
+// Who left a round, and a takeback: the moves taken back are gone from the log and from the
+// history alike, with the offer, and a move made after takes their place.
+TEST_F(StoreTest, WhoLeftIsKeptAndATakebackRemovesItsMovesForGood) {
+  const nlohmann::json offer{{"kind", "takeback"}, {"by", 0}, {"at", 3}, {"to", 1}};
+  const nlohmann::json left = nlohmann::json::array(
+      {{{"seat", 2}, {"end", "resigned"}, {"at", 2}, {"score", 4}, {"reason", "Cid resigned"}}});
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room(RoomRecord{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, ""},
+                         d);
+    }));
+    for (int i = 0; i < 3; ++i)
+      ASSERT_TRUE(wait([&](Done d) {
+        store->append_move(MoveRecord{"r1", 1, i, i % 2, "m" + std::to_string(i), 3 + i, 0}, d);
+      }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_table("r1", 1, 0, offer, left, 6, d); }));
+    store->close();
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  auto loaded = store->load(0);
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  EXPECT_EQ(loaded->rooms.at(0).rounds.at(0).departed, left);
+  EXPECT_EQ(loaded->rooms.at(0).rounds.at(0).offer, offer);
+  ASSERT_TRUE(wait([&](Done d) { store->take_back("r1", 1, 1, 7, d); }));
+  ASSERT_TRUE(
+      wait([&](Done d) { store->append_move(MoveRecord{"r1", 1, 1, 1, "again", 8, 0}, d); }));
+  store->close();
+  store = open();
+  ASSERT_TRUE(store);
+  loaded = store->load(0);
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  const auto& round = loaded->rooms.at(0).rounds.at(0);
+  EXPECT_EQ(round.moves, (std::vector<std::pair<int, std::string>>{{0, "m0"}, {1, "again"}}));
+  EXPECT_EQ(round.offer, nullptr);
+  EXPECT_EQ(loaded->rooms.at(0).version, 8);
+  const auto one = store->load_room("r1", 0);
+  ASSERT_TRUE(one.has_value() && one->has_value());
+  EXPECT_EQ((*one)->rounds.at(0).moves, round.moves);
+}
+
 TEST_F(StoreTest, TheDrawOfferedIsStoredWithTheTable) {
   const nlohmann::json offer{{"kind", "draw"}, {"by", 1}, {"at", 1}};
   {

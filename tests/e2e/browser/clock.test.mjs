@@ -97,6 +97,7 @@ test('a 1+0 game: Bob lets his minute run out, and every page shows the loss on 
     await bob.page.check('#clock-sound');
     assert.equal(await bob.page.evaluate(() => localStorage.getItem('plateau.clockSound')), '1');
 
+    assert.equal(await ada.page.locator('#takeback').count(), 0, 'no takebacks with a clock');
     // Ada's clock runs; she moves by clicks.
     await ada.page.locator('[data-clock="0"].running').waitFor();
     const before = await version(ada.page);

@@ -93,6 +93,7 @@ test('In a game of three, who resigns leaves and an easy bot plays their seat', 
     const { seated, eve, pages } = await openTable(browser, server, 'quirky', ['Ada', 'Bob', 'Cid'], { players: 3 });
     const cid = seated[2].page;
     assert.equal(await cid.locator('#draw-offer').count(), 0, 'no draws in a game of three');
+    assert.equal(await cid.locator('#takeback').count(), 0, 'no takebacks in a game that draws from a bag');
     await cid.locator('#resign').click();
     assert.match(await cid.textContent('#room-actions'), /A bot plays your seat to the end, and you rank last/);
     await cid.locator('#confirm-resign').click();
@@ -131,5 +132,40 @@ test('In a game of three, who resigns leaves and an easy bot plays their seat', 
     }
     assert.equal((await state(eve.page)).board.last.seat, 2, "the bot played Cid's seat");
     await eve.page.screenshot({ path: `${shots}/ending-left-three.png` });
+  });
+});
+
+// A casual Quantik table: Ada asks to take her move back, Bob agrees, and every page shows the
+// board as it was; a table with a clock, or a game that draws from a bag, offers no takeback.
+test('A takeback asked and accepted puts the board back for everyone', { timeout: 120000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { seated, eve, pages } = await openTable(browser, server, 'quantik', ['Ada', 'Bob'], { first: '0' });
+    const [ada, bob] = seated.map((p) => p.page);
+    const empty = (await state(eve.page)).board;
+    await ada.locator('.q-shape:not([disabled])').first().click();
+    const cells = ada.locator('.q-cell[data-move]');
+    await cells.first().waitFor();
+    const before = await version(ada);
+    await cells.first().click();
+    for (const p of pages) await p.waitForFunction((v) => window.plateau.version > v && window.plateau.drawn === window.plateau.state, before);
+    assert.notDeepEqual((await state(eve.page)).board, empty, 'her piece is on the board');
+
+    await ada.locator('#takeback').click();
+    assert.match(await ada.textContent('#room-actions'), /Ask to take back your last move\?/);
+    await ada.locator('#confirm-takeback').click();
+    await bob.locator('#takeback-accept').waitFor();
+    assert.match(await bob.textContent('#room-actions'), /Ada asks to take back 1 move/);
+    assert.equal(await ada.locator('#takeback').isDisabled(), true, 'hers stands');
+    await bob.screenshot({ path: `${shots}/ending-takeback-phone.png`, fullPage: true });
+    await bob.locator('#takeback-accept').click();
+    for (const p of pages) {
+      await p.waitForFunction(() => {
+        const s = window.plateau.state;
+        return s && window.plateau.drawn === s && s.offer === null && s.to_move === 0 && s.board.last === null;
+      });
+    }
+    assert.deepEqual((await state(eve.page)).board, empty, 'the board as it was');
+    assert.equal((await state(ada)).legal_moves.length, 64, 'Ada plays again');
+    assert.match(await ada.textContent('#status'), /^Your turn/);
   });
 });
