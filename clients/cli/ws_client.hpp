@@ -82,6 +82,12 @@ class BasicWsClient {
     return !ec;
   }
   const std::vector<std::string>& pongs() const { return pongs_; }
+  // Bytes the peer sent that nothing has read yet (a ping waiting for its pong, say).
+  std::size_t unread_bytes() {
+    boost::system::error_code ec;
+    const auto n = boost::beast::get_lowest_layer(ws_).socket().available(ec);
+    return ec ? 0 : n;
+  }
 
   bool send_text(const std::string& text) {
     boost::system::error_code ec;

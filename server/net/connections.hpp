@@ -215,6 +215,9 @@ class BasicWsConnection final : public WsConnection,
             2);
         lag_ms_ = lag_measured_ ? (3 * lag_ms_ + one_way) / 4 : one_way;
         lag_measured_ = true;
+        server_.stats().lag.record_us(
+            std::chrono::duration_cast<std::chrono::microseconds>(heard_ - *ping_sent_).count() /
+            2);
       }
       // The peer said goodbye: it reads nothing more, so it leaves its rooms now, not once the
       // closing handshake and the TCP teardown are over. A browser reports the socket closed

@@ -41,6 +41,8 @@ std::string metrics_text(Server& server) {
   lobby.move_latency().write(
       m.stream(), "plateau_move_broadcast_seconds",
       "From a move's arrival to its patches going out, its durable commit included.");
+  net.lag.write(m.stream(), "plateau_client_lag_seconds",
+                "Each pong's one-way lag (half its ping's round trip), as live clocks credit it.");
   m.counter("plateau_broadcast_bytes_total", "Bytes of frames written to clients.", net.bytes_out);
   m.counter("plateau_frames_out_total", "Frames written to clients.", net.frames_out);
   m.counter("plateau_slow_readers_dropped_total", "Connections dropped for not reading.",

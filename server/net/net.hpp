@@ -28,6 +28,7 @@
 #include <boost/asio.hpp>
 
 #include "server/config.hpp"
+#include "server/histogram.hpp"
 #include "server/net/front_door.hpp"
 #include "server/net/static_files.hpp"
 #include "server/net/throttle.hpp"
@@ -58,6 +59,8 @@ struct NetStats {
   std::uint64_t too_large = 0;            // messages refused for their size (then closed, 1009)
   std::uint64_t dropped_unfinished = 0;   // connections whose message stayed unfinished
   std::uint64_t internal_errors = 0;      // exceptions caught in a handler
+  // Each pong's one-way lag (half its round trip), as live clocks credit it (Connection::lag_ms).
+  LatencyHistogram lag;
   double recovery_seconds = 0;
   std::uint64_t rooms_recovered = 0;
   std::uint64_t rooms_quarantined = 0;

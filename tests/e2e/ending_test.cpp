@@ -2,7 +2,8 @@
 // and a draw agreed reach every player and spectator, export and replay with their result, and
 // come back after kill -9 exactly as they ended; a draw offered comes back while it stands.
 // Clocks: a flag falls by the server's timer, with nobody sending anything, and a live clock
-// comes back from kill -9 with no time charged for the downtime.
+// comes back from kill -9 with no time charged for the downtime; the lag a clock forgives is
+// measured from each connection's own pongs.
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -199,6 +200,48 @@ TEST(Clock, AFlagFallsByTheServersTimerAndALiveClockSurvivesKillNineUncharged) {
   EXPECT_EQ(frames[0]["clock"]["left_ms"], json({600'000, 600'000}));
   EXPECT_EQ(frames[1]["clock"]["left_ms"], json({p0_left, 600'000}));
   EXPECT_EQ(server.stop(), 0);
+}
+
+// The lag a live clock forgives is measured from real pongs: a client that answers the server's
+// ping at once shows a short one-way lag, one that leaves it unread for 2.4 s a long one.
+// (/metrics has every pong's one-way lag as a histogram.)
+TEST(Clock, TheLagCreditedIsMeasuredFromThePongsOfEachConnection) {
+  ServerProcess server;
+  auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  const auto lags = [&]() {
+    const auto metrics = http_get(port, "/metrics").body;
+    const auto count_of = [&](const std::string& line) -> long {
+      const auto at = metrics.find(line);
+      return at == std::string::npos ? -1 : std::stol(metrics.substr(at + line.size()));
+    };
+    return std::pair(count_of("plateau_client_lag_seconds_count "),
+                     count_of("plateau_client_lag_seconds_bucket{le=\"1\"} "));
+  };
+  EXPECT_EQ(lags(), std::pair(0L, 0L)) << "no pong yet";
+  // A player who has just sent a message is pinged at the next sweep (each second).
+  auto prompt = connect(port, "Ada");
+  prompt->ws.send({{"type", "rooms"}});
+  for (int i = 0; i < 50 && lags().first < 1; ++i) (void)prompt->ws.recv(100ms);
+  const auto [answered, quick] = lags();
+  EXPECT_GE(answered, 1) << "a pong measured";
+  EXPECT_EQ(quick, answered) << "answered at once: under a second one way";
+
+  // The slow one, once greeted, reads nothing: the server's ping waits unread (it comes at the
+  // next sweep, or at the next probe should one have slipped in before the welcome was read),
+  // and is left 2.4 s more before the read that answers it.
+  auto slow = connect(port, "Bob");
+  bool pinged = false;
+  for (int i = 0; i < 240 && !(pinged = slow->ws.unread_bytes() > 0); ++i)
+    std::this_thread::sleep_for(50ms);
+  ASSERT_TRUE(pinged) << "the server pinged a player who had just spoken";
+  const auto before = lags().first;
+  std::this_thread::sleep_for(2400ms);
+  (void)slow->ws.recv(200ms);  // the read answers the ping
+  for (int i = 0; i < 50 && lags().first <= before; ++i) std::this_thread::sleep_for(100ms);
+  const auto [count, fast] = lags();
+  EXPECT_EQ(count, before + 1) << "its pong is measured";
+  EXPECT_EQ(fast, before) << "and its lag, over 1.2 s one way, is not a fast one";
 }
 
 }  // namespace
