@@ -71,6 +71,8 @@ std::string_view code_string(Code c) {
       return "bot/limit";
     case Code::bot_unavailable:
       return "bot/unavailable";
+    case Code::bot_none:
+      return "bot/not_a_bot";
     case Code::resign_many_seats:
       return "resign/many_seats";
     case Code::draw_two_seats:

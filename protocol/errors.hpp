@@ -44,6 +44,7 @@ enum class Code {
   bot_started,        // bot/started: the game has started; bots sit only at a table waiting
   bot_limit,          // bot/limit: the server runs as many bot games as it may
   bot_unavailable,    // bot/unavailable: this server runs no bots
+  bot_none,           // bot/not_a_bot: no bot sits at that seat
   resign_many_seats,  // resign/many_seats: the server runs no bots to play for who leaves
   draw_two_seats,     // draw/two_seats: draws are agreed in games of two seats only
   draw_offered,       // draw/offered: the player's own offer stands already

@@ -172,6 +172,15 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     }
     return b;
   }
+  if (type == "remove_bot") {
+    auto room = get_string(obj, "room", kMaxRoom, id);
+    if (!room) return std::unexpected(room.error());
+    auto seat = get_optional_int(obj, "seat", id);
+    if (!seat) return std::unexpected(seat.error());
+    if (!*seat) return fail(Code::bad_field, "missing field 'seat'", id);
+    if (**seat < 0 || **seat > 64) return fail(Code::bad_field, "'seat' is out of range", id);
+    return RemoveBot{*room, static_cast<int>(**seat)};
+  }
   if (type == "sync" || type == "leave" || type == "rematch" || type == "resign" ||
       type == "claim") {
     auto room = get_string(obj, "room", kMaxRoom, id);

@@ -77,6 +77,12 @@ struct AddBot {
   std::string level = "normal";  // a level's name (bots/bot.hpp); checked by the lobby
 };
 
+// (extension) `remove_bot`: the bot at `seat` of a table still waiting for players goes.
+struct RemoveBot {
+  std::string room;
+  int seat = 0;
+};
+
 // (extension) `resign`: the player gives up the round in play.
 struct Resign {
   std::string room;
@@ -99,7 +105,7 @@ struct Takeback {
 };
 
 using Body = std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch, AddBot,
-                          Resign, Draw, Claim, Takeback>;
+                          Resign, Draw, Claim, Takeback, RemoveBot>;
 
 struct Request {
   nlohmann::json id;  // string or integer, or null when absent

@@ -453,6 +453,9 @@ async function renderRoom() {
   el('span', { class: `dot ${s.name ? (s.connected ? 'on' : 'off') : 'empty'}`, title: s.name ? (s.connected ? 'connected' : 'away') : 'free' }),
   el('span', { class: 'seat-name' }, s.name || 'free seat'),
   s.bot ? botTag(s.bot) : '',
+  // Who may seat a bot may send it away again while the table waits.
+  s.bot && botsHere ? el('button', { class: 'small', 'data-remove-bot': i, title: 'Remove this bot',
+    onclick: () => send({ type: 'remove_bot', room: app.room, seat: i }) }, 'Remove') : '',
   st.you === i ? el('span', { class: 'tag' }, 'you') : '',
   // Who left the round: marked, with the easy bot that plays their seat while it goes on.
   departureOf(st, i) ? [el('span', { class: 'tag left-tag', 'data-left': departureOf(st, i).end, title: departureOf(st, i).reason }, 'left'),

@@ -134,6 +134,9 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
     refused = room->rematch(c, id);
   } else if (const auto* b = std::get_if<protocol::AddBot>(&req.body)) {
     refused = add_bot(c, room, *b, id);
+  } else if (const auto* rb = std::get_if<protocol::RemoveBot>(&req.body)) {
+    refused = may_seat_bots(c, *room, id);
+    if (!refused) refused = room->remove_bot(c, rb->seat, id);
   } else if (std::holds_alternative<protocol::Resign>(req.body)) {
     refused = room->resign(c, id);
   } else if (const auto* d = std::get_if<protocol::Draw>(&req.body)) {
@@ -293,6 +296,18 @@ std::size_t Lobby::bot_games() const {
   return n;
 }
 
+std::optional<Code> Lobby::may_seat_bots(const std::shared_ptr<Connection>& c, const Room& room,
+                                         const json& id) {
+  const std::string& player = c->player()->id;
+  const auto creator = creator_of_.find(room.id());
+  if (room.seat_of(player) || (creator != creator_of_.end() && creator->second == player))
+    return std::nullopt;
+  c->send(make_frame(protocol::encode_error(
+      {Code::bot_not_allowed,
+       "only a player at this table, or the one who made it, may seat or remove a bot", id})));
+  return Code::bot_not_allowed;
+}
+
 std::optional<Code> Lobby::add_bot(const std::shared_ptr<Connection>& c,
                                    const std::shared_ptr<Room>& room, const protocol::AddBot& req,
                                    const json& id) {
@@ -305,11 +320,7 @@ std::optional<Code> Lobby::add_bot(const std::shared_ptr<Connection>& c,
   if (!level)
     return no(Code::bot_level, "no bot level '" + req.level.substr(0, 16) +
                                    "'; the levels are easy, normal and hard");
-  const std::string& player = c->player()->id;
-  const auto creator = creator_of_.find(room->id());
-  if (!room->seat_of(player) && (creator == creator_of_.end() || creator->second != player))
-    return no(Code::bot_not_allowed,
-              "only a player at this table, or the one who made it, may seat a bot");
+  if (const auto refused = may_seat_bots(c, *room, id)) return refused;
   const bool has_bot = std::ranges::any_of(
       room->seated(), [](const auto& s) { return s.first && bot_level_in(*s.first); });
   if (!has_bot && room->status() == protocol::Status::waiting &&

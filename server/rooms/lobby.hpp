@@ -145,6 +145,10 @@ class Lobby {
               const nlohmann::json& id);
   void list(const std::shared_ptr<Connection>& c, const protocol::ListRooms& req,
             const nlohmann::json& id);
+  // Whether `c` may seat or remove a bot at `room`: a player there, or the one who made it;
+  // else the refusal, sent.
+  std::optional<protocol::Code> may_seat_bots(const std::shared_ptr<Connection>& c,
+                                              const Room& room, const nlohmann::json& id);
   std::optional<protocol::Code> add_bot(const std::shared_ptr<Connection>& c,
                                         const std::shared_ptr<Room>& room,
                                         const protocol::AddBot& req, const nlohmann::json& id);

@@ -323,6 +323,30 @@ std::optional<Code> Room::add_bot(const std::shared_ptr<Connection>& p,
   return std::nullopt;
 }
 
+std::optional<Code> Room::remove_bot(const std::shared_ptr<Connection>& p, int seat,
+                                     const json& id) {
+  ensure_views();
+  if (failed_) return error(p, Code::room_unavailable, "this room is out of service", id);
+  if (table_.started())
+    return error(p, Code::bot_started, "the game has started: its bots play it to the end", id);
+  if (seat >= table_.seats())
+    return error(p, Code::no_such_seat,
+                 "this table has " + std::to_string(table_.seats()) + " seats, numbered from 0",
+                 id);
+  const auto& player = table_.player_at(seat);
+  if (!player || !bot_level_in(*player))
+    return error(p, Code::bot_none, "no bot sits at seat " + std::to_string(seat), id);
+  last_activity_ = now_;
+  // The bot's connection leaves with its seat; it looks no more.
+  for (const auto& bot : table_.connections(seat)) outbox_.forget(bot.get());
+  table_.free_seat(seat);
+  outbox_.stop_keeping(seat);
+  const auto entry = publish();
+  store_.put_seat(id_, seat, std::nullopt, version_, durable_done(entry));
+  flush();
+  return std::nullopt;
+}
+
 std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
                                const protocol::MoveRequest& req, const json& id) {
   const std::int64_t started = move_timer_ ? move_timer_->start() : -1;

@@ -137,6 +137,10 @@ class Room : public std::enable_shared_from_this<Room> {
                                         std::optional<int> seat, const nlohmann::json& id);
   // Whether the player of `seat` left the round in play (a bot plays it).
   bool has_left(int seat) const { return match_.has_left(seat); }
+  // `p` has the bot at `seat` of a table still waiting for players leave: the seat is free
+  // again. Whether `p` may is the lobby's to say.
+  std::optional<protocol::Code> remove_bot(const std::shared_ptr<Connection>& p, int seat,
+                                           const nlohmann::json& id);
   // Moves made in this round: a bot's search knows by it whether the game moved on meanwhile.
   std::size_t moves_made() const { return match_.moves().size(); }
   // The seats that asked for a rematch of the round that ended.

@@ -314,6 +314,45 @@ TEST_F(Bots, ABotSitsAgainAfterARestartAndMovesOnItsTurn) {
   EXPECT_EQ(lobby2.bot_games(), 1u);
 }
 
+// A bot seated at a waiting table can be sent away by who could seat it; once the game starts
+// it plays to the end.
+TEST_F(Bots, ABotLeavesAWaitingTableWhenItsPlayersSaySo) {
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  const auto room = create(ada, "on_top", {{"players", 4}});
+  send(ada, {{"type", "join"}, {"room", room}, {"as", "player"}, {"seat", 0}});
+  send(eve, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
+  add_bot(ada, room, 1, "easy");
+  add_bot(ada, room, 2, "hard");
+  ASSERT_EQ(eve->states[room]["status"], "waiting");
+  ASSERT_EQ(eve->states[room]["seats"][2]["bot"], "hard");
+  const auto remove = [&](const std::shared_ptr<FakeConnection>& c, int seat) {
+    send(c, {{"type", "remove_bot"}, {"room", room}, {"seat", seat}});
+    return error_code(c);
+  };
+  EXPECT_EQ(remove(eve, 2), "bot/not_allowed") << "a spectator who did not make the table";
+  EXPECT_EQ(remove(ada, 0), "bot/not_a_bot");
+  EXPECT_EQ(remove(ada, 3), "bot/not_a_bot") << "a free seat";
+  EXPECT_EQ(remove(ada, 7), "room/no_such_seat");
+  EXPECT_EQ(remove(ada, 2), "");
+  const json seat = eve->states[room]["seats"][2];
+  EXPECT_EQ(seat["name"], nullptr) << "the seat is free again";
+  EXPECT_FALSE(seat.contains("bot"));
+  EXPECT_EQ(store.rooms[room].room.seats.at(2), std::nullopt) << "stored";
+  EXPECT_EQ(eve->states[room], [&] {
+    auto w = client("Wil");
+    send(w, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
+    return w->states[room];
+  }());
+  background.drain();
+  EXPECT_EQ(eve->states[room]["status"], "waiting");
+  send(bob, {{"type", "join"}, {"room", room}, {"as", "player"}, {"seat", 2}});
+  EXPECT_EQ(remove(bob, 2), "bot/not_a_bot") << "Bob is no bot";
+  add_bot(bob, room, 3, "easy");
+  ASSERT_EQ(eve->states[room]["status"], "playing");
+  EXPECT_EQ(remove(ada, 1), "bot/started");
+  EXPECT_EQ(eve->states[room]["seats"][1]["bot"], "easy");
+}
+
 // A bot never holds up its opponent's takeback: it agrees at once, and plays again from there.
 TEST_F(Bots, ABotAgreesToATakeback) {
   auto ada = client("Ada");

@@ -117,6 +117,12 @@ test('Add a bot at a waiting On Top table, then a second person fills it and the
     assert.equal(await ada.page.inputValue('[data-bot-level="1"]'), 'normal');
     assert.match(await ada.page.textContent('#status'), /add a bot/);
     await ada.page.screenshot({ path: `${shots}/bots-add-phone.png`, fullPage: true });
+    // A bot seated by mistake is sent away again while the table waits.
+    await ada.page.locator('[data-add-bot="2"]').click();
+    await ada.page.locator('.seat[data-seat="2"] .bot-tag[data-bot="normal"]').waitFor();
+    await ada.page.locator('[data-remove-bot="2"]').click();
+    await ada.page.locator('[data-add-bot="2"]').waitFor();
+    assert.equal(await ada.page.locator('.seat[data-seat="2"] .bot-tag').count(), 0, 'seat 2 is free again');
     await ada.page.locator('[data-bot-level="1"]').selectOption('easy');
     await ada.page.locator('[data-add-bot="1"]').click();
     await ada.page.waitForFunction(() => window.plateau.state && window.plateau.state.seats[1].bot === 'easy'
@@ -132,6 +138,7 @@ test('Add a bot at a waiting On Top table, then a second person fills it and the
     await bob.page.waitForFunction(() => window.plateau.state && window.plateau.drawn === window.plateau.state);
     await bob.page.locator('[data-sit="2"]').waitFor();
     assert.equal(await bob.page.locator('[data-add-bot]').count(), 0, 'a spectator is offered no bot');
+    assert.equal(await bob.page.locator('[data-remove-bot]').count(), 0, 'nor may he send one away');
     await bob.page.locator('.seat[data-seat="1"] .bot-tag[data-bot="easy"]').waitFor();
     await bob.page.evaluate(() => window.plateau.ws.send(JSON.stringify({ type: 'add_bot', room: window.plateau.room, seat: 2 })));
     await bob.page.locator('#error:not([hidden])').waitFor();
