@@ -989,10 +989,14 @@ async function showFrame() {
   const mod = await moduleFor(record.game);
   if (at !== replay.at) return;
   const name = (i) => record.players[i] || `Seat ${i + 1}`;
+  // Each seat as the table showed it: a bot's level, and who had left the game by this step.
   $('#replay-seats').replaceChildren(...record.players.map((p, i) => el('div', {
     class: `seat${st.to_move === i ? ' to-move' : ''}`,
+    'data-seat': i,
     style: `--seat:${(mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length]}`,
-  }, el('span', { class: 'seat-name' }, p || `Seat ${i + 1}`))));
+  }, el('span', { class: 'seat-name' }, p || `Seat ${i + 1}`),
+  record.bots && record.bots[i] ? botTag(record.bots[i]) : '',
+  departureOf(st, i) ? el('span', { class: 'tag left-tag', 'data-left': departureOf(st, i).end, title: departureOf(st, i).reason }, 'left') : '')));
   const clocks = $('#replay-clocks');
   clocks.hidden = !st.clock;
   if (st.clock) {

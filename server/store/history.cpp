@@ -1,7 +1,9 @@
 #include "server/store/history.hpp"
 
+#include <algorithm>
 #include <charconv>
 
+#include "bots/bot.hpp"
 #include "protocol/ending.hpp"
 #include "protocol/messages.hpp"
 #include "protocol/rule_errors.hpp"
@@ -30,6 +32,12 @@ json record_to_json(const GameRecord& r) {
   // The round's commitment, and what opens it: anyone can check that the seed was fixed
   // before the first move (PROTOCOL.md, "Fair chance").
   if (!r.clock.is_null()) out["time_control"] = r.clock;
+  // Which seats bots played, and at what level: null for a person's.
+  if (std::ranges::any_of(r.bots, [](const std::string& b) { return !b.empty(); })) {
+    json bots = json::array();
+    for (const auto& b : r.bots) bots.push_back(b.empty() ? json(nullptr) : json(b));
+    out["bots"] = std::move(bots);
+  }
   if (!r.salt.empty()) {
     out["salt"] = r.salt;
     out["commitment"] = seed_commitment(r.seed, r.salt);
@@ -71,6 +79,16 @@ std::expected<GameRecord, std::string> record_from_json(const json& j) {
                            !protocol::name_refusal(p.get_ref<const std::string&>()).empty()))
       return std::unexpected("a player is a name of at most 40 characters");
     r.players.push_back(p);
+  }
+  if (const auto b = j.find("bots"); b != j.end() && !b->is_null()) {
+    if (!b->is_array() || b->size() != r.players.size())
+      return std::unexpected("'bots' must be a list with one entry per player");
+    for (const auto& level : *b) {
+      if (!level.is_null() &&
+          !(level.is_string() && bots::level_named(level.get_ref<const std::string&>())))
+        return std::unexpected("a bot's level is easy, normal or hard (null for a person)");
+      r.bots.push_back(level.is_null() ? "" : level.get<std::string>());
+    }
   }
   if (!j.contains("moves") || !j["moves"].is_array())
     return std::unexpected("'moves' must be a list");
@@ -119,7 +137,10 @@ std::expected<json, std::string> replay_frames(const GameRecord& r) {
   played.reserve(r.moves.size());
   for (const auto& m : r.moves) played.push_back({m.seat, m.move});
   std::vector<protocol::SeatInfo> seats;
-  for (const auto& p : r.players) seats.push_back({p, false, std::nullopt});
+  for (std::size_t s = 0; s < r.players.size(); ++s)
+    seats.push_back(
+        {r.players[s], false,
+         s < r.bots.size() && !r.bots[s].empty() ? std::optional(r.bots[s]) : std::nullopt});
   const RoundSecret secret{r.seed, r.salt};
   const auto sealed = fairness_of(secret, false), revealed = fairness_of(secret, true);
   const auto options = std::make_shared<const json>(r.options);

@@ -31,6 +31,8 @@ struct GameRecord {
   std::int64_t finished_ms = 0;
   std::string salt;        // of the round's seed commitment; empty for rounds from before them
   nlohmann::json clock{};  // the time control (protocol/time_control.hpp); null for none
+  // A bot's level by seat ("" for a person); empty when the record names no bot.
+  std::vector<std::string> bots{};
 };
 
 // {"format":"plateau-game/1", "game", "options", "seed" (a decimal string: JSON numbers lose

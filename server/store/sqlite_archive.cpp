@@ -3,6 +3,9 @@
 // backup of the live database.
 #include <sqlite3.h>
 
+#include <algorithm>
+
+#include "server/rooms/connection.hpp"
 #include "server/store/sqlite_stmt.hpp"
 #include "server/store/sqlite_store.hpp"
 
@@ -39,15 +42,18 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
     if (!q.is_null(6)) r.clock = json::parse(q.text(6), nullptr, false);
   }
   {
-    Stmt q(
-        reader_,
-        "SELECT s.seat, COALESCE(p.name, '') FROM seats s LEFT JOIN players p ON p.id = s.player "
-        "WHERE s.room = ?1 ORDER BY s.seat");
+    Stmt q(reader_,
+           "SELECT s.seat, COALESCE(p.name, ''), COALESCE(s.player, '') FROM seats s LEFT JOIN "
+           "players p ON p.id = s.player WHERE s.room = ?1 ORDER BY s.seat");
     q.bind(1, room);
     while (q.row()) {
       const auto seat = static_cast<std::size_t>(q.i64(0));
       if (r.players.size() <= seat) r.players.resize(seat + 1);
       r.players[seat] = q.text(1);
+      if (const auto level = bot_level_in(q.text(2))) {
+        r.bots.resize(std::max(r.bots.size(), seat + 1));
+        r.bots[seat] = std::string(*level);
+      }
     }
   }
   {
@@ -62,6 +68,7 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
   if (const auto n = r.options.value("players", 0);
       n > 0 && r.players.size() < static_cast<std::size_t>(n))
     r.players.resize(static_cast<std::size_t>(n));
+  if (!r.bots.empty()) r.bots.resize(r.players.size());
   return std::optional<GameRecord>(std::move(r));
 }
 

@@ -353,6 +353,30 @@ TEST_F(Bots, ABotLeavesAWaitingTableWhenItsPlayersSaySo) {
   EXPECT_EQ(eve->states[room]["seats"][1]["bot"], "easy");
 }
 
+// A game's record says which seats bots played, and its replay shows them; a record whose bots
+// are not one per player, or not a level, is refused.
+TEST_F(Bots, ARecordNamesItsBotsAndTheReplayShowsThem) {
+  GameRecord r{"r1", 1, "quantik", json::object(), 7, {"Ada", "Easy bot"}, {}, nullptr, 0, ""};
+  r.bots = {"", "easy"};
+  const json j = record_to_json(r);
+  EXPECT_EQ(j["bots"], json({nullptr, "easy"}));
+  const auto back = record_from_json(j);
+  ASSERT_TRUE(back.has_value()) << back.error();
+  EXPECT_EQ(back->bots, r.bots);
+  const auto frames = replay_frames(*back);
+  ASSERT_TRUE(frames.has_value()) << frames.error();
+  EXPECT_EQ((*frames)[0]["seats"][1]["bot"], "easy");
+  EXPECT_FALSE((*frames)[0]["seats"][0].contains("bot"));
+  r.bots.clear();
+  EXPECT_FALSE(record_to_json(r).contains("bots")) << "a game of people names none";
+  for (const json& bad :
+       {json({"easy"}), json({nullptr, "genius"}), json({nullptr, 3}), json("x")}) {
+    json k = j;
+    k["bots"] = bad;
+    EXPECT_FALSE(record_from_json(k).has_value()) << bad;
+  }
+}
+
 // A bot never holds up its opponent's takeback: it agrees at once, and plays again from there.
 TEST_F(Bots, ABotAgreesToATakeback) {
   auto ada = client("Ada");

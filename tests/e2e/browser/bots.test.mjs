@@ -84,6 +84,13 @@ test('Play the computer: a whole Quantik game by clicks, the bot answering each 
     const replay = await (await fetch(`${server.url}/api/replay?room=${room}&round=1`)).json();
     assert.deepEqual(replay.record.moves.map((m) => m.seat), replay.record.moves.map((_, i) => i % 2), 'the moves alternate');
     assert.ok(replay.record.moves.length >= 2 * turns - 1);
+    assert.deepEqual(replay.record.bots, [null, 'normal'], 'the record says which seat a bot played');
+    // Its replay shows the bot's seat with its level.
+    await page.goto(`${server.url}/?replay=${room}&round=1`);
+    await page.locator('#replay-seats .seat[data-seat="1"] .bot-tag[data-bot="normal"]').waitFor();
+    assert.equal(await page.locator('#replay-seats .seat[data-seat="0"] .bot-tag').count(), 0);
+    await page.goto(`${server.url}/?room=${room}`);
+    await page.waitForFunction(() => window.plateau.state && window.plateau.drawn === window.plateau.state);
     assert.deepEqual(errors, [], 'no error came');
     assert.equal(await page.locator('#error').isHidden(), true, 'no error is shown');
     await page.screenshot({ path: `${shots}/bots-end.png` });
