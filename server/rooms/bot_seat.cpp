@@ -1,19 +1,31 @@
 #include "server/rooms/bot_seat.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "server/rooms/room.hpp"
 
 namespace plateau::server {
 
-std::string bot_player_id(bots::Level level, std::string_view random_hex) {
-  return "bot-" + std::string(bots::spec(level).name) + "-" + std::string(random_hex);
+std::string bot_player_id(bots::Level level, std::string_view random_hex, int ordinal) {
+  std::string id = "bot-" + std::string(bots::spec(level).name) + "-";
+  if (ordinal > 1) id += std::to_string(ordinal) + "-";
+  return id + std::string(random_hex);
 }
 
-std::string bot_name(bots::Level level) {
-  std::string name(bots::spec(level).name);
+std::string bot_name(std::string_view player_id) {
+  const auto level = bot_level_in(player_id);
+  if (!level || level->empty()) return "Bot";
+  std::string name(*level);
   name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-  return name + " bot";
+  name += " bot";
+  // "bot-<level>-<n>-<hex>": the n-th bot of that level at its table.
+  const auto rest = player_id.substr(4 + level->size() + 1);
+  const auto dash = rest.find('-');
+  if (dash != std::string_view::npos && dash > 0 && dash <= 2 &&
+      std::ranges::all_of(rest.substr(0, dash), [](char c) { return c >= '0' && c <= '9'; }))
+    name += " " + std::string(rest.substr(0, dash));
+  return name;
 }
 
 std::optional<bots::Level> bot_level_of(std::string_view player_id) {

@@ -25,9 +25,11 @@ namespace plateau::server {
 
 class Room;
 
-// A bot's player id ("bot-<level>-<hex>", see bot_level_in) and the name its seat shows.
-std::string bot_player_id(bots::Level level, std::string_view random_hex);
-std::string bot_name(bots::Level level);
+// A bot's player id ("bot-<level>-<hex>", see bot_level_in; "bot-<level>-<n>-<hex>" for the
+// n-th bot of that level at its table) and the name its seat shows ("Easy bot", "Easy bot 2"):
+// the name follows from the id, so it is the same after a restart.
+std::string bot_player_id(bots::Level level, std::string_view random_hex, int ordinal = 1);
+std::string bot_name(std::string_view player_id);
 // The level of a bot's player id; nullopt for a person's (or an unknown level's).
 std::optional<bots::Level> bot_level_of(std::string_view player_id);
 

@@ -279,7 +279,7 @@ void Lobby::use_bots(Background& background, std::chrono::microseconds max_think
 
 std::shared_ptr<BotSeat> Lobby::make_bot(bots::Level level, const std::string& player_id) {
   return std::make_shared<BotSeat>(
-      Player{player_id, bot_name(level)}, level, bots_,
+      Player{player_id, bot_name(player_id)}, level, bots_,
       [this](const std::shared_ptr<Connection>& c, protocol::Request r) {
         handle(c, std::move(r));
       },
@@ -327,7 +327,14 @@ std::optional<Code> Lobby::add_bot(const std::shared_ptr<Connection>& c,
       bot_games() >= limits_.max_bot_games)
     return no(Code::bot_limit,
               "the server runs as many games with bots as it may; try again later");
-  const auto bot = make_bot(*level, bot_player_id(*level, random_hex(8)));
+  // Two bots of a level at one table are told apart: "Easy bot", "Easy bot 2".
+  const auto seated = room->seated();
+  int ordinal = 1;
+  while (std::ranges::any_of(seated, [&](const auto& s) {
+    return s.second == bot_name(bot_player_id(*level, "x", ordinal));
+  }))
+    ++ordinal;
+  const auto bot = make_bot(*level, bot_player_id(*level, random_hex(8), ordinal));
   bot->seat_at(room);
   const auto refused = room->add_bot(c, bot, req.seat, id);
   // Its row names it in the history (a bot has no token: the hash field holds what no SHA-256
@@ -693,7 +700,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
       continue;
     }
     if (const auto level = p ? bot_level_of(*p) : std::nullopt) {
-      names.push_back(bot_name(*level));
+      names.push_back(bot_name(*p));
       continue;
     }
     const auto it = p ? players_.find(*p) : players_.end();

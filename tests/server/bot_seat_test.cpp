@@ -353,6 +353,32 @@ TEST_F(Bots, ABotLeavesAWaitingTableWhenItsPlayersSaySo) {
   EXPECT_EQ(eve->states[room]["seats"][1]["bot"], "easy");
 }
 
+// Two bots of a level at one table are told apart by their names, which a restart keeps.
+TEST_F(Bots, TwoBotsOfALevelAtATableHaveNamesOfTheirOwn) {
+  auto ada = client("Ada");
+  const auto room = create(ada, "on_top", {{"players", 4}});
+  send(ada, {{"type", "join"}, {"room", room}, {"as", "player"}, {"seat", 0}});
+  add_bot(ada, room, 2, "easy");
+  add_bot(ada, room, 1, "easy");
+  add_bot(ada, room, 3, "hard");
+  const json seats = ada->states[room]["seats"];
+  EXPECT_EQ(seats[2]["name"], "Easy bot");
+  EXPECT_EQ(seats[1]["name"], "Easy bot 2");
+  EXPECT_EQ(seats[3]["name"], "Hard bot");
+  EXPECT_EQ(seats[1]["bot"], "easy");
+
+  Lobby lobby2{store, [] { return 5ULL; }, roomy()};
+  for (const auto& [id, p] : store.players) lobby2.restore_player(p);
+  std::string why;
+  ASSERT_TRUE(lobby2.restore_room(store.rooms[room].room, why)) << why;
+  auto wil = std::make_shared<FakeConnection>();
+  lobby2.handle(wil, *protocol::decode(R"({"type":"hello","name":"Wil"})"));
+  lobby2.handle(
+      wil, *protocol::decode(json{{"type", "join"}, {"room", room}, {"as", "spectator"}}.dump()));
+  for (const int s : {1, 2, 3})
+    EXPECT_EQ(wil->states[room]["seats"][s]["name"], seats[s]["name"]) << "seat " << s;
+}
+
 // A game's record says which seats bots played, and its replay shows them; a record whose bots
 // are not one per player, or not a level, is refused.
 TEST_F(Bots, ARecordNamesItsBotsAndTheReplayShowsThem) {
