@@ -104,8 +104,9 @@ int main(int argc, char** argv) {
   // The bots think here, off the loop; declared after the lobby, so it goes first and the
   // searches still running end before any room does.
   Workers workers(ioc, config.workers > 0 ? config.workers : Workers::default_threads());
-  if (config.max_bot_games > 0)
-    lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms));
+  // With --max-bot-games 0 nobody seats a bot, but an easy one still plays on for a player who
+  // leaves a game of three or four (and a game with bots under way at a restart goes on).
+  lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms), config.max_bot_games > 0);
   Server server(config, ioc, lobby, storage.get(), tls);
 
   if (storage) {

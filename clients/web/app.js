@@ -295,7 +295,6 @@ function renderOptions() {
     box.append(el('label', { title: o.label }, capital(o.label), ' ', input));
   }
   renderComputer();
-  renderTimeControl();
 }
 
 function choiceLabel(name, c) {
@@ -608,23 +607,16 @@ function showAnnounce(text) {
 const serverNow = () => Date.now() + app.offset;
 const DAY = 86400000, HOUR = 3600000, MINUTE = 60000;
 
-// The "Time control" choice of the create form: null for none, else the `clock` to send.
-// A clock at three or four seats needs the server's bots (one plays for a player whose time
-// runs out): without them the choice is kept but off, and says why.
+// The "Time control" choice of the create form: null for none, else the `clock` to send. Any
+// table may have one: at three or four seats, an easy bot plays on for a player whose time runs
+// out.
 function readClock() {
   const sel = $('#time-control');
-  if (sel.disabled || !sel.value) return null;
+  if (!sel.value) return null;
   const [kind, a, b] = sel.value.split(':');
   return kind === 'live'
     ? { kind: 'live', base_ms: Number(a) * MINUTE, increment_ms: Number(b) * 1000 }
     : { kind: 'correspondence', days: Number(a) };
-}
-
-function renderTimeControl() {
-  const game = app.games.find((g) => g.id === $('#game-select').value);
-  const many = !!game && computerSeats(game, readOptions()) > 2 && app.noBots;
-  $('#time-control').disabled = many;
-  $('#time-control-note').hidden = !many;
 }
 
 // "3+2" (minutes + seconds a move), "3 days"; '' for none.
@@ -1052,7 +1044,7 @@ function init() {
   });
   $('#name').addEventListener('change', () => $('#name-form').requestSubmit());
   $('#game-select').addEventListener('change', renderOptions);
-  $('#options').addEventListener('change', () => { renderComputer(); renderTimeControl(); });
+  $('#options').addEventListener('change', () => renderComputer());
   $('#play-computer').addEventListener('click', playComputer);
   $('#create-form').addEventListener('submit', (e) => {
     e.preventDefault();

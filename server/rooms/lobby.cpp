@@ -198,8 +198,8 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
     tables.push_back(room);
     listed.push_back({{"room", rid}, {"seat", *seat}});
   }
-  c->send(make_frame(protocol::encode_welcome(id, player.id, token, bots_.background != nullptr,
-                                              games_json_, listed)));
+  c->send(make_frame(
+      protocol::encode_welcome(id, player.id, token, bot_games_allowed(), games_json_, listed)));
   for (const auto& room : tables) {
     std::optional<std::int64_t> held;
     for (const auto& [r, v] : h.resume)
@@ -264,9 +264,10 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   });
 }
 
-void Lobby::use_bots(Background& background, std::chrono::microseconds max_think) {
+void Lobby::use_bots(Background& background, std::chrono::microseconds max_think, bool bot_games) {
   bots_.background = &background;
   bots_.max_think = max_think;
+  bot_games_ = bot_games;
   // An easy bot plays on for whoever leaves a game of three or four seats: it keeps the
   // game's turns going, and is not one of the bot games --max-bot-games counts.
   stand_in_ = [this](const std::shared_ptr<Room>& room, int seat) {
@@ -315,7 +316,7 @@ std::optional<Code> Lobby::add_bot(const std::shared_ptr<Connection>& c,
     c->send(make_frame(protocol::encode_error({code, std::move(message), id})));
     return code;
   };
-  if (!bots_.background) return no(Code::bot_unavailable, "this server runs no bots");
+  if (!bot_games_allowed()) return no(Code::bot_unavailable, "this server runs no bots");
   const auto level = bots::level_named(req.level);
   if (!level)
     return no(Code::bot_level, "no bot level '" + req.level.substr(0, 16) +

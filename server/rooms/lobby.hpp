@@ -83,10 +83,14 @@ class Lobby {
   Lobby& operator=(const Lobby&) = delete;
 
   void handle(const std::shared_ptr<Connection>& c, protocol::Request req);
-  // Bots think on `background` (the worker pool), each search for at most `max_think`. Without
-  // this call the server runs no bots: `add_bot` is refused, and a stored bot's seat waits.
-  // Call it before restoring rooms, so that their bots sit again.
-  void use_bots(Background& background, std::chrono::microseconds max_think);
+  // Bots think on `background` (the worker pool), each search for at most `max_think`: an easy
+  // one plays on for whoever leaves a game of three or four, and, with `bot_games`, players may
+  // seat bots (add_bot). Without this call the server runs no bots at all: `add_bot` is
+  // refused, a stored bot's seat waits, and nobody may leave a game of three or four. Call it
+  // before restoring rooms, so that their bots sit again.
+  void use_bots(Background& background, std::chrono::microseconds max_think, bool bot_games = true);
+  // Whether players may seat bots here.
+  bool bot_games_allowed() const { return bots_.background != nullptr && bot_games_; }
   const BotHouse& bots() const { return bots_; }
   // Rooms in memory with a bot seated and a game not over (what --max-bot-games caps).
   std::size_t bot_games() const;
@@ -246,6 +250,7 @@ class Lobby {
   std::unordered_map<Connection*, std::set<std::string>> rooms_of_;
   Counters counters_;
   BotHouse bots_;
+  bool bot_games_ = false;  // add_bot is open (use_bots)
   // Makes the bot that plays for a player who left (RoomSettings::stand_in); none without bots.
   decltype(RoomSettings::stand_in) stand_in_;
   std::function<Millis()> clock_;

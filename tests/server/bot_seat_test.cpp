@@ -256,6 +256,40 @@ TEST(BotsOff, AServerWithoutWorkersSeatsNoBot) {
   EXPECT_EQ(ada->last("error")["code"], "bot/unavailable");
 }
 
+// With bot games off (--max-bot-games 0) nobody seats a bot, and welcome says so; but a player
+// who leaves a game of three is still played for, so the others play on.
+TEST(BotsOff, WithBotGamesOffAnEasyBotStillPlaysOnForWhoLeaves) {
+  ManualStore store;
+  QueuedBackground background;
+  std::uint64_t n = 3;
+  Lobby lobby{store, [&n] { return n++ * 0x9e3779b97f4a7c15ULL; }, roomy()};
+  lobby.use_bots(background, std::chrono::milliseconds(5), false);
+  std::vector<std::shared_ptr<FakeConnection>> people;
+  for (const char* name : {"Ada", "Bob", "Cid"}) {
+    people.push_back(std::make_shared<FakeConnection>());
+    lobby.handle(people.back(), *protocol::decode(json{{"type", "hello"}, {"name", name}}.dump()));
+    EXPECT_EQ(people.back()->last("welcome")["bots"], false);
+  }
+  const auto& ada = people[0];
+  lobby.handle(ada,
+               *protocol::decode(R"({"type":"create","game":"quirky","options":{"players":3},)"
+                                 R"("clock":{"kind":"live","base_ms":60000,"increment_ms":0}})"));
+  const std::string room = ada->last("created")["room"];
+  lobby.handle(ada, *protocol::decode(json{{"type", "add_bot"}, {"room", room}}.dump()));
+  EXPECT_EQ(ada->last("error")["code"], "bot/unavailable");
+  for (const auto& c : people)
+    lobby.handle(
+        c, *protocol::decode(json{{"type", "join"}, {"room", room}, {"as", "player"}}.dump()));
+  ASSERT_EQ(ada->states[room]["status"], "playing");
+  const int mover = ada->states[room]["to_move"];
+  lobby.handle(people[static_cast<std::size_t>(mover)],
+               *protocol::decode(json{{"type", "resign"}, {"room", room}}.dump()));
+  EXPECT_EQ(ada->states[room]["left"][0]["seat"], mover);
+  background.drain();
+  EXPECT_NE(ada->states[room]["to_move"], mover) << "its bot moved";
+  EXPECT_EQ(store.rooms[room].room.rounds[0].moves.size(), 1u);
+}
+
 TEST_F(Bots, ABotAsksForARematchOnceAPersonHas) {
   auto ada = client("Ada");
   const auto room = create(ada, "quantik", {{"first", "0"}});

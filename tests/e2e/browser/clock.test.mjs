@@ -52,24 +52,14 @@ test('a 1+0 game: Bob lets his minute run out, and every page shows the loss on 
     const eve = await player(browser, 'Eve');
     const creates = createsOf(ada.page);
 
-    // This server runs bots, so a 3-player On Top table may have a clock too (a bot plays on for
-    // a player whose time runs out); a server without bots offers none (the note says why).
+    // A 3-player On Top table may have a clock too: a bot plays on for a player whose time runs
+    // out.
     await ada.page.goto(server.url);
     await ada.page.waitForFunction(() => window.plateau.games.length > 0);
     assert.equal(await ada.page.inputValue('#time-control'), '', 'no clock unless chosen');
     await ada.page.selectOption('#game-select', 'on_top');
     await ada.page.selectOption('[data-option="players"]', '3');
     assert.equal(await ada.page.isDisabled('#time-control'), false, 'a clock for three players');
-    assert.equal(await ada.page.isVisible('#time-control-note'), false);
-    await ada.page.evaluate(() => { window.plateau.noBots = true; });
-    await ada.page.selectOption('[data-option="players"]', '2');
-    await ada.page.selectOption('[data-option="players"]', '3');
-    assert.equal(await ada.page.isDisabled('#time-control'), true, 'without bots, none for three');
-    assert.equal(await ada.page.isVisible('#time-control-note'), true, 'and the form says why');
-    await ada.page.selectOption('[data-option="players"]', '2');
-    assert.equal(await ada.page.isDisabled('#time-control'), false);
-    assert.equal(await ada.page.isVisible('#time-control-note'), false);
-    await ada.page.evaluate(() => { window.plateau.noBots = false; });
 
     const room = await createTimed(ada.page, server.url, 'quantik', '1+0', { first: 0 });
     const live = { kind: 'live', base_ms: 60000, increment_ms: 0 };
