@@ -50,7 +50,8 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
       const auto seat = static_cast<std::size_t>(q.i64(0));
       if (r.players.size() <= seat) r.players.resize(seat + 1);
       r.players[seat] = q.text(1);
-      if (const auto level = bot_level_in(q.text(2))) {
+      // The id held here: the level is a view into it.
+      if (const std::string id = q.text(2); const auto level = bot_level_in(id)) {
         r.bots.resize(std::max(r.bots.size(), seat + 1));
         r.bots[seat] = std::string(*level);
       }
