@@ -101,6 +101,10 @@ std::string_view code_string(Code c) {
       return "takeback/nothing";
     case Code::takeback_none:
       return "takeback/none_asked";
+    case Code::account_disabled:
+      return "account/disabled";
+    case Code::signed_out:
+      return "account/signed_out";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

@@ -59,6 +59,8 @@ enum class Code {
   takeback_timed,     // takeback/timed: takebacks are for casual tables, without a clock
   takeback_nothing,   // takeback/nothing: the player has no move in this round to take back
   takeback_none,      // takeback/none_asked: no takeback is asked of the player
+  account_disabled,   // account/disabled: the host disabled this account; it may not sit or create
+  signed_out,         // account/signed_out: the session this connection signed in with has ended
   internal_error,     // internal/error: the server failed while handling the message (logged)
   internal,           // server/internal (kept last: tests walk the codes up to it)
 };

@@ -306,14 +306,19 @@ std::string dump_text(const json& j) {
 }  // namespace
 
 std::string encode_welcome(const json& id, std::string_view player, std::string_view token,
-                           bool bots, std::string_view games_json, const json& tables) {
+                           bool bots, std::string_view games_json, const json& tables,
+                           std::string_view name, const std::optional<std::string>& account) {
   // Keys in the order nlohmann writes them (sorted), like every other frame.
-  std::string out = bots ? R"({"bots":true,"games":)" : R"({"bots":false,"games":)";
+  std::string out = R"({"account":)";
+  out += account ? dump_text(*account) : "null";
+  out += bots ? R"(,"bots":true,"games":)" : R"(,"bots":false,"games":)";
   out += games_json;
   if (!id.is_null()) {
     out += R"(,"id":)";
     out += dump_text(id);
   }
+  out += R"(,"name":)";
+  out += dump_text(name);
   out += R"(,"player":)";
   out += dump_text(player);
   out += R"(,"tables":)";

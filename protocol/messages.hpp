@@ -126,9 +126,14 @@ int json_depth(std::string_view text, int stop_at);
 // `tables`: the rooms the player sits in, as [{"room", "seat"}], which the hello put them back in.
 // `bots`: whether this server runs bots (add_bot, and a bot to play for who leaves a game of
 // three or four).
+// `name`: what the player is shown as (an account's name, or a guest's, which gets " (guest)"
+// when an account holds it). `account`: the account's name when the token is an account's
+// session, else null.
 std::string encode_welcome(const nlohmann::json& id, std::string_view player,
                            std::string_view token, bool bots, std::string_view games_json,
-                           const nlohmann::json& tables = nlohmann::json::array());
+                           const nlohmann::json& tables = nlohmann::json::array(),
+                           std::string_view name = {},
+                           const std::optional<std::string>& account = std::nullopt);
 std::string encode_created(const nlohmann::json& id, std::string_view room);
 std::string encode_joined(const nlohmann::json& id, std::string_view room, std::optional<int> seat);
 // `server_time` (ms since the epoch): what a client sets its clocks and countdowns by.

@@ -5,7 +5,7 @@
 #                   libFuzzer for scripts/fuzz.sh, clang-tidy and clang-format 19
 set -euo pipefail
 want=(g++ cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
-      libsqlite3-dev libssl-dev libjemalloc-dev openssl libgtest-dev sqlite3 curl ca-certificates)
+      libsqlite3-dev libsodium-dev libssl-dev libjemalloc-dev openssl libgtest-dev sqlite3 curl ca-certificates)
 if [ "${1:-build}" = test ]; then
   want+=(chromium clang-19 libclang-rt-19-dev clang-tidy-19 clang-format-19)
   command -v node >/dev/null 2>&1 || want+=(nodejs)

@@ -173,6 +173,48 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.workers, 0, 256);
        },
        [](const Config& c) { return std::to_string(c.workers); }},
+      {"--registration", "PLATEAU_REGISTRATION",
+       "who may open an account: open, invite (with a link the admin makes) or closed",
+       [](Config& c, const std::string& v) {
+         if (v != "open" && v != "invite" && v != "closed")
+           return std::string("expects open, invite or closed");
+         c.registration = v;
+         return std::string();
+       },
+       [](const Config& c) { return c.registration; }},
+      {"--password-memory-kib", "PLATEAU_PASSWORD_MEMORY_KIB",
+       "memory each password hash takes (Argon2id), in KiB",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.password_memory_kib, 8, 4 * 1024 * 1024);
+       },
+       [](const Config& c) { return std::to_string(c.password_memory_kib); }},
+      {"--password-ops", "PLATEAU_PASSWORD_OPS", "passes of each password hash (Argon2id)",
+       [](Config& c, const std::string& v) { return parse_number(v, c.password_ops, 1, 100); },
+       [](const Config& c) { return std::to_string(c.password_ops); }},
+      {"--logins-per-minute", "PLATEAU_LOGINS_PER_MINUTE",
+       "logins and password changes one address may try a minute",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.logins_per_minute, 1, 100'000);
+       },
+       [](const Config& c) { return std::to_string(c.logins_per_minute); }},
+      {"--registrations-per-minute", "PLATEAU_REGISTRATIONS_PER_MINUTE",
+       "accounts one address may open a minute",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.registrations_per_minute, 1, 100'000);
+       },
+       [](const Config& c) { return std::to_string(c.registrations_per_minute); }},
+      {"--max-sessions", "PLATEAU_MAX_SESSIONS",
+       "devices one account may have signed in (one more signs the oldest out)",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_sessions, 1, 1000);
+       },
+       [](const Config& c) { return std::to_string(c.max_sessions); }},
+      {"--max-password-jobs", "PLATEAU_MAX_PASSWORD_JOBS",
+       "passwords hashed at once (each takes --password-memory-kib); more are refused",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.max_password_jobs, 1, 256);
+       },
+       [](const Config& c) { return std::to_string(c.max_password_jobs); }},
       {"--message-timeout", "PLATEAU_MESSAGE_TIMEOUT",
        "seconds a WebSocket message may take to arrive whole, once begun",
        [](Config& c, const std::string& v) {

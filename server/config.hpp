@@ -51,6 +51,14 @@ struct Config {
   // ("https://club.example.org"); "*" for any. The server's own pages always may.
   std::vector<std::string> allowed_origins;
   int imports_per_minute = 10;  // records one address may import a minute (with the admin token)
+  // Accounts (issue 46).
+  std::string registration = "open";        // who may open an account: open, invite or closed
+  std::size_t password_memory_kib = 65536;  // Argon2id's memory per hash (64 MiB)
+  int password_ops = 2;                     // Argon2id's passes
+  int logins_per_minute = 10;               // logins (and password changes) per address
+  int registrations_per_minute = 3;         // accounts opened per address
+  std::size_t max_sessions = 20;            // devices signed in per account
+  std::size_t max_password_jobs = 4;        // passwords hashed at once
   bool help = false;
 };
 

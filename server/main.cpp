@@ -101,9 +101,26 @@ int main(int argc, char** argv) {
           .max_bot_games = config.max_bot_games,
           .max_lag_credit_ms = config.max_lag_credit_ms,
           .gone_ms = static_cast<Millis>(config.gone_seconds) * 1000});
+  // Accounts: their passwords are hashed on the workers below (declared after, so that the
+  // hashes still running end before the accounts do).
+  NullAccountStore null_accounts;
+  AccountStore& account_store = storage ? static_cast<AccountStore&>(*storage) : null_accounts;
+  std::unique_ptr<Accounts> accounts;
   // The bots think here, off the loop; declared after the lobby, so it goes first and the
   // searches still running end before any room does.
   Workers workers(ioc, config.workers > 0 ? config.workers : Workers::default_threads());
+  accounts = std::make_unique<Accounts>(
+      account_store, workers, secure_random_u64,
+      AccountLimits{
+          .registration = *registration_named(config.registration),
+          .cost = {static_cast<unsigned long long>(config.password_ops),
+                   config.password_memory_kib},
+          .logins_per_minute = static_cast<double>(config.logins_per_minute),
+          .registrations_per_minute = static_cast<double>(config.registrations_per_minute),
+          .max_sessions = config.max_sessions,
+          .max_hashing = config.max_password_jobs},
+      [] { return now_ms(); });
+  lobby.use_accounts(*accounts);
   // With --max-bot-games 0 nobody seats a bot, but an easy one still plays on for a player who
   // leaves a game of three or four (and a game with bots under way at a restart goes on).
   lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms), config.max_bot_games > 0);
@@ -122,6 +139,12 @@ int main(int argc, char** argv) {
     // first tick the lobby's clock reads 0, and every table still waiting for players would be
     // closed as idle for 56 years at the first tick after the start.
     lobby.tick(now_ms());
+    auto loaded_accounts = storage->load_accounts();
+    if (!loaded_accounts) {
+      spdlog::critical("event=store_load_failed error=\"{}\"", loaded_accounts.error());
+      return 1;
+    }
+    accounts->restore(*loaded_accounts);
     for (const auto& p : loaded->players) lobby.restore_player(p);
     for (const auto& r : loaded->rooms) {
       std::string why;

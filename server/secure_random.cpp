@@ -1,5 +1,6 @@
 #include "server/secure_random.hpp"
 
+#include <openssl/sha.h>
 #include <sys/random.h>
 
 #include <cerrno>
@@ -39,6 +40,12 @@ std::string to_hex(std::span<const unsigned char> bytes) {
     out += kHex[b & 15];
   }
   return out;
+}
+
+std::string sha256_hex(std::string_view text) {
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(text.data()), text.size(), digest);
+  return to_hex(digest);
 }
 
 std::string secure_random_hex(std::size_t bytes) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 namespace plateau::server {
 
@@ -16,6 +17,9 @@ void secure_random_bytes(std::span<unsigned char> out);
 std::uint64_t secure_random_u64();
 // `bytes` random bytes as 2 × bytes lower-case hex characters.
 std::string secure_random_hex(std::size_t bytes);
+
+// The SHA-256 of `text`, as 64 lower-case hex characters: how tokens and codes are kept.
+std::string sha256_hex(std::string_view text);
 
 // Lower-case hex of any bytes.
 std::string to_hex(std::span<const unsigned char> bytes);

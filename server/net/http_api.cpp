@@ -80,10 +80,9 @@ class Answerer {
     return serve_file(req, target);
   }
 
-  static HttpResponse json_response(const HttpRequest& req, http::status status, const json& body) {
-    return text_response(req, status,
-                         body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
-                         "application/json");
+  std::optional<HttpResponse> check_admin(const HttpRequest& req, std::string_view target,
+                                          std::string_view off_code, std::string_view code_prefix) {
+    return server::check_admin(server_, req, peer_, target, off_code, code_prefix);
   }
 
   // The admin API: off unless an admin token is set; every call carries it as a bearer token.
@@ -91,43 +90,7 @@ class Answerer {
   //   POST /admin/rooms/<id>/close      closes a room (its clients get room/not_found)
   //   POST /admin/rooms/close {"player", "older_than_seconds"}  closes many (see close_rooms)
   //   POST /admin/announce  {"message"} sends an `announce` to every connected client
-  // Whether the request carries the admin token. An address that gave wrong ones is made to
-  // wait, longer after each (Backoff): guessing a token costs days, not seconds. Every refusal
-  // is logged with the address. Returns the refusal, or nothing when the token is good.
-  std::optional<HttpResponse> check_admin(const HttpRequest& req, std::string_view target,
-                                          std::string_view off_code, std::string_view code_prefix) {
-    const auto& token = server_.config().admin_token;
-    if (token.empty())
-      return json_error(req, http::status::not_found, off_code,
-                        "this needs the admin token, and the server has none set");
-    const auto now = std::chrono::steady_clock::now();
-    if (const auto wait = server_.admin_backoff().wait(peer_, now); wait.count() > 0) {
-      spdlog::warn("event=admin_refused reason=slow_down peer={} target={} wait_ms={}", peer_,
-                   target.substr(0, 200), wait.count());
-      auto res =
-          json_error(req, http::status::too_many_requests, std::string(code_prefix) + "/slow_down",
-                     "too many wrong tokens from this address: try again later");
-      res.set(http::field::retry_after, std::to_string((wait.count() + 999) / 1000));
-      return res;
-    }
-    const auto auth = req[http::field::authorization];
-    const std::string given(auth.data(), auth.size());
-    // Compared in constant time, so the token cannot be guessed byte by byte from timings.
-    const std::string expected = "Bearer " + token;
-    unsigned diff = given.size() != expected.size();
-    for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i)
-      diff |= static_cast<unsigned>(given[i] ^ expected[i]);
-    if (diff != 0) {
-      server_.admin_backoff().failed(peer_, now);
-      spdlog::warn("event=admin_refused reason=bad_token peer={} target={}", peer_,
-                   target.substr(0, 200));
-      return json_error(req, http::status::unauthorized, std::string(code_prefix) + "/unauthorized",
-                        "a valid admin token is required");
-    }
-    server_.admin_backoff().succeeded(peer_);
-    return std::nullopt;
-  }
-
+  //   /admin/accounts..., /admin/invites  the accounts (account_api.cpp)
   HttpResponse admin(const HttpRequest& req, const std::string& target) {
     if (auto refused = check_admin(req, target, "admin/off", "admin")) return std::move(*refused);
     if (req.method() == http::verb::get && target == "/admin/rooms") {
@@ -323,6 +286,47 @@ class Answerer {
 
 }  // namespace
 
+HttpResponse json_response(const HttpRequest& req, http::status status, const json& body) {
+  return text_response(req, status,
+                       body.dump(-1, ' ', false, json::error_handler_t::replace) + "\n",
+                       "application/json");
+}
+
+std::optional<HttpResponse> check_admin(Server& server, const HttpRequest& req,
+                                        const std::string& peer, std::string_view target,
+                                        std::string_view off_code, std::string_view code_prefix) {
+  const auto& token = server.config().admin_token;
+  if (token.empty())
+    return json_error(req, http::status::not_found, off_code,
+                      "this needs the admin token, and the server has none set");
+  const auto now = std::chrono::steady_clock::now();
+  if (const auto wait = server.admin_backoff().wait(peer, now); wait.count() > 0) {
+    spdlog::warn("event=admin_refused reason=slow_down peer={} target={} wait_ms={}", peer,
+                 target.substr(0, 200), wait.count());
+    auto res =
+        json_error(req, http::status::too_many_requests, std::string(code_prefix) + "/slow_down",
+                   "too many wrong tokens from this address: try again later");
+    res.set(http::field::retry_after, std::to_string((wait.count() + 999) / 1000));
+    return res;
+  }
+  const auto auth = req[http::field::authorization];
+  const std::string given(auth.data(), auth.size());
+  // Compared in constant time, so the token cannot be guessed byte by byte from timings.
+  const std::string expected = "Bearer " + token;
+  unsigned diff = given.size() != expected.size();
+  for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i)
+    diff |= static_cast<unsigned>(given[i] ^ expected[i]);
+  if (diff != 0) {
+    server.admin_backoff().failed(peer, now);
+    spdlog::warn("event=admin_refused reason=bad_token peer={} target={}", peer,
+                 target.substr(0, 200));
+    return json_error(req, http::status::unauthorized, std::string(code_prefix) + "/unauthorized",
+                      "a valid admin token is required");
+  }
+  server.admin_backoff().succeeded(peer);
+  return std::nullopt;
+}
+
 HttpResponse text_response(const HttpRequest& req, http::status status, std::string body,
                            std::string_view type) {
   HttpResponse res{status, req.version()};
@@ -394,6 +398,7 @@ void answer_http(Server& server, const HttpRequest& req, const std::string& peer
   // Whatever one request does, the server goes on serving everyone else: an exception that
   // escaped here would end the io_context's run, and the process with it.
   try {
+    if (answer_accounts(server, req, peer, reply)) return;
     Answerer answerer(server, peer);
     if (req.method() == http::verb::post && req.target() == "/api/import") {
       if (auto refused = answerer.import_record(req, reply)) reply(std::move(*refused));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
+#include <nlohmann/json.hpp>
 
 namespace plateau::server {
 
@@ -39,6 +41,23 @@ bool origin_allowed(std::string_view origin, std::string_view host,
 // message for people}. Clients match on the code (PROTOCOL.md, "HTTP"); the message may change.
 HttpResponse json_error(const HttpRequest& req, boost::beast::http::status status,
                         std::string_view code, std::string message);
+
+// A JSON answer with the server's usual headers.
+HttpResponse json_response(const HttpRequest& req, boost::beast::http::status status,
+                           const nlohmann::json& body);
+
+// Whether the request carries the admin token. An address that gave wrong ones is made to
+// wait, longer after each (Backoff): guessing a token costs days, not seconds. Every refusal
+// is logged with the address. Returns the refusal, or nothing when the token is good.
+std::optional<HttpResponse> check_admin(Server& server, const HttpRequest& req,
+                                        const std::string& peer, std::string_view target,
+                                        std::string_view off_code, std::string_view code_prefix);
+
+// The accounts' calls, /api/accounts/... and the admin's /admin/accounts... and /admin/invites
+// (account_api.cpp): answered through `reply`, at once or once a password is hashed. Returns
+// false for any other target.
+bool answer_accounts(Server& server, const HttpRequest& req, const std::string& peer,
+                     const HttpReply& reply);
 
 // A response with the server's usual headers, keeping the request's version and keep-alive.
 HttpResponse text_response(const HttpRequest& req, boost::beast::http::status status,

@@ -47,6 +47,8 @@ class Connection {
   // The player behind this connection, once it said hello (the lobby sets it).
   const Player* player() const { return player_ ? &*player_ : nullptr; }
   void set_player(Player p) { player_ = std::move(p); }
+  // Signed out: a stranger until its next hello.
+  void clear_player() { player_.reset(); }
 
  private:
   std::optional<Player> player_;

@@ -1,7 +1,5 @@
 #include "server/rooms/lobby.hpp"
 
-#include <openssl/sha.h>
-
 #include <algorithm>
 #include <cstring>
 
@@ -36,17 +34,7 @@ void PerMinute::sweep(Millis now) {
   });
 }
 
-std::string Lobby::hash_token(std::string_view token) {
-  unsigned char digest[SHA256_DIGEST_LENGTH];
-  SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : digest) {
-    out += kHex[b >> 4];
-    out += kHex[b & 15];
-  }
-  return out;
-}
+std::string Lobby::hash_token(std::string_view token) { return sha256_hex(token); }
 
 Lobby::TokenKey Lobby::token_key(std::string_view hex_hash) {
   TokenKey key;
@@ -92,7 +80,14 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
   const json& id = req.id;
   if (const auto* h = std::get_if<protocol::Hello>(&req.body)) return hello(c, *h, id);
   if (!c->player()) return reply_error(c, Code::no_hello, "say hello first", id);
-  if (const auto* cr = std::get_if<protocol::Create>(&req.body)) return create(c, *cr, id);
+  const bool disabled = accounts_ && accounts_->disabled(c->player()->id);
+  if (const auto* cr = std::get_if<protocol::Create>(&req.body)) {
+    if (disabled)
+      return reply_error(c, Code::account_disabled,
+                         "your account is disabled by the server's host: you may watch, not play",
+                         id);
+    return create(c, *cr, id);
+  }
   if (const auto* l = std::get_if<protocol::ListRooms>(&req.body)) return list(c, *l, id);
 
   const std::string* room_id = std::visit(
@@ -115,6 +110,10 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
   std::optional<Code> refused;
   if (const auto* j = std::get_if<protocol::Join>(&req.body)) {
     const bool sat = room->seat_of(player).has_value();
+    if (disabled && !j->spectator && !sat)
+      return reply_error(c, Code::account_disabled,
+                         "your account is disabled by the server's host: you may watch, not play",
+                         id);
     // Written before the seat that names them, so that no stored seat has nobody behind it.
     if (!j->spectator && !sat) store_player(player);
     refused = room->join(c, *j, id);
@@ -153,15 +152,27 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
 void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h, const json& id) {
   Player player;
   std::string token;
-  const auto known =
-      h.token ? player_by_token_.find(token_key(hash_token(*h.token))) : player_by_token_.end();
-  if (known != player_by_token_.end()) {
+  const std::string hash = h.token ? hash_token(*h.token) : std::string();
+  const auto known = h.token ? player_by_token_.find(token_key(hash)) : player_by_token_.end();
+  const AccountRow* account = known == player_by_token_.end() && accounts_ && h.token
+                                  ? accounts_->by_session(hash)
+                                  : nullptr;
+  if (account) {
+    // An account's session: the account's player, under the account's name whatever the
+    // hello says.
     token = *h.token;
-    player = Player{known->second, h.name};
+    player = Player{account->player, account->name};
+    auto [k, fresh] = players_.try_emplace(player.id);
+    if (fresh) k->second = Known{player.name, TokenKey{}, true, true, 0, now_};
+    k->second.name = player.name;
+    k->second.stored = k->second.seated = true;
+  } else if (known != player_by_token_.end()) {
+    token = *h.token;
+    player = Player{known->second, guest_name(h.name)};
     auto& k = players_[player.id];
-    if (k.name != h.name) {
-      k.name = h.name;
-      if (k.stored) store_.put_player({player.id, hash_token(token), player.name}, [](bool) {});
+    if (k.name != player.name) {
+      k.name = player.name;
+      if (k.stored) store_.put_player({player.id, hash, player.name}, [](bool) {});
     }
   } else {
     // An unknown token (or none) makes a new player; a token is never taken from the client.
@@ -169,12 +180,16 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
     if (!new_players_.allow(c->address(), now_))
       return reply_error(c, Code::rate_hello,
                          "too many new players from your address; try again in a minute", id);
-    player = Player{random_hex(8), h.name};
+    player = Player{random_hex(8), guest_name(h.name)};
     token = random_hex(16);
     const auto key = token_key(hash_token(token));
     player_by_token_[key] = player.id;
-    players_[player.id] = Known{h.name, key, false, false, 0, now_};
+    players_[player.id] = Known{player.name, key, false, false, 0, now_};
   }
+  if (account)
+    session_of_[c.get()] = hash;
+  else
+    session_of_.erase(c.get());
   const bool same = c->player() && c->player()->id == player.id;
   if (c->player() && !same) {
     closed(c.get());  // the connection changes player: it leaves the old one's rooms
@@ -198,8 +213,9 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
     tables.push_back(room);
     listed.push_back({{"room", rid}, {"seat", *seat}});
   }
-  c->send(make_frame(
-      protocol::encode_welcome(id, player.id, token, bot_games_allowed(), games_json_, listed)));
+  c->send(make_frame(protocol::encode_welcome(
+      id, player.id, token, bot_games_allowed(), games_json_, listed, player.name,
+      account ? std::optional<std::string>(account->name) : std::nullopt)));
   for (const auto& room : tables) {
     std::optional<std::int64_t> held;
     for (const auto& [r, v] : h.resume)
@@ -488,6 +504,7 @@ void Lobby::closed(Connection* c) {
       k->second.seen = now_;
     }
   clients_.erase(c);
+  session_of_.erase(c);
 }
 
 void Lobby::tick(Millis now) {
@@ -681,7 +698,69 @@ void Lobby::restore_player(const StoredPlayer& p) {
   if (bot_level_in(p.id)) return;  // a bot has no token, and sits again with its room
   const auto key = token_key(p.token_hash);
   player_by_token_[key] = p.id;
-  players_[p.id] = Known{p.name, key, true, p.seated, 0, now_};
+  players_[p.id] =
+      Known{p.name, key, true, p.seated || (accounts_ && accounts_->of_player(p.id)), 0, now_};
+}
+
+void Lobby::use_accounts(Accounts& accounts) {
+  accounts_ = &accounts;
+  accounts.use_directory(this);
+}
+
+std::string Lobby::guest_name(const std::string& name) const {
+  if (!accounts_ || !accounts_->name_taken(name)) return name;
+  // Cut to fit the longest name, at a character's start.
+  static constexpr std::string_view kGuest = " (guest)";
+  std::string shown = name;
+  auto chars = [](std::string_view s) {
+    return std::ranges::count_if(
+        s, [](char ch) { return (static_cast<unsigned char>(ch) & 0xc0) != 0x80; });
+  };
+  while (chars(shown) + chars(kGuest) > 40) {
+    do shown.pop_back();
+    while (!shown.empty() && (static_cast<unsigned char>(shown.back()) & 0xc0) == 0x80);
+    if (!shown.empty() && static_cast<unsigned char>(shown.back()) >= 0xc0) shown.pop_back();
+  }
+  return shown + std::string(kGuest);
+}
+
+std::optional<std::string> Lobby::guest_of(const std::string& token_hash) {
+  const auto it = player_by_token_.find(token_key(token_hash));
+  if (it == player_by_token_.end() || (accounts_ && accounts_->of_player(it->second)))
+    return std::nullopt;
+  return it->second;
+}
+
+void Lobby::became_account(const std::string& player, const std::string& name) {
+  auto& k = players_[player];
+  // The guest token signs nobody in from now (the store holds a hash nobody has a token for).
+  if (const auto it = player_by_token_.find(k.key);
+      it != player_by_token_.end() && it->second == player)
+    player_by_token_.erase(it);
+  k.key = TokenKey{};
+  k.name = name;
+  k.stored = k.seated = true;
+}
+
+void Lobby::sessions_ended(const std::vector<std::string>& token_hashes) {
+  if (token_hashes.empty()) return;
+  const std::set<std::string> ended(token_hashes.begin(), token_hashes.end());
+  std::vector<std::shared_ptr<Connection>> out;
+  for (const auto& [conn, session] : session_of_)
+    if (ended.contains(session))
+      if (const auto it = clients_.find(conn); it != clients_.end())
+        if (auto c = it->second.lock()) out.push_back(std::move(c));
+  for (const auto& c : out) {
+    // Out of its rooms, and a stranger again: it must say hello with a good token to go on.
+    closed(c.get());
+    c->clear_player();
+    c->send(make_frame(protocol::encode_error(
+        {Code::signed_out, "this session has ended: sign in again", nullptr})));
+  }
+}
+
+void Lobby::renamed(const std::string& player, const std::string& name) {
+  if (const auto it = players_.find(player); it != players_.end()) it->second.name = name;
 }
 
 bool Lobby::restore_room(const StoredRoom& r, std::string& why) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "protocol/messages.hpp"
+#include "server/accounts/accounts.hpp"
 #include "server/rooms/bot_seat.hpp"
 #include "server/rooms/connection.hpp"
 #include "server/rooms/room.hpp"
@@ -73,7 +74,7 @@ struct Counters {
   std::uint64_t players_forgotten = 0;
 };
 
-class Lobby {
+class Lobby : private PlayerDirectory {
  public:
   // Where every id, token, seed and salt comes from. The server passes the OS CSPRNG (the
   // default); tests pass a counter, to name rooms and draw games they can predict.
@@ -89,6 +90,11 @@ class Lobby {
   // refused, a stored bot's seat waits, and nobody may leave a game of three or four. Call it
   // before restoring rooms, so that their bots sit again.
   void use_bots(Background& background, std::chrono::microseconds max_think, bool bot_games = true);
+  // Accounts (issue 46): `hello` then takes an account's session token too, an account's name is
+  // its own (a guest who gives it is shown as "<name> (guest)"), and a disabled account may
+  // not sit or create. Without this call every player is a guest.
+  void use_accounts(Accounts& accounts);
+  Accounts* accounts() { return accounts_; }
   // Whether players may seat bots here.
   bool bot_games_allowed() const { return bots_.background != nullptr && bot_games_; }
   const BotHouse& bots() const { return bots_; }
@@ -138,6 +144,8 @@ class Lobby {
                                        std::optional<Millis> inactive_ms);
 
   static std::string hash_token(std::string_view token);
+  // The name a guest is shown under: theirs, unless an account holds it.
+  std::string guest_name(const std::string& name) const;
   // A fresh room id: 96 random bits, since a private room's id is its only key; unused in
   // memory and in the store.
   std::string new_room_id();
@@ -206,6 +214,11 @@ class Lobby {
   // The player's row is written (once): when they first take a seat or create a room.
   void store_player(const std::string& player);
   void sweep_players();
+  // PlayerDirectory, for the accounts.
+  std::optional<std::string> guest_of(const std::string& token_hash) override;
+  void became_account(const std::string& player, const std::string& name) override;
+  void sessions_ended(const std::vector<std::string>& token_hashes) override;
+  void renamed(const std::string& player, const std::string& name) override;
 
   Store& store_;
   Random random_;
@@ -249,6 +262,10 @@ class Lobby {
   std::unordered_map<Connection*, std::weak_ptr<Connection>> clients_;
   std::unordered_map<Connection*, std::set<std::string>> rooms_of_;
   Counters counters_;
+  Accounts* accounts_ = nullptr;
+  // The session each connection signed in with, for those signed in to an account: ending a
+  // session signs its connections out.
+  std::unordered_map<Connection*, std::string> session_of_;
   BotHouse bots_;
   bool bot_games_ = false;  // add_bot is open (use_bots)
   // Makes the bot that plays for a player who left (RoomSettings::stand_in); none without bots.

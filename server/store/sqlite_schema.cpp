@@ -99,6 +99,29 @@ const std::vector<const char*> kMigrations{
     R"sql(
     ALTER TABLE rounds ADD COLUMN departed TEXT;
     )sql",
+    // 10: accounts (issue 46). An account is a player with a unique name (compared by
+    // `name_key`, its lower case) and an Argon2id password hash; each signed-in device holds a
+    // session; a members-only club hands out single-use invitations. Tokens and codes are kept
+    // as their SHA-256 only.
+    R"sql(
+    CREATE TABLE accounts(
+      player TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      name_key TEXT NOT NULL UNIQUE,
+      password_hash TEXT NOT NULL,
+      created_ms INTEGER NOT NULL,
+      disabled INTEGER NOT NULL DEFAULT 0);
+    CREATE TABLE sessions(
+      token_hash TEXT PRIMARY KEY,
+      player TEXT NOT NULL,
+      device TEXT NOT NULL,
+      created_ms INTEGER NOT NULL);
+    CREATE INDEX sessions_player ON sessions(player);
+    CREATE TABLE invites(
+      code_hash TEXT PRIMARY KEY,
+      created_ms INTEGER NOT NULL,
+      expires_ms INTEGER NOT NULL);
+    )sql",
 };
 
 }  // namespace

@@ -339,7 +339,8 @@ void SqliteStore::forget_players(const std::vector<std::string>& ids, Done done)
       [ids = json(ids).dump()](StmtCache& db) {
         return Stmt(db,
                     "DELETE FROM players WHERE id IN (SELECT value FROM json_each(?1)) "
-                    "AND id NOT IN (SELECT player FROM seats WHERE player IS NOT NULL)")
+                    "AND id NOT IN (SELECT player FROM seats WHERE player IS NOT NULL) "
+                    "AND id NOT IN (SELECT player FROM accounts)")
             .bind(1, ids)
             .run();
       },

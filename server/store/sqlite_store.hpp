@@ -16,6 +16,7 @@
 //   sqlite_archive.cpp     the Archive: history, records, imports, backups
 //   sqlite_schema.cpp      migrations and the checks of a file at open
 //   sqlite_checkpoint.cpp  the checkpointer's thread
+//   sqlite_accounts.cpp    accounts, sessions and invitations
 #pragma once
 
 #include <condition_variable>
@@ -90,6 +91,17 @@ class SqliteStore final : public Storage {
   void import_record(const GameRecord& r, Done done) override;
   // SQLite's online backup of the live database.
   std::expected<void, std::string> backup_to(const std::string& path) override;
+
+  // AccountStore (sqlite_accounts.cpp).
+  void put_account(const AccountRow& account, const std::string& player_token_hash,
+                   Done done) override;
+  void put_session(const SessionRow& session, Done done) override;
+  void drop_sessions(const std::vector<std::string>& token_hashes, Done done) override;
+  void delete_account(const std::string& player, const std::string& shown_name, Done done) override;
+  void put_invite(const InviteRow& invite, Done done) override;
+  void drop_invite(const std::string& code_hash, Done done) override;
+  // On the writer connection, before the first write (like load()).
+  std::expected<LoadedAccounts, std::string> load_accounts() override;
 
  private:
   enum class Atomicity { savepoint, single_statement };

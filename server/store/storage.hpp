@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "server/histogram.hpp"
+#include "server/store/account_store.hpp"
 #include "server/store/archive.hpp"
 #include "server/store/store.hpp"
 
@@ -42,7 +43,7 @@ struct CommitStats {
   std::atomic<std::uint64_t> restarts{0};
 };
 
-class Storage : public Store, public Archive {
+class Storage : public Store, public Archive, public AccountStore {
  public:
   // How the store hands a completion to the rooms' thread (an asio::post in the server).
   using Post = std::function<void(std::function<void()>)>;

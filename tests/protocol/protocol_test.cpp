@@ -242,16 +242,20 @@ TEST(Encode, GoldenFrames) {
             R"({"mine":[],"offset":0,"rooms":[],"total":0,"type":"rooms"})");
   const json games = json::array({{{"id", "quantik"}, {"seats", 2}}});
   const json tables = json::array({{{"room", "ab12"}, {"seat", 1}}});
-  EXPECT_EQ(encode_welcome(7, "p1", "t\"k", true, games.dump(), tables), (json{{"type", "welcome"},
-                                                                               {"bots", true},
-                                                                               {"id", 7},
-                                                                               {"player", "p1"},
-                                                                               {"token", "t\"k"},
-                                                                               {"games", games},
-                                                                               {"tables", tables}}
-                                                                              .dump()));
-  EXPECT_EQ(encode_welcome(nullptr, "p1", "tk", false, "[]"),
-            R"({"bots":false,"games":[],"player":"p1","tables":[],"token":"tk","type":"welcome"})");
+  EXPECT_EQ(encode_welcome(7, "p1", "t\"k", true, games.dump(), tables, "Ada", "Ada"),
+            (json{{"type", "welcome"},
+                  {"account", "Ada"},
+                  {"bots", true},
+                  {"id", 7},
+                  {"name", "Ada"},
+                  {"player", "p1"},
+                  {"token", "t\"k"},
+                  {"games", games},
+                  {"tables", tables}}
+                 .dump()));
+  EXPECT_EQ(
+      encode_welcome(nullptr, "p1", "tk", false, "[]", json::array(), "Bo"),
+      R"({"account":null,"bots":false,"games":[],"name":"Bo","player":"p1","tables":[],"token":"tk","type":"welcome"})");
   // Invalid UTF-8 in a message never makes encoding throw.
   EXPECT_NO_THROW((void)encode_error({Code::bad_json, std::string("bad \xff"), nullptr}));
 }

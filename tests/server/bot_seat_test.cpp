@@ -13,45 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-// Jobs and posts wait in queues until drain(), which runs them all, in place, on the test's
-// thread (the loop here), until none is left.
-class QueuedBackground final : public Background {
- public:
-  void run(Work work, Failed failed) override {
-    jobs_.push_back({std::move(work), std::move(failed)});
-  }
-  void post(OnLoop then) override { posts_.push_back(std::move(then)); }
-  std::size_t pending() const override { return jobs_.size(); }
-  // Returns the jobs run.
-  int drain(int at_most = 10'000) {
-    int ran = 0;
-    while ((!jobs_.empty() || !posts_.empty()) && at_most-- > 0) {
-      if (!posts_.empty()) {
-        auto then = std::move(posts_.front());
-        posts_.pop_front();
-        then();
-        continue;
-      }
-      auto [work, failed] = std::move(jobs_.front());
-      jobs_.pop_front();
-      ++ran;
-      OnLoop then;
-      try {
-        then = work();
-      } catch (const std::exception& e) {
-        failed(e.what());
-        continue;
-      }
-      if (then) then();
-    }
-    return ran;
-  }
-
- private:
-  std::deque<std::pair<Work, Failed>> jobs_;
-  std::deque<OnLoop> posts_;
-};
-
 LobbyLimits roomy(std::size_t max_bot_games = 100) {
   return LobbyLimits{.keep = {},
                      .max_rooms_per_player = 1'000'000,

@@ -579,7 +579,8 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
   sql("DROP TABLE move_log; ALTER TABLE rounds DROP COLUMN rematch; ALTER TABLE rounds DROP COLUMN "
       "salt; ALTER TABLE rounds DROP COLUMN offer; ALTER TABLE rounds DROP COLUMN departed;"
       "ALTER TABLE rooms DROP COLUMN creator; ALTER TABLE rooms DROP COLUMN clock;"
-      "ALTER TABLE moves DROP COLUMN clock_ms; PRAGMA user_version = 2;"
+      "ALTER TABLE moves DROP COLUMN clock_ms; DROP TABLE accounts; DROP TABLE sessions; DROP "
+      "TABLE invites; PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
       "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, "
       "12);");
@@ -837,6 +838,98 @@ TEST_F(StoreTest, TheFactoryOpensTheFolderAndTheArchiveListsAndBacksUpAnImport) 
   sqlite3_finalize(s);
   sqlite3_close(db);
   EXPECT_EQ(moves, 2) << "the copy holds the imported game";
+}
+
+TEST_F(StoreTest, AccountsSessionsAndInvitesAreKeptAndADeletedAccountLeavesItsPlayerNamed) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    // A guest who sat becomes an account: their row's token is replaced and their name is the
+    // account's.
+    ASSERT_TRUE(wait([&](Done d) { store->put_player({"p1", "guest-hash", "ada?"}, d); }));
+    ASSERT_TRUE(wait([&](Done d) {
+      store->put_account({"p1", "Ada", "$argon2id$x", 100, false}, "nobody-has-this", d);
+    }));
+    // An account made for a player who never sat: its player row is made too.
+    ASSERT_TRUE(wait([&](Done d) {
+      store->put_account({"p2", "Bob", "$argon2id$y", 200, false}, "unusable2", d);
+    }));
+    for (const char* h : {"s1", "s2", "s3"})
+      ASSERT_TRUE(wait([&](Done d) { store->put_session({h, "p1", "phone", 300}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_session({"s4", "p2", "laptop", 400}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->drop_sessions({"s2"}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_invite({"inv1", 10, 1000}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_invite({"inv2", 10, 2000}, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->drop_invite("inv1", d); }));
+    // Disabled, then the name of another account is refused by the database itself.
+    ASSERT_TRUE(
+        wait([&](Done d) { store->put_account({"p2", "Bob", "$argon2id$y", 200, true}, "", d); }));
+    EXPECT_FALSE(wait([&](Done d) {
+      store->put_account({"p3", "ADA", "$argon2id$z", 1, false}, "u3", d);
+    })) << "names are unique whatever their case";
+    // Nobody forgets an account's player, seated or not.
+    ASSERT_TRUE(wait([&](Done d) { store->forget_players({"p1", "p2"}, d); }));
+    store->close();
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM players WHERE id IN ('p1', 'p2')"), 2);
+  EXPECT_EQ(count("SELECT count(*) FROM players WHERE token_hash = 'guest-hash'"), 0)
+      << "the guest's token signs nobody in once the guest has an account";
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    const auto loaded = store->load_accounts();
+    ASSERT_TRUE(loaded.has_value()) << loaded.error();
+    ASSERT_EQ(loaded->accounts.size(), 2u);
+    std::map<std::string, AccountRow> by_player;
+    for (const auto& a : loaded->accounts) by_player[a.player] = a;
+    EXPECT_EQ(by_player.at("p1").name, "Ada");
+    EXPECT_EQ(by_player.at("p1").password_hash, "$argon2id$x");
+    EXPECT_FALSE(by_player.at("p1").disabled);
+    EXPECT_TRUE(by_player.at("p2").disabled);
+    std::set<std::string> sessions;
+    for (const auto& s : loaded->sessions) sessions.insert(s.token_hash + ":" + s.player);
+    EXPECT_EQ(sessions, (std::set<std::string>{"s1:p1", "s3:p1", "s4:p2"}));
+    ASSERT_EQ(loaded->invites.size(), 1u);
+    EXPECT_EQ(loaded->invites[0].code_hash, "inv2");
+    EXPECT_EQ(loaded->invites[0].expires_ms, 2000);
+    // Deleting an account keeps its player, and so its seats in history, under another name.
+    ASSERT_TRUE(wait([&](Done d) { store->delete_account("p1", "deleted player", d); }));
+    const auto after = store->load_accounts();
+    ASSERT_TRUE(after.has_value());
+    EXPECT_EQ(after->accounts.size(), 1u);
+    EXPECT_EQ(after->sessions.size(), 1u);
+    store->close();
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM players WHERE id = 'p1' AND name = 'deleted player'"), 1);
+}
+
+TEST_F(StoreTest, ADatabaseOfTheReleaseBeforeAccountsOpensWithEveryRoomAndPlayer) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(wait([&](Done d) { store->put_player({"ada", "hash-ada", "Ada"}, d); }));
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room({"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", "ada"},
+                         d);
+    }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_seat("r1", 0, "ada", 1, d); }));
+    store->close();
+  }
+  // What schema 9 (the release before accounts) leaves.
+  sql("DROP TABLE accounts; DROP TABLE sessions; DROP TABLE invites; PRAGMA user_version = 9;");
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(count("PRAGMA user_version"), SqliteStore::schema_version());
+  const auto loaded = store->load();
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  ASSERT_EQ(loaded->players.size(), 1u);
+  EXPECT_EQ(loaded->players[0].token_hash, "hash-ada");
+  ASSERT_EQ(loaded->rooms.size(), 1u);
+  EXPECT_EQ(loaded->rooms[0].seats.at(0), "ada");
+  const auto accounts = store->load_accounts();
+  ASSERT_TRUE(accounts.has_value()) << accounts.error();
+  EXPECT_TRUE(accounts->accounts.empty());
+  store->close();
 }
 
 }  // namespace
