@@ -4,6 +4,7 @@
 import { applyPatch } from './patch.js';
 import { el, svg } from './dom.js';
 import { fairnessText, verifyFairness } from './fairness.js';
+import { initAccount, onSignedOut, onWelcome } from './account.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -119,6 +120,8 @@ function onMessage(msg) {
         $('#computer').hidden = app.noBots;
       }
       localStorage.setItem('plateau.token', msg.token);
+      if (typeof msg.name === 'string' && msg.account) localStorage.setItem('plateau.name', msg.name);
+      onWelcome(msg);
       setConn('online', 'online');
       fillGames();
       if (reconnected(msg.tables || [])) break;
@@ -162,6 +165,7 @@ function onMessage(msg) {
       showAnnounce(msg.message);
       break;
     case 'error':
+      if (msg.code === 'account/signed_out') { onSignedOut(); break; }
       showError(msg);
       break;
   }
@@ -1090,6 +1094,11 @@ function init() {
   });
   document.querySelector('.brand').addEventListener('click', (e) => { e.preventDefault(); history.pushState({}, '', '/'); showLobby(); });
   window.addEventListener('popstate', route);
+  // Signed in (or out): the new token's hello puts the player back at their tables.
+  initAccount((name) => {
+    if (name) $('#name').value = name;
+    send({ type: 'hello', name: myName(), token: localStorage.getItem('plateau.token') || undefined });
+  });
   connect();
 }
 

@@ -62,8 +62,8 @@ std::string_view to_string(Registration r) {
   return "closed";
 }
 
-Accounts::Accounts(AccountStore& store, Background& background, Random random,
-                   AccountLimits limits, Now now)
+Accounts::Accounts(AccountStore& store, Background& background, Random random, AccountLimits limits,
+                   Now now)
     : store_(store),
       background_(background),
       random_(std::move(random)),
@@ -136,7 +136,8 @@ const AccountRow* Accounts::session_account(const std::string& token,
 std::optional<AccountError> Accounts::busy_or_limited(RateByKey& rate, double per_minute,
                                                       const std::string& peer) {
   if (!rate.allow(peer, per_minute, steady())) {
-    auto e = error(429, "account/rate", "too many attempts from your address; try again in a minute");
+    auto e =
+        error(429, "account/rate", "too many attempts from your address; try again in a minute");
     e.retry_after = std::chrono::seconds(60);
     return e;
   }
@@ -145,8 +146,7 @@ std::optional<AccountError> Accounts::busy_or_limited(RateByKey& rate, double pe
   return std::nullopt;
 }
 
-void Accounts::register_account(Signup signup, const std::string& peer,
-                                const AccountReply& reply) {
+void Accounts::register_account(Signup signup, const std::string& peer, const AccountReply& reply) {
   const auto refuse = [&](AccountError e) {
     wipe(signup.password);
     reply(std::unexpected(std::move(e)));
@@ -230,7 +230,8 @@ void Accounts::register_account(Signup signup, const std::string& peer,
       },
       [release, reply](const std::string& what) {
         release();
-        reply(std::unexpected(error(503, "account/busy", "the password could not be hashed: " + what)));
+        reply(std::unexpected(
+            error(503, "account/busy", "the password could not be hashed: " + what)));
       });
 }
 
@@ -241,16 +242,19 @@ void Accounts::open_session(const std::string& player, std::string device,
   // One device too many: the oldest is signed out first.
   std::vector<std::string> old;
   if (auto& mine = sessions_of_[player]; mine.size() >= limits_.max_sessions)
-    old.assign(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(mine.size() + 1 -
-                                                                           limits_.max_sessions));
+    old.assign(mine.begin(),
+               mine.begin() + static_cast<std::ptrdiff_t>(mine.size() + 1 - limits_.max_sessions));
   if (!old.empty()) drop_sessions(std::move(old), [](bool) {});
   store_.put_session(row, [this, row, token, reply](bool ok) {
     if (!ok) return reply(std::unexpected(store_failed()));
     const auto* account = of_player(row.player);
-    if (!account) return reply(std::unexpected(error(404, "account/gone", "the account was deleted")));
+    if (!account)
+      return reply(std::unexpected(error(404, "account/gone", "the account was deleted")));
     sessions_[row.token_hash] = row;
     sessions_of_[row.player].push_back(row.token_hash);
-    json body{{"player", row.player}, {"name", account->name}, {"token", token},
+    json body{{"player", row.player},
+              {"name", account->name},
+              {"token", token},
               {"session", session_id(row.token_hash)}};
     reply(std::move(body));
   });
@@ -296,8 +300,8 @@ void Accounts::login(const std::string& name, std::string password, std::string 
   background_.run(
       [this, password = std::move(password), stored, cost = limits_.cost, key, player, reply,
        device = device_name(std::move(device))]() mutable -> Background::OnLoop {
-        const bool good = stored ? verify_password(*stored, password)
-                                 : (hash_password(password, cost), false);
+        const bool good =
+            stored ? verify_password(*stored, password) : (hash_password(password, cost), false);
         wipe(password);
         return [this, good, key, player, reply, device]() mutable {
           --hashing_;
@@ -316,7 +320,8 @@ void Accounts::login(const std::string& name, std::string password, std::string 
       },
       [this, reply](const std::string& what) {
         --hashing_;
-        reply(std::unexpected(error(503, "account/busy", "the password could not be checked: " + what)));
+        reply(std::unexpected(
+            error(503, "account/busy", "the password could not be checked: " + what)));
       });
 }
 
@@ -386,7 +391,8 @@ void Accounts::change_password(const std::string& token, std::string old_passwor
     return refuse(
         error(401, "account/unauthorized", "sign in first: this session is unknown or ended"));
   if (new_password.size() < limits_.min_password_bytes ||
-      new_password.size() > limits_.max_password_bytes || old_password.size() > limits_.max_password_bytes)
+      new_password.size() > limits_.max_password_bytes ||
+      old_password.size() > limits_.max_password_bytes)
     return refuse(error(400, "account/bad_password",
                         "a password has from " + std::to_string(limits_.min_password_bytes) +
                             " to " + std::to_string(limits_.max_password_bytes) + " bytes"));
@@ -439,7 +445,8 @@ void Accounts::change_password(const std::string& token, std::string old_passwor
       },
       [this, reply](const std::string& what) {
         --hashing_;
-        reply(std::unexpected(error(503, "account/busy", "the password could not be checked: " + what)));
+        reply(std::unexpected(
+            error(503, "account/busy", "the password could not be checked: " + what)));
       });
 }
 
@@ -469,7 +476,8 @@ void Accounts::set_disabled(const std::string& name, bool disabled, const Accoun
   row.disabled = disabled;
   store_.put_account(row, "", [this, row, reply](bool ok) {
     if (!ok) return reply(std::unexpected(store_failed()));
-    if (auto it = accounts_.find(row.player); it != accounts_.end()) it->second.disabled = row.disabled;
+    if (auto it = accounts_.find(row.player); it != accounts_.end())
+      it->second.disabled = row.disabled;
     reply(json{{"name", row.name}, {"disabled", row.disabled}});
   });
 }

@@ -109,9 +109,8 @@ class Accounts {
   AccountResult me(const std::string& token) const;
   void logout(const std::string& token, bool everywhere, const AccountReply& reply);
   // Other sessions are signed out; this one stays.
-  void change_password(const std::string& token, std::string old_password,
-                       std::string new_password, const std::string& peer,
-                       const AccountReply& reply);
+  void change_password(const std::string& token, std::string old_password, std::string new_password,
+                       const std::string& peer, const AccountReply& reply);
   // Signs out one of the account's devices, by the id `me` lists.
   void end_session(const std::string& token, const std::string& session_id,
                    const AccountReply& reply);
@@ -154,10 +153,11 @@ class Accounts {
   std::unordered_map<std::string, AccountRow> accounts_;  // by player id
   std::unordered_map<std::string, std::string> by_name_;  // name_key -> player id
   std::unordered_map<std::string, SessionRow> sessions_;  // by token hash
-  std::unordered_map<std::string, std::vector<std::string>> sessions_of_;  // player -> hashes, oldest first
-  std::map<std::string, InviteRow> invites_;                               // by code hash
-  std::set<std::string> pending_names_;    // name keys being registered (their hash is running)
-  std::set<std::string> pending_invites_;  // invitations being used
+  std::unordered_map<std::string, std::vector<std::string>>
+      sessions_of_;                           // player -> hashes, oldest first
+  std::map<std::string, InviteRow> invites_;  // by code hash
+  std::set<std::string> pending_names_;       // name keys being registered (their hash is running)
+  std::set<std::string> pending_invites_;     // invitations being used
   RateByKey logins_, registrations_;
   Backoff failures_;  // wrong passwords, by name key
   std::size_t hashing_ = 0;

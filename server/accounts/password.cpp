@@ -19,8 +19,8 @@ void init_sodium() {
 std::string hash_password(std::string_view password, PasswordCost cost) {
   init_sodium();
   char out[crypto_pwhash_STRBYTES];
-  if (crypto_pwhash_str_alg(out, password.data(), password.size(), cost.ops,
-                            cost.memory_kib * 1024, crypto_pwhash_ALG_ARGON2ID13) != 0)
+  if (crypto_pwhash_str_alg(out, password.data(), password.size(), cost.ops, cost.memory_kib * 1024,
+                            crypto_pwhash_ALG_ARGON2ID13) != 0)
     throw std::runtime_error("out of memory while hashing a password");
   return out;
 }

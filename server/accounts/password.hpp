@@ -11,7 +11,7 @@
 namespace plateau::server {
 
 struct PasswordCost {
-  unsigned long long ops = 2;     // passes over the memory (libsodium's INTERACTIVE: 2)
+  unsigned long long ops = 2;      // passes over the memory (libsodium's INTERACTIVE: 2)
   std::size_t memory_kib = 65536;  // 64 MiB (libsodium's INTERACTIVE)
 };
 

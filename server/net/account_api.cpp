@@ -100,8 +100,7 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
     }
   }
   Accounts* accounts = server.lobby().accounts();
-  if (!accounts)
-    return fail(http::status::not_found, "account/off", "this server has no accounts");
+  if (!accounts) return fail(http::status::not_found, "account/off", "this server has no accounts");
   const bool post = req.method() == http::verb::post;
   if (!post && req.method() != http::verb::get && req.method() != http::verb::head)
     return fail(http::status::method_not_allowed, "api/method", "GET or POST");
@@ -133,8 +132,7 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
   };
 
   if (!post && target == "/api/accounts/registration") {
-    answer(http::status::ok,
-           json{{"registration", to_string(accounts->registration())}});
+    answer(http::status::ok, json{{"registration", to_string(accounts->registration())}});
     return true;
   }
   if (post && target == "/api/accounts/register") {

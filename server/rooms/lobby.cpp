@@ -186,14 +186,15 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
     player_by_token_[key] = player.id;
     players_[player.id] = Known{player.name, key, false, false, 0, now_};
   }
-  if (account)
-    session_of_[c.get()] = hash;
-  else
-    session_of_.erase(c.get());
   const bool same = c->player() && c->player()->id == player.id;
   if (c->player() && !same) {
     closed(c.get());  // the connection changes player: it leaves the old one's rooms
   }
+  // After closed(), which forgets the connection's session.
+  if (account)
+    session_of_[c.get()] = SignedIn{hash, c};
+  else
+    session_of_.erase(c.get());
   c->set_player(player);
   auto& k = players_[player.id];
   k.seen = now_;
@@ -746,10 +747,9 @@ void Lobby::sessions_ended(const std::vector<std::string>& token_hashes) {
   if (token_hashes.empty()) return;
   const std::set<std::string> ended(token_hashes.begin(), token_hashes.end());
   std::vector<std::shared_ptr<Connection>> out;
-  for (const auto& [conn, session] : session_of_)
-    if (ended.contains(session))
-      if (const auto it = clients_.find(conn); it != clients_.end())
-        if (auto c = it->second.lock()) out.push_back(std::move(c));
+  for (const auto& [conn, signed_in] : session_of_)
+    if (ended.contains(signed_in.session))
+      if (auto c = signed_in.connection.lock()) out.push_back(std::move(c));
   for (const auto& c : out) {
     // Out of its rooms, and a stranger again: it must say hello with a good token to go on.
     closed(c.get());

@@ -265,7 +265,11 @@ class Lobby : private PlayerDirectory {
   Accounts* accounts_ = nullptr;
   // The session each connection signed in with, for those signed in to an account: ending a
   // session signs its connections out.
-  std::unordered_map<Connection*, std::string> session_of_;
+  struct SignedIn {
+    std::string session;  // its token's hash
+    std::weak_ptr<Connection> connection;
+  };
+  std::unordered_map<Connection*, SignedIn> session_of_;
   BotHouse bots_;
   bool bot_games_ = false;  // add_bot is open (use_bots)
   // Makes the bot that plays for a player who left (RoomSettings::stand_in); none without bots.

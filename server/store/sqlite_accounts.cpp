@@ -65,7 +65,8 @@ void SqliteStore::put_session(const SessionRow& s, Done done) {
 void SqliteStore::drop_sessions(const std::vector<std::string>& token_hashes, Done done) {
   enqueue(
       [hashes = json(token_hashes).dump()](StmtCache& db) {
-        return Stmt(db, "DELETE FROM sessions WHERE token_hash IN (SELECT value FROM json_each(?1))")
+        return Stmt(db,
+                    "DELETE FROM sessions WHERE token_hash IN (SELECT value FROM json_each(?1))")
             .bind(1, hashes)
             .run();
       },

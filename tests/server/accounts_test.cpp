@@ -272,8 +272,9 @@ TEST_F(AccountsTest, HashesInFlightAreCappedAndTheRestRefusedAsBusy) {
   make({.registrations_per_minute = 100, .max_hashing = 2});
   std::vector<AccountResult> answers;
   for (int i = 0; i < 3; ++i)
-    accounts_->register_account({"I" + std::to_string(i), "correct horse", "", std::nullopt, std::nullopt},
-                                "192.0.2.1", [&](AccountResult r) { answers.push_back(std::move(r)); });
+    accounts_->register_account(
+        {"I" + std::to_string(i), "correct horse", "", std::nullopt, std::nullopt}, "192.0.2.1",
+        [&](AccountResult r) { answers.push_back(std::move(r)); });
   ASSERT_EQ(answers.size(), 1u);
   EXPECT_EQ(code(answers[0]), "account/busy");
   EXPECT_EQ(answers[0].error().status, 503);
@@ -338,8 +339,9 @@ TEST_F(AccountsTest, ChangingThePasswordNeedsTheOldOneAndSignsOutEveryOtherDevic
   EXPECT_EQ(code(login("Kim", "correct horse")), "account/wrong_password");
   EXPECT_TRUE(login("Kim", "battery staple"));
   // And it lasts: a restart reads the new hash.
-  Accounts restarted(store_, background_, [] { return 7; }, {.cost = cheapest_password_cost()},
-                     [this] { return now_; });
+  Accounts restarted(
+      store_, background_, [] { return 7; }, {.cost = cheapest_password_cost()},
+      [this] { return now_; });
   restarted.restore(*store_.load_accounts());
   std::optional<AccountResult> out;
   restarted.login("kim", "battery staple", "", "192.0.2.1", [&](AccountResult r) { out = r; });
@@ -385,15 +387,15 @@ TEST_F(AccountsTest, AFailedWriteLeavesNoAccountAndFreesTheName) {
 TEST_F(AccountsTest, SessionsRestoredAtStartSignInAndOnlyThoseOfKnownAccounts) {
   const std::string token = (*signup("Ned"))["token"];
   store_.sessions["orphan"] = SessionRow{"orphan", "no-such-player", "x", 1};
-  Accounts restarted(store_, background_, [] { return 7; }, {.cost = cheapest_password_cost()},
-                     [this] { return now_; });
+  Accounts restarted(
+      store_, background_, [] { return 7; }, {.cost = cheapest_password_cost()},
+      [this] { return now_; });
   restarted.restore(*store_.load_accounts());
   ASSERT_NE(restarted.by_session(sha256_hex(token)), nullptr);
   EXPECT_EQ(restarted.by_session(sha256_hex(token))->name, "Ned");
   EXPECT_EQ(restarted.by_session("orphan"), nullptr);
   EXPECT_TRUE(restarted.name_taken("NED"));
 }
-
 
 // The lobby with accounts: hello by session, names, disabled accounts, signing out.
 class LobbyAccountsTest : public AccountsTest {
@@ -497,7 +499,10 @@ TEST_F(LobbyAccountsTest, SigningOutEverywhereSignsOutTheConnectionsOfEverySessi
   const std::string t1 = (*signup("Max"))["token"];
   const std::string t2 = (*login("Max", "correct horse"))["token"];
   auto [laptop, w1] = hello("Max", t1);
-  auto [phone, w2] = hello("Max", t2);
+  // The phone was a guest first, and signed in on the same connection.
+  auto [phone, w2] = hello("a guest");
+  send(phone, {{"type", "hello"}, {"name", "Max"}, {"token", t2}});
+  ASSERT_EQ(phone->take("welcome").at(0)["account"], "Max");
   auto [other, w3] = hello("Other");
   const std::string room = create(laptop);
   send(laptop, {{"type", "join"}, {"room", room}, {"as", "player"}});
