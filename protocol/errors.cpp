@@ -105,6 +105,10 @@ std::string_view code_string(Code c) {
       return "account/disabled";
     case Code::signed_out:
       return "account/signed_out";
+    case Code::rated_accounts:
+      return "rated/accounts_only";
+    case Code::rated_no_bots:
+      return "rated/no_bots";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

@@ -107,6 +107,10 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
       if (!it->is_boolean()) return fail(Code::bad_field, "'private' must be a boolean", id);
       c.is_private = it->get<bool>();
     }
+    if (const auto it = obj.find("rated"); it != obj.end() && !it->is_null()) {
+      if (!it->is_boolean()) return fail(Code::bad_field, "'rated' must be a boolean", id);
+      c.rated = it->get<bool>();
+    }
     if (const auto it = obj.find("clock"); it != obj.end()) {
       auto clock = time_control_from_json(*it);
       if (!clock) return fail(Code::bad_field, clock.error(), id);

@@ -40,6 +40,7 @@ struct Create {
   bool is_private = false;
   int spectator_delay = 0;  // moves by which spectators trail the players
   TimeControl clock{};      // (extension) the table's time control; none by default
+  bool rated = false;       // (extension) its games count for the players' ratings
 };
 struct Join {
   std::string room;

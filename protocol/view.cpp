@@ -53,6 +53,7 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state,
       if ((*room.rematch)[i]) e.rematch.push_back(static_cast<int>(i));
   e.fairness = room.fairness;
   e.options = room.options;
+  e.rated = room.rated;
   return e;
 }
 
@@ -93,6 +94,7 @@ json assemble_state(const Envelope& e, json board) {
               {"clock", e.clock},
               {"gone", e.gone},
               {"left", e.left},
+              {"rated", e.rated},
               {"board", std::move(board)}};
 }
 
@@ -471,6 +473,8 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
                  [&](std::string& o) { o += (b.options ? *b.options : json(nullptr)).dump(); });
   if (a.gone != b.gone) replace_with(ops, "/gone", [&](std::string& o) { o += b.gone.dump(); });
   if (a.left != b.left) replace_with(ops, "/left", [&](std::string& o) { o += b.left.dump(); });
+  if (a.rated != b.rated)
+    replace_with(ops, "/rated", [&](std::string& o) { o += b.rated ? "true" : "false"; });
   if (a.clock != b.clock) replace_with(ops, "/clock", [&](std::string& o) { o += b.clock.dump(); });
   if (a.offer != b.offer) replace_with(ops, "/offer", [&](std::string& o) { o += b.offer.dump(); });
   if (a.fairness != b.fairness)

@@ -54,6 +54,7 @@ struct RoomFacts {
   nlohmann::json gone{};
   // Who left the round, in order (ending.hpp's Departures), or null for nobody.
   nlohmann::json left{};
+  bool rated = false;  // (extension) the table's games count for its players' ratings
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
@@ -81,6 +82,7 @@ struct Envelope {
   nlohmann::json clock;  // null, or the clocks
   nlohmann::json gone;   // null, or the player to move who is gone
   nlohmann::json left;   // who left the round: an array, empty for nobody
+  bool rated = false;
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
 Envelope make_envelope(const RoomFacts& room, const rules::State& state,

@@ -47,7 +47,8 @@ json games_json(const std::vector<GameSummary>& games) {
                    {"result", g.result},
                    {"finished", g.finished_ms},
                    {"imported", g.imported},
-                   {"players", g.players}});
+                   {"players", g.players},
+                   {"rated", g.rated}});
   return out;
 }
 

@@ -73,6 +73,7 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
     facts.clock = scene.clock;
     facts.gone = scene.gone;
     facts.left = scene.left;
+    facts.rated = scene.rated;
     auto& v = views[static_cast<std::size_t>(a)];
     v.envelope = protocol::make_envelope(facts, st, viewer_of(a));
     v.board_generation = scene.generation;

@@ -48,6 +48,7 @@ struct Scene {
   nlohmann::json clock{};                         // GameClock::view(), or null
   nlohmann::json gone{};                          // the player to move, gone; or null
   nlohmann::json left{};                          // who left the round, or null
+  bool rated = false;                             // the table is rated
 };
 
 class AudienceViews {

@@ -114,6 +114,10 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
       return reply_error(c, Code::account_disabled,
                          "your account is disabled by the server's host: you may watch, not play",
                          id);
+    if (room->rated() && !j->spectator && !sat && !is_account(player))
+      return reply_error(c, Code::rated_accounts,
+                         "this table is rated: sign in (or register) to sit here; anyone may watch",
+                         id);
     // Written before the seat that names them, so that no stored seat has nobody behind it.
     if (!j->spectator && !sat) store_player(player);
     refused = room->join(c, *j, id);
@@ -231,6 +235,9 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   const rules::Game* game = rules::find_game(req.game);
   if (!game)
     return reply_error(c, Code::unknown_game, "no game '" + req.game.substr(0, 64) + "'", id);
+  if (req.rated && (!ratings_ || !is_account(c->player()->id)))
+    return reply_error(c, Code::rated_accounts,
+                       "rated tables are for accounts: sign in (or register) to create one", id);
   const auto options = game->normalize_options(req.options);
   if (!options) return reply_error(c, Code::bad_option, "an option is unknown or out of range", id);
   auto secret = fresh_round_secret(random_);
@@ -258,11 +265,12 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
     return reply_error(c, Code::internal, "no room id free; try again", id);
   RoomSettings settings = server_settings();
   settings.is_private = req.is_private;
+  settings.rated = req.rated;
   settings.spectator_delay = req.spectator_delay;
   settings.clock = req.clock;
   RoomRecord record{room_id,         std::string(game->id()),     *options, secret.seed,
                     req.is_private,  req.spectator_delay,         now_,     secret.salt,
-                    c->player()->id, protocol::to_json(req.clock)};
+                    c->player()->id, protocol::to_json(req.clock), req.rated};
   auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
@@ -334,6 +342,7 @@ std::optional<Code> Lobby::add_bot(const std::shared_ptr<Connection>& c,
     return code;
   };
   if (!bot_games_allowed()) return no(Code::bot_unavailable, "this server runs no bots");
+  if (room->rated()) return no(Code::rated_no_bots, "bots do not sit at rated tables");
   const auto level = bots::level_named(req.level);
   if (!level)
     return no(Code::bot_level, "no bot level '" + req.level.substr(0, 16) +
@@ -817,7 +826,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
   return true;
 }
 
-RoomSettings Lobby::server_settings() const {
+RoomSettings Lobby::server_settings() {
   return RoomSettings{.grace_ms = limits_.grace_ms,
                       .keep = limits_.keep,
                       .random = random_,
@@ -825,7 +834,24 @@ RoomSettings Lobby::server_settings() const {
                       .now = clock_,
                       .max_lag_credit_ms = limits_.max_lag_credit_ms,
                       .gone_ms = limits_.gone_ms,
-                      .stand_in = stand_in_};
+                      .stand_in = stand_in_,
+                      .rated = false,
+                      .round_ended = [this](const Room& room, const json& outcome) {
+                        rate_round(room, outcome);
+                      }};
+}
+
+void Lobby::rate_round(const Room& room, const json& outcome) {
+  if (!room.rated() || !ratings_) return;
+  std::vector<std::string> players;
+  for (const auto& [player, name] : room.seated()) {
+    if (!player || !is_account(*player)) return;  // never: only accounts sit at a rated table
+    players.push_back(*player);
+  }
+  ratings_->rate(std::string(room.game_id()), room.id(), room.round(), players, outcome, now_,
+                 [this](bool ok) {
+                   if (!ok) ++counters_.refused["store/ratings_failed"];
+                 });
 }
 
 void Lobby::watch_clock(Room& room) {

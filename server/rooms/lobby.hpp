@@ -15,6 +15,7 @@
 
 #include "protocol/messages.hpp"
 #include "server/accounts/accounts.hpp"
+#include "server/ratings/ratings.hpp"
 #include "server/rooms/bot_seat.hpp"
 #include "server/rooms/connection.hpp"
 #include "server/rooms/room.hpp"
@@ -95,6 +96,10 @@ class Lobby : private PlayerDirectory {
   // not sit or create. Without this call every player is a guest.
   void use_accounts(Accounts& accounts);
   Accounts* accounts() { return accounts_; }
+  // Ratings (issue 46): rated tables (accounts only) rate their players when a round ends.
+  // Without this call (or without accounts) no table may be rated.
+  void use_ratings(Ratings& ratings) { ratings_ = &ratings; }
+  Ratings* ratings() { return ratings_; }
   // Whether players may seat bots here.
   bool bot_games_allowed() const { return bots_.background != nullptr && bot_games_; }
   const BotHouse& bots() const { return bots_; }
@@ -210,7 +215,7 @@ class Lobby : private PlayerDirectory {
   // Takes note of `room`'s flag, if it has a new one.
   void watch_clock(Room& room);
   // The settings every room in memory shares (the server's), with `clock` and `now`.
-  RoomSettings server_settings() const;
+  RoomSettings server_settings();
   // The player's row is written (once): when they first take a seat or create a room.
   void store_player(const std::string& player);
   void sweep_players();
@@ -263,6 +268,12 @@ class Lobby : private PlayerDirectory {
   std::unordered_map<Connection*, std::set<std::string>> rooms_of_;
   Counters counters_;
   Accounts* accounts_ = nullptr;
+  Ratings* ratings_ = nullptr;
+  // A round of a rated room ended: its players' ratings move.
+  void rate_round(const Room& room, const nlohmann::json& outcome);
+  bool is_account(const std::string& player) const {
+    return accounts_ && accounts_->of_player(player);
+  }
   // The session each connection signed in with, for those signed in to an account: ending a
   // session signs its connections out.
   struct SignedIn {

@@ -31,6 +31,7 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
                                     Millis now, RoomSettings settings, std::string& why) {
   settings.is_private = stored.room.is_private;
   settings.spectator_delay = stored.room.spectator_delay;
+  settings.rated = stored.room.rated;
   const auto clock = protocol::time_control_from_json(stored.room.clock);
   if (!clock) {
     why = "its time control is not one: " + clock.error();
@@ -134,7 +135,7 @@ Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
                match_.delayed(),    match_.fairness(false), match_.fairness(true),
                match_.generation(), match_.line(),          match_.shared_options(),
                match_.ended(),      table_.offer_json(),    clock_ ? clock_->view() : json(),
-               gone_json(),         departed_json()};
+               gone_json(),         departed_json(),        settings_.rated};
 }
 
 void Room::ensure_views() {
@@ -395,9 +396,8 @@ std::optional<Code> Room::move(const std::shared_ptr<Connection>& p,
                                 req.move, version_, t, left},
                      over ? must_write() : durable_done(entry));
   if (over)
-    store_.finish_round(id_, round(),
-                        match_.ended() ? *match_.ended() : rules::to_json(*state().outcome()), now_,
-                        durable_done(entry));
+    finish_round(match_.ended() ? *match_.ended() : rules::to_json(*state().outcome()),
+                 durable_done(entry));
   flush();
   return std::nullopt;
 }
@@ -521,7 +521,13 @@ void Room::end_round(const protocol::Ending& ending) {
   if (clock_) clock_->stop(std::min(time(), clock_->flag_at().value_or(time())));
   table_.clear_offer();
   const auto entry = publish();
-  store_.finish_round(id_, round(), *match_.ended(), now_, durable_done(entry));
+  finish_round(*match_.ended(), durable_done(entry));
+}
+
+void Room::finish_round(const json& outcome, Done done) {
+  store_.finish_round(id_, round(), outcome, now_, std::move(done));
+  // After the round's own write: whatever the hook writes (ratings) comes after it.
+  if (settings_.round_ended) settings_.round_ended(*this, outcome);
 }
 
 void Room::depart(int seat, protocol::EndKind kind) {
@@ -543,7 +549,7 @@ void Room::depart(int seat, protocol::EndKind kind) {
     const auto entry = publish();
     store_.put_table(id_, round(), table_.rematch_bits(), nullptr, departed_json(), version_,
                      must_write());
-    store_.finish_round(id_, round(), *match_.ended(), now_, durable_done(entry));
+    finish_round(*match_.ended(), durable_done(entry));
     return;
   }
   seat_stand_in(seat);
@@ -786,7 +792,8 @@ json Room::summary() const {
               {"spectators", spectators()},
               {"round", round()},
               {"private", settings_.is_private},
-              {"clock", protocol::to_json(settings_.clock)}};
+              {"clock", protocol::to_json(settings_.clock)},
+              {"rated", settings_.rated}};
 }
 
 }  // namespace plateau::server

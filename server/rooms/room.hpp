@@ -61,6 +61,11 @@ struct RoomSettings {
   // resignations and claims, and the lobby refuses it a clock.
   std::function<std::shared_ptr<Connection>(const std::shared_ptr<Room>& room, int seat)>
       stand_in{};
+  // The table's games count for its players' ratings (only accounts sit at it; the lobby sees
+  // to that).
+  bool rated = false;
+  // Called once a round is over (its outcome as stored), after its write is queued.
+  std::function<void(const Room& room, const nlohmann::json& outcome)> round_ended{};
 };
 
 class Room : public std::enable_shared_from_this<Room> {
@@ -80,6 +85,7 @@ class Room : public std::enable_shared_from_this<Room> {
   std::int64_t version() const { return version_; }
   protocol::Status status() const;
   bool is_private() const { return settings_.is_private; }
+  bool rated() const { return settings_.rated; }
   const protocol::TimeControl& time_control() const { return settings_.clock; }
   std::string_view game_id() const { return game().id(); }
   int spectators() const { return table_.spectators(); }
@@ -200,6 +206,8 @@ class Room : public std::enable_shared_from_this<Room> {
                                                   std::string_view what, const nlohmann::json& id);
   // The round ends as `ending` says: shown once stored, as a move that ends it would be.
   void end_round(const protocol::Ending& ending);
+  // The round is over with `outcome`: stored (`done` once durable), then told to the lobby.
+  void finish_round(const nlohmann::json& outcome, Done done);
   // `seat` leaves the round in play, as `kind` says: of two seats the round ends (the other
   // wins); of more, a bot plays their seat from here, or, when they were the last but one,
   // the round ends (the last one wins). Stored, then shown.

@@ -25,6 +25,7 @@ struct GameSummary {
   std::int64_t finished_ms = 0;
   bool imported = false;             // stored by an import, not played here
   std::vector<std::string> players;  // names, by seat
+  bool rated = false;                // it counted for the players' ratings
 };
 
 class Archive {

@@ -131,4 +131,99 @@ std::expected<LoadedAccounts, std::string> SqliteStore::load_accounts() {
   return out;
 }
 
+void SqliteStore::put_rated_game(const std::vector<RatingRow>& ratings,
+                                 const std::vector<RatingChange>& changes, Done done) {
+  enqueue(
+      [ratings, changes](StmtCache& db) {
+        // A game rated already (its changes are there) is not rated again.
+        if (!changes.empty()) {
+          Stmt q(db, "SELECT count(*) FROM rating_history WHERE room = ?1 AND round = ?2");
+          q.bind(1, changes[0].room).bind(2, std::int64_t{changes[0].round});
+          if (q.row() && q.i64(0) > 0) return true;
+        }
+        for (const auto& r : ratings)
+          if (!Stmt(db,
+                    "INSERT OR REPLACE INTO ratings(player, game, rating, deviation, volatility, "
+                    "games, wins, draws, losses, last_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+                    "?9, ?10)")
+                   .bind(1, r.player)
+                   .bind(2, r.game)
+                   .bind_real(3, r.rating)
+                   .bind_real(4, r.deviation)
+                   .bind_real(5, r.volatility)
+                   .bind(6, std::int64_t{r.games})
+                   .bind(7, std::int64_t{r.wins})
+                   .bind(8, std::int64_t{r.draws})
+                   .bind(9, std::int64_t{r.losses})
+                   .bind(10, r.last_ms)
+                   .run())
+            return false;
+        for (const auto& c : changes)
+          if (!Stmt(db,
+                    "INSERT INTO rating_history(room, round, player, game, at_ms, rating, "
+                    "deviation, change) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)")
+                   .bind(1, c.room)
+                   .bind(2, std::int64_t{c.round})
+                   .bind(3, c.player)
+                   .bind(4, c.game)
+                   .bind(5, c.at_ms)
+                   .bind_real(6, c.rating)
+                   .bind_real(7, c.deviation)
+                   .bind_real(8, c.change)
+                   .run())
+            return false;
+        return true;
+      },
+      std::move(done));
+}
+
+std::expected<std::vector<RatingRow>, std::string> SqliteStore::load_ratings() {
+  std::vector<RatingRow> out;
+  Stmt q(db_,
+         "SELECT player, game, rating, deviation, volatility, games, wins, draws, losses, last_ms "
+         "FROM ratings");
+  while (q.row())
+    out.push_back({q.text(0), q.text(1), q.f64(2), q.f64(3), q.f64(4),
+                   static_cast<int>(q.i64(5)), static_cast<int>(q.i64(6)),
+                   static_cast<int>(q.i64(7)), static_cast<int>(q.i64(8)), q.i64(9)});
+  if (!q.ok()) return std::unexpected(std::string("reading ratings: ") + sqlite3_errmsg(db_));
+  return out;
+}
+
+std::expected<std::vector<UnratedGame>, std::string> SqliteStore::unrated_games() {
+  std::vector<UnratedGame> out;
+  Stmt q(db_,
+         "SELECT r.id, o.round, r.game, o.outcome, o.finished_ms, "
+         "(SELECT json_group_array(COALESCE(s.player, '')) FROM "
+         "  (SELECT player FROM seats WHERE room = r.id ORDER BY seat) s) "
+         "FROM rounds o JOIN rooms r ON r.id = o.room "
+         "WHERE r.rated = 1 AND o.finished_ms IS NOT NULL AND NOT EXISTS "
+         "(SELECT 1 FROM rating_history h WHERE h.room = o.room AND h.round = o.round) "
+         "ORDER BY o.finished_ms, r.id, o.round");
+  while (q.row()) {
+    UnratedGame g{q.text(0), static_cast<int>(q.i64(1)), q.text(2), {},
+                  json::parse(q.text(3), nullptr, false), q.i64(4)};
+    for (const auto& p : json::parse(q.text(5), nullptr, false))
+      g.players.push_back(p.is_string() && !p.get_ref<const std::string&>().empty()
+                              ? std::optional<std::string>(p.get<std::string>())
+                              : std::nullopt);
+    out.push_back(std::move(g));
+  }
+  if (!q.ok()) return std::unexpected(std::string("reading rated games: ") + sqlite3_errmsg(db_));
+  return out;
+}
+
+std::vector<RatingChange> SqliteStore::rating_history(const std::string& player) {
+  std::lock_guard lock(reader_mutex_);
+  std::vector<RatingChange> out;
+  Stmt q(reader_,
+         "SELECT room, round, player, game, at_ms, rating, deviation, change FROM rating_history "
+         "WHERE player = ?1 ORDER BY game, at_ms");
+  q.bind(1, player);
+  while (q.row())
+    out.push_back({q.text(0), static_cast<int>(q.i64(1)), q.text(2), q.text(3), q.i64(4),
+                   q.f64(5), q.f64(6), q.f64(7)});
+  return out;
+}
+
 }  // namespace plateau::server

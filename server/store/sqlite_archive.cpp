@@ -73,17 +73,25 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
   return std::optional<GameRecord>(std::move(r));
 }
 
-std::vector<GameSummary> SqliteStore::finished_games(int limit) {
+std::vector<GameSummary> SqliteStore::finished_games(int limit) { return summaries(limit, ""); }
+
+std::vector<GameSummary> SqliteStore::games_of(const std::string& player, int limit) {
+  return summaries(limit, player);
+}
+
+std::vector<GameSummary> SqliteStore::summaries(int limit, const std::string& player) {
   std::lock_guard lock(reader_mutex_);
   std::vector<GameSummary> out;
   Stmt q(reader_,
          "SELECT r.id, o.round, r.game, o.outcome, o.finished_ms, r.imported, "
          "(SELECT group_concat(COALESCE(p.name, ''), char(31)) FROM "
          "  (SELECT p.name AS name FROM seats s LEFT JOIN players p ON p.id = s.player "
-         "   WHERE s.room = r.id ORDER BY s.seat) p) "
+         "   WHERE s.room = r.id ORDER BY s.seat) p), r.rated "
          "FROM rounds o JOIN rooms r ON r.id = o.room "
-         "WHERE o.finished_ms IS NOT NULL AND r.private = 0 ORDER BY o.finished_ms DESC LIMIT ?1");
-  q.bind(1, limit);
+         "WHERE o.finished_ms IS NOT NULL AND r.private = 0 "
+         "AND (?2 = '' OR r.id IN (SELECT room FROM seats WHERE player = ?2)) "
+         "ORDER BY o.finished_ms DESC LIMIT ?1");
+  q.bind(1, limit).bind(2, player);
   while (q.row()) {
     GameSummary g{.room = q.text(0),
                   .round = static_cast<int>(q.i64(1)),
@@ -91,7 +99,8 @@ std::vector<GameSummary> SqliteStore::finished_games(int limit) {
                   .result = json::parse(q.text(3), nullptr, false),
                   .finished_ms = q.i64(4),
                   .imported = q.i64(5) != 0,
-                  .players = {}};
+                  .players = {},
+                  .rated = q.i64(7) != 0};
     std::string names = q.text(6);
     std::size_t start = 0;
     while (!names.empty()) {

@@ -20,7 +20,7 @@ using sqlite::Stmt;
 namespace {
 
 // A row of `rooms` as both reads select it: id, game, options, seed, private,
-// spectator_delay, created_ms, version, creator.
+// spectator_delay, created_ms, version, creator, clock, rated.
 void read_room(Stmt& q, StoredRoom& r) {
   r.room.id = q.text(0);
   r.room.game = q.text(1);
@@ -32,6 +32,7 @@ void read_room(Stmt& q, StoredRoom& r) {
   r.version = q.i64(7);
   r.room.creator = q.text(8);  // "" for NULL
   if (!q.is_null(9)) r.room.clock = json::parse(q.text(9), nullptr, false);
+  r.room.rated = q.i64(10) != 0;
 }
 
 // A row of `rounds` as both reads select it, from column `first` on: round, options, seed,
@@ -88,7 +89,7 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
     Stmt q(
         db_,
         "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator, "
-        "clock "
+        "clock, rated "
         "FROM rooms "
         "WHERE id IN restoring ORDER BY created_ms, id");
     while (q.row()) {
@@ -184,7 +185,7 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
     Stmt q(
         reader_,
         "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator, "
-        "clock "
+        "clock, rated "
         "FROM rooms r "
         "WHERE id = ?1 AND imported = 0 AND (finished = 0 OR (finished = 1 AND EXISTS ("
         "SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= ?2)))");

@@ -122,6 +122,35 @@ const std::vector<const char*> kMigrations{
       created_ms INTEGER NOT NULL,
       expires_ms INTEGER NOT NULL);
     )sql",
+    // 11: ratings (issue 46). Which rooms are rated; each account's Glicko-2 rating per game;
+    // and every rated game's change per player, which is also how a restart finds a rated game
+    // that ended without its ratings written (none in `rating_history`).
+    R"sql(
+    ALTER TABLE rooms ADD COLUMN rated INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE ratings(
+      player TEXT NOT NULL,
+      game TEXT NOT NULL,
+      rating REAL NOT NULL,
+      deviation REAL NOT NULL,
+      volatility REAL NOT NULL,
+      games INTEGER NOT NULL,
+      wins INTEGER NOT NULL,
+      draws INTEGER NOT NULL,
+      losses INTEGER NOT NULL,
+      last_ms INTEGER NOT NULL,
+      PRIMARY KEY(player, game)) WITHOUT ROWID;
+    CREATE TABLE rating_history(
+      room TEXT NOT NULL,
+      round INTEGER NOT NULL,
+      player TEXT NOT NULL,
+      game TEXT NOT NULL,
+      at_ms INTEGER NOT NULL,
+      rating REAL NOT NULL,
+      deviation REAL NOT NULL,
+      change REAL NOT NULL,
+      PRIMARY KEY(room, round, player)) WITHOUT ROWID;
+    CREATE INDEX rating_history_player ON rating_history(player, game, at_ms);
+    )sql",
 };
 
 }  // namespace

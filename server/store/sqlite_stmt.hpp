@@ -67,6 +67,10 @@ class Stmt {
                      SQLITE_OK;
     return *this;
   }
+  Stmt& bind_real(int i, double v) {
+    ok_ = ok_ && sqlite3_bind_double(s_, i, v) == SQLITE_OK;
+    return *this;
+  }
   Stmt& bind_null(int i) {
     ok_ = ok_ && sqlite3_bind_null(s_, i) == SQLITE_OK;
     return *this;
@@ -81,6 +85,7 @@ class Stmt {
     return rc == SQLITE_ROW;
   }
   std::int64_t i64(int col) { return sqlite3_column_int64(s_, col); }
+  double f64(int col) { return sqlite3_column_double(s_, col); }
   std::string text(int col) {
     const auto* p = sqlite3_column_text(s_, col);
     return p ? std::string(reinterpret_cast<const char*>(p),

@@ -109,8 +109,8 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
         return Stmt(
                    db,
                    "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
-                   "created_ms, creator, clock) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULLIF(?8, ''), "
-                   "NULLIF(?9, 'null'))")
+                   "created_ms, creator, clock, rated) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                   "NULLIF(?8, ''), NULLIF(?9, 'null'), ?10)")
                    .bind(1, r.id)
                    .bind(2, r.game)
                    .bind(3, r.options.dump())
@@ -120,6 +120,7 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
                    .bind(7, r.created_ms)
                    .bind(8, r.creator)
                    .bind(9, r.clock.dump())
+                   .bind(10, std::int64_t{r.rated ? 1 : 0})
                    .run() &&
                Stmt(
                    db,

@@ -16,7 +16,7 @@
 //   sqlite_archive.cpp     the Archive: history, records, imports, backups
 //   sqlite_schema.cpp      migrations and the checks of a file at open
 //   sqlite_checkpoint.cpp  the checkpointer's thread
-//   sqlite_accounts.cpp    accounts, sessions and invitations
+//   sqlite_accounts.cpp    accounts, sessions, invitations and ratings
 #pragma once
 
 #include <condition_variable>
@@ -103,6 +103,14 @@ class SqliteStore final : public Storage {
   // On the writer connection, before the first write (like load()).
   std::expected<LoadedAccounts, std::string> load_accounts() override;
 
+  // RatingStore (sqlite_accounts.cpp too).
+  void put_rated_game(const std::vector<RatingRow>& ratings,
+                      const std::vector<RatingChange>& changes, Done done) override;
+  std::expected<std::vector<RatingRow>, std::string> load_ratings() override;
+  std::expected<std::vector<UnratedGame>, std::string> unrated_games() override;
+  std::vector<RatingChange> rating_history(const std::string& player) override;
+  std::vector<GameSummary> games_of(const std::string& player, int limit) override;
+
  private:
   enum class Atomicity { savepoint, single_statement };
   struct Write {
@@ -120,6 +128,8 @@ class SqliteStore final : public Storage {
   // ended into `moves` first. Runs on the writer thread, inside a transaction.
   bool prune_log(sqlite::StmtCache& cache);
   void note_exception(const char* what);
+  // Finished rounds of public rooms, newest first; only those `player` sat in unless "".
+  std::vector<GameSummary> summaries(int limit, const std::string& player);
 
   sqlite3* db_;
   sqlite3* reader_;

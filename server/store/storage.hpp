@@ -16,6 +16,7 @@
 #include "server/histogram.hpp"
 #include "server/store/account_store.hpp"
 #include "server/store/archive.hpp"
+#include "server/store/rating_store.hpp"
 #include "server/store/store.hpp"
 
 namespace plateau::server {
@@ -43,7 +44,7 @@ struct CommitStats {
   std::atomic<std::uint64_t> restarts{0};
 };
 
-class Storage : public Store, public Archive, public AccountStore {
+class Storage : public Store, public Archive, public AccountStore, public RatingStore {
  public:
   // How the store hands a completion to the rooms' thread (an asio::post in the server).
   using Post = std::function<void(std::function<void()>)>;

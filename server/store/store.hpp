@@ -29,6 +29,7 @@ struct RoomRecord {
   // known (rooms stored before schema 6, imported games).
   std::string creator{};
   nlohmann::json clock{};  // the time control (protocol/time_control.hpp); null for none
+  bool rated = false;      // its games count for the players' ratings (accounts only)
 };
 
 struct MoveRecord {
