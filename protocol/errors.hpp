@@ -61,10 +61,10 @@ enum class Code {
   takeback_none,      // takeback/none_asked: no takeback is asked of the player
   account_disabled,   // account/disabled: the host disabled this account; it may not sit or create
   signed_out,         // account/signed_out: the session this connection signed in with has ended
-  rated_accounts,     // rated/accounts_only: rated tables are for accounts; sign in to create or sit
-  rated_no_bots,      // rated/no_bots: bots do not sit at rated tables
-  internal_error,     // internal/error: the server failed while handling the message (logged)
-  internal,           // server/internal (kept last: tests walk the codes up to it)
+  rated_accounts,  // rated/accounts_only: rated tables are for accounts; sign in to create or sit
+  rated_no_bots,   // rated/no_bots: bots do not sit at rated tables
+  internal_error,  // internal/error: the server failed while handling the message (logged)
+  internal,        // server/internal (kept last: tests walk the codes up to it)
 };
 
 std::string_view code_string(Code c);

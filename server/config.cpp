@@ -215,6 +215,19 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.max_password_jobs, 1, 256);
        },
        [](const Config& c) { return std::to_string(c.max_password_jobs); }},
+      {"--leaderboard-min-games", "PLATEAU_LEADERBOARD_MIN_GAMES",
+       "rated games of a game a player needs to appear on its leaderboard",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.leaderboard_min_games, 1, 100'000);
+       },
+       [](const Config& c) { return std::to_string(c.leaderboard_min_games); }},
+      {"--leaderboard-active-days", "PLATEAU_LEADERBOARD_ACTIVE_DAYS",
+       "days since a player's last rated game of a game, past which its leaderboard leaves them "
+       "out",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.leaderboard_active_days, 1, 100'000);
+       },
+       [](const Config& c) { return std::to_string(c.leaderboard_active_days); }},
       {"--message-timeout", "PLATEAU_MESSAGE_TIMEOUT",
        "seconds a WebSocket message may take to arrive whole, once begun",
        [](Config& c, const std::string& v) {

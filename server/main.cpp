@@ -121,6 +121,9 @@ int main(int argc, char** argv) {
           .max_hashing = config.max_password_jobs},
       [] { return now_ms(); });
   lobby.use_accounts(*accounts);
+  NullRatingStore null_ratings;
+  Ratings ratings(storage ? static_cast<RatingStore&>(*storage) : null_ratings);
+  lobby.use_ratings(ratings);
   // With --max-bot-games 0 nobody seats a bot, but an easy one still plays on for a player who
   // leaves a game of three or four (and a game with bots under way at a restart goes on).
   lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms), config.max_bot_games > 0);
@@ -145,6 +148,23 @@ int main(int argc, char** argv) {
       return 1;
     }
     accounts->restore(*loaded_accounts);
+    auto loaded_ratings = storage->load_ratings();
+    auto unrated = storage->unrated_games();
+    if (!loaded_ratings || !unrated) {
+      spdlog::critical("event=store_load_failed error=\"{}\"",
+                       loaded_ratings ? unrated.error() : loaded_ratings.error());
+      return 1;
+    }
+    ratings.restore(*loaded_ratings);
+    // A rated game that ended just before a stop, its ratings not yet written, is rated now.
+    for (const auto& g : *unrated) {
+      std::vector<std::string> players;
+      for (const auto& p : g.players)
+        if (p && accounts->of_player(*p)) players.push_back(*p);
+      if (players.size() != g.players.size()) continue;
+      ratings.rate(g.game, g.room, g.round, players, g.outcome, g.finished_ms);
+      spdlog::info("event=rated_at_start room={} round={}", g.room, g.round);
+    }
     for (const auto& p : loaded->players) lobby.restore_player(p);
     for (const auto& r : loaded->rooms) {
       std::string why;

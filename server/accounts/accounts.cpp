@@ -105,6 +105,11 @@ AccountRow* Accounts::find_name(std::string_view name) {
   return it == by_name_.end() ? nullptr : &accounts_.at(it->second);
 }
 
+const AccountRow* Accounts::of_name(std::string_view name) const {
+  const auto it = by_name_.find(name_key(name));
+  return it == by_name_.end() ? nullptr : of_player(it->second);
+}
+
 const AccountRow* Accounts::of_player(const std::string& player) const {
   const auto it = accounts_.find(player);
   return it == accounts_.end() ? nullptr : &it->second;

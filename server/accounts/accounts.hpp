@@ -118,6 +118,7 @@ class Accounts {
   // For the lobby.
   const AccountRow* by_session(const std::string& token_hash) const;
   const AccountRow* of_player(const std::string& player) const;
+  const AccountRow* of_name(std::string_view name) const;
   bool name_taken(std::string_view name) const;
   bool disabled(const std::string& player) const;
 

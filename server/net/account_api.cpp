@@ -8,6 +8,9 @@
 //   POST /api/accounts/logout   {everywhere?: bool}         {signed_out: n}
 //   POST /api/accounts/password {old, new}                  {changed, signed_out: n}
 //   POST /api/accounts/sessions/end {id}                    {signed_out: 1}
+// and for anyone, the accounts' public pages:
+//   GET  /api/profile?name=<name>        {name, player, created, ratings, history, games}
+//   GET  /api/leaderboard?game=<id>      {game, min_games, active_days, players: [...]}
 // and for the host, with the admin token:
 //   GET  /admin/accounts                                     {accounts: [...]}
 //   POST /admin/accounts/disable {name} | enable {name} | delete {name}
@@ -18,9 +21,14 @@
 // origin: another site cannot sign its visitors in or out here.
 #include <spdlog/spdlog.h>
 
+#include <cmath>
+
+#include "rules/game.hpp"
 #include "server/accounts/accounts.hpp"
 #include "server/net/http_api.hpp"
 #include "server/net/net.hpp"
+#include "server/ratings/ratings.hpp"
+#include "server/store/storage.hpp"
 
 namespace plateau::server {
 
@@ -60,6 +68,58 @@ std::optional<std::string> bearer(const HttpRequest& req) {
   return token;
 }
 
+// A query parameter, percent-decoded ('+' a space); nullopt when absent or badly escaped.
+std::optional<std::string> query_value(std::string_view target, std::string_view key) {
+  const auto q = target.find('?');
+  if (q == std::string_view::npos) return std::nullopt;
+  std::string_view rest = target.substr(q + 1);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const auto pair = rest.substr(0, amp);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == key) {
+      std::string out;
+      const auto v = pair.substr(eq + 1);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (v[i] == '+') {
+          out += ' ';
+        } else if (v[i] == '%') {
+          if (i + 2 >= v.size()) return std::nullopt;
+          const auto hex = [](char c) {
+            return c >= '0' && c <= '9'   ? c - '0'
+                   : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                   : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                          : -1;
+          };
+          const int hi = hex(v[i + 1]), lo = hex(v[i + 2]);
+          if (hi < 0 || lo < 0) return std::nullopt;
+          out += static_cast<char>(hi * 16 + lo);
+          i += 2;
+        } else {
+          out += v[i];
+        }
+      }
+      return out;
+    }
+    if (amp == std::string_view::npos) break;
+    rest = rest.substr(amp + 1);
+  }
+  return std::nullopt;
+}
+
+double rounded(double x) { return std::round(x * 100) / 100; }
+
+json rating_json(const RatingRow& r) {
+  return json{{"game", r.game},
+              {"rating", rounded(r.rating)},
+              {"deviation", rounded(r.deviation)},
+              {"games", r.games},
+              {"wins", r.wins},
+              {"draws", r.draws},
+              {"losses", r.losses},
+              {"last", r.last_ms}};
+}
+
 HttpResponse result_response(const HttpRequest& head, http::status ok_status,
                              const AccountResult& r) {
   if (r) return json_response(head, ok_status, *r);
@@ -79,7 +139,8 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
   const bool api = target.starts_with("/api/accounts/");
   const bool admin = target == "/admin/accounts" || target.starts_with("/admin/accounts/") ||
                      target == "/admin/invites";
-  if (!api && !admin) return false;
+  const bool pages = target == "/api/profile" || target == "/api/leaderboard";
+  if (!api && !admin && !pages) return false;
   // The answer needs the request's version and keep-alive, not its body.
   HttpRequest head{req.method(), req.target(), req.version()};
   head.keep_alive(req.keep_alive());
@@ -131,6 +192,66 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
     return fail(http::status::bad_request, "account/bad_body", f.bad);
   };
 
+  if (pages) {
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return fail(http::status::method_not_allowed, "api/method", "GET only");
+    Ratings* ratings = server.lobby().ratings();
+    const std::string full_target(req.target());
+    if (target == "/api/leaderboard") {
+      const auto game = query_value(full_target, "game").value_or("");
+      if (!rules::find_game(game))
+        return fail(http::status::bad_request, "api/bad_game", "name a game: ?game=<id>");
+      const auto& cfg = server.config();
+      const auto since = now_ms() - std::int64_t{cfg.leaderboard_active_days} * 24 * 3'600'000;
+      json players = json::array();
+      if (ratings)
+        for (const auto& r : ratings->leaderboard(game, cfg.leaderboard_min_games, since, 100)) {
+          const auto* a = accounts->of_player(r.player);
+          if (!a || a->disabled) continue;
+          json row = rating_json(r);
+          row["name"] = a->name;
+          row["rank"] = players.size() + 1;
+          players.push_back(std::move(row));
+        }
+      answer(http::status::ok, json{{"game", game},
+                                    {"min_games", cfg.leaderboard_min_games},
+                                    {"active_days", cfg.leaderboard_active_days},
+                                    {"players", std::move(players)}});
+      return true;
+    }
+    const auto name = query_value(full_target, "name");
+    const AccountRow* a = name && name->size() <= 256 ? accounts->of_name(*name) : nullptr;
+    if (!a)
+      return fail(http::status::not_found, "account/no_such_account", "no account of this name");
+    json rated = json::array(), history = json::array(), games = json::array();
+    if (ratings)
+      for (const auto& r : ratings->all_of(a->player)) rated.push_back(rating_json(r));
+    if (Storage* store = server.store()) {
+      for (const auto& c : store->rating_history(a->player))
+        history.push_back({{"game", c.game},
+                           {"room", c.room},
+                           {"round", c.round},
+                           {"at", c.at_ms},
+                           {"rating", rounded(c.rating)},
+                           {"deviation", rounded(c.deviation)},
+                           {"change", rounded(c.change)}});
+      for (const auto& g : store->games_of(a->player, 100))
+        games.push_back({{"room", g.room},
+                         {"round", g.round},
+                         {"game", g.game},
+                         {"result", g.result},
+                         {"finished", g.finished_ms},
+                         {"players", g.players},
+                         {"rated", g.rated}});
+    }
+    answer(http::status::ok, json{{"name", a->name},
+                                  {"player", a->player},
+                                  {"created", a->created_ms},
+                                  {"ratings", std::move(rated)},
+                                  {"history", std::move(history)},
+                                  {"games", std::move(games)}});
+    return true;
+  }
   if (!post && target == "/api/accounts/registration") {
     answer(http::status::ok, json{{"registration", to_string(accounts->registration())}});
     return true;

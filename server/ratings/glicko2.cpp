@@ -20,8 +20,8 @@ double expected(double mu, double mu_j, double phi_j) {
 
 Glicko glicko_idle(const Glicko& player, double periods) {
   const double phi = player.deviation / kScale;
-  const double grown = std::sqrt(phi * phi + std::max(0.0, periods) * player.volatility *
-                                                 player.volatility);
+  const double grown =
+      std::sqrt(phi * phi + std::max(0.0, periods) * player.volatility * player.volatility);
   return {player.rating, std::min(grown * kScale, kGlickoMaxDeviation), player.volatility};
 }
 

@@ -22,8 +22,8 @@ std::vector<int> ranks_from_outcome(const json& outcome, int seats) {
         winner[s.get<std::size_t>()] = true;
   std::vector<double> score(n, 0);
   bool scored = false;
-  if (const auto sc = outcome.find("scores"); sc != outcome.end() && sc->is_array() &&
-                                               sc->size() == n) {
+  if (const auto sc = outcome.find("scores");
+      sc != outcome.end() && sc->is_array() && sc->size() == n) {
     scored = true;
     for (std::size_t i = 0; i < n; ++i)
       score[i] = (*sc)[i].is_number() ? (*sc)[i].get<double>() : 0;
@@ -75,8 +75,8 @@ std::vector<RatingRow> Ratings::all_of(const std::string& player) const {
   return out;
 }
 
-std::vector<RatingChange> Ratings::rate(const std::string& game, const std::string& room,
-                                        int round, const std::vector<std::string>& players,
+std::vector<RatingChange> Ratings::rate(const std::string& game, const std::string& room, int round,
+                                        const std::vector<std::string>& players,
                                         const json& outcome, std::int64_t at_ms, Done done) {
   const int seats = static_cast<int>(players.size());
   const auto ranks = ranks_from_outcome(outcome, seats);
@@ -120,8 +120,7 @@ std::vector<RatingChange> Ratings::rate(const std::string& game, const std::stri
 }
 
 std::vector<RatingRow> Ratings::leaderboard(const std::string& game, int min_games,
-                                            std::int64_t active_since_ms,
-                                            std::size_t limit) const {
+                                            std::int64_t active_since_ms, std::size_t limit) const {
   std::vector<RatingRow> out;
   for (const auto& [key, row] : rows_)
     if (key.second == game && row.games >= min_games && row.last_ms >= active_since_ms)

@@ -33,10 +33,10 @@ class Ratings {
 
   // A rated round ended: `players` by seat (each an account), `outcome` as stored, at `at_ms`.
   // Updates the ratings at once and writes them; returns each seat's change (by seat).
-  std::vector<RatingChange> rate(const std::string& game, const std::string& room, int round,
-                                 const std::vector<std::string>& players,
-                                 const nlohmann::json& outcome, std::int64_t at_ms,
-                                 Done done = [](bool) {});
+  std::vector<RatingChange> rate(
+      const std::string& game, const std::string& room, int round,
+      const std::vector<std::string>& players, const nlohmann::json& outcome, std::int64_t at_ms,
+      Done done = [](bool) {});
 
   // The player's rating of a game; the starting one (1500, 350) if they have none.
   RatingRow of(const std::string& player, const std::string& game) const;

@@ -268,8 +268,8 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   settings.rated = req.rated;
   settings.spectator_delay = req.spectator_delay;
   settings.clock = req.clock;
-  RoomRecord record{room_id,         std::string(game->id()),     *options, secret.seed,
-                    req.is_private,  req.spectator_delay,         now_,     secret.salt,
+  RoomRecord record{room_id,         std::string(game->id()),      *options, secret.seed,
+                    req.is_private,  req.spectator_delay,          now_,     secret.salt,
                     c->player()->id, protocol::to_json(req.clock), req.rated};
   auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
   room->time_moves(&move_timer_);
@@ -341,8 +341,8 @@ std::optional<Code> Lobby::add_bot(const std::shared_ptr<Connection>& c,
     c->send(make_frame(protocol::encode_error({code, std::move(message), id})));
     return code;
   };
-  if (!bot_games_allowed()) return no(Code::bot_unavailable, "this server runs no bots");
   if (room->rated()) return no(Code::rated_no_bots, "bots do not sit at rated tables");
+  if (!bot_games_allowed()) return no(Code::bot_unavailable, "this server runs no bots");
   const auto level = bots::level_named(req.level);
   if (!level)
     return no(Code::bot_level, "no bot level '" + req.level.substr(0, 16) +
@@ -827,18 +827,17 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
 }
 
 RoomSettings Lobby::server_settings() {
-  return RoomSettings{.grace_ms = limits_.grace_ms,
-                      .keep = limits_.keep,
-                      .random = random_,
-                      .max_spectators = limits_.max_spectators,
-                      .now = clock_,
-                      .max_lag_credit_ms = limits_.max_lag_credit_ms,
-                      .gone_ms = limits_.gone_ms,
-                      .stand_in = stand_in_,
-                      .rated = false,
-                      .round_ended = [this](const Room& room, const json& outcome) {
-                        rate_round(room, outcome);
-                      }};
+  return RoomSettings{
+      .grace_ms = limits_.grace_ms,
+      .keep = limits_.keep,
+      .random = random_,
+      .max_spectators = limits_.max_spectators,
+      .now = clock_,
+      .max_lag_credit_ms = limits_.max_lag_credit_ms,
+      .gone_ms = limits_.gone_ms,
+      .stand_in = stand_in_,
+      .rated = false,
+      .round_ended = [this](const Room& room, const json& outcome) { rate_round(room, outcome); }};
 }
 
 void Lobby::rate_round(const Room& room, const json& outcome) {

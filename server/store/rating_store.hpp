@@ -63,4 +63,21 @@ class RatingStore {
   virtual std::vector<GameSummary> games_of(const std::string& player, int limit) = 0;
 };
 
+// Keeps nothing (--data none): ratings last as long as the process.
+class NullRatingStore : public RatingStore {
+ public:
+  void put_rated_game(const std::vector<RatingRow>&, const std::vector<RatingChange>&,
+                      Done done) override {
+    done(true);
+  }
+  std::expected<std::vector<RatingRow>, std::string> load_ratings() override {
+    return std::vector<RatingRow>{};
+  }
+  std::expected<std::vector<UnratedGame>, std::string> unrated_games() override {
+    return std::vector<UnratedGame>{};
+  }
+  std::vector<RatingChange> rating_history(const std::string&) override { return {}; }
+  std::vector<GameSummary> games_of(const std::string&, int) override { return {}; }
+};
+
 }  // namespace plateau::server

@@ -183,9 +183,9 @@ std::expected<std::vector<RatingRow>, std::string> SqliteStore::load_ratings() {
          "SELECT player, game, rating, deviation, volatility, games, wins, draws, losses, last_ms "
          "FROM ratings");
   while (q.row())
-    out.push_back({q.text(0), q.text(1), q.f64(2), q.f64(3), q.f64(4),
-                   static_cast<int>(q.i64(5)), static_cast<int>(q.i64(6)),
-                   static_cast<int>(q.i64(7)), static_cast<int>(q.i64(8)), q.i64(9)});
+    out.push_back({q.text(0), q.text(1), q.f64(2), q.f64(3), q.f64(4), static_cast<int>(q.i64(5)),
+                   static_cast<int>(q.i64(6)), static_cast<int>(q.i64(7)),
+                   static_cast<int>(q.i64(8)), q.i64(9)});
   if (!q.ok()) return std::unexpected(std::string("reading ratings: ") + sqlite3_errmsg(db_));
   return out;
 }
@@ -201,8 +201,12 @@ std::expected<std::vector<UnratedGame>, std::string> SqliteStore::unrated_games(
          "(SELECT 1 FROM rating_history h WHERE h.room = o.room AND h.round = o.round) "
          "ORDER BY o.finished_ms, r.id, o.round");
   while (q.row()) {
-    UnratedGame g{q.text(0), static_cast<int>(q.i64(1)), q.text(2), {},
-                  json::parse(q.text(3), nullptr, false), q.i64(4)};
+    UnratedGame g{q.text(0),
+                  static_cast<int>(q.i64(1)),
+                  q.text(2),
+                  {},
+                  json::parse(q.text(3), nullptr, false),
+                  q.i64(4)};
     for (const auto& p : json::parse(q.text(5), nullptr, false))
       g.players.push_back(p.is_string() && !p.get_ref<const std::string&>().empty()
                               ? std::optional<std::string>(p.get<std::string>())
@@ -221,8 +225,8 @@ std::vector<RatingChange> SqliteStore::rating_history(const std::string& player)
          "WHERE player = ?1 ORDER BY game, at_ms");
   q.bind(1, player);
   while (q.row())
-    out.push_back({q.text(0), static_cast<int>(q.i64(1)), q.text(2), q.text(3), q.i64(4),
-                   q.f64(5), q.f64(6), q.f64(7)});
+    out.push_back({q.text(0), static_cast<int>(q.i64(1)), q.text(2), q.text(3), q.i64(4), q.f64(5),
+                   q.f64(6), q.f64(7)});
   return out;
 }
 

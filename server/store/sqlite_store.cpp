@@ -106,11 +106,10 @@ void SqliteStore::put_player(const StoredPlayer& p, Done done) {
 void SqliteStore::create_room(const RoomRecord& r, Done done) {
   enqueue(
       [r](StmtCache& db) {
-        return Stmt(
-                   db,
-                   "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
-                   "created_ms, creator, clock, rated) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                   "NULLIF(?8, ''), NULLIF(?9, 'null'), ?10)")
+        return Stmt(db,
+                    "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
+                    "created_ms, creator, clock, rated) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                    "NULLIF(?8, ''), NULLIF(?9, 'null'), ?10)")
                    .bind(1, r.id)
                    .bind(2, r.game)
                    .bind(3, r.options.dump())

@@ -407,6 +407,7 @@ class LobbyAccountsTest : public AccountsTest {
                            .creates_per_minute = 1'000,
                            .new_players_per_minute = 1'000}} {
     lobby_.use_accounts(*accounts_);
+    lobby_.use_ratings(ratings_);
   }
   void send(const std::shared_ptr<FakeConnection>& c, const json& msg) {
     auto req = protocol::decode(msg.dump());
@@ -433,6 +434,8 @@ class LobbyAccountsTest : public AccountsTest {
   }
 
   ManualStore rooms_store_;
+  NullRatingStore rating_store_;
+  Ratings ratings_{rating_store_};
   std::uint64_t ids_ = 0;
   Lobby lobby_;
 };
@@ -521,6 +524,58 @@ TEST_F(LobbyAccountsTest, SigningOutEverywhereSignsOutTheConnectionsOfEverySessi
   auto [back, w4] = hello("Max", t1);
   EXPECT_EQ(w4["account"], nullptr) << "the old session is no account's any more";
   EXPECT_NE(w4["player"], w1["player"]);
+}
+
+TEST_F(LobbyAccountsTest, OnlyAccountsCreateAndSitAtARatedTableAndItsEndMovesTheirRatings) {
+  auto [guest, wg] = hello("Gus");
+  send(guest, {{"type", "create"}, {"game", "quantik"}, {"rated", true}});
+  EXPECT_EQ(error_code(guest), "rated/accounts_only");
+  auto [ada, wa] = hello("Ada", (*signup("Ada"))["token"].get<std::string>());
+  auto [bob, wb] = hello("Bob", (*signup("Bob"))["token"].get<std::string>());
+  send(ada,
+       {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"rated", true}});
+  const auto created = ada->take("created");
+  ASSERT_EQ(created.size(), 1u);
+  const std::string room = created[0]["room"];
+  send(ada, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  send(guest, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  EXPECT_EQ(error_code(guest), "rated/accounts_only");
+  send(ada, {{"type", "add_bot"}, {"room", room}, {"level", "easy"}});
+  EXPECT_EQ(error_code(ada), "rated/no_bots");
+  send(guest, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
+  EXPECT_EQ(error_code(guest), "") << "anyone may watch";
+  send(bob, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  ASSERT_EQ(error_code(bob), "");
+  EXPECT_EQ(ada->states[room]["rated"], true);
+  EXPECT_EQ(guest->states[room]["rated"], true);
+  // Four moves: Bob completes the row and wins.
+  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"}) {
+    auto& mover = ada->states[room]["to_move"] == 0 ? ada : bob;
+    send(mover,
+         {{"type", "move"}, {"room", room}, {"version", mover->versions[room]}, {"move", m}});
+    ASSERT_EQ(error_code(mover), "") << m;
+  }
+  ASSERT_EQ(ada->states[room]["status"], "over");
+  const auto ra = ratings_.of(wa["player"], "quantik"), rb = ratings_.of(wb["player"], "quantik");
+  EXPECT_EQ(ra.games, 1);
+  EXPECT_EQ(ra.losses, 1);
+  EXPECT_EQ(rb.wins, 1);
+  EXPECT_GT(rb.rating, 1500);
+  EXPECT_LT(ra.rating, 1500);
+  // A casual table rates nobody.
+  send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}});
+  const std::string casual = ada->take("created").at(0)["room"];
+  send(ada, {{"type", "join"}, {"room", casual}, {"as", "player"}});
+  send(guest, {{"type", "join"}, {"room", casual}, {"as", "player"}});
+  ASSERT_EQ(error_code(guest), "");
+  EXPECT_EQ(ada->states[casual]["rated"], false);
+  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"}) {
+    auto& mover = ada->states[casual]["to_move"] == 0 ? ada : guest;
+    send(mover,
+         {{"type", "move"}, {"room", casual}, {"version", mover->versions[casual]}, {"move", m}});
+  }
+  ASSERT_EQ(ada->states[casual]["status"], "over");
+  EXPECT_EQ(ratings_.of(wa["player"], "quantik").games, 1);
 }
 
 }  // namespace

@@ -13,10 +13,8 @@ TEST(Glicko2, GlickmansWorkedExample) {
   // A player rated 1500 (RD 200, volatility 0.06) beats a 1400 (RD 30) and loses to a 1550
   // (RD 100) and a 1700 (RD 300), with τ = 0.5.
   const Glicko player{1500, 200, 0.06};
-  const auto after = glicko_update(player, {{{1400, 30, 0.06}, 1},
-                                            {{1550, 100, 0.06}, 0},
-                                            {{1700, 300, 0.06}, 0}},
-                                   0.5);
+  const auto after = glicko_update(
+      player, {{{1400, 30, 0.06}, 1}, {{1550, 100, 0.06}, 0}, {{1700, 300, 0.06}, 0}}, 0.5);
   EXPECT_NEAR(after.rating, 1464.06, 0.01);
   EXPECT_NEAR(after.deviation, 151.52, 0.01);
   EXPECT_NEAR(after.volatility, 0.05999, 0.00001);
@@ -30,8 +28,8 @@ TEST(Glicko2, AnEmptyPeriodOnlyWidensTheDeviationUpToItsCap) {
   // φ' = sqrt(φ² + σ²) on the Glicko-2 scale.
   const double phi = 80 / 173.7178;
   EXPECT_NEAR(idle.deviation, std::sqrt(phi * phi + 0.06 * 0.06) * 173.7178, 1e-9);
-  EXPECT_NEAR(glicko_idle(player, 3).deviation,
-              std::sqrt(phi * phi + 3 * 0.06 * 0.06) * 173.7178, 1e-9);
+  EXPECT_NEAR(glicko_idle(player, 3).deviation, std::sqrt(phi * phi + 3 * 0.06 * 0.06) * 173.7178,
+              1e-9);
   EXPECT_EQ(glicko_idle(player, 1e9).deviation, kGlickoMaxDeviation);
   EXPECT_EQ(glicko_idle(player, 0).deviation, 80);
 }
@@ -53,8 +51,8 @@ TEST(Glicko2, WinnersGoUpLosersDownAndASurpriseMovesMore) {
 }
 
 TEST(Glicko2, AGameOfThreeOrFourIsAResultAgainstEachOtherPlayerByRank) {
-  const std::vector<Glicko> r{{1500, 350, 0.06}, {1600, 200, 0.06}, {1400, 100, 0.06},
-                              {1550, 50, 0.06}};
+  const std::vector<Glicko> r{
+      {1500, 350, 0.06}, {1600, 200, 0.06}, {1400, 100, 0.06}, {1550, 50, 0.06}};
   // Seat 2 first, seats 0 and 3 level second, seat 1 last.
   const auto results = glicko_pairwise(r, {1, 3, 0, 1});
   ASSERT_EQ(results.size(), 4u);

@@ -934,5 +934,66 @@ TEST_F(StoreTest, ADatabaseOfTheReleaseBeforeAccountsOpensWithEveryRoomAndPlayer
   store->close();
 }
 
+TEST_F(StoreTest, RatedGamesKeepTheirChangesOnceAndTheUnratedOnesAreFoundAtStart) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    for (const char* p : {"ada", "bob"})
+      ASSERT_TRUE(wait([&](Done d) { store->put_player({p, std::string("h-") + p, p}, d); }));
+    for (const char* room : {"r1", "r2", "casual"}) {
+      RoomRecord r{room, "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", "ada"};
+      r.rated = std::string(room) != "casual";
+      ASSERT_TRUE(wait([&](Done d) { store->create_room(r, d); }));
+      ASSERT_TRUE(wait([&](Done d) { store->put_seat(room, 0, "ada", 1, d); }));
+      ASSERT_TRUE(wait([&](Done d) { store->put_seat(room, 1, "bob", 2, d); }));
+      ASSERT_TRUE(wait([&](Done d) {
+        store->finish_round(room, 1, nlohmann::json{{"winners", {1}}}, room[1] == '2' ? 20 : 10, d);
+      }));
+    }
+    // r1's ratings are written (twice: the second write is a restart rating it again).
+    const std::vector<RatingRow> rows{{"ada", "quantik", 1400, 300, 0.06, 1, 0, 0, 1, 10},
+                                      {"bob", "quantik", 1600, 300, 0.06, 1, 1, 0, 0, 10}};
+    const std::vector<RatingChange> changes{{"r1", 1, "ada", "quantik", 10, 1400, 300, -100},
+                                            {"r1", 1, "bob", "quantik", 10, 1600, 300, 100}};
+    ASSERT_TRUE(wait([&](Done d) { store->put_rated_game(rows, changes, d); }));
+    auto again = rows;
+    again[0].rating = 1;
+    ASSERT_TRUE(wait([&](Done d) { store->put_rated_game(again, changes, d); }));
+    const auto history = store->rating_history("bob");
+    ASSERT_EQ(history.size(), 1u);
+    EXPECT_EQ(history[0].change, 100);
+    const auto games = store->games_of("ada", 10);
+    ASSERT_EQ(games.size(), 3u);
+    EXPECT_EQ(games[0].room, "r2") << "newest first";
+    EXPECT_TRUE(games[0].rated);
+    EXPECT_FALSE(games[2].rated);
+    EXPECT_EQ(games[0].players, (std::vector<std::string>{"ada", "bob"}));
+    EXPECT_TRUE(store->games_of("nobody", 10).empty());
+    store->close();
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  const auto ratings = store->load_ratings();
+  ASSERT_TRUE(ratings.has_value()) << ratings.error();
+  ASSERT_EQ(ratings->size(), 2u);
+  for (const auto& r : *ratings)
+    EXPECT_EQ(r.rating, r.player == "ada" ? 1400 : 1600) << "a game is rated once";
+  // r2 ended rated with no changes written: a start finds it; r1 and the casual room it does not.
+  const auto unrated = store->unrated_games();
+  ASSERT_TRUE(unrated.has_value()) << unrated.error();
+  ASSERT_EQ(unrated->size(), 1u);
+  EXPECT_EQ((*unrated)[0].room, "r2");
+  EXPECT_EQ((*unrated)[0].game, "quantik");
+  EXPECT_EQ((*unrated)[0].finished_ms, 20);
+  EXPECT_EQ((*unrated)[0].outcome["winners"][0], 1);
+  ASSERT_EQ((*unrated)[0].players.size(), 2u);
+  EXPECT_EQ((*unrated)[0].players[1], "bob");
+  // The rated flag comes back with the room.
+  const auto room = store->load_room("r2", 0);
+  ASSERT_TRUE(room.has_value() && room->has_value());
+  EXPECT_TRUE((*room)->room.rated);
+  store->close();
+}
+
 }  // namespace
 }  // namespace plateau::server
