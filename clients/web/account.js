@@ -146,6 +146,10 @@ function renderHeader() {
   $('#name-form').hidden = signed;
   $('#account-name').hidden = !signed;
   $('#account-name').textContent = signed ? account.name : '';
+  $('#account-name').href = signed ? `/?profile=${encodeURIComponent(account.name)}` : '';
+  $('#account-name').dataset.profile = signed ? account.name : '';
+  $('#rated-label').hidden = !signed;
+  if (!signed) $('#rated').checked = false;
   $('#account-menu').hidden = !signed;
   $('#sign-in').hidden = signed;
   $('#register').hidden = signed || account.registration === 'closed';

@@ -5,6 +5,7 @@ import { applyPatch } from './patch.js';
 import { el, svg } from './dom.js';
 import { fairnessText, verifyFairness } from './fairness.js';
 import { initAccount, onSignedOut, onWelcome } from './account.js';
+import { fillBoardGames, initPlayers, renderLeaderboard, showProfile } from './players.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -124,6 +125,8 @@ function onMessage(msg) {
       onWelcome(msg);
       setConn('online', 'online');
       fillGames();
+      fillBoardGames(app.games);
+      if (!$('#lobby').hidden) renderLeaderboard();
       if (reconnected(msg.tables || [])) break;
       route();
       break;
@@ -176,7 +179,15 @@ function route() {
   const params = new URLSearchParams(location.search);
   const room = params.get('room');
   const replay = params.get('replay');
-  if (replay) openReplay(replay, Number(params.get('round') || 1));
+  $('#profile').hidden = true;
+  const profile = params.get('profile');
+  if (profile) {
+    if (app.room) send({ type: 'leave', room: app.room });
+    app.room = null;
+    app.state = null;
+    clearInterval(app.roomsTimer);
+    showProfile(profile);
+  } else if (replay) openReplay(replay, Number(params.get('round') || 1));
   else if (room) openRoom(room, false);
   else showLobby();
 }
@@ -189,7 +200,9 @@ function showLobby() {
   renderGone(null);
   $('#room').hidden = true;
   $('#replay').hidden = true;
+  $('#profile').hidden = true;
   $('#lobby').hidden = false;
+  renderLeaderboard();
   document.title = 'Plateau';
   askRooms();
   loadHistory();
@@ -227,6 +240,7 @@ function openRoom(id, sitDown, keep = false, seat = null, onJoined = null) {
   if (new URLSearchParams(location.search).get('room') !== id) history.pushState({}, '', `/?room=${encodeURIComponent(id)}`);
   $('#lobby').hidden = true;
   $('#replay').hidden = true;
+  $('#profile').hidden = true;
   $('#room').hidden = false;
   if (sitDown) { join(seat, onJoined); return; }
   send({ type: 'sync', room: id }, (reply) => {
@@ -355,7 +369,7 @@ function renderRooms({ rooms, total = rooms.length, offset = 0, mine = [] }) {
     const free = r.seats.some((s) => !s.name);
     const mine = seated.has(r.room);  // our own table is opened, not joined again
     return el('tr', { 'data-room': r.room },
-      el('td', {}, gameName(r.game), controlBadge(r.clock)),
+      el('td', {}, gameName(r.game), controlBadge(r.clock), r.rated ? el('span', { class: 'tag rated-tag' }, 'rated') : ''),
       el('td', {}, ...players),
       el('td', {}, r.status + (r.round > 1 ? ` (game ${r.round})` : '')),
       el('td', {}, r.spectators),
@@ -445,6 +459,7 @@ async function renderRoom() {
   const seatColour = (i) => (mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length];
   const game = app.games.find((g) => g.id === st.game);
   $('#room-title').textContent = `${game ? game.name : st.game}${st.round > 1 ? ` — game ${st.round}` : ''}`;
+  if (st.rated) $('#room-title').append(' ', el('span', { class: 'tag rated-tag' }, 'rated'));
   document.title = `${statusText(st).startsWith('Your turn') ? '● ' : ''}${game ? game.name : st.game} · Plateau`;
   // Bots sit at a table still waiting for players, seated by a player there or its creator.
   const botsHere = st.status === 'waiting' && !app.noBots && (st.you !== null || app.created.has(app.room));
@@ -960,6 +975,7 @@ async function openReplay(room, round) {
   app.room = null;
   $('#lobby').hidden = true;
   $('#room').hidden = true;
+  $('#profile').hidden = true;
   $('#replay').hidden = false;
   $('#replay-table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
   const r = await fetch(`/api/replay?room=${encodeURIComponent(room)}&round=${round}`);
@@ -1058,6 +1074,7 @@ function init() {
     };
     const clock = readClock();
     if (clock) msg.clock = clock;
+    if ($('#rated').checked && !$('#rated-label').hidden) msg.rated = true;
     send(msg);
   });
   const sound = $('#clock-sound');
@@ -1094,6 +1111,15 @@ function init() {
   });
   document.querySelector('.brand').addEventListener('click', (e) => { e.preventDefault(); history.pushState({}, '', '/'); showLobby(); });
   window.addEventListener('popstate', route);
+  initPlayers({ gameName, resultText, showLobby });
+  // A player's name opens their profile without leaving the page.
+  document.addEventListener('click', (e) => {
+    const a = e.target.closest && e.target.closest('a[data-profile]');
+    if (!a || !a.dataset.profile || e.ctrlKey || e.metaKey || e.shiftKey) return;
+    e.preventDefault();
+    history.pushState({}, '', `/?profile=${encodeURIComponent(a.dataset.profile)}`);
+    route();
+  });
   // Signed in (or out): the new token's hello puts the player back at their tables.
   initAccount((name) => {
     if (name) $('#name').value = name;

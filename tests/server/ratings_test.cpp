@@ -90,7 +90,8 @@ TEST(Ratings, TheLeaderboardHasActivePlayersWithEnoughGamesBestFirst) {
   MemoryRatingStore store;
   Ratings ratings(store);
   const json first{{"winners", {0}}, {"scores", json::array()}};
-  for (int i = 0; i < 3; ++i) ratings.rate("kwinty", "r" + std::to_string(i), 1, {"ada", "bob"}, first, 1000 + i);
+  for (int i = 0; i < 3; ++i)
+    ratings.rate("kwinty", "r" + std::to_string(i), 1, {"ada", "bob"}, first, 1000 + i);
   ratings.rate("kwinty", "x", 1, {"cy", "dee"}, first, 10);  // one game each, long ago
   const auto board = ratings.leaderboard("kwinty", 3, 500, 10);
   ASSERT_EQ(board.size(), 2u);

@@ -61,3 +61,82 @@ test('register from a table, sign in elsewhere, sign the other device out', { ti
     await signedInAs(ada.page, 'Ada');
   }, ['--password-memory-kib', '8192', '--password-ops', '1']);
 });
+
+// Registers `name` from the header of a fresh page.
+async function register(page, url, name) {
+  await page.goto(url);
+  await page.waitForFunction(() => window.plateau.games.length > 0);
+  await page.click('#register');
+  const form = page.locator('#register-form');
+  await form.locator('[name=name]').fill(name);
+  await form.locator('[name=password]').fill('correct horse');
+  await form.locator('[name=confirm]').fill('correct horse');
+  await form.locator('button[type=submit]').click();
+  await signedInAs(page, name);
+}
+
+// One Quantik move by whoever's turn it is, by clicks: a shape, then a square.
+async function playOneMove(pages) {
+  const v = await pages[0].evaluate(() => window.plateau.version);
+  for (const page of pages) {
+    const mine = await page.evaluate(() => window.plateau.state.status === 'playing' && window.plateau.state.to_move === window.plateau.state.you);
+    if (!mine) continue;
+    await page.locator('.q-shape:not([disabled])').first().click();
+    const cells = page.locator('.q-cell[data-move]');
+    await cells.first().waitFor();
+    await cells.nth(Math.floor(Math.random() * (await cells.count()))).click();
+    break;
+  }
+  for (const page of pages) await page.waitForFunction((x) => window.plateau.version > x && window.plateau.drawn === window.plateau.state, v);
+}
+
+test('a rated game between two accounts moves both ratings, on the profiles and the leaderboard', { timeout: 240000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const ada = await player(browser, 'ada');
+    const bob = await player(browser, 'bob');
+    await register(ada.page, server.url, 'Ada');
+    await register(bob.page, server.url, 'Bob');
+    // Ada creates a rated table; the box is there only for accounts.
+    await ada.page.selectOption('#game-select', 'quantik');
+    await ada.page.selectOption('[data-option="first"]', '0');
+    await ada.page.check('#rated');
+    await ada.page.click('#create');
+    await ada.page.waitForFunction(() => window.plateau.state && window.plateau.state.you === 0 && window.plateau.state.rated === true);
+    const room = await ada.page.evaluate(() => window.plateau.room);
+    await bob.page.goto(`${server.url}/?room=${room}`);
+    await bob.page.waitForFunction(() => window.plateau.state !== null);
+    await bob.page.click('[data-sit]');
+    await bob.page.waitForFunction(() => window.plateau.state && window.plateau.state.you === 1 && window.plateau.state.status === 'playing');
+    await ada.page.screenshot({ path: `${shots}/accounts-rated-table.png` });
+    for (let i = 0; i < 16; ++i) {
+      if (await ada.page.evaluate(() => window.plateau.state.status === 'over')) break;
+      await playOneMove([ada.page, bob.page]);
+    }
+    const outcome = await ada.page.evaluate(() => window.plateau.state.outcome);
+    assert.ok(outcome, 'the game ended');
+    const winner = outcome.winners.length === 1 ? (outcome.winners[0] === 0 ? 'Ada' : 'Bob') : null;
+
+    // Both profiles show one rated game and a moved rating; the winner's went up.
+    for (const [page, name] of [[ada.page, 'Ada'], [bob.page, 'Bob']]) {
+      await page.goto(`${server.url}/?profile=${name}`);
+      await page.waitForFunction(() => document.querySelector('.rating-card[data-game="quantik"]') !== null);
+      const card = await page.locator('.rating-card[data-game="quantik"] .rating-value').textContent();
+      const rating = Number.parseInt(card, 10);
+      if (winner === name) assert.ok(rating > 1500, `${name} won: ${card}`);
+      else if (winner) assert.ok(rating < 1500, `${name} lost: ${card}`);
+      assert.equal(await page.locator('.rating-chart .dot').count(), 2, 'the start and one game');
+      assert.ok(await page.locator(`#profile-games tr[data-history="${room}"]`).count() === 1);
+      await page.screenshot({ path: `${shots}/accounts-profile-${name}.png` });
+    }
+    // The leaderboard lists both, the winner first.
+    await ada.page.goto(server.url);
+    await ada.page.selectOption('#board-game', 'quantik');
+    await ada.page.waitForFunction(() => document.querySelectorAll('#board tr').length === 2);
+    const first = await ada.page.locator('#board tr').first().getAttribute('data-board');
+    if (winner) assert.equal(first, winner);
+    await ada.page.locator('.board-panel').screenshot({ path: `${shots}/accounts-leaderboard.png` });
+    // A name there opens the profile in place.
+    await ada.page.locator('#board a[data-profile="Bob"]').click();
+    await ada.page.waitForFunction(() => !document.querySelector('#profile').hidden && document.querySelector('#profile-name').textContent === 'Bob');
+  }, ['--password-memory-kib', '8192', '--password-ops', '1', '--leaderboard-min-games', '1']);
+});
