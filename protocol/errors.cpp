@@ -109,6 +109,16 @@ std::string_view code_string(Code c) {
       return "rated/accounts_only";
     case Code::rated_no_bots:
       return "rated/no_bots";
+    case Code::chat_off:
+      return "chat/off";
+    case Code::chat_text:
+      return "chat/bad_text";
+    case Code::chat_rate:
+      return "chat/rate";
+    case Code::chat_muted:
+      return "chat/muted";
+    case Code::chat_full:
+      return "chat/full";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

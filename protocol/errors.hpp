@@ -63,6 +63,11 @@ enum class Code {
   signed_out,         // account/signed_out: the session this connection signed in with has ended
   rated_accounts,  // rated/accounts_only: rated tables are for accounts; sign in to create or sit
   rated_no_bots,   // rated/no_bots: bots do not sit at rated tables
+  chat_off,        // chat/off: this table (or this server) has no chat
+  chat_text,       // chat/bad_text: blank, too long, a control character, or no such phrase
+  chat_rate,       // chat/rate: too many messages from this person; wait a little
+  chat_muted,      // chat/muted: the host muted this account
+  chat_full,       // chat/full: the table's chat holds as many messages as it may
   internal_error,  // internal/error: the server failed while handling the message (logged)
   internal,        // server/internal (kept last: tests walk the codes up to it)
 };

@@ -107,6 +107,11 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
       if (!it->is_boolean()) return fail(Code::bad_field, "'private' must be a boolean", id);
       c.is_private = it->get<bool>();
     }
+    if (const auto it = obj.find("chat"); it != obj.end() && !it->is_null()) {
+      if (!it->is_string() || (*it != "on" && *it != "off"))
+        return fail(Code::bad_field, "'chat' must be \"on\" or \"off\"", id);
+      c.chat = *it == "on";
+    }
     if (const auto it = obj.find("rated"); it != obj.end() && !it->is_null()) {
       if (!it->is_boolean()) return fail(Code::bad_field, "'rated' must be a boolean", id);
       c.rated = it->get<bool>();
@@ -209,6 +214,29 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     if (type == "takeback") return Takeback{*room, *act};
     return Draw{*room, *act};
   }
+  if (type == "chat") {
+    auto room = get_string(obj, "room", kMaxRoom, id);
+    if (!room) return std::unexpected(room.error());
+    Chat c{*room, {}, {}};
+    const auto text = obj.find("text");
+    const auto phrase = obj.find("phrase");
+    if ((text == obj.end()) == (phrase == obj.end()))
+      return fail(Code::bad_field, "a chat message has a 'text' or a 'phrase'", id);
+    if (phrase != obj.end()) {
+      if (!phrase->is_string() ||
+          std::ranges::find(kChatPhrases, phrase->get_ref<const std::string&>()) ==
+              kChatPhrases.end())
+        return fail(Code::chat_text, "no such phrase", id);
+      c.phrase = *phrase;
+      return c;
+    }
+    auto t = get_string(obj, "text", kMaxChatChars * 4, id);
+    if (!t) return std::unexpected(t.error());
+    if (const auto why = chat_refusal(*t, kMaxChatChars); !why.empty())
+      return fail(Code::chat_text, "the message " + std::string(why), id);
+    c.text = std::move(*t);
+    return c;
+  }
   if (type == "rooms") {
     ListRooms l;
     if (const auto it = obj.find("game"); it != obj.end() && !it->is_null()) {
@@ -258,6 +286,15 @@ int json_depth(std::string_view text, int stop_at) {
       --depth;
   }
   return deepest;
+}
+
+std::string_view chat_refusal(std::string_view text, std::size_t max_chars) {
+  if (text.find_first_not_of(" \t") == std::string_view::npos) return "is blank";
+  const auto chars = std::ranges::count_if(
+      text, [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; });
+  if (static_cast<std::size_t>(chars) > max_chars) return "is too long";
+  if (has_control_character(text)) return "has a control character";
+  return {};
 }
 
 std::string_view name_refusal(std::string_view name) {

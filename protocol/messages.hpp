@@ -2,6 +2,7 @@
 // message. PROTOCOL.md documents each with an example.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <expected>
 #include <optional>
@@ -41,6 +42,7 @@ struct Create {
   int spectator_delay = 0;  // moves by which spectators trail the players
   TimeControl clock{};      // (extension) the table's time control; none by default
   bool rated = false;       // (extension) its games count for the players' ratings
+  bool chat = true;         // (extension) false: no chat at this table
 };
 struct Join {
   std::string room;
@@ -105,8 +107,23 @@ struct Takeback {
   DrawAction action = DrawAction::offer;
 };
 
+// (extension) `chat`: a message to the table's players (from a player) or to its spectators
+// (from a spectator): `text`, or `phrase`, one of kChatPhrases, which each client words in its
+// own language.
+struct Chat {
+  std::string room;
+  std::string text;    // or
+  std::string phrase;  // this
+};
+inline constexpr std::array<std::string_view, 7> kChatPhrases{
+    "hello", "good_game", "thinking", "rematch", "thanks", "good_move", "oops"};
+// The longest chat text a frame may carry, in characters; the server may set less.
+inline constexpr std::size_t kMaxChatChars = 2000;
+// Why `text` may not be said (blank, a control character, longer than `max_chars`), or "".
+std::string_view chat_refusal(std::string_view text, std::size_t max_chars);
+
 using Body = std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch, AddBot,
-                          Resign, Draw, Claim, Takeback, RemoveBot>;
+                          Resign, Draw, Claim, Takeback, RemoveBot, Chat>;
 
 struct Request {
   nlohmann::json id;  // string or integer, or null when absent

@@ -54,6 +54,7 @@ Envelope make_envelope(const RoomFacts& room, const rules::State& state,
   e.fairness = room.fairness;
   e.options = room.options;
   e.rated = room.rated;
+  e.chat = room.chat;
   return e;
 }
 
@@ -95,6 +96,7 @@ json assemble_state(const Envelope& e, json board) {
               {"gone", e.gone},
               {"left", e.left},
               {"rated", e.rated},
+              {"chat", e.chat ? *e.chat : json::array()},
               {"board", std::move(board)}};
 }
 
@@ -475,6 +477,10 @@ void append_envelope_diff(std::string& ops, const Envelope& a, const Envelope& b
   if (a.left != b.left) replace_with(ops, "/left", [&](std::string& o) { o += b.left.dump(); });
   if (a.rated != b.rated)
     replace_with(ops, "/rated", [&](std::string& o) { o += b.rated ? "true" : "false"; });
+  if (a.chat != b.chat) {
+    static const json none = json::array();
+    append_diff(ops, a.chat ? *a.chat : none, b.chat ? *b.chat : none, "/chat");
+  }
   if (a.clock != b.clock) replace_with(ops, "/clock", [&](std::string& o) { o += b.clock.dump(); });
   if (a.offer != b.offer) replace_with(ops, "/offer", [&](std::string& o) { o += b.offer.dump(); });
   if (a.fairness != b.fairness)

@@ -55,6 +55,8 @@ struct RoomFacts {
   // Who left the round, in order (ending.hpp's Departures), or null for nobody.
   nlohmann::json left{};
   bool rated = false;  // (extension) the table's games count for its players' ratings
+  // (extension) The table's chat as this audience may see it; null for none.
+  std::shared_ptr<const nlohmann::json> chat{};
 };
 
 // The viewer's whole state: game, status, seats, you, to_move, legal_moves, outcome, board,
@@ -83,6 +85,7 @@ struct Envelope {
   nlohmann::json gone;   // null, or the player to move who is gone
   nlohmann::json left;   // who left the round: an array, empty for nobody
   bool rated = false;
+  std::shared_ptr<const nlohmann::json> chat;  // one array per change: the pointers compare
   friend bool operator==(const Envelope&, const Envelope&) = default;
 };
 Envelope make_envelope(const RoomFacts& room, const rules::State& state,

@@ -215,6 +215,30 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.max_password_jobs, 1, 256);
        },
        [](const Config& c) { return std::to_string(c.max_password_jobs); }},
+      {"--chat", "PLATEAU_CHAT",
+       "on: tables may have a chat (each table chooses); off: no chat anywhere",
+       [](Config& c, const std::string& v) {
+         if (v != "on" && v != "off") return std::string("expects on or off");
+         c.chat = v == "on";
+         return std::string();
+       },
+       [](const Config& c) { return std::string(c.chat ? "on" : "off"); }},
+      {"--chat-per-minute", "PLATEAU_CHAT_PER_MINUTE",
+       "chat messages one person may send a minute (in bursts of as many)",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.chat_per_minute, 1, 10'000);
+       },
+       [](const Config& c) { return std::to_string(c.chat_per_minute); }},
+      {"--chat-max-messages", "PLATEAU_CHAT_MAX_MESSAGES", "messages one table's chat holds",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.chat_max_messages, 1, 100'000);
+       },
+       [](const Config& c) { return std::to_string(c.chat_max_messages); }},
+      {"--chat-max-chars", "PLATEAU_CHAT_MAX_CHARS", "characters of one chat message",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.chat_max_chars, 1, 2000);
+       },
+       [](const Config& c) { return std::to_string(c.chat_max_chars); }},
       {"--leaderboard-min-games", "PLATEAU_LEADERBOARD_MIN_GAMES",
        "rated games of a game a player needs to appear on its leaderboard",
        [](Config& c, const std::string& v) {

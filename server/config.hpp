@@ -59,6 +59,10 @@ struct Config {
   int registrations_per_minute = 3;         // accounts opened per address
   std::size_t max_sessions = 20;            // devices signed in per account
   std::size_t max_password_jobs = 4;        // passwords hashed at once
+  bool chat = true;                         // tables may have a chat
+  int chat_per_minute = 20;                 // chat messages one person may send a minute
+  std::size_t chat_max_messages = 500;      // messages one table's chat holds
+  std::size_t chat_max_chars = 500;         // characters of one chat message
   int leaderboard_min_games = 5;            // rated games a player needs to be on a leaderboard
   int leaderboard_active_days = 90;         // ... the last of them this recent
   bool help = false;

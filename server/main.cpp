@@ -100,7 +100,11 @@ int main(int argc, char** argv) {
           .max_spectators = config.max_spectators,
           .max_bot_games = config.max_bot_games,
           .max_lag_credit_ms = config.max_lag_credit_ms,
-          .gone_ms = static_cast<Millis>(config.gone_seconds) * 1000});
+          .gone_ms = static_cast<Millis>(config.gone_seconds) * 1000,
+          .chat = config.chat,
+          .chat_per_minute = static_cast<double>(config.chat_per_minute),
+          .max_chat = config.chat_max_messages,
+          .chat_chars = config.chat_max_chars});
   // Accounts: their passwords are hashed on the workers below (declared after, so that the
   // hashes still running end before the accounts do).
   NullAccountStore null_accounts;

@@ -130,6 +130,11 @@ bool Accounts::disabled(const std::string& player) const {
   return a && a->disabled;
 }
 
+bool Accounts::muted(const std::string& player) const {
+  const auto* a = of_player(player);
+  return a && a->muted;
+}
+
 const AccountRow* Accounts::session_account(const std::string& token,
                                             const SessionRow** session) const {
   const auto it = sessions_.find(sha256_hex(token));
@@ -468,22 +473,31 @@ json Accounts::list() const {
                    {"name", a->name},
                    {"created", a->created_ms},
                    {"disabled", a->disabled},
+                   {"muted", a->muted},
                    {"sessions", s == sessions_of_.end() ? 0 : s->second.size()}});
   }
   return out;
 }
 
 void Accounts::set_disabled(const std::string& name, bool disabled, const AccountReply& reply) {
+  set_flag(name, &AccountRow::disabled, disabled, "disabled", reply);
+}
+
+void Accounts::set_muted(const std::string& name, bool muted, const AccountReply& reply) {
+  set_flag(name, &AccountRow::muted, muted, "muted", reply);
+}
+
+void Accounts::set_flag(const std::string& name, bool AccountRow::* flag, bool value,
+                        const char* key, const AccountReply& reply) {
   AccountRow* account = find_name(name);
   if (!account)
     return reply(std::unexpected(error(404, "account/no_such_account", "no account of this name")));
   AccountRow row = *account;
-  row.disabled = disabled;
-  store_.put_account(row, "", [this, row, reply](bool ok) {
+  row.*flag = value;
+  store_.put_account(row, "", [this, row, flag, key, reply](bool ok) {
     if (!ok) return reply(std::unexpected(store_failed()));
-    if (auto it = accounts_.find(row.player); it != accounts_.end())
-      it->second.disabled = row.disabled;
-    reply(json{{"name", row.name}, {"disabled", row.disabled}});
+    if (auto it = accounts_.find(row.player); it != accounts_.end()) it->second.*flag = row.*flag;
+    reply(json{{"name", row.name}, {key, row.*flag}});
   });
 }
 

@@ -121,10 +121,13 @@ class Accounts {
   const AccountRow* of_name(std::string_view name) const;
   bool name_taken(std::string_view name) const;
   bool disabled(const std::string& player) const;
+  bool muted(const std::string& player) const;
 
   // For the admin.
   nlohmann::json list() const;
   void set_disabled(const std::string& name, bool disabled, const AccountReply& reply);
+  // A muted account may not chat anywhere on the server.
+  void set_muted(const std::string& name, bool muted, const AccountReply& reply);
   void remove(const std::string& name, const AccountReply& reply);
   void invite(const AccountReply& reply);
 
@@ -143,6 +146,9 @@ class Accounts {
   void open_session(const std::string& player, std::string device, const AccountReply& reply);
   void drop_sessions(std::vector<std::string> hashes, std::function<void(bool)> then);
   std::string random_hex(int bytes);
+  // Sets one of the account's flags (disabled, muted), stored before answered.
+  void set_flag(const std::string& name, bool AccountRow::* flag, bool value, const char* key,
+                const AccountReply& reply);
   SteadyTime steady() const;
 
   AccountStore& store_;

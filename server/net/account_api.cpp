@@ -14,7 +14,9 @@
 // and for the host, with the admin token:
 //   GET  /admin/accounts                                     {accounts: [...]}
 //   POST /admin/accounts/disable {name} | enable {name} | delete {name}
+//   POST /admin/accounts/mute {name} | unmute {name}         (a muted account may not chat)
 //   POST /admin/invites                                      201 {code, link, expires}
+//   POST /admin/chat/delete {room, seq}                      a message's words go
 //
 // A POST must say it sends JSON (a page of another site cannot, without the browser asking
 // this server first, which never agrees) and come from a page of this server or an allowed
@@ -138,7 +140,7 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
   if (const auto q = target.find('?'); q != std::string::npos) target.resize(q);
   const bool api = target.starts_with("/api/accounts/");
   const bool admin = target == "/admin/accounts" || target.starts_with("/admin/accounts/") ||
-                     target == "/admin/invites";
+                     target == "/admin/invites" || target == "/admin/chat/delete";
   const bool pages = target == "/api/profile" || target == "/api/leaderboard";
   if (!api && !admin && !pages) return false;
   // The answer needs the request's version and keep-alive, not its body.
@@ -318,6 +320,25 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
   if (post && target == "/admin/invites") {
     spdlog::info("event=admin_invite peer={}", peer);
     accounts->invite(later(http::status::created));
+    return true;
+  }
+  if (post && target == "/admin/chat/delete") {
+    const auto room = f.text("room", true).value_or("");
+    const auto seq = body.find("seq");
+    if (!f.bad.empty() || seq == body.end() || !seq->is_number_integer() || room.size() > 64)
+      return fail(http::status::bad_request, "admin/bad_body",
+                  "send {\"room\": \"<id>\", \"seq\": <the message's seq>}");
+    if (!server.lobby().delete_chat(room, seq->get<int>()))
+      return fail(http::status::not_found, "admin/no_such_message", "no such message");
+    spdlog::info("event=admin_chat_delete room={} seq={} peer={}", room, seq->get<int>(), peer);
+    answer(http::status::ok, json{{"deleted", seq->get<int>()}, {"room", room}});
+    return true;
+  }
+  if (post && (target == "/admin/accounts/mute" || target == "/admin/accounts/unmute")) {
+    const auto name = f.text("name", true).value_or("");
+    if (!f.bad.empty()) return bad_fields();
+    spdlog::info("event=admin_account action={} peer={}", target.substr(16), peer);
+    accounts->set_muted(name, target.ends_with("/mute"), later(http::status::ok));
     return true;
   }
   if (post && (target == "/admin/accounts/disable" || target == "/admin/accounts/enable" ||

@@ -74,6 +74,7 @@ std::vector<AudienceViews::Seen> AudienceViews::current(const Scene& scene) {
     facts.gone = scene.gone;
     facts.left = scene.left;
     facts.rated = scene.rated;
+    facts.chat = a == spectators() ? scene.chat_spectators : scene.chat_players;
     auto& v = views[static_cast<std::size_t>(a)];
     v.envelope = protocol::make_envelope(facts, st, viewer_of(a));
     v.board_generation = scene.generation;

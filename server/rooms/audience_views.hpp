@@ -49,6 +49,8 @@ struct Scene {
   nlohmann::json gone{};                          // the player to move, gone; or null
   nlohmann::json left{};                          // who left the round, or null
   bool rated = false;                             // the table is rated
+  // The chat as the players see it and as the spectators do (Room::chat_views); null: none.
+  std::shared_ptr<const nlohmann::json> chat_players{}, chat_spectators{};
 };
 
 class AudienceViews {

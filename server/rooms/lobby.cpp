@@ -148,6 +148,8 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
     refused = room->claim(c, id);
   } else if (const auto* t = std::get_if<protocol::Takeback>(&req.body)) {
     refused = room->takeback(c, t->action, id);
+  } else if (const auto* ch = std::get_if<protocol::Chat>(&req.body)) {
+    refused = chat(c, *room, *ch, id);
   }
   watch_clock(*room);
   if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];
@@ -266,11 +268,12 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   RoomSettings settings = server_settings();
   settings.is_private = req.is_private;
   settings.rated = req.rated;
+  settings.chat = req.chat && limits_.chat;
   settings.spectator_delay = req.spectator_delay;
   settings.clock = req.clock;
-  RoomRecord record{room_id,         std::string(game->id()),      *options, secret.seed,
-                    req.is_private,  req.spectator_delay,          now_,     secret.salt,
-                    c->player()->id, protocol::to_json(req.clock), req.rated};
+  RoomRecord record{room_id,         std::string(game->id()),      *options,  secret.seed,
+                    req.is_private,  req.spectator_delay,          now_,      secret.salt,
+                    c->player()->id, protocol::to_json(req.clock), req.rated, settings.chat};
   auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
@@ -837,7 +840,34 @@ RoomSettings Lobby::server_settings() {
       .gone_ms = limits_.gone_ms,
       .stand_in = stand_in_,
       .rated = false,
+      .chat = limits_.chat,
+      .max_chat = limits_.max_chat,
+      .chat_chars = limits_.chat_chars,
       .round_ended = [this](const Room& room, const json& outcome) { rate_round(room, outcome); }};
+}
+
+std::optional<Code> Lobby::chat(const std::shared_ptr<Connection>& c, Room& room,
+                                const protocol::Chat& req, const json& id) {
+  const std::string& player = c->player()->id;
+  if (!limits_.chat) {
+    reply_error(c, Code::chat_off, "this server has no chat", id);
+    return Code::chat_off;
+  }
+  if (accounts_ && accounts_->muted(player)) {
+    reply_error(c, Code::chat_muted, "the server's host muted your account", id);
+    return Code::chat_muted;
+  }
+  if (!chat_rate_.allow(player, limits_.chat_per_minute,
+                        SteadyTime(std::chrono::milliseconds(now_)))) {
+    reply_error(c, Code::chat_rate, "you are sending messages too fast; wait a little", id);
+    return Code::chat_rate;
+  }
+  return room.chat(c, req, id);
+}
+
+bool Lobby::delete_chat(const std::string& room_id, int seq) {
+  const auto room = find(room_id);
+  return room && room->delete_chat(seq);
 }
 
 void Lobby::rate_round(const Room& room, const json& outcome) {

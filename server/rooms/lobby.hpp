@@ -47,6 +47,10 @@ struct LobbyLimits {
   std::size_t max_bot_games = 100;            // rooms in memory with a bot and a game not over
   Millis max_lag_credit_ms = 500;             // see RoomSettings::max_lag_credit_ms
   Millis gone_ms = 60'000;                    // see RoomSettings::gone_ms
+  bool chat = true;                           // tables may have a chat (--chat)
+  double chat_per_minute = 20;                // messages one person may send a minute
+  std::size_t max_chat = 500;                 // see RoomSettings::max_chat
+  std::size_t chat_chars = 500;               // see RoomSettings::chat_chars
 };
 
 // How many times each address did something in the last minute: at most `per_minute` are let
@@ -140,6 +144,8 @@ class Lobby : private PlayerDirectory {
   const LatencyHistogram& move_latency() const { return move_latency_; }
   // Sends a frame to every connection that said hello.
   void announce(const std::string& message);
+  // The host deletes message `seq` of `room`'s chat; false when there is no such message.
+  bool delete_chat(const std::string& room, int seq);
   // Closes a room: its connections get an error and it leaves the lobby.
   bool close_room(const std::string& id);
   // Closes every room (in memory or unloaded) that `player` created or sits in, and/or that
@@ -269,6 +275,10 @@ class Lobby : private PlayerDirectory {
   Counters counters_;
   Accounts* accounts_ = nullptr;
   Ratings* ratings_ = nullptr;
+  // A chat message, after the lobby's checks: the server's chat, mutes, the rate per person.
+  std::optional<protocol::Code> chat(const std::shared_ptr<Connection>& c, Room& room,
+                                     const protocol::Chat& req, const nlohmann::json& id);
+  RateByKey chat_rate_;
   // A round of a rated room ended: its players' ratings move.
   void rate_round(const Room& room, const nlohmann::json& outcome);
   bool is_account(const std::string& player) const {

@@ -32,6 +32,7 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
   settings.is_private = stored.room.is_private;
   settings.spectator_delay = stored.room.spectator_delay;
   settings.rated = stored.room.rated;
+  settings.chat = stored.room.chat;
   const auto clock = protocol::time_control_from_json(stored.room.clock);
   if (!clock) {
     why = "its time control is not one: " + clock.error();
@@ -63,6 +64,7 @@ std::shared_ptr<Room> Room::restore(const StoredRoom& stored, const rules::Game&
     all = all && player.has_value();
   }
   table.set_started(all || room->round() > 1 || !room->match_.moves().empty());
+  room->chat_ = stored.chat;
   // A draw offered or a takeback asked in the round in play stands if no move was made since.
   if (table.started() && !room->match_.over() && !stored.rounds.empty())
     if (const auto offer = Table::offer_from_stored(stored.rounds.back().offer,
@@ -135,7 +137,8 @@ Scene Room::scene(const std::vector<protocol::SeatInfo>& seats) const {
                match_.delayed(),    match_.fairness(false), match_.fairness(true),
                match_.generation(), match_.line(),          match_.shared_options(),
                match_.ended(),      table_.offer_json(),    clock_ ? clock_->view() : json(),
-               gone_json(),         departed_json(),        settings_.rated};
+               gone_json(),         departed_json(),        settings_.rated,
+               chat_views().first,  chat_views().second};
 }
 
 void Room::ensure_views() {
@@ -522,6 +525,77 @@ void Room::end_round(const protocol::Ending& ending) {
   table_.clear_offer();
   const auto entry = publish();
   finish_round(*match_.ended(), durable_done(entry));
+}
+
+std::pair<std::shared_ptr<const json>, std::shared_ptr<const json>> Room::chat_views() const {
+  const bool over = status() == protocol::Status::over;
+  auto& c = chat_cache_;
+  if (c.generation != chat_generation_ || c.round != round() || c.over != over) {
+    json players = json::array(), spectators = json::array();
+    for (const auto& m : chat_) {
+      json line{{"seq", m.seq},     {"channel", m.spectators ? "spectators" : "players"},
+                {"name", m.name},   {"at", m.at_ms},
+                {"round", m.round}, {"move", m.at_move}};
+      if (m.deleted)
+        line["deleted"] = true;
+      else if (!m.phrase.empty())
+        line["phrase"] = m.phrase;
+      else
+        line["text"] = m.text;
+      // The spectators hear the players once the round they spoke in is over.
+      if (m.spectators || m.round < round() || over) spectators.push_back(line);
+      if (!m.spectators) players.push_back(std::move(line));
+    }
+    c = ChatCache{chat_generation_, round(), over, std::make_shared<const json>(std::move(players)),
+                  std::make_shared<const json>(std::move(spectators))};
+  }
+  return {c.players, c.spectators};
+}
+
+std::optional<Code> Room::chat(const std::shared_ptr<Connection>& p, const protocol::Chat& req,
+                               const json& id) {
+  ensure_views();
+  const int a = table_.audience_of(p.get());
+  if (a < 0) return error(p, Code::not_in_room, "join the room to chat", id);
+  if (!settings_.chat) return error(p, Code::chat_off, "this table has no chat", id);
+  if (!req.text.empty())
+    if (const auto why = protocol::chat_refusal(req.text, settings_.chat_chars); !why.empty())
+      return error(p, Code::chat_text, "the message " + std::string(why), id);
+  if (chat_.size() >= settings_.max_chat)
+    return error(p, Code::chat_full, "this table's chat is full", id);
+  ChatRecord m;
+  m.room = id_;
+  m.seq = chat_.empty() ? 1 : chat_.back().seq + 1;
+  m.round = round();
+  m.at_move = static_cast<int>(match_.moves().size());
+  m.spectators = a == table_.spectator_audience();
+  m.player = p->player()->id;
+  m.name = p->player()->name;
+  m.text = req.text;
+  m.phrase = req.phrase;
+  m.at_ms = time();
+  chat_.push_back(m);
+  ++chat_generation_;
+  const auto entry = publish();
+  m.version = version_;
+  store_.append_chat(m, durable_done(entry));
+  flush();
+  return std::nullopt;
+}
+
+bool Room::delete_chat(int seq) {
+  const auto it = std::ranges::find_if(chat_, [&](const ChatRecord& m) { return m.seq == seq; });
+  if (it == chat_.end()) return false;
+  if (it->deleted) return true;
+  ensure_views();
+  it->deleted = true;
+  it->text.clear();
+  it->phrase.clear();
+  ++chat_generation_;
+  const auto entry = publish();
+  store_.delete_chat(id_, seq, version_, durable_done(entry));
+  flush();
+  return true;
 }
 
 void Room::finish_round(const json& outcome, Done done) {

@@ -64,6 +64,11 @@ struct RoomSettings {
   // The table's games count for its players' ratings (only accounts sit at it; the lobby sees
   // to that).
   bool rated = false;
+  // The table has a chat (protocol::Chat), of at most `max_chat` messages of at most
+  // `chat_chars` characters each.
+  bool chat = true;
+  std::size_t max_chat = 500;
+  std::size_t chat_chars = 500;
   // Called once a round is over (its outcome as stored), after its write is queued.
   std::function<void(const Room& room, const nlohmann::json& outcome)> round_ended{};
 };
@@ -174,10 +179,22 @@ class Room : public std::enable_shared_from_this<Room> {
   // The flag falls if it is time: the seat to move loses on time, stored, then shown.
   void flag(Millis now);
 
+  // A message to the table's chat: to the players from a seated player, to the spectators from
+  // a spectator. Stored, then shown. The lobby checks who may chat at all (rates, mutes).
+  std::optional<protocol::Code> chat(const std::shared_ptr<Connection>& p,
+                                     const protocol::Chat& req, const nlohmann::json& id);
+  // The host deletes message `seq` (its words go, its place stays); false when there is none.
+  bool delete_chat(int seq);
+  const std::vector<ChatRecord>& chat_log() const { return chat_; }
+
   // One line of the lobby's list: room, game, seats, status, spectators, round.
   nlohmann::json summary() const;
 
  private:
+  // The chat as the players see it, and as the spectators do (theirs, and the players' of
+  // every round over), built again only when a message or the round's end changes them.
+  std::pair<std::shared_ptr<const nlohmann::json>, std::shared_ptr<const nlohmann::json>>
+  chat_views() const;
   // What every audience sees now; `seats` must outlive the scene.
   Scene scene(const std::vector<protocol::SeatInfo>& seats) const;
   void ensure_views();
@@ -247,6 +264,15 @@ class Room : public std::enable_shared_from_this<Room> {
   std::optional<GameClock> clock_;  // none for a table without a time control
   // Per seat, the bot playing for a player who left the round in play (else null).
   std::vector<std::shared_ptr<Connection>> stand_ins_;
+  std::vector<ChatRecord> chat_;
+  std::uint64_t chat_generation_ = 0;  // changes with every message and deletion
+  struct ChatCache {
+    std::uint64_t generation = ~std::uint64_t{0};
+    int round = 0;
+    bool over = false;
+    std::shared_ptr<const nlohmann::json> players, spectators;
+  };
+  mutable ChatCache chat_cache_;
   AudienceViews views_;  // at version_ once built
   Outbox outbox_;
   std::int64_t version_ = 0;

@@ -30,6 +30,7 @@ struct AccountRow {
   std::string password_hash;  // libsodium's crypto_pwhash_str (Argon2id), with its parameters
   std::int64_t created_ms = 0;
   bool disabled = false;
+  bool muted = false;  // the host muted it: it may not chat anywhere
 };
 
 // One signed-in device: a token (kept as its SHA-256 only) that `hello` may carry.

@@ -38,6 +38,7 @@ json record_to_json(const GameRecord& r) {
     for (const auto& b : r.bots) bots.push_back(b.empty() ? json(nullptr) : json(b));
     out["bots"] = std::move(bots);
   }
+  if (r.chat.is_array() && !r.chat.empty()) out["chat"] = r.chat;
   if (!r.salt.empty()) {
     out["salt"] = r.salt;
     out["commitment"] = seed_commitment(r.seed, r.salt);

@@ -33,6 +33,9 @@ struct GameRecord {
   nlohmann::json clock{};  // the time control (protocol/time_control.hpp); null for none
   // A bot's level by seat ("" for a person); empty when the record names no bot.
   std::vector<std::string> bots{};
+  // The round's chat, both channels, in order: [{channel, name, text|phrase, at, move}] (a
+  // deleted message without its words). Exported; an import keeps none.
+  nlohmann::json chat = nlohmann::json::array();
 };
 
 // {"format":"plateau-game/1", "game", "options", "seed" (a decimal string: JSON numbers lose

@@ -31,17 +31,19 @@ void SqliteStore::put_account(const AccountRow& a, const std::string& player_tok
                       .bind(3, a.name)
                       .run();
         return player_ok &&
-               Stmt(db,
-                    "INSERT INTO accounts(player, name, name_key, password_hash, created_ms, "
-                    "disabled) VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(player) DO UPDATE SET "
-                    "name = excluded.name, name_key = excluded.name_key, password_hash = "
-                    "excluded.password_hash, disabled = excluded.disabled")
+               Stmt(
+                   db,
+                   "INSERT INTO accounts(player, name, name_key, password_hash, created_ms, "
+                   "disabled, muted) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(player) DO "
+                   "UPDATE SET name = excluded.name, name_key = excluded.name_key, password_hash = "
+                   "excluded.password_hash, disabled = excluded.disabled, muted = excluded.muted")
                    .bind(1, a.player)
                    .bind(2, a.name)
                    .bind(3, name_key(a.name))
                    .bind(4, a.password_hash)
                    .bind(5, a.created_ms)
                    .bind(6, std::int64_t{a.disabled ? 1 : 0})
+                   .bind(7, std::int64_t{a.muted ? 1 : 0})
                    .run();
       },
       std::move(done));
@@ -113,9 +115,10 @@ std::expected<LoadedAccounts, std::string> SqliteStore::load_accounts() {
     return std::unexpected(std::string("reading ") + what + ": " + sqlite3_errmsg(db_));
   };
   {
-    Stmt q(db_, "SELECT player, name, password_hash, created_ms, disabled FROM accounts");
+    Stmt q(db_, "SELECT player, name, password_hash, created_ms, disabled, muted FROM accounts");
     while (q.row())
-      out.accounts.push_back({q.text(0), q.text(1), q.text(2), q.i64(3), q.i64(4) != 0});
+      out.accounts.push_back(
+          {q.text(0), q.text(1), q.text(2), q.i64(3), q.i64(4) != 0, q.i64(5) != 0});
     if (!q.ok()) return failed("accounts");
   }
   {

@@ -66,6 +66,25 @@ std::expected<std::optional<GameRecord>, std::string> SqliteStore::read_record(
       r.moves.push_back({static_cast<int>(q.i64(0)), q.text(1), q.i64(2),
                          q.is_null(3) ? std::nullopt : std::optional(q.i64(3))});
   }
+  {
+    Stmt q(reader_,
+           "SELECT spectators, name, text, phrase, at_ms, at_move, deleted FROM chat WHERE room = "
+           "?1 AND round = ?2 ORDER BY seq");
+    q.bind(1, room).bind(2, round);
+    while (q.row()) {
+      json line{{"channel", q.i64(0) != 0 ? "spectators" : "players"},
+                {"name", q.text(1)},
+                {"at", q.i64(4)},
+                {"move", q.i64(5)}};
+      if (q.i64(6) != 0)
+        line["deleted"] = true;
+      else if (!q.text(3).empty())
+        line["phrase"] = q.text(3);
+      else
+        line["text"] = q.text(2);
+      r.chat.push_back(std::move(line));
+    }
+  }
   if (const auto n = r.options.value("players", 0);
       n > 0 && r.players.size() < static_cast<std::size_t>(n))
     r.players.resize(static_cast<std::size_t>(n));

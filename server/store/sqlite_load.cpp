@@ -33,7 +33,28 @@ void read_room(Stmt& q, StoredRoom& r) {
   r.room.creator = q.text(8);  // "" for NULL
   if (!q.is_null(9)) r.room.clock = json::parse(q.text(9), nullptr, false);
   r.room.rated = q.i64(10) != 0;
+  r.room.chat = q.i64(11) != 0;
 }
+
+// A row of `chat` as both reads select it: room, seq, round, at_move, spectators, player, name,
+// text, phrase, at_ms, deleted.
+ChatRecord read_chat(Stmt& q) {
+  ChatRecord m;
+  m.room = q.text(0);
+  m.seq = static_cast<int>(q.i64(1));
+  m.round = static_cast<int>(q.i64(2));
+  m.at_move = static_cast<int>(q.i64(3));
+  m.spectators = q.i64(4) != 0;
+  m.player = q.text(5);
+  m.name = q.text(6);
+  m.text = q.text(7);
+  m.phrase = q.text(8);
+  m.at_ms = q.i64(9);
+  m.deleted = q.i64(10) != 0;
+  return m;
+}
+const std::string kChatColumns =
+    "room, seq, round, at_move, spectators, player, name, text, phrase, at_ms, deleted";
 
 // A row of `rounds` as both reads select it, from column `first` on: round, options, seed,
 // outcome, rematch, salt, offer, departed.
@@ -89,7 +110,7 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
     Stmt q(
         db_,
         "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator, "
-        "clock, rated "
+        "clock, rated, chat "
         "FROM rooms "
         "WHERE id IN restoring ORDER BY created_ms, id");
     while (q.row()) {
@@ -166,6 +187,16 @@ std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms
     for (auto& [id, live] : in_play)
       if (out.rooms[index[id]].rounds.back().outcome.is_null()) live_.emplace(id, std::move(live));
   }
+  {
+    const std::string sql =
+        "SELECT " + kChatColumns + " FROM chat WHERE room IN restoring ORDER BY room, seq";
+    Stmt q(db_, sql.c_str());
+    while (q.row()) {
+      const auto it = index.find(q.text(0));
+      if (it != index.end()) out.rooms[it->second].chat.push_back(read_chat(q));
+    }
+    if (!q.ok()) return std::unexpected(std::string("reading chat: ") + sqlite3_errmsg(db_));
+  }
   return out;
 }
 
@@ -185,7 +216,7 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
     Stmt q(
         reader_,
         "SELECT id, game, options, seed, private, spectator_delay, created_ms, version, creator, "
-        "clock, rated "
+        "clock, rated, chat "
         "FROM rooms r "
         "WHERE id = ?1 AND imported = 0 AND (finished = 0 OR (finished = 1 AND EXISTS ("
         "SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= ?2)))");
@@ -250,6 +281,14 @@ std::expected<std::optional<StoredRoom>, std::string> SqliteStore::load_room(
     }
     if (!q.ok())
       return std::unexpected(std::string("reading a room's moves: ") + sqlite3_errmsg(reader_));
+  }
+  {
+    const std::string sql = "SELECT " + kChatColumns + " FROM chat WHERE room = ?1 ORDER BY seq";
+    Stmt q(reader_, sql.c_str());
+    q.bind(1, id);
+    while (q.row()) r.chat.push_back(read_chat(q));
+    if (!q.ok())
+      return std::unexpected(std::string("reading a room's chat: ") + sqlite3_errmsg(reader_));
   }
   // The round in play goes on from its moves, as after load().
   live_.erase(id);

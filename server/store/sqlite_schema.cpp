@@ -151,6 +151,25 @@ const std::vector<const char*> kMigrations{
       PRIMARY KEY(room, round, player)) WITHOUT ROWID;
     CREATE INDEX rating_history_player ON rating_history(player, game, at_ms);
     )sql",
+    // 12: chat (issue 46). Whether a room has chat; accounts the host muted; each table's
+    // messages (a deleted one keeps its place, not its words).
+    R"sql(
+    ALTER TABLE rooms ADD COLUMN chat INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE accounts ADD COLUMN muted INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE chat(
+      room TEXT NOT NULL,
+      seq INTEGER NOT NULL,
+      round INTEGER NOT NULL,
+      at_move INTEGER NOT NULL,
+      spectators INTEGER NOT NULL,
+      player TEXT NOT NULL,
+      name TEXT NOT NULL,
+      text TEXT NOT NULL,
+      phrase TEXT NOT NULL,
+      at_ms INTEGER NOT NULL,
+      deleted INTEGER NOT NULL DEFAULT 0,
+      PRIMARY KEY(room, seq)) WITHOUT ROWID;
+    )sql",
 };
 
 }  // namespace

@@ -108,8 +108,8 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
       [r](StmtCache& db) {
         return Stmt(db,
                     "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
-                    "created_ms, creator, clock, rated) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-                    "NULLIF(?8, ''), NULLIF(?9, 'null'), ?10)")
+                    "created_ms, creator, clock, rated, chat) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+                    "NULLIF(?8, ''), NULLIF(?9, 'null'), ?10, ?11)")
                    .bind(1, r.id)
                    .bind(2, r.game)
                    .bind(3, r.options.dump())
@@ -120,6 +120,7 @@ void SqliteStore::create_room(const RoomRecord& r, Done done) {
                    .bind(8, r.creator)
                    .bind(9, r.clock.dump())
                    .bind(10, std::int64_t{r.rated ? 1 : 0})
+                   .bind(11, std::int64_t{r.chat ? 1 : 0})
                    .run() &&
                Stmt(
                    db,
@@ -332,6 +333,42 @@ bool SqliteStore::prune_log(StmtCache& cache) {
              .bind(1, below)
              .run() &&
          Stmt(cache, "DELETE FROM move_log WHERE seq < ?1").bind(1, below).run();
+}
+
+void SqliteStore::append_chat(const ChatRecord& m, Done done) {
+  enqueue(
+      [m](StmtCache& db) {
+        return Stmt(db,
+                    "INSERT INTO chat(room, seq, round, at_move, spectators, player, name, text, "
+                    "phrase, at_ms) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)")
+                   .bind(1, m.room)
+                   .bind(2, std::int64_t{m.seq})
+                   .bind(3, std::int64_t{m.round})
+                   .bind(4, std::int64_t{m.at_move})
+                   .bind(5, std::int64_t{m.spectators ? 1 : 0})
+                   .bind(6, m.player)
+                   .bind(7, m.name)
+                   .bind(8, m.text)
+                   .bind(9, m.phrase)
+                   .bind(10, m.at_ms)
+                   .run() &&
+               set_version(db, m.room, m.version);
+      },
+      std::move(done));
+}
+
+void SqliteStore::delete_chat(const std::string& room, int seq, std::int64_t version, Done done) {
+  enqueue(
+      [room, seq, version](StmtCache& db) {
+        return Stmt(db,
+                    "UPDATE chat SET deleted = 1, text = '', phrase = '' WHERE room = ?1 AND "
+                    "seq = ?2")
+                   .bind(1, room)
+                   .bind(2, std::int64_t{seq})
+                   .run() &&
+               set_version(db, room, version);
+      },
+      std::move(done));
 }
 
 void SqliteStore::forget_players(const std::vector<std::string>& ids, Done done) {

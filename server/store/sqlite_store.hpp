@@ -82,6 +82,8 @@ class SqliteStore final : public Storage {
       const std::string& id, std::int64_t ended_since_ms) override;
   void unload_room(const std::string& id) override;
   void forget_players(const std::vector<std::string>& ids, Done done) override;
+  void append_chat(const ChatRecord& message, Done done) override;
+  void delete_chat(const std::string& room, int seq, std::int64_t version, Done done) override;
 
   // Archive: reads on a read-only connection of their own (WAL lets it read while the writer
   // writes); the import is a write like the others.

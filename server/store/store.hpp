@@ -30,6 +30,23 @@ struct RoomRecord {
   std::string creator{};
   nlohmann::json clock{};  // the time control (protocol/time_control.hpp); null for none
   bool rated = false;      // its games count for the players' ratings (accounts only)
+  bool chat = true;        // its players and spectators may chat
+};
+
+// One message of a table's chat (issue 46): the players' chat, or the spectators'.
+struct ChatRecord {
+  std::string room;
+  int seq = 0;      // 1, 2, ... within the room
+  int round = 1;    // the round in play (or last played) when it was said
+  int at_move = 0;  // the moves of that round made by then (where a replay shows it)
+  bool spectators = false;
+  std::string player;
+  std::string name;
+  std::string text;    // or
+  std::string phrase;  // this (protocol::kChatPhrases)
+  std::int64_t at_ms = 0;
+  bool deleted = false;      // by the host: kept, shown as deleted, its words gone
+  std::int64_t version = 0;  // the room's version that showed it (or its deletion)
 };
 
 struct MoveRecord {
@@ -66,7 +83,8 @@ struct StoredRoom {
   RoomRecord room;
   std::vector<std::optional<std::string>> seats;  // player id per seat
   std::vector<RoundRecord> rounds;
-  std::int64_t version = 0;  // the last durable version: every version shown was stored first
+  std::int64_t version = 0;        // the last durable version: every version shown was stored first
+  std::vector<ChatRecord> chat{};  // the table's chat, in order
 };
 
 struct StoredPlayer {
@@ -117,6 +135,13 @@ class Store {
   virtual void unload_room(const std::string& id) = 0;
   // Deletes these players' rows, except those of players with a stored seat (in play or history).
   virtual void forget_players(const std::vector<std::string>& ids, Done done) = 0;
+  // A chat message, with the room's version that shows it.
+  virtual void append_chat(const ChatRecord& /*message*/, Done done) { done(true); }
+  // The host deleted message `seq`: its words go, the room is at `version`.
+  virtual void delete_chat(const std::string& /*room*/, int /*seq*/, std::int64_t /*version*/,
+                           Done done) {
+    done(true);
+  }
 };
 
 // A store that keeps nothing and answers at once: for tests of rooms and for --data none. Tests

@@ -581,7 +581,8 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
       "ALTER TABLE rooms DROP COLUMN creator; ALTER TABLE rooms DROP COLUMN clock;"
       "ALTER TABLE moves DROP COLUMN clock_ms; DROP TABLE accounts; DROP TABLE sessions; DROP "
       "TABLE invites; ALTER TABLE rooms DROP COLUMN rated; DROP TABLE ratings; DROP TABLE "
-      "rating_history; PRAGMA user_version = 2;"
+      "rating_history; ALTER TABLE rooms DROP COLUMN chat; DROP TABLE chat; "
+      "PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
       "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, "
       "12);");
@@ -918,7 +919,8 @@ TEST_F(StoreTest, ADatabaseOfTheReleaseBeforeAccountsOpensWithEveryRoomAndPlayer
   }
   // What schema 9 (the release before accounts) leaves.
   sql("DROP TABLE accounts; DROP TABLE sessions; DROP TABLE invites; ALTER TABLE rooms DROP "
-      "COLUMN rated; DROP TABLE ratings; DROP TABLE rating_history; PRAGMA user_version = 9;");
+      "COLUMN rated; DROP TABLE ratings; DROP TABLE rating_history; ALTER TABLE rooms DROP COLUMN "
+      "chat; DROP TABLE chat; PRAGMA user_version = 9;");
   auto store = open();
   ASSERT_TRUE(store);
   EXPECT_EQ(count("PRAGMA user_version"), SqliteStore::schema_version());
