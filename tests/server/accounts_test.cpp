@@ -411,8 +411,10 @@ class LobbyAccountsTest : public AccountsTest {
   }
   void send(const std::shared_ptr<FakeConnection>& c, const json& msg) {
     auto req = protocol::decode(msg.dump());
-    ASSERT_TRUE(req.has_value());
-    lobby_.handle(c, std::move(*req));
+    if (!req)
+      lobby_.refuse(c, req.error());
+    else
+      lobby_.handle(c, std::move(*req));
   }
   // A connection that said hello; its welcome.
   std::pair<std::shared_ptr<FakeConnection>, json> hello(const std::string& name,
@@ -576,6 +578,112 @@ TEST_F(LobbyAccountsTest, OnlyAccountsCreateAndSitAtARatedTableAndItsEndMovesThe
   }
   ASSERT_EQ(ada->states[casual]["status"], "over");
   EXPECT_EQ(ratings_.of(wa["player"], "quantik").games, 1);
+}
+
+// Chat: who hears whom, the limits, and what the store keeps.
+TEST_F(LobbyAccountsTest, SpectatorsNeverReachThePlayersAndHearThemOnceTheRoundIsOver) {
+  auto [ada, wa] = hello("Ada");
+  auto [bob, wb] = hello("Bob");
+  auto [eve, we] = hello("Eve");
+  send(ada, {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}});
+  const std::string room = ada->take("created").at(0)["room"];
+  send(ada, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  send(bob, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  send(eve, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
+  const auto say = [&](const std::shared_ptr<FakeConnection>& c, const json& what) {
+    json msg{{"type", "chat"}, {"room", room}};
+    msg.update(what);
+    send(c, msg);
+    return error_code(c);
+  };
+  ASSERT_EQ(say(ada, {{"text", "good luck"}}), "");
+  ASSERT_EQ(say(eve, {{"text", "Bob should play the cone"}}), "");
+  ASSERT_EQ(say(bob, {{"phrase", "thanks"}}), "");
+  // Each copy is a patched one: versions carry the chat like any change.
+  const auto& pa = ada->states[room]["chat"];
+  ASSERT_EQ(pa.size(), 2u);
+  EXPECT_EQ(pa[0]["text"], "good luck");
+  EXPECT_EQ(pa[0]["name"], "Ada");
+  EXPECT_EQ(pa[0]["channel"], "players");
+  EXPECT_EQ(pa[1]["phrase"], "thanks");
+  EXPECT_EQ(bob->states[room]["chat"], pa);
+  for (const auto& c : {ada, bob})
+    for (const auto& frame : c->received)
+      EXPECT_EQ(frame.dump().find("Bob should play"), std::string::npos)
+          << "a spectator's message reached a player: " << frame.dump();
+  const auto& pe = eve->states[room]["chat"];
+  ASSERT_EQ(pe.size(), 1u);
+  EXPECT_EQ(pe[0]["channel"], "spectators");
+  for (const auto& frame : eve->received)
+    EXPECT_EQ(frame.dump().find("good luck"), std::string::npos) << "players' talk leaked";
+  // The game ends: the spectators hear both, the players still only theirs.
+  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"}) {
+    auto& mover = ada->states[room]["to_move"] == 0 ? ada : bob;
+    send(mover,
+         {{"type", "move"}, {"room", room}, {"version", mover->versions[room]}, {"move", m}});
+  }
+  ASSERT_EQ(eve->states[room]["status"], "over");
+  ASSERT_EQ(eve->states[room]["chat"].size(), 3u);
+  EXPECT_EQ(eve->states[room]["chat"][0]["text"], "good luck");
+  EXPECT_EQ(eve->states[room]["chat"][1]["channel"], "spectators");
+  EXPECT_EQ(ada->states[room]["chat"].size(), 2u);
+  // A fresh sync agrees with each patched copy.
+  for (const auto& c : {ada, eve}) {
+    const json copy = c->states[room];
+    send(c, {{"type", "sync"}, {"room", room}});
+    EXPECT_EQ(c->take("full").back()["state"], copy);
+  }
+  // Bad messages, and a stranger to the room.
+  EXPECT_EQ(say(ada, {{"text", "   "}}), "chat/bad_text");
+  EXPECT_EQ(say(ada, {{"text", "a\u0007b"}}), "chat/bad_text");
+  EXPECT_EQ(say(ada, {{"text", std::string(501, 'x')}}), "chat/bad_text");
+  EXPECT_EQ(say(ada, {{"phrase", "insult"}}), "chat/bad_text");
+  EXPECT_EQ(say(ada, {{"text", "x"}, {"phrase", "thanks"}}), "proto/bad_field");
+  EXPECT_EQ(say(ada, {{"text", 5}}), "proto/bad_field");
+  auto [stranger, ws] = hello("Stranger");
+  EXPECT_EQ(say(stranger, {{"text", "hi"}}), "room/not_in_room");
+  // What the store keeps: three messages, in order, with the version that showed each.
+  ASSERT_EQ(rooms_store_.chat.size(), 3u);
+  EXPECT_EQ(rooms_store_.chat[1].spectators, true);
+  EXPECT_EQ(rooms_store_.chat[2].seq, 3);
+  EXPECT_GT(rooms_store_.chat[2].version, rooms_store_.chat[1].version);
+}
+
+TEST_F(LobbyAccountsTest, ChatLimitsMutesDeletionsAndTablesWithoutChat) {
+  auto [ada, wa] = hello("Ada", (*signup("Ada"))["token"].get<std::string>());
+  auto [bob, wb] = hello("Bob");
+  send(ada, {{"type", "create"}, {"game", "quantik"}});
+  const std::string room = ada->take("created").at(0)["room"];
+  send(ada, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  send(bob, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  const auto say = [&](const std::shared_ptr<FakeConnection>& c, const std::string& r,
+                       const std::string& text) {
+    send(c, {{"type", "chat"}, {"room", r}, {"text", text}});
+    return error_code(c);
+  };
+  // 20 a minute per person (the default), in one burst.
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(say(bob, room, "m" + std::to_string(i)), "") << i;
+  EXPECT_EQ(say(bob, room, "one too many"), "chat/rate");
+  EXPECT_EQ(say(ada, room, "Ada may still"), "");
+  lobby_.tick(61'000);
+  EXPECT_EQ(say(bob, room, "a minute later"), "");
+  // The host mutes Ada's account, and deletes one of Bob's messages.
+  ASSERT_TRUE(run([&](const AccountReply& r) { accounts_->set_muted("ada", true, r); }));
+  EXPECT_EQ(say(ada, room, "hello?"), "chat/muted");
+  EXPECT_TRUE(lobby_.delete_chat(room, 2));
+  EXPECT_FALSE(lobby_.delete_chat(room, 999));
+  const auto& seen = ada->states[room]["chat"];
+  ASSERT_GT(seen.size(), 2u);
+  EXPECT_EQ(seen[1]["deleted"], true);
+  EXPECT_FALSE(seen[1].contains("text"));
+  EXPECT_EQ(seen[2]["text"], "m2");
+  ASSERT_TRUE(run([&](const AccountReply& r) { accounts_->set_muted("Ada", false, r); }));
+  EXPECT_EQ(say(ada, room, "back"), "");
+  // A table made without chat has none.
+  send(bob, {{"type", "create"}, {"game", "quantik"}, {"chat", "off"}});
+  const std::string quiet = bob->take("created").at(0)["room"];
+  send(bob, {{"type", "join"}, {"room", quiet}, {"as", "player"}});
+  EXPECT_EQ(say(bob, quiet, "hi"), "chat/off");
 }
 
 }  // namespace

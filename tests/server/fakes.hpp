@@ -121,6 +121,17 @@ class ManualStore final : public Store {
   std::vector<std::string> unloaded;  // unload_room's ids, in order
   int loads = 0;                      // load_room calls that found a room
   int player_writes = 0;
+  std::vector<ChatRecord> chat;  // append_chat's messages, as deleted later
+
+  void append_chat(const ChatRecord& m, Done done) override {
+    chat.push_back(m);
+    complete(std::move(done));
+  }
+  void delete_chat(const std::string& room, int seq, std::int64_t, Done done) override {
+    for (auto& m : chat)
+      if (m.room == room && m.seq == seq) m.deleted = true, m.text.clear();
+    complete(std::move(done));
+  }
 
   void complete(Done done) {
     ++writes;

@@ -997,5 +997,60 @@ TEST_F(StoreTest, RatedGamesKeepTheirChangesOnceAndTheUnratedOnesAreFoundAtStart
   store->close();
 }
 
+TEST_F(StoreTest, ATablesChatComesBackWithItAndIsInItsRecord) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(wait([&](Done d) {
+      store->create_room({"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", "ada"},
+                         d);
+    }));
+    ChatRecord a;
+    a.room = "r1";
+    a.seq = 1;
+    a.player = "ada";
+    a.name = "Ada";
+    a.text = "good luck";
+    a.at_ms = 5;
+    a.version = 3;
+    ChatRecord b = a;
+    b.seq = 2;
+    b.spectators = true;
+    b.name = "Eve";
+    b.text = "";
+    b.phrase = "thinking";
+    b.at_move = 2;
+    b.version = 4;
+    ASSERT_TRUE(wait([&](Done d) { store->append_chat(a, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->append_chat(b, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->delete_chat("r1", 1, 5, d); }));
+    store->close();
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM chat WHERE text = 'good luck'"), 0)
+      << "a deleted message's words are gone from the disk";
+  auto store = open();
+  ASSERT_TRUE(store);
+  const auto loaded = store->load();
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  ASSERT_EQ(loaded->rooms.size(), 1u);
+  const auto& chat = loaded->rooms[0].chat;
+  ASSERT_EQ(chat.size(), 2u);
+  EXPECT_TRUE(chat[0].deleted);
+  EXPECT_EQ(chat[1].phrase, "thinking");
+  EXPECT_TRUE(chat[1].spectators);
+  EXPECT_EQ(chat[1].at_move, 2);
+  EXPECT_EQ(loaded->rooms[0].version, 5) << "the room starts above every version it showed";
+  const auto one = store->load_room("r1", 0);
+  ASSERT_TRUE(one.has_value() && one->has_value());
+  EXPECT_EQ((*one)->chat.size(), 2u);
+  const auto record = store->read_record("r1", 1);
+  ASSERT_TRUE(record.has_value() && record->has_value());
+  ASSERT_EQ((*record)->chat.size(), 2u);
+  EXPECT_EQ((*record)->chat[0]["deleted"], true);
+  EXPECT_EQ((*record)->chat[1]["channel"], "spectators");
+  EXPECT_EQ(record_to_json(**record)["chat"], (*record)->chat);
+  store->close();
+}
+
 }  // namespace
 }  // namespace plateau::server
