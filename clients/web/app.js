@@ -6,6 +6,7 @@ import { el, svg } from './dom.js';
 import { fairnessText, verifyFairness } from './fairness.js';
 import { initAccount, onSignedOut, onWelcome } from './account.js';
 import { fillBoardGames, initPlayers, renderLeaderboard, showProfile } from './players.js';
+import { PHRASES, hideChat, initChat, renderChat } from './chat.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -202,6 +203,7 @@ function showLobby() {
   $('#replay').hidden = true;
   $('#profile').hidden = true;
   $('#lobby').hidden = false;
+  hideChat();
   renderLeaderboard();
   document.title = 'Plateau';
   askRooms();
@@ -460,6 +462,7 @@ async function renderRoom() {
   const game = app.games.find((g) => g.id === st.game);
   $('#room-title').textContent = `${game ? game.name : st.game}${st.round > 1 ? ` — game ${st.round}` : ''}`;
   if (st.rated) $('#room-title').append(' ', el('span', { class: 'tag rated-tag' }, 'rated'));
+  renderChat(app.room, st, myName());
   document.title = `${statusText(st).startsWith('Your turn') ? '● ' : ''}${game ? game.name : st.game} · Plateau`;
   // Bots sit at a table still waiting for players, seated by a player there or its creator.
   const botsHere = st.status === 'waiting' && !app.noBots && (st.you !== null || app.created.has(app.room));
@@ -998,6 +1001,12 @@ async function showFrame() {
   const at = replay.at;
   const st = frames[at];
   $('#rp-slider').value = String(at);
+  // The round's chat as it stood at this step: every line said before the next move.
+  const said = (record.chat || []).filter((m) => m.move <= at);
+  $('#replay-chat').hidden = !(record.chat || []).length;
+  $('#replay-chat-lines').replaceChildren(...said.map((m) => el('li', { 'data-channel': m.channel },
+    el('span', { class: 'chat-name seat-name' }, m.name), m.channel === 'spectators' ? el('span', { class: 'muted' }, ' (watching)') : '', ': ',
+    m.deleted ? el('em', { class: 'muted' }, 'message deleted') : m.phrase ? (PHRASES[m.phrase] || m.phrase) : m.text)));
   const mod = await moduleFor(record.game);
   if (at !== replay.at) return;
   const name = (i) => record.players[i] || `Seat ${i + 1}`;
@@ -1112,6 +1121,7 @@ function init() {
   document.querySelector('.brand').addEventListener('click', (e) => { e.preventDefault(); history.pushState({}, '', '/'); showLobby(); });
   window.addEventListener('popstate', route);
   initPlayers({ gameName, resultText, showLobby });
+  initChat(send);
   // A player's name opens their profile without leaving the page.
   document.addEventListener('click', (e) => {
     const a = e.target.closest && e.target.closest('a[data-profile]');

@@ -107,6 +107,22 @@ test('a rated game between two accounts moves both ratings, on the profiles and 
     await bob.page.waitForFunction(() => window.plateau.state !== null);
     await bob.page.click('[data-sit]');
     await bob.page.waitForFunction(() => window.plateau.state && window.plateau.state.you === 1 && window.plateau.state.status === 'playing');
+    // They chat; a guest watching chats with the spectators, unseen by the players.
+    const eve = await player(browser, 'Eve');
+    await eve.page.goto(`${server.url}/?room=${room}`);
+    await eve.page.waitForFunction(() => window.plateau.state && window.plateau.state.status === 'playing');
+    await ada.page.fill('#chat-input', 'good luck, Bob');
+    await ada.page.press('#chat-input', 'Enter');
+    await bob.page.click('#chat-phrases [data-phrase="thanks"]');
+    await eve.page.fill('#chat-input', 'Bob, watch the corner');
+    await eve.page.click('#chat-form button[type=submit]');
+    const lines = (page, n) => page.waitForFunction((k) => document.querySelectorAll('#chat-lines li').length === k, n);
+    await lines(ada.page, 2);
+    await lines(bob.page, 2);
+    await lines(eve.page, 1);
+    assert.equal(await bob.page.locator('#chat-lines li').first().textContent(), 'Ada: good luck, Bobmute');
+    assert.match(await ada.page.locator('#chat-lines li').nth(1).textContent(), /^Bob: Thanks!/);
+    assert.ok(!(await ada.page.evaluate(() => JSON.stringify(window.plateau.state))).includes('corner'), 'a spectator reached a player');
     await ada.page.screenshot({ path: `${shots}/accounts-rated-table.png` });
     for (let i = 0; i < 16; ++i) {
       if (await ada.page.evaluate(() => window.plateau.state.status === 'over')) break;
@@ -115,6 +131,14 @@ test('a rated game between two accounts moves both ratings, on the profiles and 
     const outcome = await ada.page.evaluate(() => window.plateau.state.outcome);
     assert.ok(outcome, 'the game ended');
     const winner = outcome.winners.length === 1 ? (outcome.winners[0] === 0 ? 'Ada' : 'Bob') : null;
+    // Over: the spectator reads the players' chat too; the players still only theirs.
+    await lines(eve.page, 3);
+    await eve.page.screenshot({ path: `${shots}/accounts-chat-spectator-after.png` });
+    assert.equal(await ada.page.locator('#chat-lines li').count(), 2);
+    // The replay shows the chat, both channels.
+    await eve.page.goto(`${server.url}/?replay=${room}&round=1`);
+    await eve.page.waitForFunction(() => !document.querySelector('#replay-chat').hidden);
+    await eve.page.waitForFunction(() => document.querySelectorAll('#replay-chat-lines li').length === 3);
 
     // Both profiles show one rated game and a moved rating; the winner's went up.
     for (const [page, name] of [[ada.page, 'Ada'], [bob.page, 'Bob']]) {
