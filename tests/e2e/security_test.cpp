@@ -303,5 +303,79 @@ TEST(Security, AFinishedRoundReplaysFromItsRevealedSeedAndOpensItsCommitment) {
   }
 }
 
+// Accounts over real HTTP: the origin check, the answers' codes, the host's calls, and an
+// account and its session across a kill -9.
+TEST(Accounts, OverHttpFromRegistrationToDeletionAndAcrossACrash) {
+  ServerProcess server({}, {"--admin-token", kTestAdminToken, "--password-memory-kib", "64",
+                            "--password-ops", "1", "--logins-per-minute", "1000"});
+  auto port = server.start();
+  ASSERT_NE(port, 0);
+  using nlohmann::json;
+  const auto post = [&](const std::string& target, const json& body,
+                        std::map<std::string, std::string> headers = {}) {
+    return http_request(port, verb::post, target, body.dump(), headers);
+  };
+  const auto code = [](const HttpReply& r) {
+    const auto j = json::parse(r.body, nullptr, false);
+    return j.is_object() ? j.value("code", "") : std::string("?");
+  };
+  const json ada{{"name", "Ada"}, {"password", "correct horse"}};
+  // A page of another site may not register its visitors here.
+  const auto evil = post("/api/accounts/register", ada, {{"Origin", "https://evil.example"}});
+  EXPECT_EQ(evil.status, 403);
+  EXPECT_EQ(code(evil), "account/origin");
+  const auto made = post("/api/accounts/register", ada);
+  ASSERT_EQ(made.status, 201) << made.body;
+  const std::string token = json::parse(made.body)["token"];
+  EXPECT_EQ(made.body.find("correct horse"), std::string::npos);
+  EXPECT_EQ(code(post("/api/accounts/register", {{"name", "ADA"}, {"password", "another one"}})),
+            "account/name_taken");
+  EXPECT_EQ(code(post("/api/accounts/register", {{"name", "Bob"}, {"password", 5}})),
+            "account/bad_body");
+  const auto wrong = post("/api/accounts/login", {{"name", "ada"}, {"password", "wrong horse"}});
+  EXPECT_EQ(wrong.status, 401);
+  EXPECT_EQ(code(wrong), "account/wrong_password");
+  const std::map<std::string, std::string> bearer{{"Authorization", "Bearer " + token}};
+  const auto me = http_request(port, verb::get, "/api/accounts/me", "", bearer);
+  ASSERT_EQ(me.status, 200) << me.body;
+  EXPECT_EQ(json::parse(me.body)["name"], "Ada");
+  EXPECT_EQ(http_request(port, verb::get, "/api/accounts/me").status, 401);
+  EXPECT_EQ(code(http_request(port, verb::get, "/api/leaderboard?game=chess")), "api/bad_game");
+  EXPECT_EQ(http_request(port, verb::get, "/api/profile?name=ada").status, 200);
+  EXPECT_EQ(http_request(port, verb::get, "/api/profile?name=Nobody%20Here").status, 404);
+
+  // kill -9: the account and its session were durable before they were answered.
+  server.kill(SIGKILL);
+  port = server.start();
+  ASSERT_NE(port, 0);
+  EXPECT_EQ(http_request(port, verb::get, "/api/accounts/me", "", bearer).status, 200);
+  EXPECT_EQ(post("/api/accounts/login", ada).status, 200);
+
+  // The host's calls.
+  const auto admin = admin_header();
+  EXPECT_EQ(http_request(port, verb::get, "/admin/accounts").status, 401);
+  const auto listed = http_request(port, verb::get, "/admin/accounts", "", admin);
+  ASSERT_EQ(listed.status, 200);
+  EXPECT_EQ(json::parse(listed.body)["accounts"][0]["name"], "Ada");
+  EXPECT_EQ(post("/admin/accounts/disable", {{"name", "ada"}}, admin).status, 200);
+  EXPECT_EQ(code(post("/api/accounts/login", ada)), "account/disabled");
+  EXPECT_EQ(post("/admin/accounts/enable", {{"name", "Ada"}}, admin).status, 200);
+  EXPECT_EQ(post("/admin/accounts/mute", {{"name", "Ada"}}, admin).status, 200);
+  EXPECT_EQ(
+      json::parse(
+          http_request(port, verb::get, "/admin/accounts", "", admin).body)["accounts"][0]["muted"],
+      true);
+  const auto invite = post("/admin/invites", json::object(), admin);
+  ASSERT_EQ(invite.status, 201);
+  EXPECT_EQ(json::parse(invite.body)["code"].get<std::string>().size(), 32u);
+  EXPECT_EQ(code(post("/admin/chat/delete", {{"room", "nope"}, {"seq", 1}}, admin)),
+            "admin/no_such_message");
+  EXPECT_EQ(post("/admin/accounts/delete", {{"name", "Ada"}}, admin).status, 200);
+  EXPECT_EQ(code(post("/api/accounts/login", ada)), "account/wrong_password");
+  EXPECT_EQ(http_request(port, verb::get, "/api/accounts/me", "", bearer).status, 401);
+  EXPECT_EQ(code(post("/admin/accounts/delete", {{"name", "Ada"}}, admin)),
+            "account/no_such_account");
+}
+
 }  // namespace
 }  // namespace plateau::testing

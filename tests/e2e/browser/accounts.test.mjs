@@ -124,6 +124,14 @@ test('a rated game between two accounts moves both ratings, on the profiles and 
     assert.match(await ada.page.locator('#chat-lines li').nth(1).textContent(), /^Bob: Thanks!/);
     assert.ok(!(await ada.page.evaluate(() => JSON.stringify(window.plateau.state))).includes('corner'), 'a spectator reached a player');
     await ada.page.screenshot({ path: `${shots}/accounts-rated-table.png` });
+    // kill -9: the chat was stored before it was shown, and comes back with the table.
+    await server.crashAndRestart();
+    for (const p of [ada.page, bob.page, eve.page])
+      await p.waitForFunction(() => document.querySelector('#conn').dataset.state === 'online', null, { timeout: 30000 });
+    await lines(ada.page, 2);
+    await lines(bob.page, 2);
+    await lines(eve.page, 1);
+    await ada.page.waitForFunction(() => window.plateau.state && window.plateau.state.status === 'playing' && window.plateau.state.you === 0);
     for (let i = 0; i < 16; ++i) {
       if (await ada.page.evaluate(() => window.plateau.state.status === 'over')) break;
       await playOneMove([ada.page, bob.page]);
