@@ -143,6 +143,23 @@ const AccountRow* Accounts::session_account(const std::string& token,
   return of_player(it->second.player);
 }
 
+std::optional<AccountError> Accounts::may_try_password(const std::string& key,
+                                                       const std::string& peer) {
+  if (const auto wait = failures_.wait(key, steady()); wait.count() > 0) {
+    auto e = error(429, "account/slow_down",
+                   "too many wrong passwords for this account: wait before trying again");
+    e.retry_after = std::chrono::ceil<std::chrono::seconds>(wait);
+    return e;
+  }
+  return busy_or_limited(logins_, limits_.logins_per_minute, peer);
+}
+
+AccountError Accounts::bad_password() const {
+  return error(400, "account/bad_password",
+               "a password has from " + std::to_string(limits_.min_password_bytes) + " to " +
+                   std::to_string(limits_.max_password_bytes) + " bytes");
+}
+
 std::optional<AccountError> Accounts::busy_or_limited(RateByKey& rate, double per_minute,
                                                       const std::string& peer) {
   if (!rate.allow(peer, per_minute, steady())) {
@@ -183,9 +200,7 @@ void Accounts::register_account(Signup signup, const std::string& peer, const Ac
     return refuse(error(400, "account/bad_name", "this name is kept for deleted accounts"));
   if (signup.password.size() < limits_.min_password_bytes ||
       signup.password.size() > limits_.max_password_bytes)
-    return refuse(error(400, "account/bad_password",
-                        "a password has from " + std::to_string(limits_.min_password_bytes) +
-                            " to " + std::to_string(limits_.max_password_bytes) + " bytes"));
+    return refuse(bad_password());
   if (name_taken(signup.name))
     return refuse(error(409, "account/name_taken", "this name belongs to an account already"));
   std::optional<std::string> guest;
@@ -293,14 +308,7 @@ void Accounts::login(const std::string& name, std::string password, std::string 
   if (password.size() > limits_.max_password_bytes)
     return refuse(error(401, "account/wrong_password", "the name or the password is wrong"));
   const std::string key = name_key(name.substr(0, 256));
-  if (const auto wait = failures_.wait(key, steady()); wait.count() > 0) {
-    auto e = error(429, "account/slow_down",
-                   "too many wrong passwords for this account: wait before trying again");
-    e.retry_after = std::chrono::ceil<std::chrono::seconds>(wait);
-    return refuse(std::move(e));
-  }
-  if (auto e = busy_or_limited(logins_, limits_.logins_per_minute, peer))
-    return refuse(std::move(*e));
+  if (auto e = may_try_password(key, peer)) return refuse(std::move(*e));
   const AccountRow* account = find_name(name);
   // An unknown name costs the same time as a wrong password: a hash with the same cost.
   std::optional<std::string> stored;
@@ -403,18 +411,9 @@ void Accounts::change_password(const std::string& token, std::string old_passwor
   if (new_password.size() < limits_.min_password_bytes ||
       new_password.size() > limits_.max_password_bytes ||
       old_password.size() > limits_.max_password_bytes)
-    return refuse(error(400, "account/bad_password",
-                        "a password has from " + std::to_string(limits_.min_password_bytes) +
-                            " to " + std::to_string(limits_.max_password_bytes) + " bytes"));
+    return refuse(bad_password());
   const std::string key = name_key(account->name);
-  if (const auto wait = failures_.wait(key, steady()); wait.count() > 0) {
-    auto e = error(429, "account/slow_down",
-                   "too many wrong passwords for this account: wait before trying again");
-    e.retry_after = std::chrono::ceil<std::chrono::seconds>(wait);
-    return refuse(std::move(e));
-  }
-  if (auto e = busy_or_limited(logins_, limits_.logins_per_minute, peer))
-    return refuse(std::move(*e));
+  if (auto e = may_try_password(key, peer)) return refuse(std::move(*e));
   ++hashing_;
   background_.run(
       [this, stored = account->password_hash, old_password = std::move(old_password),

@@ -140,6 +140,10 @@ class Accounts {
  private:
   AccountRow* find_name(std::string_view name);
   const AccountRow* session_account(const std::string& token, const SessionRow** session) const;
+  // Whether a password may be tried for the account of name key `key` from `peer` now: not
+  // while the account waits after wrong ones, nor past the address's rate or the hashes' cap.
+  std::optional<AccountError> may_try_password(const std::string& key, const std::string& peer);
+  AccountError bad_password() const;
   std::optional<AccountError> busy_or_limited(RateByKey& rate, double per_minute,
                                               const std::string& peer);
   // Opens a session for the account's player and answers {player, name, token} once durable.

@@ -857,8 +857,9 @@ std::optional<Code> Lobby::chat(const std::shared_ptr<Connection>& c, Room& room
     reply_error(c, Code::chat_muted, "the server's host muted your account", id);
     return Code::chat_muted;
   }
-  if (!chat_rate_.allow(player, limits_.chat_per_minute,
-                        SteadyTime(std::chrono::milliseconds(now_)))) {
+  const SteadyTime now{std::chrono::milliseconds(now_)};
+  if (!chat_rate_.allow(player, limits_.chat_per_minute, now) ||
+      !chat_rate_by_address_.allow(c->address(), 3 * limits_.chat_per_minute, now)) {
     reply_error(c, Code::chat_rate, "you are sending messages too fast; wait a little", id);
     return Code::chat_rate;
   }

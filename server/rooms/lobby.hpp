@@ -278,7 +278,9 @@ class Lobby : private PlayerDirectory {
   // A chat message, after the lobby's checks: the server's chat, mutes, the rate per person.
   std::optional<protocol::Code> chat(const std::shared_ptr<Connection>& c, Room& room,
                                      const protocol::Chat& req, const nlohmann::json& id);
-  RateByKey chat_rate_;
+  // Messages per person, and per address (three times as many: a family, a club's wifi), so
+  // that new guests from one address cannot flood a table's chat past its cap.
+  RateByKey chat_rate_, chat_rate_by_address_;
   // A round of a rated room ended: its players' ratings move.
   void rate_round(const Room& room, const nlohmann::json& outcome);
   bool is_account(const std::string& player) const {

@@ -667,6 +667,16 @@ TEST_F(LobbyAccountsTest, ChatLimitsMutesDeletionsAndTablesWithoutChat) {
   EXPECT_EQ(say(ada, room, "Ada may still"), "");
   lobby_.tick(61'000);
   EXPECT_EQ(say(bob, room, "a minute later"), "");
+  // New guests from one address share three people's worth of messages a minute.
+  for (int i = 0; i < 3; ++i) {
+    auto [guest, w] = hello("guest" + std::to_string(i));
+    send(guest, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
+    for (int m = 0; m < 20; ++m) say(guest, room, "spam");
+  }
+  auto [late, wl] = hello("late");
+  send(late, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
+  EXPECT_EQ(say(late, room, "one more"), "chat/rate");
+  lobby_.tick(200'000);
   // The host mutes Ada's account, and deletes one of Bob's messages.
   ASSERT_TRUE(run([&](const AccountReply& r) { accounts_->set_muted("ada", true, r); }));
   EXPECT_EQ(say(ada, room, "hello?"), "chat/muted");
