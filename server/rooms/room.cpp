@@ -341,12 +341,16 @@ std::optional<Code> Room::remove_bot(const std::shared_ptr<Connection>& p, int s
   if (!player || !bot_level_in(*player))
     return error(p, Code::bot_none, "no bot sits at seat " + std::to_string(seat), id);
   last_activity_ = now_;
+  const std::string bot_id = *player;  // the seat is freed below
   // The bot's connection leaves with its seat; it looks no more.
   for (const auto& bot : table_.connections(seat)) outbox_.forget(bot.get());
   table_.free_seat(seat);
   outbox_.stop_keeping(seat);
   const auto entry = publish();
   store_.put_seat(id_, seat, std::nullopt, version_, durable_done(entry));
+  // Its player row goes too (after the seat: a row with a stored seat is kept): a table where
+  // bots come and go leaves no trace of them.
+  store_.forget_players({bot_id}, [](bool) {});
   flush();
   return std::nullopt;
 }

@@ -333,6 +333,17 @@ TEST_F(Bots, ABotLeavesAWaitingTableWhenItsPlayersSaySo) {
   EXPECT_EQ(seat["name"], nullptr) << "the seat is free again";
   EXPECT_FALSE(seat.contains("bot"));
   EXPECT_EQ(store.rooms[room].room.seats.at(2), std::nullopt) << "stored";
+  const auto bot_rows = [&] {
+    return std::ranges::count_if(store.players,
+                                 [](const auto& p) { return p.first.starts_with("bot-"); });
+  };
+  EXPECT_EQ(bot_rows(), 1) << "the removed bot's row is gone; the easy one's stays";
+  // Bots that come and go leave no rows behind.
+  for (int i = 0; i < 10; ++i) {
+    add_bot(ada, room, 3, "normal");
+    ASSERT_EQ(remove(ada, 3), "");
+  }
+  EXPECT_EQ(bot_rows(), 1);
   EXPECT_EQ(eve->states[room], [&] {
     auto w = client("Wil");
     send(w, {{"type", "join"}, {"room", room}, {"as", "spectator"}});
