@@ -2,6 +2,7 @@
 
 #include <openssl/sha.h>
 #include <sys/random.h>
+#include <algorithm>
 
 #include <cerrno>
 #include <cstdio>
@@ -52,6 +53,35 @@ std::string secure_random_hex(std::size_t bytes) {
   std::vector<unsigned char> b(bytes);
   secure_random_bytes(b);
   return to_hex(b);
+}
+
+std::string random_hex(const std::function<std::uint64_t()>& random, std::size_t bytes) {
+  std::string out;
+  while (out.size() < bytes * 2) {
+    std::uint64_t r = random();
+    unsigned char b[8];
+    for (unsigned char& c : b) c = static_cast<unsigned char>(r), r >>= 8;
+    out += to_hex(b);
+  }
+  out.resize(bytes * 2);
+  return out;
+}
+
+std::size_t utf8_chars(std::string_view text) {
+  return static_cast<std::size_t>(std::ranges::count_if(
+      text, [](char c) { return (static_cast<unsigned char>(c) & 0xc0) != 0x80; }));
+}
+
+std::string cut_utf8(std::string text, std::size_t max_chars) {
+  std::size_t chars = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xc0) == 0x80) continue;
+    if (chars++ == max_chars) {
+      text.resize(i);
+      break;
+    }
+  }
+  return text;
 }
 
 }  // namespace plateau::server

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -23,5 +24,13 @@ std::string sha256_hex(std::string_view text);
 
 // Lower-case hex of any bytes.
 std::string to_hex(std::span<const unsigned char> bytes);
+
+// `bytes` bytes from `random` (the OS CSPRNG in a server; a seeded one in tests) as 2 × bytes
+// lower-case hex characters.
+std::string random_hex(const std::function<std::uint64_t()>& random, std::size_t bytes);
+
+// How many characters UTF-8 `text` holds, and `text` cut to its first `max_chars` of them.
+std::size_t utf8_chars(std::string_view text);
+std::string cut_utf8(std::string text, std::size_t max_chars);
 
 }  // namespace plateau::server

@@ -26,13 +26,7 @@ AccountError store_failed() {
 // A device's name as shown in the list of sessions: short, one line, never empty.
 std::string device_name(std::string device) {
   if (device.empty() || !protocol::name_refusal(device).empty()) return "a device";
-  if (device.size() > kMaxDevice) {
-    device.resize(kMaxDevice);
-    while (!device.empty() && (static_cast<unsigned char>(device.back()) & 0xc0) == 0x80)
-      device.pop_back();  // a cut character's continuation bytes
-    if (!device.empty() && static_cast<unsigned char>(device.back()) >= 0xc0) device.pop_back();
-  }
-  return device;
+  return cut_utf8(std::move(device), kMaxDevice);
 }
 
 // Wipes a password's copy once it is used (a core dump or a swap file shows less).
@@ -74,15 +68,7 @@ Accounts::Accounts(AccountStore& store, Background& background, Random random, A
 std::string Accounts::session_id(const std::string& token_hash) { return token_hash.substr(0, 16); }
 
 std::string Accounts::random_hex(int bytes) {
-  std::string out;
-  while (static_cast<int>(out.size()) < bytes * 2) {
-    std::uint64_t r = random_();
-    unsigned char b[8];
-    for (unsigned char& c : b) c = static_cast<unsigned char>(r), r >>= 8;
-    out += to_hex(b);
-  }
-  out.resize(static_cast<std::size_t>(bytes) * 2);
-  return out;
+  return server::random_hex(random_, static_cast<std::size_t>(bytes));
 }
 
 SteadyTime Accounts::steady() const { return SteadyTime(std::chrono::milliseconds(now_())); }
@@ -504,21 +490,28 @@ void Accounts::remove(const std::string& name, const AccountReply& reply) {
   AccountRow* account = find_name(name);
   if (!account)
     return reply(std::unexpected(error(404, "account/no_such_account", "no account of this name")));
-  const std::string player = account->player, shown = account->name;
+  const AccountRow row = *account;
+  const std::string& player = row.player;
   // Gone at once: no session signs in from now, and the name is free once the write is done.
+  // A write that fails puts the account back (its devices stay signed out), so that memory
+  // never disagrees with the store about who exists.
   std::vector<std::string> hashes;
   if (const auto s = sessions_of_.find(player); s != sessions_of_.end()) hashes = s->second;
   for (const auto& h : hashes) sessions_.erase(h);
   sessions_of_.erase(player);
   if (directory_) directory_->sessions_ended(hashes);
-  by_name_.erase(name_key(shown));
+  by_name_.erase(name_key(row.name));
   accounts_.erase(player);
-  pending_names_.insert(name_key(shown));
-  store_.delete_account(player, std::string(kDeletedName), [this, player, shown, reply](bool ok) {
-    pending_names_.erase(name_key(shown));
-    if (!ok) return reply(std::unexpected(store_failed()));
-    if (directory_) directory_->renamed(player, std::string(kDeletedName));
-    reply(json{{"deleted", shown}, {"player", player}});
+  pending_names_.insert(name_key(row.name));
+  store_.delete_account(player, std::string(kDeletedName), [this, row, reply](bool ok) {
+    pending_names_.erase(name_key(row.name));
+    if (!ok) {
+      by_name_[name_key(row.name)] = row.player;
+      accounts_[row.player] = row;
+      return reply(std::unexpected(store_failed()));
+    }
+    if (directory_) directory_->renamed(row.player, std::string(kDeletedName));
+    reply(json{{"deleted", row.name}, {"player", row.player}});
   });
 }
 

@@ -70,45 +70,6 @@ std::optional<std::string> bearer(const HttpRequest& req) {
   return token;
 }
 
-// A query parameter, percent-decoded ('+' a space); nullopt when absent or badly escaped.
-std::optional<std::string> query_value(std::string_view target, std::string_view key) {
-  const auto q = target.find('?');
-  if (q == std::string_view::npos) return std::nullopt;
-  std::string_view rest = target.substr(q + 1);
-  while (!rest.empty()) {
-    const auto amp = rest.find('&');
-    const auto pair = rest.substr(0, amp);
-    const auto eq = pair.find('=');
-    if (eq != std::string_view::npos && pair.substr(0, eq) == key) {
-      std::string out;
-      const auto v = pair.substr(eq + 1);
-      for (std::size_t i = 0; i < v.size(); ++i) {
-        if (v[i] == '+') {
-          out += ' ';
-        } else if (v[i] == '%') {
-          if (i + 2 >= v.size()) return std::nullopt;
-          const auto hex = [](char c) {
-            return c >= '0' && c <= '9'   ? c - '0'
-                   : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                   : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                          : -1;
-          };
-          const int hi = hex(v[i + 1]), lo = hex(v[i + 2]);
-          if (hi < 0 || lo < 0) return std::nullopt;
-          out += static_cast<char>(hi * 16 + lo);
-          i += 2;
-        } else {
-          out += v[i];
-        }
-      }
-      return out;
-    }
-    if (amp == std::string_view::npos) break;
-    rest = rest.substr(amp + 1);
-  }
-  return std::nullopt;
-}
-
 double rounded(double x) { return std::round(x * 100) / 100; }
 
 json rating_json(const RatingRow& r) {
@@ -237,14 +198,7 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
                            {"rating", rounded(c.rating)},
                            {"deviation", rounded(c.deviation)},
                            {"change", rounded(c.change)}});
-      for (const auto& g : store->games_of(a->player, 100))
-        games.push_back({{"room", g.room},
-                         {"round", g.round},
-                         {"game", g.game},
-                         {"result", g.result},
-                         {"finished", g.finished_ms},
-                         {"players", g.players},
-                         {"rated", g.rated}});
+      games = games_json(store->games_of(a->player, 100));
     }
     answer(http::status::ok, json{{"name", a->name},
                                   {"player", a->player},

@@ -17,27 +17,45 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using nlohmann::json;
 
-namespace {
-
-// The value of `key` in a URL query ("room=ab&round=2"), unescaped only for the characters
-// our ids use; empty when absent.
-std::string query_param(std::string_view target, std::string_view key) {
+// A query parameter, percent-decoded ('+' a space); nullopt when absent or badly escaped.
+std::optional<std::string> query_value(std::string_view target, std::string_view key) {
   const auto q = target.find('?');
-  if (q == std::string_view::npos) return "";
+  if (q == std::string_view::npos) return std::nullopt;
   std::string_view rest = target.substr(q + 1);
   while (!rest.empty()) {
     const auto amp = rest.find('&');
     const auto pair = rest.substr(0, amp);
     const auto eq = pair.find('=');
-    if (eq != std::string_view::npos && pair.substr(0, eq) == key)
-      return std::string(pair.substr(eq + 1));
+    if (eq != std::string_view::npos && pair.substr(0, eq) == key) {
+      std::string out;
+      const auto v = pair.substr(eq + 1);
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        if (v[i] == '+') {
+          out += ' ';
+        } else if (v[i] == '%') {
+          if (i + 2 >= v.size()) return std::nullopt;
+          const auto hex = [](char c) {
+            return c >= '0' && c <= '9'   ? c - '0'
+                   : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                   : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                          : -1;
+          };
+          const int hi = hex(v[i + 1]), lo = hex(v[i + 2]);
+          if (hi < 0 || lo < 0) return std::nullopt;
+          out += static_cast<char>(hi * 16 + lo);
+          i += 2;
+        } else {
+          out += v[i];
+        }
+      }
+      return out;
+    }
     if (amp == std::string_view::npos) break;
     rest = rest.substr(amp + 1);
   }
-  return "";
+  return std::nullopt;
 }
 
-// The list /api/history answers with.
 json games_json(const std::vector<GameSummary>& games) {
   json out = json::array();
   for (const auto& g : games)
@@ -51,6 +69,8 @@ json games_json(const std::vector<GameSummary>& games) {
                    {"rated", g.rated}});
   return out;
 }
+
+namespace {
 
 // One request's answer. Holds nothing but the server, so it is made for each request.
 class Answerer {
@@ -164,15 +184,15 @@ class Answerer {
                         "history is off: the server keeps no store");
     if (path == "/api/history") {
       int limit = 50;
-      if (const auto l = query_param(target, "limit");
+      if (const auto l = query_value(target, "limit").value_or("");
           !l.empty() && l.size() < 4 && l.find_first_not_of("0123456789") == std::string::npos)
         limit = std::clamp(std::stoi(l), 1, 500);
       const auto games = store->finished_games(limit);
       return json_response(req, http::status::ok, json{{"games", games_json(games)}});
     }
     if (path == "/api/replay" || path == "/api/export") {
-      const auto room = query_param(target, "room");
-      const auto round_text = query_param(target, "round");
+      const auto room = query_value(target, "room").value_or("");
+      const auto round_text = query_value(target, "round").value_or("");
       int round = 1;
       if (!round_text.empty()) {
         if (round_text.size() > 6 ||

@@ -16,6 +16,8 @@
 #include <boost/beast/http/string_body.hpp>
 #include <nlohmann/json.hpp>
 
+#include "server/store/archive.hpp"
+
 namespace plateau::server {
 
 class Server;
@@ -52,6 +54,13 @@ HttpResponse json_response(const HttpRequest& req, boost::beast::http::status st
 std::optional<HttpResponse> check_admin(Server& server, const HttpRequest& req,
                                         const std::string& peer, std::string_view target,
                                         std::string_view off_code, std::string_view code_prefix);
+
+// A query parameter of `target` ("/x?a=1&b=2"), percent-decoded ('+' a space); nullopt when
+// absent or badly escaped.
+std::optional<std::string> query_value(std::string_view target, std::string_view key);
+
+// Finished games as the HTTP API lists them (/api/history, a profile's games).
+nlohmann::json games_json(const std::vector<GameSummary>& games);
 
 // The accounts' calls, /api/accounts/... and the admin's /admin/accounts... and /admin/invites
 // (account_api.cpp): answered through `reply`, at once or once a password is hashed. Returns

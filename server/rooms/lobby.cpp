@@ -54,14 +54,7 @@ std::size_t Lobby::TokenKeyHash::operator()(const TokenKey& k) const {
 }
 
 std::string Lobby::random_hex(int bytes) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  while (static_cast<int>(out.size()) < bytes * 2) {
-    std::uint64_t r = random_();
-    for (int i = 0; i < 16 && static_cast<int>(out.size()) < bytes * 2; ++i, r >>= 4)
-      out += kHex[r & 15];
-  }
-  return out;
+  return server::random_hex(random_, static_cast<std::size_t>(bytes));
 }
 
 void Lobby::reply_error(const std::shared_ptr<Connection>& c, Code code, std::string message,
@@ -669,12 +662,7 @@ void Lobby::store_player(const std::string& player) {
   const auto it = players_.find(player);
   if (it == players_.end() || it->second.stored) return;
   it->second.stored = true;
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string hash;
-  for (unsigned char b : it->second.key.bytes) {
-    hash += kHex[b >> 4];
-    hash += kHex[b & 15];
-  }
+  const std::string hash = to_hex(it->second.key.bytes);
   // A write that fails is tried again at the player's next seat or room.
   store_.put_player({player, hash, it->second.name}, [this, player](bool ok) {
     if (ok) return;
@@ -724,17 +712,7 @@ std::string Lobby::guest_name(const std::string& name) const {
   if (!accounts_ || !accounts_->name_taken(name)) return name;
   // Cut to fit the longest name, at a character's start.
   static constexpr std::string_view kGuest = " (guest)";
-  std::string shown = name;
-  auto chars = [](std::string_view s) {
-    return std::ranges::count_if(
-        s, [](char ch) { return (static_cast<unsigned char>(ch) & 0xc0) != 0x80; });
-  };
-  while (chars(shown) + chars(kGuest) > 40) {
-    do shown.pop_back();
-    while (!shown.empty() && (static_cast<unsigned char>(shown.back()) & 0xc0) == 0x80);
-    if (!shown.empty() && static_cast<unsigned char>(shown.back()) >= 0xc0) shown.pop_back();
-  }
-  return shown + std::string(kGuest);
+  return cut_utf8(name, 40 - utf8_chars(kGuest)) + std::string(kGuest);
 }
 
 std::optional<std::string> Lobby::guest_of(const std::string& token_hash) {

@@ -373,6 +373,20 @@ TEST_F(AccountsTest, TheHostDisablesAndDeletesAccounts) {
             "account/no_such_account");
 }
 
+TEST_F(AccountsTest, ADeletionTheStoreRefusesKeepsTheAccount) {
+  const auto made = signup("Noor");
+  const std::string player = (*made)["player"];
+  store_.fail = true;
+  EXPECT_EQ(code(run([&](const AccountReply& r) { accounts_->remove("Noor", r); })),
+            "account/store_failed");
+  store_.fail = false;
+  ASSERT_NE(accounts_->of_player(player), nullptr) << "memory agrees with what the store kept";
+  EXPECT_NE(accounts_->of_name("noor"), nullptr);
+  EXPECT_FALSE(directory_.renames.contains(player));
+  EXPECT_EQ(code(signup("Noor")), "account/name_taken");
+  EXPECT_TRUE(login("Noor", "correct horse")) << "a device signed out may sign in again";
+}
+
 TEST_F(AccountsTest, AFailedWriteLeavesNoAccountAndFreesTheName) {
   store_.fail = true;
   const auto failed = signup("Max");
@@ -401,7 +415,8 @@ TEST_F(AccountsTest, SessionsRestoredAtStartSignInAndOnlyThoseOfKnownAccounts) {
 class LobbyAccountsTest : public AccountsTest {
  protected:
   LobbyAccountsTest()
-      : lobby_{rooms_store_, [this] { return ++ids_ * 0x9e3779b97f4a7c15ULL; },
+      : lobby_{rooms_store_,
+               [this] { return ++ids_ * 0xbf58476d1ce4e5b9ULL; },  // not the accounts' ids
                LobbyLimits{.keep = {},
                            .max_rooms_per_player = 1'000,
                            .creates_per_minute = 1'000,

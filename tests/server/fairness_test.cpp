@@ -3,7 +3,10 @@
 
 #include <set>
 
+#include <functional>
+#include <utility>
 #include "server/rooms/fairness.hpp"
+
 #include "server/secure_random.hpp"
 
 namespace plateau::server::testing {
@@ -60,6 +63,23 @@ TEST(Fairness, ARoundShowsOnlyItsCommitmentUntilItIsRevealed) {
   EXPECT_EQ(protocol::fairness_json(nullptr), nullptr);
   EXPECT_EQ(fairness_of(RoundSecret{7, ""}, true), nullptr)
       << "a round stored before commitments shows none";
+}
+
+TEST(SecureRandom, HexFromAGivenSourceTakesItsBytesInOrder) {
+  std::uint64_t next = 0x0807060504030201ULL;
+  const std::function<std::uint64_t()> source = [&] { return std::exchange(next, 0x1110ULL); };
+  EXPECT_EQ(random_hex(source, 3), "010203");
+  next = 0x0807060504030201ULL;
+  EXPECT_EQ(random_hex(source, 10), "01020304050607081011");
+}
+
+TEST(SecureRandom, CutsUtf8AtCharactersNeverInsideOne) {
+  EXPECT_EQ(utf8_chars("Zoé 🎲"), 5u);
+  EXPECT_EQ(cut_utf8("Zoé 🎲", 3), "Zoé");
+  EXPECT_EQ(cut_utf8("Zoé 🎲", 4), "Zoé ");
+  EXPECT_EQ(cut_utf8("Zoé 🎲", 5), "Zoé 🎲");
+  EXPECT_EQ(cut_utf8("Zoé 🎲", 50), "Zoé 🎲");
+  EXPECT_EQ(cut_utf8("éé", 0), "");
 }
 
 }  // namespace
