@@ -7,6 +7,7 @@ import { fairnessText, verifyFairness } from './fairness.js';
 import { initAccount, onSignedOut, onWelcome } from './account.js';
 import { fillBoardGames, initPlayers, renderLeaderboard, showProfile } from './players.js';
 import { PHRASES, hideChat, initChat, renderChat } from './chat.js';
+import { languagePicker, preferredLanguage, setLanguage } from './i18n.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -1061,7 +1062,10 @@ async function importGame(file) {
 }
 
 // ---------- wiring ----------
-function init() {
+async function init() {
+  // The words come first, so that nothing is ever drawn in a language and then in another.
+  try { await setLanguage(preferredLanguage(), { remember: false }); } catch { /* English keys show */ }
+  $('.account-bar').after(languagePicker());
   $('#name').value = myName();
   $('#name-form').addEventListener('submit', (e) => {
     e.preventDefault();
