@@ -29,6 +29,15 @@ json to_json(const Ending& ending) {
 
 namespace {
 
+// An outcome's code and args as stored beside its reason; endings stored before codes existed
+// have none, and keep only their text.
+void read_code(const json& j, rules::Outcome& o) {
+  const auto code = j.find("code"), args = j.find("args");
+  if (code == j.end() || !code->is_string() || args == j.end() || !args->is_object()) return;
+  o.code = code->get<std::string>();
+  o.args = *args;
+}
+
 std::optional<EndKind> end_kind(const json& j) {
   if (!j.is_string()) return std::nullopt;
   for (const auto kind :
@@ -86,6 +95,7 @@ std::optional<Ending> ending_from_json(const json& j, int seats) {
     e.outcome.scores.push_back(s.get<int>());
   }
   e.outcome.reason = reason->get<std::string>();
+  read_code(j, e.outcome);
   // What each ending must say: nobody wins an agreed draw; who resigns or runs out of time
   // never wins, and somebody else does.
   if (e.kind == EndKind::agreed_draw && !e.outcome.winners.empty()) return std::nullopt;
@@ -98,21 +108,33 @@ std::optional<Ending> ending_from_json(const json& j, int seats) {
 
 Ending resignation(rules::Seat seat, const std::string& name) {
   return {EndKind::resigned, seat,
-          rules::Outcome{{1 - seat}, {}, leaving_reason(EndKind::resigned, name)}};
+          rules::Outcome{{1 - seat},
+                         {},
+                         leaving_reason(EndKind::resigned, name),
+                         "ended.resigned",
+                         {{"seat", seat}}}};
 }
 
 Ending flagged(rules::Seat seat, const std::string& name) {
   return {EndKind::flagged, seat,
-          rules::Outcome{{1 - seat}, {}, leaving_reason(EndKind::flagged, name)}};
+          rules::Outcome{{1 - seat},
+                         {},
+                         leaving_reason(EndKind::flagged, name),
+                         "ended.flagged",
+                         {{"seat", seat}}}};
 }
 
 Ending abandoned(rules::Seat seat, const std::string& name) {
   return {EndKind::abandoned, seat,
-          rules::Outcome{{1 - seat}, {}, leaving_reason(EndKind::abandoned, name)}};
+          rules::Outcome{{1 - seat},
+                         {},
+                         leaving_reason(EndKind::abandoned, name),
+                         "ended.abandoned",
+                         {{"seat", seat}}}};
 }
 
 Ending agreed_draw(rules::Seat seat) {
-  return {EndKind::agreed_draw, seat, rules::Outcome{{}, {}, "draw agreed"}};
+  return {EndKind::agreed_draw, seat, rules::Outcome{{}, {}, "draw agreed", "ended.draw_agreed"}};
 }
 
 Departure departure(EndKind kind, rules::Seat seat, const std::string& name, std::size_t at,
@@ -190,7 +212,11 @@ Ending last_one_standing(rules::Seat stayer, const std::vector<Departure>& left,
       scores[static_cast<std::size_t>(d.seat)] = *d.score;
   const Departure& last = left.back();
   return {last.kind, last.seat,
-          rules::Outcome{{stayer}, std::move(scores), reasons_of(left) + ": nobody else is left"}};
+          rules::Outcome{{stayer},
+                         std::move(scores),
+                         reasons_of(left) + ": nobody else is left",
+                         "ended.last_standing",
+                         {{"seat", stayer}}}};
 }
 
 json outcome_json(const rules::Outcome& outcome, const std::vector<Departure>& left) {

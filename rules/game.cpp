@@ -35,7 +35,12 @@ std::string_view error_message(RuleError e) {
 }
 
 json to_json(const Outcome& o) {
-  return json{{"winners", o.winners}, {"scores", o.scores}, {"reason", o.reason}};
+  json j{{"winners", o.winners}, {"scores", o.scores}, {"reason", o.reason}};
+  if (!o.code.empty()) {
+    j["code"] = o.code;
+    j["args"] = o.args;
+  }
+  return j;
 }
 
 bool State::is_legal(const Move& move) const {

@@ -44,6 +44,10 @@ struct Outcome {
   std::vector<Seat> winners;
   std::vector<int> scores;
   std::string reason;  // non-empty, human readable, e.g. "four different shapes in row 2"
+  // The same reason for clients to word in their own language: a code such as "quantik.line"
+  // and its values, e.g. {"line": "row"} (PROTOCOL.md, "Outcome reasons"). Seats are numbers.
+  std::string code{};
+  nlohmann::json args = nlohmann::json::object();
   friend bool operator==(const Outcome&, const Outcome&) = default;
 };
 nlohmann::json to_json(const Outcome& o);

@@ -51,7 +51,13 @@ void KwintyState::do_apply(const Move& move) {
   if (const auto p = parse_placement(move.text)) {
     place(mover, *p);
     if (!win_lines_.empty()) {
-      outcome_ = Outcome{{mover}, {}, win_reason_};
+      const Direction& d = kDirections[win_direction_];
+      outcome_ = Outcome{{mover},
+                         {},
+                         std::string(kColours[mover]) + " lined up " + std::to_string(win_length_) +
+                             " squares " + std::string(d.name),
+                         "kwinty.five",
+                         {{"seat", mover}, {"length", win_length_}, {"direction", d.code}}};
       return;
     }
   }
@@ -114,9 +120,10 @@ void KwintyState::place(Seat seat, const Placement& p) {
       const Line line = run_through(c, d);
       if (static_cast<int>(line.size()) >= kWinLength &&
           std::ranges::find(win_lines_, line) == win_lines_.end()) {
-        if (win_lines_.empty())
-          win_reason_ = std::string(kColours[seat]) + " lined up " + std::to_string(line.size()) +
-                        " squares " + std::string(d.name);
+        if (win_lines_.empty()) {
+          win_length_ = static_cast<int>(line.size());
+          win_direction_ = static_cast<std::size_t>(&d - kDirections.data());
+        }
         win_lines_.push_back(line);
       }
     }
@@ -150,14 +157,18 @@ std::array<std::vector<Line>, 2> KwintyState::lines_of_four() const {
 void KwintyState::score_lines_of_four() {
   const auto fours = lines_of_four();
   const int white = static_cast<int>(fours[0].size()), black = static_cast<int>(fours[1].size());
-  std::string reason = blocks_.size() == 2 * kBlocksEach
-                           ? "all 40 blocks placed without a line of five"
-                           : "neither player can place a block";
+  const bool full = blocks_.size() == 2 * kBlocksEach;
+  std::string reason =
+      full ? "all 40 blocks placed without a line of five" : "neither player can place a block";
   reason += "; lines of four: white " + std::to_string(white) + ", black " + std::to_string(black);
   std::vector<Seat> winners;
   if (white != black) winners.push_back(white > black ? 0 : 1);
   reason += winners.empty() ? " (a draw)" : "";
-  outcome_ = Outcome{std::move(winners), {white, black}, std::move(reason)};
+  outcome_ = Outcome{std::move(winners),
+                     {white, black},
+                     std::move(reason),
+                     "kwinty.fours",
+                     {{"ended", full ? "full" : "stuck"}, {"white", white}, {"black", black}}};
 }
 
 namespace {

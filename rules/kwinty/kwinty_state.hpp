@@ -31,12 +31,13 @@ using Line = std::vector<Cell>;
 // The four directions a line can run in, each counted once (a line read backwards is the same).
 struct Direction {
   int dx, dy;
-  std::string_view name;
+  std::string_view name;  // in the English reason
+  std::string_view code;  // in the reason's args
 };
-constexpr std::array<Direction, 4> kDirections{{{1, 0, "horizontally"},
-                                                {0, 1, "vertically"},
-                                                {1, 1, "on the rising diagonal"},
-                                                {1, -1, "on the falling diagonal"}}};
+constexpr std::array<Direction, 4> kDirections{{{1, 0, "horizontally", "horizontal"},
+                                                {0, 1, "vertically", "vertical"},
+                                                {1, 1, "on the rising diagonal", "rising"},
+                                                {1, -1, "on the falling diagonal", "falling"}}};
 constexpr std::array<Cell, 4> kNeighbours{{{1, 0}, {-1, 0}, {0, 1}, {0, -1}}};
 
 struct Block {
@@ -128,7 +129,8 @@ class KwintyState final : public TurnState<KwintyState>, public ViewParts {
   std::string last_;
   Seat last_seat_ = -1;
   std::vector<Line> win_lines_;
-  std::string win_reason_;
+  int win_length_ = 0;             // the first winning line: its length and direction
+  std::size_t win_direction_ = 0;  // (an index in kDirections)
 };
 
 }  // namespace plateau::rules::kwinty

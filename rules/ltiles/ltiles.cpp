@@ -440,9 +440,12 @@ void LTilesState::finish() {
   std::array<int, kSeats> best{};
   for (int seat = 0; seat < kSeats; ++seat)
     best[seat] = zones[seat].empty() ? 0 : zones[seat].front().score;
-  std::string reason;
+  std::string reason, code;
+  json args;
   if (!v.winner) {
     reason = "every zone ties (best zones " + std::to_string(best[0]) + " each): a draw";
+    code = "ltiles.draw";
+    args = {{"best", best[0]}};
   } else {
     const Seat w = *v.winner;
     const auto score_at = [&](Seat s) {
@@ -455,14 +458,29 @@ void LTilesState::finish() {
       reason += "best zone " + std::to_string(z.score) + " (" + std::to_string(z.area) +
                 " squares, up to level " + std::to_string(z.height) + ") against " +
                 std::to_string(best[1 - w]);
+      code = "ltiles.best_zone";
+      args = {{"seat", w},
+              {"score", z.score},
+              {"area", z.area},
+              {"height", z.height},
+              {"other", best[1 - w]}};
     } else {
       reason += "best zones tie at " + std::to_string(best[0]) + "; " + ordinal(v.rank + 1) +
                 " zone " + std::to_string(score_at(w)) + " against " +
                 std::to_string(score_at(1 - w));
+      code = "ltiles.tie_break";
+      args = {{"seat", w},
+              {"best", best[0]},
+              {"rank", v.rank + 1},
+              {"score", score_at(w)},
+              {"other", score_at(1 - w)}};
     }
   }
-  outcome_ = Outcome{
-      v.winner ? std::vector<Seat>{*v.winner} : std::vector<Seat>{}, {best[0], best[1]}, reason};
+  outcome_ = Outcome{v.winner ? std::vector<Seat>{*v.winner} : std::vector<Seat>{},
+                     {best[0], best[1]},
+                     reason,
+                     code,
+                     args};
 }
 
 namespace {

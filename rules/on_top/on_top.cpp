@@ -226,8 +226,8 @@ std::unique_ptr<State> OnTopState::determinize(Seat, Rng& rng) const {
 }
 
 void OnTopState::begin_turn() {
-  if (pile_.empty()) return finish_by_points("the tiles ran out", true);
-  if (!any_placement()) return finish_by_points("no room is left for a tile", true);
+  if (pile_.empty()) return finish_by_points("the tiles ran out", "tiles_out", true);
+  if (!any_placement()) return finish_by_points("no room is left for a tile", "no_room", true);
   std::size_t at = 0;
   if (!fixed_order_) at = static_cast<std::size_t>(rng_.below(pile_.size()));
   drawn_ = pile_[at];
@@ -345,7 +345,8 @@ void OnTopState::check_ran_out(const std::vector<int>& placed) {
     if (pawns_[c] == 0) (c < players_ ? players : neutrals).push_back(c);
   if (players.empty() && neutrals.empty()) return;
   if (players.empty())
-    return finish_by_points("the neutral " + colour_list(neutrals) + " pawns ran out", false);
+    return finish_by_points("the neutral " + colour_list(neutrals) + " pawns ran out",
+                            "neutrals_out", false, neutrals);
   std::vector<Seat> winners;
   for (int c : players) {
     if (teams_) {
@@ -358,19 +359,29 @@ void OnTopState::check_ran_out(const std::vector<int>& placed) {
   std::ranges::sort(winners);
   winners.erase(std::unique(winners.begin(), winners.end()), winners.end());
   std::string reason;
+  std::string_view how;
   if (players.size() == 1) {
     reason = colour_list(players) + " placed their last pawn and " +
              (teams_ ? "their team wins" : "wins") + " at once";
+    how = teams_ ? "team" : "alone";
   } else {
     reason = colour_list(players) + " placed their last pawns in the same placement and ";
-    if (!teams_)
+    if (!teams_) {
       reason += "share the win";
-    else if (winners.size() == 2)
+      how = "shared";
+    } else if (winners.size() == 2) {
       reason += "their team wins";
-    else
+      how = "team";
+    } else {
       reason += "both teams share the win";
+      how = "both_teams";
+    }
   }
-  outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
+  outcome_ = Outcome{std::move(winners),
+                     outcome_scores(),
+                     std::move(reason),
+                     "on_top.last_pawn",
+                     {{"seats", players}, {"how", how}}};
   drawn_.reset();
 }
 
@@ -390,7 +401,8 @@ std::vector<int> OnTopState::outcome_scores() const {
   return out;
 }
 
-void OnTopState::finish_by_points(const std::string& why, bool penalty) {
+void OnTopState::finish_by_points(const std::string& why, std::string_view ended, bool penalty,
+                                  const std::vector<int>& neutrals) {
   drawn_.reset();
   if (penalty)
     for (Seat s = 0; s < players_; ++s) {
@@ -427,11 +439,20 @@ void OnTopState::finish_by_points(const std::string& why, bool penalty) {
   std::ranges::sort(winners);
   std::string reason =
       why + (penalty ? ": each unused pawn costs 1 point" : "") + "; most points wins";
-  if (winning_units > 1)
+  std::string_view tie = "none";
+  if (winning_units > 1) {
     reason += " (a shared win: equal points and equal pawns left)";
-  else if (on_best_score > 1)
+    tie = "shared";
+  } else if (on_best_score > 1) {
     reason += " (equal points: fewest pawns left wins)";
-  outcome_ = Outcome{std::move(winners), outcome_scores(), std::move(reason)};
+    tie = "fewest_pawns";
+  }
+  outcome_ =
+      Outcome{std::move(winners),
+              outcome_scores(),
+              std::move(reason),
+              "on_top.points",
+              {{"ended", ended}, {"neutrals", neutrals}, {"penalty", penalty}, {"tie", tie}}};
 }
 
 namespace {

@@ -198,7 +198,10 @@ class OnTopState final : public TurnState<OnTopState>, public ViewParts {
   std::vector<int> outcome_scores() const;
 
   // Most points wins, then fewest pawns left, then a shared win; a team counts as one.
-  void finish_by_points(const std::string& why, bool penalty);
+  // `ended` is the reason's code ("tiles_out", "no_room", "neutrals_out"); `neutrals` the
+  // neutral colours whose pawns ran out.
+  void finish_by_points(const std::string& why, std::string_view ended, bool penalty,
+                        const std::vector<int>& neutrals = {});
 
   int players_;
   bool teams_;

@@ -47,11 +47,15 @@ void QuantikState::do_apply(const Move& move) {
   const Seat mover = to_move_;
   to_move_ = 1 - to_move_;
   if (completes_group(index)) {
-    outcome_ = Outcome{{mover}, {}, win_reason_};
+    outcome_ = Outcome{{mover},
+                       {},
+                       std::string("four different shapes in a ") + win_kind_,
+                       "quantik.line",
+                       {{"line", win_kind_}}};
     return;
   }
   if (!has_any_move(to_move_))
-    outcome_ = Outcome{{mover}, {}, "the player to move has no legal move"};
+    outcome_ = Outcome{{mover}, {}, "the player to move has no legal move", "quantik.no_move"};
 }
 
 std::optional<std::pair<int, int>> QuantikState::parse(std::string_view text) {
@@ -94,7 +98,7 @@ bool QuantikState::completes_group(int index) {
     if (seen == 0xF) {
       win_line_.clear();
       for (int i : g) win_line_.push_back(cell_name(i / 4, i % 4));
-      win_reason_ = std::string("four different shapes in a ") + kind;
+      win_kind_ = kind;
       return true;
     }
   }

@@ -70,7 +70,7 @@ class QuantikState final : public TurnState<QuantikState>, public ViewParts {
   std::array<std::array<int, kShapes>, 2> pieces_{};
   std::string last_;
   std::vector<std::string> win_line_;
-  std::string win_reason_;
+  const char* win_kind_ = "";  // "row", "column" or "region" of the winning group
 };
 
 }  // namespace plateau::rules::quantik

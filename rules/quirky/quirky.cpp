@@ -306,7 +306,12 @@ void QuirkyState::finish() {
       "the bag is empty: " + (winners.size() == 1 ? "the highest score is " + points
                                                   : std::to_string(winners.size()) +
                                                         " players share the win with " + points);
-  outcome_ = Outcome{std::move(winners), score_, std::move(reason)};
+  const int sharing = static_cast<int>(winners.size());
+  outcome_ = Outcome{std::move(winners),
+                     score_,
+                     std::move(reason),
+                     "quirky.bag_empty",
+                     {{"points", best}, {"sharing", sharing}}};
 }
 
 namespace {

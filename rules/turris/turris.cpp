@@ -369,16 +369,16 @@ void TurrisState::end_turn() {
   else if (supply_[mover] > 0)
     next = mover;  // the opponent has no block left: skipped
   else
-    return finish("all blocks are placed");
+    return finish("all blocks are placed", "full");
   if (bar_ && bar_->seat != next) bar_.reset();  // the barred player was skipped
   // A player who cannot place passes, but if neither could (a bar aside, which lasts a turn)
   // nothing could ever change again.
   if (!can_place_any(0, false) && !can_place_any(1, false))
-    return finish("neither player can place a block");
+    return finish("neither player can place a block", "stuck");
   to_move_ = next;
 }
 
-void TurrisState::finish(std::string why) {
+void TurrisState::finish(std::string why, std::string_view ended) {
   std::array<int, 2> total{};
   for (const Face& face : tower_faces()) {
     total[0] += face.score[0];
@@ -392,7 +392,9 @@ void TurrisState::finish(std::string why) {
       winners.empty() ? "a draw" : std::string(kColors[winners[0]]) + " wins";
   outcome_ = Outcome{winners,
                      {total[0], total[1]},
-                     why + "; the four faces and the roof score " + tally + ": " + verdict};
+                     why + "; the four faces and the roof score " + tally + ": " + verdict,
+                     "turris.faces",
+                     {{"ended", ended}, {"white", total[0]}, {"black", total[1]}}};
 }
 
 const std::array<Face, 5>& TurrisState::tower_faces() const {

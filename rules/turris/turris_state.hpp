@@ -168,7 +168,7 @@ class TurrisState final : public TurnState<TurrisState>, public ViewParts {
 
   void end_turn();
 
-  void finish(std::string why);
+  void finish(std::string why, std::string_view ended);  // ended: "full" or "stuck"
 
   // The tower's five faces in this position, computed on first use. A copy and a Shown share
   // them: the next position's view is compared with them, and finds them already there rather

@@ -380,11 +380,21 @@ TEST(Ending, ReadsBackAsWrittenAndRefusesWhatNoEndingSays) {
   const auto resigned = resignation(1, "Bob");
   EXPECT_EQ(resigned.outcome.winners, std::vector<int>{0});
   EXPECT_EQ(resigned.outcome.reason, "Bob resigned");
+  EXPECT_EQ(resigned.outcome.code, "ended.resigned");
+  EXPECT_EQ(resigned.outcome.args, (json{{"seat", 1}}));
+  EXPECT_EQ(to_json(agreed_draw(0))["code"], "ended.draw_agreed");
   for (const auto& e : {resigned, agreed_draw(0), flagged(0, "Ada"), abandoned(1, "Bob")})
     EXPECT_EQ(ending_from_json(to_json(e), 2), e) << to_json(e);
   EXPECT_EQ(to_json(agreed_draw(1))["end"], "agreed_draw");
   const json good = to_json(resigned);
   EXPECT_EQ(ending_from_json(good, 1), std::nullopt) << "seat 1 of a game of one seat";
+  json before_codes = good;  // stored before outcomes had codes: the text alone comes back
+  before_codes.erase("code");
+  before_codes.erase("args");
+  const auto old = ending_from_json(before_codes, 2);
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->outcome.reason, "Bob resigned");
+  EXPECT_TRUE(old->outcome.code.empty());
   const auto without = [&](const char* key) {
     json j = good;
     j.erase(key);

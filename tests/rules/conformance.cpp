@@ -113,6 +113,9 @@ TEST_P(Conformance, RandomPlayoutsEndWithAnOutcome) {
     const auto out = s->outcome();
     ASSERT_TRUE(out.has_value()) << "over without an outcome";
     EXPECT_FALSE(out->reason.empty());
+    EXPECT_EQ(out->code.rfind(std::string(c.game->id()) + ".", 0), 0u)
+        << "a code of the game's own: " << out->code;
+    EXPECT_TRUE(out->args.is_object());
     EXPECT_TRUE(out->scores.empty() || static_cast<int>(out->scores.size()) == s->num_seats());
     std::set<Seat> winners(out->winners.begin(), out->winners.end());
     EXPECT_EQ(winners.size(), out->winners.size()) << "a winner listed twice";

@@ -244,6 +244,8 @@ TEST(Kwinty, FiveInALineHorizontallyWinsAtOnce) {
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{1});
   EXPECT_TRUE(s->outcome()->scores.empty());
   EXPECT_EQ(s->outcome()->reason, "black lined up 5 squares horizontally");
+  EXPECT_EQ(s->outcome()->code, "kwinty.five");
+  EXPECT_EQ(s->outcome()->args, (json{{"seat", 1}, {"length", 5}, {"direction", "horizontal"}}));
   EXPECT_TRUE(s->legal_moves().empty());
   EXPECT_EQ(s->view(std::nullopt)["win_lines"],
             json::array({cells({{8, 0}, {9, 0}, {10, 0}, {11, 0}, {12, 0}})}));
@@ -311,6 +313,7 @@ TEST(Kwinty, FiveInALineOnTheFallingDiagonalWinsAtOnce) {
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
   EXPECT_EQ(s->outcome()->reason, "white lined up 5 squares on the falling diagonal");
+  EXPECT_EQ(s->outcome()->args, (json{{"seat", 0}, {"length", 5}, {"direction", "falling"}}));
   EXPECT_EQ(s->view(std::nullopt)["win_lines"],
             json::array({cells({{5, 4}, {6, 3}, {7, 2}, {8, 1}, {9, 0}})}));
 }
@@ -365,6 +368,8 @@ TEST(Kwinty, AfterFortyBlocksTheMostLinesOfFourWins) {
   EXPECT_EQ(s->outcome()->scores, (std::vector<int>{1, 0}));
   EXPECT_EQ(s->outcome()->reason,
             "all 40 blocks placed without a line of five; lines of four: white 1, black 0");
+  EXPECT_EQ(s->outcome()->code, "kwinty.fours");
+  EXPECT_EQ(s->outcome()->args, (json{{"ended", "full"}, {"white", 1}, {"black", 0}}));
   EXPECT_TRUE(s->legal_moves().empty());
   const auto v = s->view(std::nullopt);
   EXPECT_EQ(v["blocks_left"], json::array({0, 0}));

@@ -541,6 +541,7 @@ TEST(LTiles, TheGameEndsWhenAll40TilesArePlacedAndMirrorImagesDraw) {
   EXPECT_TRUE(out.winners.empty());
   EXPECT_EQ(out.scores, (std::vector<int>{40, 40}));
   EXPECT_NE(out.reason.find("draw"), std::string::npos) << out.reason;
+  EXPECT_EQ(out.code, "ltiles.draw");
   EXPECT_EQ(s->apply(0, Move{"RRR@-4,0,0"}).error(), RuleError::game_over);
 }
 
@@ -555,6 +556,9 @@ TEST(LTiles, TheSingleBestZoneWins) {
   EXPECT_EQ(out.winners, std::vector<Seat>{1});
   EXPECT_EQ(out.scores, (std::vector<int>{40, 60}));
   EXPECT_EQ(out.reason, "green wins: best zone 60 (6 squares, up to level 10) against 40");
+  EXPECT_EQ(out.code, "ltiles.best_zone");
+  EXPECT_EQ(out.args,
+            (json{{"seat", 1}, {"score", 60}, {"area", 6}, {"height", 10}, {"other", 40}}));
 }
 
 TEST(LTiles, EqualBestZonesAreDecidedByTheNextBestZones) {
@@ -573,6 +577,8 @@ TEST(LTiles, EqualBestZonesAreDecidedByTheNextBestZones) {
   EXPECT_EQ(out.winners, std::vector<Seat>{1});
   EXPECT_EQ(out.scores, (std::vector<int>{40, 40}));
   EXPECT_EQ(out.reason, "green wins: best zones tie at 40; 2nd-best zone 30 against 9");
+  EXPECT_EQ(out.code, "ltiles.tie_break");
+  EXPECT_EQ(out.args, (json{{"seat", 1}, {"best", 40}, {"rank", 2}, {"score", 30}, {"other", 9}}));
 }
 
 TEST(LTiles, AStandardGameEndsAfterExactly40Placements) {

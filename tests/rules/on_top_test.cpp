@@ -720,6 +720,8 @@ TEST(OnTop, EqualPointsGoToThePlayerWithFewestPawnsLeft) {
   EXPECT_EQ(out.scores, (std::vector<int>{-17, -17, -17}));
   EXPECT_EQ(out.winners, std::vector<Seat>{1});
   EXPECT_NE(out.reason.find("fewest pawns"), std::string::npos) << out.reason;
+  EXPECT_EQ(out.code, "on_top.points");
+  EXPECT_EQ(out.args["tie"], "fewest_pawns");
 }
 
 TEST(OnTop, EqualPointsAndEqualPawnsLeftShareTheWin) {
@@ -730,6 +732,7 @@ TEST(OnTop, EqualPointsAndEqualPawnsLeftShareTheWin) {
   EXPECT_EQ(out.scores, (std::vector<int>{-17, -19, -17}));
   EXPECT_EQ(out.winners, (std::vector<Seat>{0, 2}));
   EXPECT_NE(out.reason.find("shared"), std::string::npos) << out.reason;
+  EXPECT_EQ(out.args["tie"], "shared");
 }
 
 TEST(OnTop, TheGameEndsWhenNoRoomIsLeftForATile) {
@@ -849,6 +852,8 @@ TEST(OnTop, EverySecondPlaceColourPlacesItsPawnWhenAnotherPlacesItsLast) {
   EXPECT_EQ(pawns_left(v, 2), 21) << "the game stopped before red's pawn on top";
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{0});
   EXPECT_EQ(s->outcome()->reason, "blue placed their last pawn and wins at once");
+  EXPECT_EQ(s->outcome()->code, "on_top.last_pawn");
+  EXPECT_EQ(s->outcome()->args, (json{{"seats", {0}}, {"how", "alone"}}));
 }
 
 TEST(OnTop, SecondPlaceTeammatesWithTheirLastPawnsWinForTheirTeam) {
@@ -900,6 +905,11 @@ TEST(OnTop, TwoNeutralColoursRunningOutTogetherEndTheGameOnPoints) {
   EXPECT_EQ(out.winners, (std::vector<Seat>{0, 1}));  // 0 points each, 20 pawns left each
   EXPECT_EQ(out.reason.rfind("the neutral red and white pawns ran out; most points wins", 0), 0u)
       << out.reason;
+  EXPECT_EQ(out.code, "on_top.points");
+  EXPECT_EQ(
+      out.args,
+      (json{
+          {"ended", "neutrals_out"}, {"neutrals", {2, 3}}, {"penalty", false}, {"tie", "shared"}}));
 }
 
 // The property behind the sentence: the order in which the code lists the colours tied for

@@ -120,6 +120,8 @@ TEST(Quantik, FourDifferentShapesInARegionWin) {
   ASSERT_TRUE(s->is_over());
   EXPECT_EQ(s->outcome()->winners, std::vector<Seat>{1});
   EXPECT_NE(s->outcome()->reason.find("region"), std::string::npos);
+  EXPECT_EQ(s->outcome()->code, "quantik.line");
+  EXPECT_EQ(s->outcome()->args, (json{{"line", "region"}}));
 }
 
 TEST(Quantik, FourPiecesWithARepeatedShapeDoNotWin) {

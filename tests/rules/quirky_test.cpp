@@ -643,6 +643,8 @@ TEST(Quirky, TheGameEndsWhenTheBagIsEmptyAndEqualScoresShareTheWin) {
   EXPECT_EQ(out.winners, (std::vector<Seat>{0, 1}));
   EXPECT_EQ(out.scores, (std::vector<int>{0, 0}));
   EXPECT_EQ(out.reason, "the bag is empty: 2 players share the win with 0 points");
+  EXPECT_EQ(out.code, "quirky.bag_empty");
+  EXPECT_EQ(out.args, (json{{"points", 0}, {"sharing", 2}}));
   EXPECT_EQ(s->apply(0, Move{"c3"}).error(), RuleError::game_over);
 }
 
@@ -653,6 +655,7 @@ TEST(Quirky, TheHighestScoreWins) {
   EXPECT_EQ(s->outcome()->winners, (std::vector<Seat>{0}));
   EXPECT_EQ(s->outcome()->scores, (std::vector<int>{3, 0}));
   EXPECT_EQ(s->outcome()->reason, "the bag is empty: the highest score is 3 points");
+  EXPECT_EQ(s->outcome()->args, (json{{"points", 3}, {"sharing", 1}}));
 }
 
 TEST(Quirky, TwoOfThreePlayersCanShareTheWin) {

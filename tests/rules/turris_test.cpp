@@ -450,6 +450,8 @@ TEST(Turris, TheGameEndsWhenTheFortiethBlockIsPlacedEvenOnACentre) {
   EXPECT_EQ(out.winners, std::vector<Seat>{1});
   EXPECT_EQ(out.scores, (std::vector<int>{38, 49}));
   EXPECT_EQ(out.reason.rfind("all blocks are placed", 0), 0u) << out.reason;
+  EXPECT_EQ(out.code, "turris.faces");
+  EXPECT_EQ(out.args, (json{{"ended", "full"}, {"white", 38}, {"black", 49}}));
 }
 
 TEST(Turris, ABonusEarnedByAPlayersLastBlockStaysWhileTheOpponentHasBlocks) {
