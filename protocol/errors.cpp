@@ -119,6 +119,14 @@ std::string_view code_string(Code c) {
       return "chat/muted";
     case Code::chat_full:
       return "chat/full";
+    case Code::seat_reserved:
+      return "seat/reserved";
+    case Code::tournament_not_found:
+      return "tournament/not_found";
+    case Code::tournament_closed:
+      return "tournament/closed";
+    case Code::tournament_full:
+      return "tournament/full";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

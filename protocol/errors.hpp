@@ -68,8 +68,12 @@ enum class Code {
   chat_rate,       // chat/rate: too many messages from this person; wait a little
   chat_muted,      // chat/muted: the host muted this account
   chat_full,       // chat/full: the table's chat holds as many messages as it may
-  internal_error,  // internal/error: the server failed while handling the message (logged)
-  internal,        // server/internal (kept last: tests walk the codes up to it)
+  seat_reserved,   // seat/reserved: this table's seats are a tournament's, each for one player
+  tournament_not_found,  // tournament/not_found
+  tournament_closed,     // tournament/closed: registration is over (or the event was cancelled)
+  tournament_full,       // tournament/full: the event has as many players as it may
+  internal_error,        // internal/error: the server failed while handling the message (logged)
+  internal,              // server/internal (kept last: tests walk the codes up to it)
 };
 
 std::string_view code_string(Code c);

@@ -214,6 +214,15 @@ std::expected<Body, Error> decode_body(const std::string& type, const json& obj,
     if (type == "takeback") return Takeback{*room, *act};
     return Draw{*room, *act};
   }
+  if (type == "tournament") {
+    auto t = get_string(obj, "tournament", kMaxRoom, id);
+    if (!t) return std::unexpected(t.error());
+    auto action = get_string(obj, "action", 16, id);
+    if (!action) return std::unexpected(action.error());
+    if (*action != "register" && *action != "withdraw")
+      return fail(Code::bad_field, "'action' must be \"register\" or \"withdraw\"", id);
+    return TournamentEntry{*t, *action == "register"};
+  }
   if (type == "chat") {
     auto room = get_string(obj, "room", kMaxRoom, id);
     if (!room) return std::unexpected(room.error());
@@ -404,6 +413,16 @@ std::string encode_error(const Error& e) {
 }
 std::string encode_left(const json& id, std::string_view room) {
   return with_id({{"type", "left"}, {"room", room}}, id).dump();
+}
+std::string encode_tournament_entry(const json& id, std::string_view tournament, bool registered) {
+  return with_id({{"type", "tournament"}, {"tournament", tournament}, {"registered", registered}},
+                 id)
+      .dump();
+}
+std::string encode_tournament_table(std::string_view tournament, int round, std::string_view room) {
+  return json{
+      {"type", "tournament_table"}, {"tournament", tournament}, {"round", round}, {"room", room}}
+      .dump();
 }
 std::string encode_bot_added(const json& id, std::string_view room, int seat,
                              std::string_view level) {

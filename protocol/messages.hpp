@@ -122,8 +122,14 @@ inline constexpr std::size_t kMaxChatChars = 2000;
 // Why `text` may not be said (blank, a control character, longer than `max_chars`), or "".
 std::string_view chat_refusal(std::string_view text, std::size_t max_chars);
 
+// Registers for a tournament, or withdraws, before it starts.
+struct TournamentEntry {
+  std::string tournament;
+  bool enter = true;  // "register"; false: "withdraw"
+};
+
 using Body = std::variant<Hello, Create, Join, MoveRequest, Sync, Leave, ListRooms, Rematch, AddBot,
-                          Resign, Draw, Claim, Takeback, RemoveBot, Chat>;
+                          Resign, Draw, Claim, Takeback, RemoveBot, Chat, TournamentEntry>;
 
 struct Request {
   nlohmann::json id;  // string or integer, or null when absent
@@ -163,6 +169,10 @@ std::string encode_patch(std::string_view room, std::int64_t version, const nloh
 std::string encode_patch_text(std::string_view room, std::int64_t version, std::string_view ops);
 std::string encode_error(const Error& e);
 std::string encode_left(const nlohmann::json& id, std::string_view room);
+// The answer to a TournamentEntry; and, to a player's connections, their table of a round.
+std::string encode_tournament_entry(const nlohmann::json& id, std::string_view tournament,
+                                    bool registered);
+std::string encode_tournament_table(std::string_view tournament, int round, std::string_view room);
 std::string encode_bot_added(const nlohmann::json& id, std::string_view room, int seat,
                              std::string_view level);
 // `total`: how many rooms the request matched; `rooms` holds those from `offset` on.

@@ -128,6 +128,17 @@ int main(int argc, char** argv) {
   NullRatingStore null_ratings;
   Ratings ratings(storage ? static_cast<RatingStore&>(*storage) : null_ratings);
   lobby.use_ratings(ratings);
+  // Tournaments: their tables are the lobby's rooms, with each seat reserved for its player.
+  NullTournamentStore null_tournaments;
+  Tournaments& tournaments =
+      lobby.make_tournaments(storage ? static_cast<TournamentStore&>(*storage) : null_tournaments,
+                             [&storage](const std::string& room) -> std::optional<nlohmann::json> {
+                               if (!storage) return std::nullopt;
+                               const auto record = storage->read_record(room, 1);
+                               if (!record || !*record || (*record)->result.is_null())
+                                 return std::nullopt;
+                               return (*record)->result;
+                             });
   // With --max-bot-games 0 nobody seats a bot, but an easy one still plays on for a player who
   // leaves a game of three or four (and a game with bots under way at a restart goes on).
   lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms), config.max_bot_games > 0);
@@ -169,6 +180,16 @@ int main(int argc, char** argv) {
       ratings.rate(g.game, g.room, g.round, players, g.outcome, g.finished_ms);
       spdlog::info("event=rated_at_start room={} round={}", g.room, g.round);
     }
+    // The events before the rooms, so that tournament tables come back with reserved seats.
+    auto loaded_tournaments = storage->load_tournaments();
+    if (!loaded_tournaments) {
+      spdlog::critical("event=store_load_failed error=\"{}\"", loaded_tournaments.error());
+      return 1;
+    }
+    if (auto restored = tournaments.restore(*loaded_tournaments); !restored) {
+      spdlog::critical("event=store_load_failed error=\"{}\"", restored.error());
+      return 1;
+    }
     for (const auto& p : loaded->players) lobby.restore_player(p);
     for (const auto& r : loaded->rooms) {
       std::string why;
@@ -180,6 +201,8 @@ int main(int argc, char** argv) {
                       r.room.game, why);
       }
     }
+    // A round's games that ended while the server was down count now.
+    tournaments.resume(now_ms());
     server.stats().recovery_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::info("event=recovered rooms={} quarantined={} players={} seconds={:.3f}",

@@ -238,7 +238,12 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
       return fail(http::status::unauthorized, "account/unauthorized",
                   "send the session's token as 'Authorization: Bearer <token>'");
     if (!post && target == "/api/accounts/me") {
-      answer(http::status::ok, accounts->me(*token));
+      auto me = accounts->me(*token);
+      if (me) {
+        const Tournaments* t = server.lobby().tournaments();
+        (*me)["organiser"] = t && t->organiser((*me)["player"].get<std::string>());
+      }
+      answer(http::status::ok, me);
       return true;
     }
     if (post && target == "/api/accounts/logout") {

@@ -420,6 +420,7 @@ void answer_http(Server& server, const HttpRequest& req, const std::string& peer
   // escaped here would end the io_context's run, and the process with it.
   try {
     if (answer_accounts(server, req, peer, reply)) return;
+    if (answer_tournaments(server, req, peer, reply)) return;
     Answerer answerer(server, peer);
     if (req.method() == http::verb::post && req.target() == "/api/import") {
       if (auto refused = answerer.import_record(req, reply)) reply(std::move(*refused));

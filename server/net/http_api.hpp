@@ -62,6 +62,11 @@ std::optional<std::string> query_value(std::string_view target, std::string_view
 // Finished games as the HTTP API lists them (/api/history, a profile's games).
 nlohmann::json games_json(const std::vector<GameSummary>& games);
 
+// The tournaments' calls, /api/tournament(s)... and /admin/organisers (tournament_api.cpp).
+// Returns false for any other target.
+bool answer_tournaments(Server& server, const HttpRequest& req, const std::string& peer,
+                        const HttpReply& reply);
+
 // The accounts' calls, /api/accounts/... and the admin's /admin/accounts... and /admin/invites
 // (account_api.cpp): answered through `reply`, at once or once a password is hashed. Returns
 // false for any other target.

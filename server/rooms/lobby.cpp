@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "protocol/time_control.hpp"
+
 namespace plateau::server {
 
 using nlohmann::json;
@@ -82,6 +84,13 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
     return create(c, *cr, id);
   }
   if (const auto* l = std::get_if<protocol::ListRooms>(&req.body)) return list(c, *l, id);
+  if (const auto* t = std::get_if<protocol::TournamentEntry>(&req.body)) {
+    if (disabled && t->enter)
+      return reply_error(c, Code::account_disabled,
+                         "your account is disabled by the server's host: you may watch, not play",
+                         id);
+    return enter_tournament(c, *t, id);
+  }
 
   const std::string* room_id = std::visit(
       [](const auto& m) -> const std::string* {
@@ -223,6 +232,11 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
     room->rebind(c, held);
     rooms_of_[c.get()].insert(room->id());
   }
+  // A tournament table waiting for this player (a round that started while they were away).
+  if (tournaments_)
+    for (const auto& t : tournaments_->waiting_tables(player.id))
+      if (!std::ranges::any_of(tables, [&](const auto& r) { return r->id() == t.room; }))
+        c->send(make_frame(protocol::encode_tournament_table(t.tournament, t.round, t.room)));
 }
 
 void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create& req,
@@ -516,6 +530,7 @@ void Lobby::closed(Connection* c) {
 void Lobby::tick(Millis now) {
   now_ = now;
   listing_.built = false;
+  if (tournaments_) tournaments_->tick(now);
   for (auto it = rooms_.begin(); it != rooms_.end();) {
     Room& room = *it->second;
     room.tick(now);
@@ -776,7 +791,9 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
     const auto it = p ? players_.find(*p) : players_.end();
     names.push_back(it != players_.end() ? it->second.name : "");
   }
-  auto room = Room::restore(r, *game, names, store_, now_, server_settings(), why);
+  RoomSettings settings = server_settings();
+  if (tournaments_) settings.reserved = tournaments_->reserved(r.room.id);
+  auto room = Room::restore(r, *game, names, store_, now_, settings, why);
   if (!room) return false;
   room->time_moves(&move_timer_);
   room->free_with(&reaper_);
@@ -808,20 +825,121 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
 }
 
 RoomSettings Lobby::server_settings() {
-  return RoomSettings{
-      .grace_ms = limits_.grace_ms,
-      .keep = limits_.keep,
-      .random = random_,
-      .max_spectators = limits_.max_spectators,
-      .now = clock_,
-      .max_lag_credit_ms = limits_.max_lag_credit_ms,
-      .gone_ms = limits_.gone_ms,
-      .stand_in = stand_in_,
-      .rated = false,
-      .chat = limits_.chat,
-      .max_chat = limits_.max_chat,
-      .chat_chars = limits_.chat_chars,
-      .round_ended = [this](const Room& room, const json& outcome) { rate_round(room, outcome); }};
+  return RoomSettings{.grace_ms = limits_.grace_ms,
+                      .keep = limits_.keep,
+                      .random = random_,
+                      .max_spectators = limits_.max_spectators,
+                      .now = clock_,
+                      .max_lag_credit_ms = limits_.max_lag_credit_ms,
+                      .gone_ms = limits_.gone_ms,
+                      .stand_in = stand_in_,
+                      .rated = false,
+                      .chat = limits_.chat,
+                      .max_chat = limits_.max_chat,
+                      .chat_chars = limits_.chat_chars,
+                      .round_ended =
+                          [this](const Room& room, const json& outcome) {
+                            rate_round(room, outcome);
+                            if (tournaments_)
+                              tournaments_->round_ended(room.id(), room.round(), outcome, now_);
+                          },
+                      .reserved = {}};
+}
+
+// ---------- tournaments ----------
+
+Tournaments& Lobby::make_tournaments(TournamentStore& store, FinishedOutcome finished,
+                                     TournamentLimits limits) {
+  finished_outcome_ = std::move(finished);
+  tournaments_ =
+      std::make_unique<Tournaments>(store, static_cast<TournamentHost&>(*this), random_, limits);
+  return *tournaments_;
+}
+
+void Lobby::enter_tournament(const std::shared_ptr<Connection>& c,
+                             const protocol::TournamentEntry& t, const json& id) {
+  const auto refused =
+      tournaments_ ? tournaments_->enter(t.tournament, c->player()->id, c->player()->name, t.enter)
+                   : std::optional<std::string>("tournament/not_found");
+  if (!refused) {
+    if (t.enter) store_player(c->player()->id);  // a name the standings can show after a restart
+    c->send(make_frame(protocol::encode_tournament_entry(id, t.tournament, t.enter)));
+    return;
+  }
+  const Code code = *refused == "tournament/closed" ? Code::tournament_closed
+                    : *refused == "tournament/full" ? Code::tournament_full
+                                                    : Code::tournament_not_found;
+  const char* message = code == Code::tournament_closed ? "registration for this event is over"
+                        : code == Code::tournament_full ? "this event has as many players as it may"
+                                                        : "no such tournament";
+  ++counters_.refused[std::string(protocol::code_string(code))];
+  reply_error(c, code, message, id);
+}
+
+std::expected<std::string, std::string> Lobby::open_table(const std::string& game_id,
+                                                          const json& options, const json& clock,
+                                                          const std::vector<std::string>& players,
+                                                          const std::string& tournament) {
+  const rules::Game* game = rules::find_game(game_id);
+  if (!game) return std::unexpected("no game " + game_id);
+  if (rooms_.size() >= limits_.max_rooms)
+    return std::unexpected("the server holds as many rooms as it may");
+  protocol::TimeControl control{};
+  if (!clock.is_null()) {
+    auto tc = protocol::time_control_from_json(clock);
+    if (!tc) return std::unexpected(tc.error());
+    control = *tc;
+  }
+  auto secret = fresh_round_secret(random_);
+  auto match = Match::start(*game, options, secret, 0);
+  if (!match) return std::unexpected("these options do not go together");
+  const std::string room_id = new_room_id();
+  if (unloaded_.contains(room_id)) return std::unexpected("no room id free");
+  RoomSettings settings = server_settings();
+  settings.clock = control;
+  settings.reserved = players;
+  RoomRecord record{room_id, game_id,      options,     secret.seed, false,
+                    0,       now_,         secret.salt, "",          protocol::to_json(control),
+                    false,   settings.chat};
+  auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
+  room->time_moves(&move_timer_);
+  room->free_with(&reaper_);
+  rooms_[room_id] = room;
+  room_count_ = rooms_.size();
+  for (const auto& p : players) store_player(p);
+  (void)tournament;
+  store_.create_room(record, [this](bool ok) {
+    if (!ok) ++counters_.refused["store/tournament_table_failed"];
+  });
+  listing_.built = false;
+  return room_id;
+}
+
+std::vector<bool> Lobby::seated(const std::string& room_id) {
+  const auto room = find(room_id);
+  if (!room) return {};
+  std::vector<bool> out;
+  for (const auto& [player, name] : room->seated()) out.push_back(player.has_value());
+  return out;
+}
+
+void Lobby::close_table(const std::string& room) { close_room(room); }
+
+void Lobby::tell(const std::string& player, const std::string& frame) {
+  const auto shared = make_frame(frame);
+  for (const auto& [raw, weak] : clients_)
+    if (const auto c = weak.lock(); c && c->player() && c->player()->id == player) c->send(shared);
+}
+
+std::string Lobby::name_of(const std::string& player) {
+  if (accounts_)
+    if (const AccountRow* a = accounts_->of_player(player)) return a->name;
+  const auto it = players_.find(player);
+  return it == players_.end() ? "" : it->second.name;
+}
+
+std::optional<json> Lobby::finished_outcome(const std::string& room) {
+  return finished_outcome_ ? finished_outcome_(room) : std::nullopt;
 }
 
 std::optional<Code> Lobby::chat(const std::shared_ptr<Connection>& c, Room& room,

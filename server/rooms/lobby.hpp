@@ -21,6 +21,7 @@
 #include "server/rooms/room.hpp"
 #include "server/secure_random.hpp"
 #include "server/store/store.hpp"
+#include "server/tournaments/tournaments.hpp"
 
 namespace plateau::server {
 
@@ -79,7 +80,7 @@ struct Counters {
   std::uint64_t players_forgotten = 0;
 };
 
-class Lobby : private PlayerDirectory {
+class Lobby : private PlayerDirectory, private TournamentHost {
  public:
   // Where every id, token, seed and salt comes from. The server passes the OS CSPRNG (the
   // default); tests pass a counter, to name rooms and draw games they can predict.
@@ -104,6 +105,13 @@ class Lobby : private PlayerDirectory {
   // Without this call (or without accounts) no table may be rated.
   void use_ratings(Ratings& ratings) { ratings_ = &ratings; }
   Ratings* ratings() { return ratings_; }
+  // Tournaments (issue 48), seated at tables of this lobby's. `finished` reads a room's first
+  // round's stored outcome (the archive's), for games that ended while the server was down.
+  // Call before restoring rooms, so that tournament tables come back with their seats reserved.
+  using FinishedOutcome = std::function<std::optional<nlohmann::json>(const std::string& room)>;
+  Tournaments& make_tournaments(TournamentStore& store, FinishedOutcome finished,
+                                TournamentLimits limits = {});
+  Tournaments* tournaments() { return tournaments_.get(); }
   // Whether players may seat bots here.
   bool bot_games_allowed() const { return bots_.background != nullptr && bot_games_; }
   const BotHouse& bots() const { return bots_; }
@@ -230,7 +238,22 @@ class Lobby : private PlayerDirectory {
   void became_account(const std::string& player, const std::string& name) override;
   void sessions_ended(const std::vector<std::string>& token_hashes) override;
   void renamed(const std::string& player, const std::string& name) override;
+  // TournamentHost, for the tournaments.
+  std::expected<std::string, std::string> open_table(const std::string& game,
+                                                     const nlohmann::json& options,
+                                                     const nlohmann::json& clock,
+                                                     const std::vector<std::string>& players,
+                                                     const std::string& tournament) override;
+  std::vector<bool> seated(const std::string& room) override;
+  void close_table(const std::string& room) override;
+  void tell(const std::string& player, const std::string& frame) override;
+  std::string name_of(const std::string& player) override;
+  std::optional<nlohmann::json> finished_outcome(const std::string& room) override;
+  void enter_tournament(const std::shared_ptr<Connection>& c, const protocol::TournamentEntry& t,
+                        const nlohmann::json& id);
 
+  std::unique_ptr<Tournaments> tournaments_;
+  FinishedOutcome finished_outcome_;
   Store& store_;
   Random random_;
   LobbyLimits limits_;

@@ -291,6 +291,21 @@ std::optional<Code> Room::join(const std::shared_ptr<Connection>& p, const proto
 
 std::expected<int, Code> Room::free_seat(const std::shared_ptr<Connection>& p,
                                          std::optional<int> wanted, const json& id) {
+  if (!settings_.reserved.empty()) {
+    // A tournament's table: each player to their own seat, nobody else anywhere.
+    const Player* player = p->player();
+    const auto mine =
+        player ? std::ranges::find(settings_.reserved, player->id) : settings_.reserved.end();
+    const int seat = static_cast<int>(mine - settings_.reserved.begin());
+    if (mine == settings_.reserved.end() || (wanted && *wanted != seat))
+      return std::unexpected(error(p, Code::seat_reserved,
+                                   mine == settings_.reserved.end()
+                                       ? "this table's seats are reserved for a tournament's "
+                                         "players; join as a spectator"
+                                       : "your seat at this table is seat " + std::to_string(seat),
+                                   id));
+    return seat;
+  }
   if (wanted) {
     if (*wanted >= table_.seats())
       return std::unexpected(error(
@@ -313,6 +328,8 @@ std::optional<Code> Room::add_bot(const std::shared_ptr<Connection>& p,
   if (table_.started())
     return error(p, Code::bot_started, "the game has started: bots sit only at a waiting table",
                  id);
+  if (!settings_.reserved.empty())
+    return error(p, Code::seat_reserved, "a tournament's seats are for its players, not bots", id);
   const auto seat = free_seat(p, wanted, id);
   if (!seat) return seat.error();
   last_activity_ = now_;
@@ -489,6 +506,8 @@ std::optional<Code> Room::rematch(const std::shared_ptr<Connection>& p, const js
   if (a < 0 || a == table_.spectator_audience())
     return error(p, Code::not_a_player, "only a seated player may ask for a rematch", id);
   if (!match_.over()) return error(p, Code::rematch_not_over, "the game is not over", id);
+  if (!settings_.reserved.empty())
+    return error(p, Code::seat_reserved, "a tournament's game is played once: no rematch", id);
   if (!table_.ask_rematch(a)) return std::nullopt;
   // The last request starts the next round at once, and the table goes straight to it in one
   // patch: a version showing every flag set on the old board would be outdated as it left,

@@ -71,6 +71,9 @@ struct RoomSettings {
   std::size_t chat_chars = 500;
   // Called once a round is over (its outcome as stored), after its write is queued.
   std::function<void(const Room& room, const nlohmann::json& outcome)> round_ended{};
+  // A tournament's table: seat i is for player reserved[i] alone, no bot sits, and its one game
+  // has no rematch. Empty: anyone sits anywhere.
+  std::vector<std::string> reserved{};
 };
 
 class Room : public std::enable_shared_from_this<Room> {

@@ -233,4 +233,48 @@ std::vector<RatingChange> SqliteStore::rating_history(const std::string& player)
   return out;
 }
 
+void SqliteStore::put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done done) {
+  enqueue(
+      [t, at_ms](StmtCache& db) {
+        return Stmt(db,
+                    "INSERT OR REPLACE INTO tournaments(id, doc, updated_ms) VALUES(?1, ?2, ?3)")
+            .bind(1, t.id)
+            .bind(2, t.doc)
+            .bind(3, at_ms)
+            .run();
+      },
+      std::move(done), Atomicity::single_statement);
+}
+
+void SqliteStore::put_organiser(const std::string& player, bool allowed, Done done) {
+  enqueue(
+      [player, allowed](StmtCache& db) {
+        return allowed ? Stmt(db, "INSERT OR IGNORE INTO tournament_organisers(player) VALUES(?1)")
+                             .bind(1, player)
+                             .run()
+                       : Stmt(db, "DELETE FROM tournament_organisers WHERE player = ?1")
+                             .bind(1, player)
+                             .run();
+      },
+      std::move(done), Atomicity::single_statement);
+}
+
+std::expected<LoadedTournaments, std::string> SqliteStore::load_tournaments() {
+  LoadedTournaments out;
+  const auto failed = [&](const char* what) {
+    return std::unexpected(std::string("reading ") + what + ": " + sqlite3_errmsg(db_));
+  };
+  {
+    Stmt q(db_, "SELECT id, doc FROM tournaments ORDER BY updated_ms");
+    while (q.row()) out.tournaments.push_back({q.text(0), q.text(1)});
+    if (!q.ok()) return failed("tournaments");
+  }
+  {
+    Stmt q(db_, "SELECT player FROM tournament_organisers");
+    while (q.row()) out.organisers.push_back(q.text(0));
+    if (!q.ok()) return failed("organisers");
+  }
+  return out;
+}
+
 }  // namespace plateau::server

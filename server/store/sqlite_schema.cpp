@@ -170,6 +170,14 @@ const std::vector<const char*> kMigrations{
       deleted INTEGER NOT NULL DEFAULT 0,
       PRIMARY KEY(room, seq)) WITHOUT ROWID;
     )sql",
+    // 13: tournaments (issue 48): each event as one JSON document, and who may organise one.
+    R"sql(
+    CREATE TABLE tournaments(
+      id TEXT PRIMARY KEY,
+      doc TEXT NOT NULL,
+      updated_ms INTEGER NOT NULL) WITHOUT ROWID;
+    CREATE TABLE tournament_organisers(player TEXT PRIMARY KEY) WITHOUT ROWID;
+    )sql",
 };
 
 }  // namespace

@@ -113,6 +113,11 @@ class SqliteStore final : public Storage {
   std::vector<RatingChange> rating_history(const std::string& player) override;
   std::vector<GameSummary> games_of(const std::string& player, int limit) override;
 
+  // TournamentStore (sqlite_accounts.cpp too).
+  void put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done done) override;
+  void put_organiser(const std::string& player, bool allowed, Done done) override;
+  std::expected<LoadedTournaments, std::string> load_tournaments() override;
+
  private:
   enum class Atomicity { savepoint, single_statement };
   struct Write {

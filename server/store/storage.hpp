@@ -18,6 +18,7 @@
 #include "server/store/archive.hpp"
 #include "server/store/rating_store.hpp"
 #include "server/store/store.hpp"
+#include "server/store/tournament_store.hpp"
 
 namespace plateau::server {
 
@@ -44,7 +45,11 @@ struct CommitStats {
   std::atomic<std::uint64_t> restarts{0};
 };
 
-class Storage : public Store, public Archive, public AccountStore, public RatingStore {
+class Storage : public Store,
+                public Archive,
+                public AccountStore,
+                public RatingStore,
+                public TournamentStore {
  public:
   // How the store hands a completion to the rooms' thread (an asio::post in the server).
   using Post = std::function<void(std::function<void()>)>;

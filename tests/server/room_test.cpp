@@ -1,6 +1,8 @@
 // Rooms and the lobby, driven with fake clients and a hand-released store (DESIGN.md §5, ring 4).
 #include <gtest/gtest.h>
 
+#include "server/tournaments/tournaments.hpp"
+
 #include "fakes.hpp"
 
 namespace plateau::server::testing {
@@ -305,6 +307,64 @@ TEST_F(Table, SpectatorsAreCountedOutsideTheVersionedState) {
   EXPECT_EQ(list[0]["spectators"], 1);
   EXPECT_EQ(list[0]["game"], "quantik");
   EXPECT_EQ(list[0]["status"], "waiting");
+}
+
+TEST_F(Table, ATournamentTableSeatsItsOwnPlayersOnlyAndPlaysOneGame) {
+  NullTournamentStore none;
+  Tournaments& events =
+      lobby.make_tournaments(none, [](const std::string&) { return std::nullopt; });
+  TournamentSpec spec;
+  spec.name = "Cup";
+  spec.game = "quantik";
+  spec.format = tournaments::Format::swiss;
+  spec.rounds = 1;
+  const auto id = events.create(spec, 0);
+  ASSERT_TRUE(id);
+  auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
+  for (const auto& c : {ada, bob}) {
+    send(c, {{"type", "tournament"}, {"action", "register"}, {"tournament", *id}, {"id", 7}});
+    const auto answer = c->take("tournament");
+    ASSERT_EQ(answer.size(), 1u);
+    EXPECT_EQ(answer[0]["registered"], true);
+    EXPECT_EQ(answer[0]["id"], 7);
+  }
+  send(eve, {{"type", "tournament"}, {"action", "register"}, {"tournament", "nope"}});
+  EXPECT_EQ(error_code(eve), "tournament/not_found");
+  send(eve, {{"type", "tournament"}, {"action", "dance"}, {"tournament", *id}});
+  EXPECT_EQ(error_code(eve), "proto/bad_field");
+  ASSERT_EQ(events.start(*id, 0), std::nullopt);
+  const auto told = ada->take("tournament_table");
+  ASSERT_EQ(told.size(), 1u);
+  const std::string room = told[0]["room"];
+  EXPECT_EQ(bob->take("tournament_table").size(), 1u);
+  send(eve, {{"type", "tournament"}, {"action", "register"}, {"tournament", *id}});
+  EXPECT_EQ(error_code(eve), "tournament/closed");
+  // Nobody else sits; each player sits at their own seat only; no bot.
+  join(eve, room);
+  EXPECT_EQ(error_code(eve), "seat/reserved");
+  const auto seats = events.reserved(room);
+  ASSERT_EQ(seats.size(), 2u);
+  const auto& first = seats[0] == ada->player()->id ? ada : bob;
+  const auto& second = first == ada ? bob : ada;
+  join(second, room, "player", 0);
+  EXPECT_EQ(error_code(second), "seat/reserved");
+  join(second, room);
+  EXPECT_EQ(error_code(second), "");
+  EXPECT_EQ(second->states[room]["you"], 1);
+  send(first, {{"type", "add_bot"}, {"room", room}, {"level", "easy"}});
+  EXPECT_NE(error_code(first), "");
+  join(first, room);
+  EXPECT_EQ(first->states[room]["status"], "playing");
+  join(eve, room, "spectator");
+  EXPECT_EQ(error_code(eve), "") << "anyone may watch";
+  play_to_the_end(first, second, room);
+  EXPECT_EQ(first->states[room]["status"], "over");
+  send(first, {{"type", "rematch"}, {"room", room}});
+  EXPECT_EQ(error_code(first), "seat/reserved") << "one game per table";
+  // The game's end counted: the event (one round) is over, and the winner leads it.
+  const auto detail = events.detail(*id);
+  EXPECT_EQ((*detail)["status"], "finished");
+  EXPECT_EQ((*detail)["standings"][0]["player"], second->player()->id);
 }
 
 TEST_F(Table, PrivateRoomsAreNotListed) {

@@ -581,7 +581,8 @@ TEST_F(StoreTest, ADatabaseFromBeforeTheMoveLogUpgradesWithItsRoundInPlay) {
       "ALTER TABLE rooms DROP COLUMN creator; ALTER TABLE rooms DROP COLUMN clock;"
       "ALTER TABLE moves DROP COLUMN clock_ms; DROP TABLE accounts; DROP TABLE sessions; DROP "
       "TABLE invites; ALTER TABLE rooms DROP COLUMN rated; DROP TABLE ratings; DROP TABLE "
-      "rating_history; ALTER TABLE rooms DROP COLUMN chat; DROP TABLE chat; "
+      "rating_history; ALTER TABLE rooms DROP COLUMN chat; DROP TABLE chat; DROP TABLE "
+      "tournaments; DROP TABLE tournament_organisers; "
       "PRAGMA user_version = 2;"
       "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES"
       "('r1', 1, 0, 0, 'old0', 1, 10), ('r1', 1, 1, 1, 'old1', 2, 11), ('r1', 1, 2, 0, 'old2', 3, "
@@ -920,7 +921,8 @@ TEST_F(StoreTest, ADatabaseOfTheReleaseBeforeAccountsOpensWithEveryRoomAndPlayer
   // What schema 9 (the release before accounts) leaves.
   sql("DROP TABLE accounts; DROP TABLE sessions; DROP TABLE invites; ALTER TABLE rooms DROP "
       "COLUMN rated; DROP TABLE ratings; DROP TABLE rating_history; ALTER TABLE rooms DROP COLUMN "
-      "chat; DROP TABLE chat; PRAGMA user_version = 9;");
+      "chat; DROP TABLE chat; DROP TABLE tournaments; DROP TABLE tournament_organisers; PRAGMA "
+      "user_version = 9;");
   auto store = open();
   ASSERT_TRUE(store);
   EXPECT_EQ(count("PRAGMA user_version"), SqliteStore::schema_version());
@@ -933,6 +935,31 @@ TEST_F(StoreTest, ADatabaseOfTheReleaseBeforeAccountsOpensWithEveryRoomAndPlayer
   const auto accounts = store->load_accounts();
   ASSERT_TRUE(accounts.has_value()) << accounts.error();
   EXPECT_TRUE(accounts->accounts.empty());
+  store->close();
+}
+
+TEST_F(StoreTest, TournamentsAndTheirOrganisersComeBackAsLastWritten) {
+  {
+    auto store = open();
+    ASSERT_TRUE(store);
+    ASSERT_TRUE(wait([&](Done d) { store->put_tournament({"t1", R"({"v":1})"}, 10, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_tournament({"t2", R"({"v":1})"}, 20, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_tournament({"t1", R"({"v":2})"}, 30, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_organiser("ada", true, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_organiser("ada", true, d); })) << "twice is once";
+    ASSERT_TRUE(wait([&](Done d) { store->put_organiser("bob", true, d); }));
+    ASSERT_TRUE(wait([&](Done d) { store->put_organiser("bob", false, d); }));
+    store->close();
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  const auto loaded = store->load_tournaments();
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  ASSERT_EQ(loaded->tournaments.size(), 2u);
+  EXPECT_EQ(loaded->tournaments[0].id, "t2") << "oldest change first";
+  EXPECT_EQ(loaded->tournaments[1].id, "t1");
+  EXPECT_EQ(loaded->tournaments[1].doc, R"({"v":2})") << "the last write of an event wins";
+  EXPECT_EQ(loaded->organisers, std::vector<std::string>{"ada"});
   store->close();
 }
 

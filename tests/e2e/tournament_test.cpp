@@ -1,0 +1,245 @@
+// A whole tournament over real sockets: the host sets up a 3-round Swiss of Quantik over HTTP,
+// six players (each its own connection and thread, playing random legal moves) register by
+// WebSocket, the server seats every round's tables itself and each player plays the table it is
+// told of. In round 2 the server is killed with SIGKILL and started again on the same data:
+// the players come back with their tokens, the event resumes where it was, and it finishes with
+// every game stored, no pairing repeated and the round before the kill unchanged.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "client_seat.hpp"
+#include "http_client.hpp"
+#include "server_process.hpp"
+
+namespace plateau::testing {
+namespace {
+
+using boost::beast::http::verb;
+
+// One player: connects (again after a restart), registers, and plays each table it is told of.
+class Entrant {
+ public:
+  // In round `hold` and later, at most two moves each until `open`: the test kills the server
+  // with every table of that round started and none finished.
+  Entrant(std::string name, std::string tournament, std::atomic<unsigned short>& port,
+          std::uint64_t seed, int hold, const std::atomic<bool>& open)
+      : name_(std::move(name)),
+        tournament_(std::move(tournament)),
+        port_(port),
+        rng_(seed),
+        hold_(hold),
+        open_(open) {
+    thread_ = std::thread([this] { run(); });
+  }
+  ~Entrant() {
+    stop_ = true;
+    thread_.join();
+  }
+  bool registered() const { return registered_; }
+  int moves() const { return moves_; }
+  std::vector<std::string> errors() {
+    std::lock_guard lock(mutex_);
+    return errors_;
+  }
+
+ private:
+  void run() {
+    const auto deadline = std::chrono::steady_clock::now() + 300s;
+    while (!stop_ && std::chrono::steady_clock::now() < deadline) {
+      WsClient ws;
+      if (!ws.connect("127.0.0.1", port_.load(), 2s).empty()) {
+        std::this_thread::sleep_for(100ms);
+        continue;
+      }
+      json hello{{"type", "hello"}, {"name", name_}};
+      if (!token_.empty()) hello["token"] = token_;
+      ws.send(hello);
+      const auto welcome = ws.recv_type("welcome", 5s);
+      if (!welcome) continue;
+      token_ = (*welcome)["token"];
+      ws.send({{"type", "tournament"}, {"action", "register"}, {"tournament", tournament_}});
+      while (!stop_ && !ws.closed()) {
+        const auto m = ws.recv(200ms);
+        if (m) take(ws, *m);
+      }
+    }
+  }
+
+  void take(WsClient& ws, const json& m) {
+    const std::string type = m.value("type", "");
+    if (type == "tournament") registered_ = m["registered"].get<bool>();
+    if (type == "tournament_table") {
+      room_ = m["room"];
+      round_ = m["round"];
+      state_ = json();
+      ws.send({{"type", "join"}, {"room", room_}, {"as", "player"}});
+    }
+    if (type == "error") {
+      const std::string code = m["code"];
+      // Registering again after the start, and a move that a restart made stale, are expected.
+      if (code != "tournament/closed" && code != "move/stale_version" &&
+          code != "move/not_your_turn") {
+        std::lock_guard lock(mutex_);
+        errors_.push_back(m.dump());
+      }
+    }
+    if ((type == "full" || type == "patch") && m["room"] == room_) {
+      if (type == "full") {
+        state_ = m["state"];
+        version_ = m["version"];
+      } else if (!state_.is_null() && m["version"].get<std::int64_t>() == version_ + 1) {
+        auto next = protocol::apply_patch(state_, m["ops"]);
+        if (!next) return;
+        state_ = *next;
+        version_ = m["version"];
+      } else if (m["version"].get<std::int64_t>() > version_) {
+        ws.send({{"type", "sync"}, {"room", room_}});
+        return;
+      }
+      const auto& legal = state_["legal_moves"];
+      const bool held = round_ >= hold_ && !open_ && held_moves_ >= 2;
+      if (state_["status"] == "playing" && legal.is_array() && !legal.empty() && !held) {
+        if (round_ >= hold_ && !open_) ++held_moves_;
+        ws.send({{"type", "move"},
+                 {"room", room_},
+                 {"version", version_},
+                 {"move", legal[rng_() % legal.size()]}});
+        ++moves_;
+      }
+    }
+  }
+
+  std::string name_, tournament_;
+  std::atomic<unsigned short>& port_;
+  std::mt19937_64 rng_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false}, registered_{false};
+  std::atomic<int> moves_{0};
+  const int hold_;
+  const std::atomic<bool>& open_;
+  int round_ = 0, held_moves_ = 0;
+  std::string token_, room_;
+  json state_;
+  std::int64_t version_ = 0;
+  std::mutex mutex_;
+  std::vector<std::string> errors_;
+};
+
+json get_detail(unsigned short port, const std::string& id) {
+  const auto r = http_request(port, verb::get, "/api/tournament?id=" + id);
+  return r.status == 200 ? json::parse(r.body, nullptr, false) : json();
+}
+
+// Polls the event until `done(detail)`, for at most `limit`.
+json wait_for(std::atomic<unsigned short>& port, const std::string& id,
+              const std::function<bool(const json&)>& done, std::chrono::seconds limit) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  json d;
+  while (std::chrono::steady_clock::now() < until) {
+    d = get_detail(port.load(), id);
+    if (d.is_object() && done(d)) return d;
+    std::this_thread::sleep_for(100ms);
+  }
+  return d;
+}
+
+TEST(Tournament, ASixPlayerSwissIsPlayedOverSocketsAndSurvivesAKillInTheMiddleOfARound) {
+  ServerProcess server({}, {"--admin-token", kTestAdminToken});
+  std::atomic<unsigned short> port{server.start()};
+  ASSERT_NE(port.load(), 0) << server.log();
+  const auto made = http_request(port, verb::post, "/api/tournaments/create",
+                                 json{{"name", "Friday Swiss"},
+                                      {"game", "quantik"},
+                                      {"format", "swiss"},
+                                      {"rounds", 3},
+                                      {"starts", std::int64_t{1} << 45}}
+                                     .dump(),
+                                 admin_header());
+  ASSERT_EQ(made.status, 201) << made.body;
+  const std::string id = json::parse(made.body)["id"];
+
+  std::atomic<bool> open{false};
+  std::vector<std::unique_ptr<Entrant>> players;
+  for (int i = 0; i < 6; ++i)
+    players.push_back(
+        std::make_unique<Entrant>("P" + std::to_string(i), id, port, 1000 + i, 2, open));
+  const auto registered = wait_for(
+      port, id, [](const json& d) { return d["players"].size() == 6; }, 30s);
+  ASSERT_EQ(registered["players"].size(), 6u) << registered.dump();
+  // Nobody but the host (or an organiser) starts it.
+  EXPECT_EQ(http_request(port, verb::post, "/api/tournaments/start", json{{"id", id}}.dump())
+                .status,
+            401);
+  ASSERT_EQ(http_request(port, verb::post, "/api/tournaments/start", json{{"id", id}}.dump(),
+                         admin_header())
+                .status,
+            200);
+
+  // Round 2 under way: kill the server in the middle of it, and start it again.
+  const auto second = wait_for(
+      port, id, [](const json& d) { return d["round"] == 2 || d["status"] != "running"; }, 120s);
+  ASSERT_EQ(second["round"], 2) << second.dump();
+  const json round_one = second["rounds_played"][0];
+  // Every table of round 2 taken and under way (its first moves played), none finished.
+  const auto playing = wait_for(
+      port, id,
+      [](const json& d) {
+        return std::ranges::all_of(d["rounds_played"][1]["tables"],
+                                   [](const json& t) { return t["status"] == "playing"; });
+      },
+      30s);
+  ASSERT_EQ(playing["round"], 2) << playing.dump();
+  std::this_thread::sleep_for(500ms);
+  server.kill(SIGKILL);
+  port = server.start();
+  ASSERT_NE(port.load(), 0) << server.log();
+  open = true;
+
+  const auto done = wait_for(
+      port, id, [](const json& d) { return d["status"] == "finished"; }, 180s);
+  ASSERT_EQ(done["status"], "finished") << done.dump();
+  EXPECT_EQ(done["rounds_played"][0], round_one) << "the round before the kill is as it was";
+  ASSERT_EQ(done["rounds_played"].size(), 3u);
+  std::set<std::set<std::string>> met;
+  double total = 0;
+  for (const auto& r : done["rounds_played"]) {
+    ASSERT_EQ(r["tables"].size(), 3u);
+    EXPECT_TRUE(r["byes"].empty());
+    for (const auto& t : r["tables"]) {
+      EXPECT_EQ(t["status"], "over");
+      EXPECT_EQ(t["forfeit"], json({false, false})) << "everyone came to every game";
+      const double points = t["points"][0].get<double>() + t["points"][1].get<double>();
+      EXPECT_DOUBLE_EQ(points, 1.0);
+      total += points;
+      const std::set<std::string> pair{t["seats"][0]["player"].get<std::string>(),
+                                       t["seats"][1]["player"].get<std::string>()};
+      EXPECT_TRUE(met.insert(pair).second) << "a repeat pairing";
+      // The game itself is stored, and its result is the one the standings counted.
+      const auto rec = http_request(port, verb::get,
+                                    "/api/export?room=" + t["room"].get<std::string>() + "&round=1");
+      ASSERT_EQ(rec.status, 200) << rec.body;
+      const auto winners = json::parse(rec.body)["result"]["winners"];
+      ASSERT_EQ(winners.size(), 1u) << "Quantik has no draws";
+      EXPECT_EQ(t["points"][winners[0].get<int>()], 1.0);
+    }
+  }
+  EXPECT_DOUBLE_EQ(total, 9.0);
+  double standings = 0;
+  for (const auto& s : done["standings"]) standings += s["score"].get<double>();
+  EXPECT_DOUBLE_EQ(standings, 9.0);
+  EXPECT_EQ(done["standings"][0]["rank"], 1);
+  for (auto& p : players) {
+    EXPECT_TRUE(p->registered());
+    EXPECT_GT(p->moves(), 0);
+    EXPECT_EQ(p->errors(), std::vector<std::string>{});
+  }
+}
+
+}  // namespace
+}  // namespace plateau::testing
