@@ -2,6 +2,7 @@
 // signing out. A guest plays as before; an account's session token simply takes the place of
 // the guest token in localStorage, so the WebSocket's hello signs the account in.
 import { el } from './dom.js';
+import { language, onLanguage, t, tn } from './i18n.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -9,17 +10,21 @@ const account = {
   name: null,           // the account's name while signed in, else null
   registration: 'open', // the server's --registration
   onSignedIn: null,     // (name) => void: say hello again with the new token
+  error: null,          // the answer the dialog's error box words (again, on a change of language)
+  passwordDone: null,   // how many other devices the last change of password signed out
+  sessions: null,       // the devices list as last fetched
 };
 window.plateauAccount = account;  // for tests
 
 // What a device is called in the list of sessions: the browser and the system, nothing more.
+// The server keeps it as it is sent, in the language of the page that signed in.
 function deviceName() {
   const ua = navigator.userAgent;
   const browser = /Firefox\//.test(ua) ? 'Firefox' : /Edg\//.test(ua) ? 'Edge'
-    : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'A browser';
+    : /Chrom(e|ium)\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : t('account.device.unknown');
   const system = /Android/.test(ua) ? 'Android' : /iPhone|iPad/.test(ua) ? 'iOS' : /Mac OS X/.test(ua) ? 'macOS'
     : /Windows/.test(ua) ? 'Windows' : /Linux/.test(ua) ? 'Linux' : '';
-  return system ? `${browser} on ${system}` : browser;
+  return system ? t('account.device.on', { browser, system }) : browser;
 }
 
 const token = () => localStorage.getItem('plateau.token') || '';
@@ -32,18 +37,32 @@ async function call(path, body, { auth = false, method = 'POST' } = {}) {
   try {
     r = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch {
-    return { ok: false, body: { code: 'network', error: 'the server cannot be reached' } };
+    return { ok: false, body: { code: 'network' } };
   }
   let json = {};
   try { json = await r.json(); } catch { /* an empty or odd answer */ }
   return { ok: r.ok, status: r.status, body: json, retry: r.headers.get('Retry-After') };
 }
 
+// The words for a refusal of the accounts' API, {code, error}: the code worded in the page's
+// language when it is known (account/wrong_password is account.error.account_wrong_password),
+// else the server's own message, else a plain "something went wrong".
+// i18n-keys: account.error.*
+export function errorText(body) {
+  const b = body || {};
+  if (typeof b.code === 'string' && b.code) {
+    const key = `account.error.${b.code.replace(/\//g, '_')}`;
+    const text = t(key);
+    if (text !== key) return text;
+  }
+  return b.error || t('account.error.unknown');
+}
+
 function explain(res) {
-  const b = res.body || {};
-  let text = b.error || 'something went wrong';
-  if (res.retry) text += ` (try again in ${res.retry} s)`;
-  return text;
+  const text = res.context && res.body && res.body.code === 'account/wrong_password'
+    ? t('account.error.old_password_wrong') : errorText(res.body);
+  if (!res.retry) return text;
+  return t('account.retry', { text, seconds: new Intl.NumberFormat(language()).format(Number(res.retry) || 0) });
 }
 
 // ---------- the dialog ----------
@@ -51,6 +70,7 @@ function open(view) {
   const d = $('#account-dialog');
   for (const v of d.querySelectorAll('[data-view]')) v.hidden = v.dataset.view !== view;
   $('#account-error').hidden = true;
+  account.error = null;
   if (!d.open) d.showModal();
   if (view === 'devices') loadDevices();
   const first = d.querySelector(`[data-view="${view}"] input:not([type=hidden])`);
@@ -58,6 +78,7 @@ function open(view) {
 }
 
 function fail(res) {
+  account.error = res;
   const e = $('#account-error');
   e.textContent = explain(res);
   e.dataset.code = (res.body && res.body.code) || '';
@@ -74,7 +95,7 @@ function signedIn(body) {
 async function register(e) {
   e.preventDefault();
   const f = e.target;
-  if (f.password.value !== f.confirm.value) return fail({ body: { error: 'the two passwords differ' } });
+  if (f.password.value !== f.confirm.value) return fail({ body: { code: 'account/passwords_differ' } });
   const body = { name: f.name.value.trim(), password: f.password.value, device: deviceName() };
   // The guest this browser plays as becomes the account: its tables and games come along.
   if (token() && !account.name) body.guest_token = token();
@@ -99,25 +120,41 @@ async function changePassword(e) {
   e.preventDefault();
   const f = e.target;
   const res = await call('/api/accounts/password', { old: f.old.value, new: f.new.value }, { auth: true });
-  if (!res.ok) return fail(res);
+  // Here a wrong password is the old one.
+  if (!res.ok) return fail({ ...res, context: 'password' });
   f.reset();
-  const note = $('#password-done');
-  note.textContent = res.body.signed_out ? `Password changed; ${res.body.signed_out} other device(s) signed out.` : 'Password changed.';
-  note.hidden = false;
+  account.passwordDone = Number(res.body.signed_out) || 0;
+  renderPasswordDone();
+  $('#password-done').hidden = false;
+}
+
+function renderPasswordDone() {
+  if (account.passwordDone === null) return;
+  const n = account.passwordDone;
+  $('#password-done').textContent = n ? tn('account.password_changed_others', n) : t('account.password_changed');
 }
 
 async function loadDevices() {
   const list = $('#devices');
   list.replaceChildren();
+  account.sessions = null;
   const res = await call('/api/accounts/me', undefined, { auth: true, method: 'GET' });
   if (!res.ok) return fail(res);
-  for (const s of res.body.sessions) {
-    const when = new Date(s.created).toLocaleString();
-    list.append(el('li', { 'data-session': s.id },
-      el('span', { class: 'device' }, s.device), ' ', el('span', { class: 'muted' }, `since ${when}`),
-      s.current ? el('span', { class: 'tag' }, 'this device')
-        : el('button', { type: 'button', class: 'small', onclick: () => endSession(s.id) }, 'Sign out')));
-  }
+  account.sessions = res.body.sessions;
+  renderDevices();
+}
+
+// A moment in the page's language: "5 déc. 2026, 14:30", "Dec 5, 2026, 2:30 PM".
+const dateTime = (ms) => new Intl.DateTimeFormat(language(), { dateStyle: 'medium', timeStyle: 'short' }).format(new Date(ms));
+
+function renderDevices() {
+  if (!account.sessions) return;
+  $('#devices').replaceChildren(...account.sessions.map((s) => el('li', { 'data-session': s.id },
+    el('span', { class: 'device' }, s.device || t('account.device.unknown')), ' ',
+    el('span', { class: 'muted' }, t('account.device.since', { date: dateTime(s.created) })), ' ',
+    s.current ? el('span', { class: 'tag' }, t('account.device.this'))
+      : el('button', { type: 'button', class: 'small', title: t('account.device.end_title', { device: s.device || t('account.device.unknown') }), onclick: () => endSession(s.id) },
+        t('account.device.end')))));
 }
 
 async function endSession(id) {
@@ -148,6 +185,8 @@ function renderHeader() {
   $('#account-name').textContent = signed ? account.name : '';
   $('#account-name').href = signed ? `/?profile=${encodeURIComponent(account.name)}` : '';
   $('#account-name').dataset.profile = signed ? account.name : '';
+  if (signed) $('#account-name').title = t('account.signed_in_as', { name: account.name });
+  else $('#account-name').removeAttribute('title');
   $('#rated-label').hidden = !signed;
   if (!signed) $('#rated').checked = false;
   $('#account-menu').hidden = !signed;
@@ -181,6 +220,14 @@ export async function initAccount(onSignedIn) {
   $('#logout').addEventListener('click', () => logout(false));
   $('#logout-everywhere').addEventListener('click', () => logout(true));
   renderHeader();
+  // A new language words again what this module drew: the header's title, the devices, the
+  // dialog's error and its note, in place.
+  onLanguage(() => {
+    renderHeader();
+    renderDevices();
+    renderPasswordDone();
+    if (account.error && !$('#account-error').hidden) $('#account-error').textContent = explain(account.error);
+  });
   const res = await call('/api/accounts/registration', undefined, { method: 'GET' });
   if (res.ok) account.registration = res.body.registration;
   $('#invite-label').hidden = account.registration !== 'invite';

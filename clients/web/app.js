@@ -7,7 +7,8 @@ import { fairnessText, verifyFairness } from './fairness.js';
 import { initAccount, onSignedOut, onWelcome } from './account.js';
 import { fillBoardGames, initPlayers, renderLeaderboard, showProfile } from './players.js';
 import { PHRASES, hideChat, initChat, renderChat } from './chat.js';
-import { languagePicker, preferredLanguage, setLanguage } from './i18n.js';
+import { hasKey, language, languagePicker, onLanguage, preferredLanguage, setLanguage, t, tn } from './i18n.js';
+import { openRulesOnce, rulesButton, setGameTitles } from './rules.js';
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -39,6 +40,10 @@ const app = {
   goneTimer: null,     // ticks the countdown to a claim against a player who is away
   ownLeft: null,       // our own running clock's time at the last tick (for the 10 s sound)
   beeps: 0,            // how many times the 10 s sound was played (for tests)
+  conn: 'connecting',  // the connection's state, as #conn shows it
+  lastRooms: null,     // the last `rooms` the lobby drew (to redraw it in another language)
+  history: [],         // the finished games the lobby lists
+  rulesFor: null,      // the room where the Rules panel was last offered on sitting down
 };
 window.plateau = app;  // for tests and the curious
 
@@ -47,7 +52,7 @@ function connect() {
   const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws`;
   const ws = new WebSocket(url);
   app.ws = ws;
-  setConn('connecting', 'connecting…');
+  setConn('connecting');
   ws.onopen = () => {
     app.backoff = 500;
     const hello = { type: 'hello', name: myName(), token: localStorage.getItem('plateau.token') || undefined };
@@ -62,7 +67,7 @@ function connect() {
   };
   ws.onclose = () => {
     if (app.ws !== ws) return;
-    setConn('offline', 'reconnecting…');
+    setConn('offline');
     // Jittered exponential backoff, so a restarted server is not hit by every client at once.
     const delay = app.backoff * (0.5 + Math.random());
     app.backoff = Math.min(app.backoff * 2, 10000);
@@ -91,16 +96,19 @@ function send(msg, onReply) {
   return true;
 }
 
-function setConn(state, text) {
+const CONN_KEYS = { connecting: 'conn.connecting', online: 'conn.online', offline: 'conn.reconnecting' };
+function setConn(state) {
+  app.conn = state;
   const c = $('#conn');
   c.dataset.state = state;
-  c.textContent = text;
+  c.dataset.i18n = CONN_KEYS[state];
+  c.textContent = t(CONN_KEYS[state]);
 }
 
 function myName() {
   let name = localStorage.getItem('plateau.name');
   if (!name) {
-    name = 'Player ' + Math.floor(100 + Math.random() * 900);
+    name = t('app.default_name', { n: Math.floor(100 + Math.random() * 900) });
     localStorage.setItem('plateau.name', name);
   }
   return name;
@@ -118,6 +126,7 @@ function onMessage(msg) {
       app.resyncing = null;  // an answer the old socket never got will not come
       app.player = msg.player;
       app.games = msg.games;
+      setGameTitles(app.games);
       if (typeof msg.bots === 'boolean') {
         app.noBots = !msg.bots;
         $('#computer').hidden = app.noBots;
@@ -125,7 +134,7 @@ function onMessage(msg) {
       localStorage.setItem('plateau.token', msg.token);
       if (typeof msg.name === 'string' && msg.account) localStorage.setItem('plateau.name', msg.name);
       onWelcome(msg);
-      setConn('online', 'online');
+      setConn('online');
       fillGames();
       fillBoardGames(app.games);
       if (!$('#lobby').hidden) renderLeaderboard();
@@ -236,7 +245,7 @@ function openRoom(id, sitDown, keep = false, seat = null, onJoined = null) {
     app.state = null;
     app.seat = null;
     app.crowd = 0;
-    $('#table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+    $('#table').replaceChildren(el('p', { class: 'muted' }, t('app.loading')));
     renderClocks(null);
     renderGone(null);
   }
@@ -277,33 +286,36 @@ function gameName(id) {
   return g ? g.name : id;
 }
 
-function fillGames() {
+function fillGames(keepOptions = false) {
   const sel = $('#game-select');
   const keep = sel.value;
   sel.replaceChildren(...app.games.map((g) => el('option', { value: g.id }, g.name)));
   if (keep) sel.value = keep;
   const filter = $('#rooms-game');
   const shown = filter.value;
-  filter.replaceChildren(el('option', { value: '' }, 'All games'), ...app.games.map((g) => el('option', { value: g.id }, g.name)));
+  filter.replaceChildren(el('option', { value: '' }, t('lobby.all_games')), ...app.games.map((g) => el('option', { value: g.id }, g.name)));
   filter.value = shown;
-  renderOptions();
+  renderOptions(keepOptions);
 }
 
-function renderOptions() {
+// `keep`: the options shown keep the values chosen (a redraw in another language).
+function renderOptions(keep = false) {
   const g = app.games.find((g) => g.id === $('#game-select').value);
   const box = $('#options');
+  const chosen = keep ? readOptions() : {};
   box.replaceChildren();
   if (!g) return;
   for (const o of g.options) {
     let input;
+    const label = optionLabel(g.id, o);
     if (o.type === 'bool') {
       input = el('input', { type: 'checkbox', 'data-option': o.name });
-      input.checked = !!o.default;
-      box.append(el('label', { class: 'inline', title: o.label }, input, ' ', o.label));
+      input.checked = o.name in chosen ? !!chosen[o.name] : !!o.default;
+      box.append(el('label', { class: 'inline', title: label }, input, ' ', label));
       continue;
     }
     if (o.type === 'choice') {
-      input = el('select', { 'data-option': o.name }, o.choices.map((c) => el('option', { value: c }, choiceLabel(o.name, c))));
+      input = el('select', { 'data-option': o.name }, o.choices.map((c) => el('option', { value: c }, choiceLabel(g.id, o.name, c))));
       input.value = o.default;
     } else if (o.name === 'players' || (o.type === 'int' && o.max - o.min <= 10)) {
       const values = [];
@@ -313,14 +325,25 @@ function renderOptions() {
     } else {
       input = el('input', { type: 'number', min: o.min, max: o.max, value: o.default, 'data-option': o.name, 'data-int': '1' });
     }
-    box.append(el('label', { title: o.label }, capital(o.label), ' ', input));
+    if (o.name in chosen) input.value = String(chosen[o.name]);
+    box.append(el('label', { title: label }, capital(label), ' ', input));
   }
   renderComputer();
 }
 
-function choiceLabel(name, c) {
-  if (name === 'first') return c === 'random' ? 'drawn at random' : `seat ${Number(c) + 1}`;
-  return c.replace(/_/g, ' ');
+// An option's words: `first` and `players` are every game's; the others are the game's own
+// (option.<game>.<name>, option.<game>.<name>.<choice>). An option the client has no words for
+// shows the server's label.
+// i18n-keys: option.*
+function optionLabel(game, o) {
+  const key = o.name === 'first' || o.name === 'players' ? `option.${o.name}` : `option.${game}.${o.name}`;
+  return hasKey(key) ? t(key) : o.label;
+}
+
+function choiceLabel(game, name, c) {
+  if (name === 'first') return c === 'random' ? t('option.first.random') : t('option.first.seat', { n: Number(c) + 1 });
+  const key = `option.${game}.${name}.${c}`;
+  return hasKey(key) ? t(key) : c.replace(/_/g, ' ');
 }
 const capital = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
@@ -357,7 +380,16 @@ function askRooms() {
   send(msg);
 }
 
-function renderRooms({ rooms, total = rooms.length, offset = 0, mine = [] }) {
+// A table's status as the lobby lists it: waiting, playing or over, and which game of the match.
+// i18n-keys: lobby.status.*
+function roomStatus(status, round) {
+  const word = hasKey(`lobby.status.${status}`) ? t(`lobby.status.${status}`) : status;
+  return round > 1 ? t('lobby.status_round', { status: word, round }) : word;
+}
+
+function renderRooms(msg) {
+  app.lastRooms = msg;
+  const { rooms, total = rooms.length, offset = 0, mine = [] } = msg;
   renderMine(mine);
   if (rooms.length === 0 && total > 0) {  // the page emptied since: show the last one
     app.roomsFrom = Math.floor((total - 1) / ROOMS_PAGE) * ROOMS_PAGE;
@@ -372,18 +404,20 @@ function renderRooms({ rooms, total = rooms.length, offset = 0, mine = [] }) {
     const free = r.seats.some((s) => !s.name);
     const mine = seated.has(r.room);  // our own table is opened, not joined again
     return el('tr', { 'data-room': r.room },
-      el('td', {}, gameName(r.game), controlBadge(r.clock), r.rated ? el('span', { class: 'tag rated-tag' }, 'rated') : ''),
+      el('td', {}, gameName(r.game), controlBadge(r.clock), r.rated ? el('span', { class: 'tag rated-tag' }, t('table.rated')) : ''),
       el('td', {}, ...players),
-      el('td', {}, r.status + (r.round > 1 ? ` (game ${r.round})` : '')),
+      el('td', {}, roomStatus(r.status, r.round)),
       el('td', {}, r.spectators),
       el('td', { class: 'actions' },
-        free && !mine ? el('button', { class: 'small primary', onclick: () => openRoom(r.room, true) }, 'Join') : '',
-        el('button', { class: 'small', onclick: () => openRoom(r.room, mine) }, mine || r.status === 'waiting' ? 'Open' : 'Watch')));
+        free && !mine ? el('button', { class: 'small primary', onclick: () => openRoom(r.room, true) }, t('lobby.join')) : '',
+        el('button', { class: 'small', onclick: () => openRoom(r.room, mine) }, mine || r.status === 'waiting' ? t('lobby.open') : t('lobby.watch'))));
   }));
-  $('#no-rooms').hidden = rooms.length > 0;
-  $('#no-rooms').textContent = $('#rooms-game').value ? 'No public tables of this game. Create one!' : 'No public tables yet. Create one!';
+  const none = $('#no-rooms');
+  none.hidden = rooms.length > 0;
+  none.dataset.i18n = $('#rooms-game').value ? 'lobby.no_rooms_game' : 'lobby.no_rooms';
+  none.textContent = t(none.dataset.i18n);
   $('#rooms-pager').hidden = total <= rooms.length;
-  $('#rooms-range').textContent = `${offset + 1}–${offset + rooms.length} of ${total}`;
+  $('#rooms-range').textContent = t('lobby.range', { from: offset + 1, to: offset + rooms.length, total });
   $('#rooms-prev').disabled = offset === 0;
   $('#rooms-next').disabled = offset + rooms.length >= total;
 }
@@ -399,15 +433,15 @@ function renderMine(mine) {
   const sorted = mine.map((r, i) => [r, i]).sort(([a, i], [b, j]) =>
     urgent(a) !== urgent(b) ? (urgent(a) ? -1 : 1) : urgent(a) && a.deadline !== b.deadline ? a.deadline - b.deadline : i - j);
   $('#mine').replaceChildren(...sorted.map(([r]) => {
-    const status = r.your_turn ? 'your turn' : r.status === 'playing' ? 'their turn' : r.status;
+    const status = r.your_turn ? t('lobby.your_turn') : r.status === 'playing' ? t('lobby.their_turn') : null;
     const left = r.status === 'playing' && r.clock && r.clock.kind === 'correspondence' && typeof r.deadline === 'number'
-      ? el('span', { class: 'time-left', 'data-deadline': r.deadline }, ` · ${clockText(r.clock, r.deadline - serverNow())} left`) : '';
+      ? el('span', { class: 'time-left', 'data-deadline': r.deadline }, ' · ', t('lobby.time_left', { time: clockText(r.clock, r.deadline - serverNow()) })) : '';
     return el('tr', { 'data-mine': r.room, 'data-turn': r.your_turn ? 'mine' : '' },
-      el('td', {}, gameName(r.game), controlBadge(r.clock), r.private ? el('span', { class: 'muted' }, ' (private)') : ''),
+      el('td', {}, gameName(r.game), controlBadge(r.clock), r.private ? el('span', { class: 'muted' }, ' ', t('lobby.private')) : ''),
       el('td', {}, ...seatList(r.seats)),
-      el('td', {}, status + (r.round > 1 ? ` (game ${r.round})` : ''), left),
+      el('td', {}, status === null ? roomStatus(r.status, r.round) : r.round > 1 ? t('lobby.status_round', { status, round: r.round }) : status, left),
       el('td', { class: 'actions' },
-        el('button', { class: `small${r.your_turn ? ' primary' : ''}`, onclick: () => openRoom(r.room, true) }, 'Back to the table')));
+        el('button', { class: `small${r.your_turn ? ' primary' : ''}`, onclick: () => openRoom(r.room, true) }, t('lobby.back_to_table'))));
   }));
 }
 
@@ -427,30 +461,74 @@ async function moduleFor(game) {
 const departureOf = (st, seat) => (st.left || []).find((d) => d.seat === seat);
 const hasLeft = (st, seat) => departureOf(st, seat) !== undefined;
 
+const seatLabel = (i) => t('seat.n', { n: i + 1 });
+
 function seatName(i) {
   const s = app.state && app.state.seats[i];
-  return s && s.name ? s.name : `Seat ${i + 1}`;
+  return s && s.name ? s.name : seatLabel(i);
 }
 
-function statusText(st) {
+// "Ada and Bob", in the page's language.
+const list = (items) => new Intl.ListFormat(language(), { type: 'conjunction' }).format(items.map(String));
+
+// A player leaving a round, worded: "Bob resigned", "you ran out of time" (to the one it was).
+// i18n-keys: reason.ended.*
+function departureText(end, seat, name, you = null) {
+  const mine = you !== null && you !== undefined && seat === you;
+  const key = `reason.ended.${end}${mine ? '_you' : ''}`;
+  return hasKey(key) ? t(key, { name: name(seat) }) : end;
+}
+
+// Why a round ended, in the page's language. Ended by people (a resignation, a clock, a player
+// gone, an agreed draw, everyone else gone): worded here. Ended by the rules: the game's module
+// words its code (`reason(outcome, {name})`); a round finished before codes existed, or a code the
+// module does not know, shows the server's sentence. `name(seat)` names a seat; `you` is our seat.
+function reasonText(o, mod, name, you = null) {
+  if (!o) return '';
+  const code = typeof o.code === 'string' ? o.code : '';
+  const left = Array.isArray(o.left) ? o.left : [];
+  const gone = () => list(left.map((d) => departureText(d.end, d.seat, name, you)));
+  if (code === 'ended.draw_agreed' || (!code && o.end === 'agreed_draw')) return t('reason.ended.draw_agreed');
+  if (code === 'ended.last_standing' || (!code.startsWith('ended.') && o.end && left.length)) {
+    return t('reason.ended.last_standing', { left: gone() });
+  }
+  if (code.startsWith('ended.') || o.end) {
+    const end = code.startsWith('ended.') ? code.slice('ended.'.length) : o.end;
+    const seat = o.args && typeof o.args.seat === 'number' ? o.args.seat : o.seat;
+    return typeof seat === 'number' && hasKey(`reason.ended.${end}`) ? departureText(end, seat, name, you) : o.reason;
+  }
+  let text = null;
+  if (code && mod && typeof mod.reason === 'function') {
+    try { text = mod.reason(o, { name }); } catch { text = null; }
+  }
+  // The server's sentence already says who left.
+  if (typeof text !== 'string' || !text) return o.reason;
+  return left.length ? t('result.reason_left', { reason: text, left: gone() }) : text;
+}
+
+// The result line: who won, why, and the scores.
+function resultLine(st, mod) {
+  const o = st.outcome;
+  const who = o.winners.length === 0 ? t('result.draw')
+    : o.winners.length === 1 ? (o.winners[0] === st.you ? t('result.you_win') : t('result.wins', { name: seatName(o.winners[0]) }))
+    : t('result.shared', { names: list(o.winners.map(seatName)) });
+  const reason = reasonText(o, mod, seatName, st.you);
+  const scores = o.scores && o.scores.length ? o.scores.map((s, i) => t('result.score', { name: seatName(i), score: s })).join(', ') : '';
+  return scores ? t('result.line_scores', { who, reason, scores }) : t('result.line', { who, reason });
+}
+
+const myTurn = (st) => st.status === 'playing' && st.you !== null && st.to_move === st.you && !hasLeft(st, st.you);
+
+function statusText(st, mod) {
   if (st.status === 'waiting') {
     const free = st.seats.filter((s) => !s.name).length;
     const bots = !app.noBots && (st.you !== null || app.created.has(app.room));
-    return `Waiting for ${free} more player${free === 1 ? '' : 's'}. Share the invite link${bots ? ', or add a bot' : ''}.`;
+    return bots ? tn('table.waiting_bots', free) : tn('table.waiting', free);
   }
-  if (st.status === 'over') {
-    const o = st.outcome;
-    const who = o.winners.length === 0 ? 'Draw'
-      : o.winners.length === 1 ? (o.winners[0] === st.you ? 'You win!' : `${seatName(o.winners[0])} wins`)
-      : `Shared win: ${o.winners.map(seatName).join(', ')}`;
-    const scores = o.scores && o.scores.length ? ` — ${o.scores.map((s, i) => `${seatName(i)} ${s}`).join(', ')}` : '';
-    // The player whose flag fell reads it of themself ("Ada wins (you ran out of time)").
-    const reason = o.end === 'flagged' && o.seat === st.you && st.you !== null ? 'you ran out of time' : o.reason;
-    return `${who} (${reason})${scores}`;
-  }
-  if (st.you !== null && hasLeft(st, st.you)) return `You left this game: an easy bot plays your seat (${seatName(st.to_move)}'s turn)`;
-  if (st.to_move === st.you && st.you !== null) return 'Your turn';
-  return `${seatName(st.to_move)}'s turn`;
+  if (st.status === 'over') return resultLine(st, mod);
+  if (st.you !== null && hasLeft(st, st.you)) return t('table.you_left', { name: seatName(st.to_move) });
+  if (st.to_move === st.you && st.you !== null) return t('table.your_turn');
+  return t('table.turn_of', { name: seatName(st.to_move) });
 }
 
 async function renderRoom() {
@@ -461,10 +539,11 @@ async function renderRoom() {
   // A table may colour seats by what they hold in its game (Quirky's colours change hands).
   const seatColour = (i) => (mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length];
   const game = app.games.find((g) => g.id === st.game);
-  $('#room-title').textContent = `${game ? game.name : st.game}${st.round > 1 ? ` — game ${st.round}` : ''}`;
-  if (st.rated) $('#room-title').append(' ', el('span', { class: 'tag rated-tag' }, 'rated'));
+  const title = game ? game.name : st.game;
+  $('#room-title').textContent = st.round > 1 ? t('table.title_round', { game: title, round: st.round }) : title;
+  if (st.rated) $('#room-title').append(' ', el('span', { class: 'tag rated-tag' }, t('table.rated')));
   renderChat(app.room, st, myName());
-  document.title = `${statusText(st).startsWith('Your turn') ? '● ' : ''}${game ? game.name : st.game} · Plateau`;
+  document.title = `${myTurn(st) ? '● ' : ''}${title} · Plateau`;
   // Bots sit at a table still waiting for players, seated by a player there or its creator.
   const botsHere = st.status === 'waiting' && !app.noBots && (st.you !== null || app.created.has(app.room));
   $('#seats').replaceChildren(...st.seats.map((s, i) => el('div', {
@@ -472,37 +551,37 @@ async function renderRoom() {
     'data-seat': i,
     style: `--seat:${seatColour(i)}`,
   },
-  el('span', { class: `dot ${s.name ? (s.connected ? 'on' : 'off') : 'empty'}`, title: s.name ? (s.connected ? 'connected' : 'away') : 'free' }),
-  el('span', { class: 'seat-name' }, s.name || 'free seat'),
+  el('span', { class: `dot ${s.name ? (s.connected ? 'on' : 'off') : 'empty'}`, title: s.name ? (s.connected ? t('seat.connected') : t('seat.away')) : t('seat.free') }),
+  el('span', { class: 'seat-name' }, s.name || t('seat.free_seat')),
   s.bot ? botTag(s.bot) : '',
   // Who may seat a bot may send it away again while the table waits.
-  s.bot && botsHere ? el('button', { class: 'small', 'data-remove-bot': i, title: 'Remove this bot',
-    onclick: () => send({ type: 'remove_bot', room: app.room, seat: i }) }, 'Remove') : '',
-  st.you === i ? el('span', { class: 'tag' }, 'you') : '',
+  s.bot && botsHere ? el('button', { class: 'small', 'data-remove-bot': i, title: t('bot.remove_title'),
+    onclick: () => send({ type: 'remove_bot', room: app.room, seat: i }) }, t('bot.remove')) : '',
+  st.you === i ? el('span', { class: 'tag' }, t('seat.you')) : '',
   // Who left the round: marked, with the easy bot that plays their seat while it goes on.
-  departureOf(st, i) ? [el('span', { class: 'tag left-tag', 'data-left': departureOf(st, i).end, title: departureOf(st, i).reason }, 'left'),
+  departureOf(st, i) ? [leftTag(departureOf(st, i), seatName),
     st.status === 'playing' ? botTag('easy') : ''] : '',
-  !s.name && st.you === null ? el('button', { class: 'small primary', 'data-sit': i, onclick: () => join(i) }, 'Sit here') : '',
+  !s.name && st.you === null ? el('button', { class: 'small primary', 'data-sit': i, onclick: () => join(i) }, t('seat.sit')) : '',
   !s.name && botsHere ? addBotControl(i) : '')));
   renderClocks(st, seatColour);
   renderGone(st);
   const status = $('#status');
-  status.textContent = statusText(st);
+  status.textContent = statusText(st, mod);
   status.dataset.turn = st.status === 'playing' && st.to_move === st.you && st.you !== null ? 'mine' : '';
   const actions = $('#room-actions');
   actions.replaceChildren();
   if (st.status === 'over' && st.you !== null) {
     const asked = st.rematch.includes(st.you);
     actions.append(el('button', { class: 'primary', id: 'rematch', disabled: asked, onclick: () => send({ type: 'rematch', room: app.room }) },
-      asked ? 'Waiting for the others…' : 'Rematch'));
+      asked ? t('table.waiting_others') : t('table.rematch')));
   }
   if (st.status === 'playing' && st.you !== null && !hasLeft(st, st.you)) actions.append(...endingControls(st));
-  if (st.rematch.length && st.status === 'over') actions.append(el('span', { class: 'muted' }, ` Rematch asked by ${st.rematch.map(seatName).join(', ')}`));
+  if (st.rematch.length && st.status === 'over') actions.append(el('span', { class: 'muted' }, ' ', t('table.rematch_asked', { names: list(st.rematch.map(seatName)) })));
   if (st.status === 'over') {
     const q = `room=${encodeURIComponent(app.room)}&round=${st.round}`;
     actions.append(
-      el('a', { class: 'small-button', id: 'open-replay', href: `/?replay=${encodeURIComponent(app.room)}&round=${st.round}` }, 'Replay'),
-      el('a', { class: 'small-button', href: `/api/export?${q}`, download: '' }, 'Export'));
+      el('a', { class: 'small-button', id: 'open-replay', href: `/?replay=${encodeURIComponent(app.room)}&round=${st.round}` }, t('replay.open')),
+      el('a', { class: 'small-button', href: `/api/export?${q}`, download: '' }, t('replay.export')));
   }
   const fair = $('#fairness');
   fair.textContent = fairnessText(st.fairness);
@@ -519,6 +598,16 @@ async function renderRoom() {
   if (mod) mod.render(table, st, ctx);
   else genericTable(table, st, ctx);
   app.drawn = st;
+  // The first time this browser sits at this game, its rules open by themselves (once).
+  if (st.you !== null && app.rulesFor !== app.room) {
+    app.rulesFor = app.room;
+    openRulesOnce(st.game, st.options);
+  }
+}
+
+// The "left" mark of a player who left the round, saying how.
+function leftTag(d, name) {
+  return el('span', { class: 'tag left-tag', 'data-left': d.end, title: departureText(d.end, d.seat, name) }, t('seat.left'));
 }
 
 // Resign, draw and takeback, for a player still in a game in play (draws at two seats;
@@ -534,9 +623,9 @@ function endingControls(st) {
   const two = st.seats.length === 2;
   if (confirming) {
     const questions = {
-      resign: two ? 'Resign this game?' : 'Resign? A bot plays your seat to the end, and you rank last.',
-      draw: 'Offer a draw?',
-      takeback: 'Ask to take back your last move?',
+      resign: two ? t('table.confirm.resign') : t('table.confirm.resign_many'),
+      draw: t('table.confirm.draw'),
+      takeback: t('table.confirm.takeback'),
     };
     const msgs = {
       resign: { type: 'resign' },
@@ -544,35 +633,34 @@ function endingControls(st) {
       takeback: { type: 'takeback', action: 'offer' },
     };
     return [el('span', { class: 'confirm-text' }, questions[confirming]),
-      el('button', { class: confirming === 'resign' ? 'danger' : 'primary', id: `confirm-${confirming}`, onclick: act(msgs[confirming]) }, 'Yes'),
-      el('button', { id: 'confirm-cancel', onclick: ask(null) }, 'No')];
+      el('button', { class: confirming === 'resign' ? 'danger' : 'primary', id: `confirm-${confirming}`, onclick: act(msgs[confirming]) }, t('table.yes')),
+      el('button', { id: 'confirm-cancel', onclick: ask(null) }, t('table.no'))];
   }
   const out = [];
   const offer = st.offer;
-  const name = (seat) => (st.seats[seat] && st.seats[seat].name) || `Seat ${seat + 1}`;
+  const name = (seat) => (st.seats[seat] && st.seats[seat].name) || seatLabel(seat);
   if (offer && offer.kind === 'takeback') {
-    const n = `${offer.moves} move${offer.moves === 1 ? '' : 's'}`;
-    if (offer.by === st.you) out.push(el('button', { id: 'takeback', disabled: true }, 'Takeback asked…'));
-    else if (offer.accepted.includes(st.you)) out.push(el('span', { class: 'offer-text' }, `Takeback of ${n}: waiting for the others`));
+    if (offer.by === st.you) out.push(el('button', { id: 'takeback', disabled: true }, t('table.takeback_asked')));
+    else if (offer.accepted.includes(st.you)) out.push(el('span', { class: 'offer-text' }, tn('table.takeback_waiting', offer.moves)));
     else {
-      out.push(el('span', { class: 'offer-text' }, `${name(offer.by)} asks to take back ${n}`),
-        el('button', { class: 'primary', id: 'takeback-accept', onclick: act({ type: 'takeback', action: 'accept' }) }, 'Accept takeback'),
-        el('button', { id: 'takeback-decline', onclick: act({ type: 'takeback', action: 'decline' }) }, 'Decline'));
+      out.push(el('span', { class: 'offer-text' }, tn('table.takeback_offer', offer.moves, { name: name(offer.by) })),
+        el('button', { class: 'primary', id: 'takeback-accept', onclick: act({ type: 'takeback', action: 'accept' }) }, t('table.takeback_accept')),
+        el('button', { id: 'takeback-decline', onclick: act({ type: 'takeback', action: 'decline' }) }, t('table.decline')));
     }
   } else if (offer && offer.kind === 'draw' && offer.by !== st.you) {
-    out.push(el('span', { class: 'offer-text' }, `${name(offer.by)} offers a draw`),
-      el('button', { class: 'primary', id: 'draw-accept', onclick: act({ type: 'draw', action: 'accept' }) }, 'Accept draw'),
-      el('button', { id: 'draw-decline', onclick: act({ type: 'draw', action: 'decline' }) }, 'Decline'));
+    out.push(el('span', { class: 'offer-text' }, t('table.draw_offer', { name: name(offer.by) })),
+      el('button', { class: 'primary', id: 'draw-accept', onclick: act({ type: 'draw', action: 'accept' }) }, t('table.draw_accept')),
+      el('button', { id: 'draw-decline', onclick: act({ type: 'draw', action: 'decline' }) }, t('table.decline')));
   } else if (offer && offer.kind === 'draw') {
-    out.push(el('button', { id: 'draw-offer', disabled: true }, 'Draw offered…'));
+    out.push(el('button', { id: 'draw-offer', disabled: true }, t('table.draw_offered')));
   }
   if (!offer) {
     // Draws at two seats; takebacks at casual tables of games where a move draws or hides nothing.
-    if (two) out.push(el('button', { id: 'draw-offer', onclick: ask('draw') }, 'Offer draw'));
+    if (two) out.push(el('button', { id: 'draw-offer', onclick: ask('draw') }, t('table.offer_draw')));
     const game = app.games.find((g) => g.id === st.game);
-    if (game && game.takeback && !st.clock) out.push(el('button', { id: 'takeback', onclick: ask('takeback') }, 'Takeback'));
+    if (game && game.takeback && !st.clock) out.push(el('button', { id: 'takeback', onclick: ask('takeback') }, t('table.takeback')));
   }
-  out.push(el('button', { class: 'danger', id: 'resign', onclick: ask('resign') }, 'Resign'));
+  out.push(el('button', { class: 'danger', id: 'resign', onclick: ask('resign') }, t('table.resign')));
   return out;
 }
 
@@ -584,14 +672,25 @@ function genericTable(table, st, ctx) {
 }
 
 function renderCrowd() {
-  $('#crowd').textContent = app.crowd ? `${app.crowd} watching` : '';
+  $('#crowd').textContent = app.crowd ? tn('table.watching', app.crowd) : '';
+}
+
+// An error's words: the page's own for a code it knows (room/not_found: error.room.not_found),
+// else the server's message.
+// i18n-keys: error.*
+function errorText(code, message) {
+  const key = typeof code === 'string' && code ? `error.${code.replace(/\//g, '.')}` : '';
+  return key && /^[a-z0-9_.]+$/.test(key) && hasKey(key) ? t(key) : (message || code || '');
 }
 
 let errorTimer = null;
+let errorShown = null;  // the error on screen: [its box, the message], to word it again on a switch
+const errorLine = (msg) => (msg.code ? t('app.error', { message: errorText(msg.code, msg.message), code: msg.code }) : errorText(msg.code, msg.message));
 function showError(msg) {
   // The lobby has its own box (a table that could not be created); a room shows it under the table.
   const box = $('#lobby').hidden ? $('#error') : $('#lobby-error');
-  box.textContent = `${msg.message} (${msg.code})`;
+  box.textContent = errorLine(msg);
+  errorShown = [box, msg];
   box.hidden = false;
   clearTimeout(errorTimer);
   errorTimer = setTimeout(() => { $('#error').hidden = true; $('#lobby-error').hidden = true; }, 5000);
@@ -611,7 +710,7 @@ function showError(msg) {
     }, 1000);
   }
   if (msg.code === 'room/not_found' && app.room) {
-    $('#table').replaceChildren(el('p', {}, 'This table does not exist (any more).'));
+    $('#table').replaceChildren(el('p', {}, t('table.not_found')));
   }
 }
 
@@ -645,15 +744,15 @@ function readClock() {
 // "3+2" (minutes + seconds a move), "3 days"; '' for none.
 function controlText(c) {
   if (!c) return '';
-  if (c.kind === 'correspondence') return `${c.days} day${c.days === 1 ? '' : 's'}`;
+  if (c.kind === 'correspondence') return tn('clock.days', c.days);
   const num = (x) => String(Math.round(x * 10) / 10);
   const quarter = { 15000: '¼', 30000: '½', 45000: '¾' }[c.base_ms];
   return `${quarter || num(c.base_ms / MINUTE)}+${num(c.increment_ms / 1000)}`;
 }
 
 function controlTitle(c) {
-  if (c.kind === 'correspondence') return `correspondence: ${controlText(c)} for each move`;
-  return `live: ${controlText(c)} (minutes for the game + seconds added a move)`;
+  if (c.kind === 'correspondence') return t('clock.correspondence_title', { control: controlText(c) });
+  return t('clock.live_title', { control: controlText(c) });
 }
 
 // A table's time control as the lobby lists it; nothing for none.
@@ -677,13 +776,15 @@ function clockText(control, ms) {
   const pad = (n) => String(n).padStart(2, '0');
   if (control.kind === 'correspondence') {
     const minutes = Math.ceil(ms / MINUTE);
+    const d = (n) => t('clock.unit.d', { n }), h = (n) => t('clock.unit.h', { n });
+    const m = (n) => t('clock.unit.m', { n }), s = (n) => t('clock.unit.s', { n });
     if (minutes >= 24 * 60) {
       const hours = Math.ceil(ms / HOUR);
-      return `${Math.floor(hours / 24)}d${hours % 24 ? ` ${hours % 24}h` : ''}`;
+      return hours % 24 ? `${d(Math.floor(hours / 24))} ${h(hours % 24)}` : d(hours / 24);
     }
-    if (minutes >= 60) return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+    if (minutes >= 60) return `${h(Math.floor(minutes / 60))} ${m(minutes % 60)}`;
     const seconds = Math.ceil(ms / 1000);
-    return seconds >= 60 ? `${Math.floor(seconds / 60)}m ${seconds % 60}s` : `${seconds}s`;
+    return seconds >= 60 ? `${m(Math.floor(seconds / 60))} ${s(seconds % 60)}` : s(seconds);
   }
   if (ms === 0) return '0:00';
   const tenths = Math.ceil(ms / 100);
@@ -737,7 +838,7 @@ function renderClocks(st, seatColour = (i) => SEAT_COLOURS[i % SEAT_COLOURS.leng
   }
   const box = $('#clocks');
   box.replaceChildren(...clock.left_ms.map((_, i) => {
-    const face = clockFace(i, st.seats[i] && st.seats[i].name ? st.seats[i].name : `Seat ${i + 1}`, seatColour(i));
+    const face = clockFace(i, st.seats[i] && st.seats[i].name ? st.seats[i].name : seatLabel(i), seatColour(i));
     if (st.you === i) face.classList.add('me');
     return face;
   }));
@@ -763,20 +864,21 @@ function renderGone(st) {
     box.replaceChildren();
     return;
   }
-  const name = (st.seats[gone.seat] && st.seats[gone.seat].name) || `Seat ${gone.seat + 1}`;
+  const name = (st.seats[gone.seat] && st.seats[gone.seat].name) || seatLabel(gone.seat);
   const mine = st.you !== null && st.you !== gone.seat && !hasLeft(st, st.you);
   // Of two seats the other wins; of three or four the gone player is dropped and play goes on.
-  const what = st.seats.length === 2 ? 'claim the win' : `drop ${name}`;
+  const what = st.seats.length === 2 ? 'win' : 'drop';
   const text = el('span', { class: 'gone-text' });
   const claim = el('button', { class: 'primary small', id: 'claim', hidden: true,
-    onclick: () => send({ type: 'claim', room: app.room }) }, what[0].toUpperCase() + what.slice(1));
+    onclick: () => send({ type: 'claim', room: app.room }) }, what === 'win' ? t('table.gone.claim_win') : t('table.gone.drop', { name }));
   box.replaceChildren(text, claim);
+  // i18n-keys: table.gone.*
   const tick = () => {
     const left = Math.max(0, gone.claim_at - serverNow());
     if (left > 0) {
-      text.textContent = `${name} is away: ${mine ? `you may ${what}` : `a player may ${what}`} in ${Math.ceil(left / 1000)} s`;
+      text.textContent = t(`table.gone.${mine ? 'you' : 'anyone'}_${what}_in`, { name, n: Math.ceil(left / 1000) });
     } else {
-      text.textContent = `${name} has been away too long${mine ? '' : `: a player may ${what}`}`;
+      text.textContent = mine ? t('table.gone.too_long', { name }) : t(`table.gone.too_long_anyone_${what}`, { name });
       claim.hidden = !mine;
       clearInterval(app.goneTimer);
       app.goneTimer = null;
@@ -838,7 +940,7 @@ function beep() {
 
 // ---------- bots ----------
 const BOT_LEVELS = ['easy', 'normal', 'hard'];
-const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth'];
+const ORDINALS = ['lobby.order.first', 'lobby.order.second', 'lobby.order.third', 'lobby.order.fourth'];
 
 // The rooms this player created, kept across reloads (the last 50): its creator may seat bots
 // at a table before sitting there. The server decides; this only chooses what to offer.
@@ -863,20 +965,23 @@ function botIcon() {
     svg('rect', { class: 'eye', x: '5.5', y: '11', width: '5', height: '1' }));
 }
 
+// A bot's level, worded (easy, normal, hard).
+const levelName = (level) => (hasKey(`bot.${level}`) ? t(`bot.${level}`) : level);
+
 // The badge of a bot's seat: its level.
 function botTag(level) {
-  return el('span', { class: 'bot-tag', 'data-bot': level, title: `a computer player (${level})` }, botIcon(), ` ${level}`);
+  return el('span', { class: 'bot-tag', 'data-bot': level, title: t('bot.tag_title', { level: levelName(level) }) }, botIcon(), ` ${levelName(level)}`);
 }
 
 // "Add a bot" at a free seat: a level (the last one chosen, normal at first) and the button.
 function addBotControl(seat) {
   const level = el('select', {
-    class: 'bot-level', 'data-bot-level': seat, 'aria-label': `level of a bot at seat ${seat + 1}`,
+    class: 'bot-level', 'data-bot-level': seat, 'aria-label': t('bot.level_at', { n: seat + 1 }),
     onchange: (e) => { app.botLevel = e.target.value; },
-  }, BOT_LEVELS.map((l) => el('option', { value: l }, l)));
+  }, BOT_LEVELS.map((l) => el('option', { value: l }, levelName(l))));
   level.value = app.botLevel;
   return el('span', { class: 'add-bot' }, level,
-    el('button', { type: 'button', class: 'small', 'data-add-bot': seat, onclick: (e) => addBot(seat, level.value, e.currentTarget) }, 'Add a bot'));
+    el('button', { type: 'button', class: 'small', 'data-add-bot': seat, onclick: (e) => addBot(seat, level.value, e.currentTarget) }, t('bot.add')));
 }
 
 // Seats a bot; the room's patch then shows it. A refusal is shown as any error is.
@@ -940,7 +1045,7 @@ function renderComputer() {
   const seats = computerSeats(game, readOptions());
   const order = $('#cpu-order');
   const keep = order.value;
-  order.replaceChildren(...ORDINALS.slice(0, seats).map((w, i) => el('option', { value: i }, w)), el('option', { value: 'random' }, 'at random'));
+  order.replaceChildren(...ORDINALS.slice(0, seats).map((w, i) => el('option', { value: i }, t(w))), el('option', { value: 'random' }, t('lobby.order.random')));
   order.value = keep === 'random' || Number(keep) < seats ? keep : '0';
   if (!order.value) order.value = '0';
   $('#cpu-order-label').hidden = !game.options.some((o) => o.name === 'first');
@@ -949,9 +1054,9 @@ function renderComputer() {
 // ---------- history and replays ----------
 function resultText(result, players) {
   if (!result) return '';
-  const name = (i) => players[i] || `Seat ${i + 1}`;
-  if (result.winners.length === 0) return 'Draw';
-  return `${result.winners.map(name).join(' & ')} won`;
+  const name = (i) => players[i] || seatLabel(i);
+  if (result.winners.length === 0) return t('result.draw');
+  return tn('result.won', result.winners.length, { names: list(result.winners.map(name)) });
 }
 
 async function loadHistory() {
@@ -960,14 +1065,20 @@ async function loadHistory() {
     const r = await fetch('/api/history?limit=30');
     if (r.ok) games = (await r.json()).games;
   } catch { /* the server keeps no history */ }
+  app.history = games;
+  renderHistory();
+}
+
+function renderHistory() {
+  const games = app.history;
   $('#history').replaceChildren(...games.map((g) => el('tr', { 'data-history': g.room },
-    el('td', {}, gameName(g.game), g.imported ? el('span', { class: 'muted' }, ' (imported)') : ''),
+    el('td', {}, gameName(g.game), g.imported ? el('span', { class: 'muted' }, ' ', t('lobby.imported')) : ''),
     el('td', {}, ...nameList(g.players)),
     el('td', {}, resultText(g.result, g.players)),
     el('td', { class: 'actions' },
-      el('a', { class: 'small-button', href: `/?replay=${encodeURIComponent(g.room)}&round=${g.round}` }, 'Replay'),
+      el('a', { class: 'small-button', href: `/?replay=${encodeURIComponent(g.room)}&round=${g.round}` }, t('replay.open')),
       ' ',
-      el('a', { class: 'small-button', href: `/api/export?room=${encodeURIComponent(g.room)}&round=${g.round}`, download: '' }, 'Export')))));
+      el('a', { class: 'small-button', href: `/api/export?room=${encodeURIComponent(g.room)}&round=${g.round}`, download: '' }, t('replay.export'))))));
   $('#no-history').hidden = games.length > 0;
 }
 
@@ -981,17 +1092,18 @@ async function openReplay(room, round) {
   $('#room').hidden = true;
   $('#profile').hidden = true;
   $('#replay').hidden = false;
-  $('#replay-table').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+  replay.record = null;
+  $('#replay-table').replaceChildren(el('p', { class: 'muted' }, t('app.loading')));
   const r = await fetch(`/api/replay?room=${encodeURIComponent(room)}&round=${round}`);
-  const body = await r.json();
-  if (!r.ok) {
-    $('#replay-table').replaceChildren(el('p', {}, body.error || 'This game cannot be replayed.'));
+  const body = await r.json().catch(() => ({}));
+  if (!r.ok || !body.record) {
+    $('#replay-table').replaceChildren(el('p', {}, errorText(body.code, body.error) || t('replay.cannot')));
     return;
   }
   replay.frames = body.frames;
   replay.record = body.record;
   replay.at = body.frames.length - 1;
-  $('#replay-title').textContent = `Replay: ${gameName(body.record.game)}`;
+  $('#replay-title').textContent = t('replay.title', { game: gameName(body.record.game) });
   $('#replay-export').href = `/api/export?room=${encodeURIComponent(room)}&round=${round}`;
   $('#rp-slider').max = String(body.frames.length - 1);
   showFrame();
@@ -1006,19 +1118,19 @@ async function showFrame() {
   const said = (record.chat || []).filter((m) => m.move <= at);
   $('#replay-chat').hidden = !(record.chat || []).length;
   $('#replay-chat-lines').replaceChildren(...said.map((m) => el('li', { 'data-channel': m.channel },
-    el('span', { class: 'chat-name seat-name' }, m.name), m.channel === 'spectators' ? el('span', { class: 'muted' }, ' (watching)') : '', ': ',
-    m.deleted ? el('em', { class: 'muted' }, 'message deleted') : m.phrase ? (PHRASES[m.phrase] || m.phrase) : m.text)));
+    el('span', { class: 'chat-name seat-name' }, m.name), m.channel === 'spectators' ? el('span', { class: 'muted' }, ' ', t('replay.watching')) : '', ': ',
+    m.deleted ? el('em', { class: 'muted' }, t('replay.deleted')) : m.phrase ? (PHRASES[m.phrase] || m.phrase) : m.text)));
   const mod = await moduleFor(record.game);
   if (at !== replay.at) return;
-  const name = (i) => record.players[i] || `Seat ${i + 1}`;
+  const name = (i) => record.players[i] || seatLabel(i);
   // Each seat as the table showed it: a bot's level, and who had left the game by this step.
   $('#replay-seats').replaceChildren(...record.players.map((p, i) => el('div', {
     class: `seat${st.to_move === i ? ' to-move' : ''}`,
     'data-seat': i,
     style: `--seat:${(mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length]}`,
-  }, el('span', { class: 'seat-name' }, p || `Seat ${i + 1}`),
+  }, el('span', { class: 'seat-name' }, p || seatLabel(i)),
   record.bots && record.bots[i] ? botTag(record.bots[i]) : '',
-  departureOf(st, i) ? el('span', { class: 'tag left-tag', 'data-left': departureOf(st, i).end, title: departureOf(st, i).reason }, 'left') : '')));
+  departureOf(st, i) ? leftTag(departureOf(st, i), name) : '')));
   const clocks = $('#replay-clocks');
   clocks.hidden = !st.clock;
   if (st.clock) {
@@ -1027,9 +1139,12 @@ async function showFrame() {
     tickFaces(clocks, st, 0);
   }
   const m = at > 0 ? record.moves[at - 1] : null;
-  $('#rp-caption').textContent = at === 0 ? `Start — ${record.moves.length} moves`
-    : `Move ${at} of ${record.moves.length}: ${name(m.seat)} played ${m.move}`
-      + (at === frames.length - 1 && st.outcome ? ` — ${resultText(st.outcome, record.players)} (${st.outcome.reason})` : '');
+  const total = record.moves.length;
+  $('#rp-caption').textContent = at === 0 ? tn('replay.start', total)
+    : at === frames.length - 1 && st.outcome
+      ? t('replay.move_end', { at, total, name: name(m.seat), move: m.move,
+        result: resultText(st.outcome, record.players), reason: reasonText(st.outcome, mod, name) })
+      : t('replay.move', { at, total, name: name(m.seat), move: m.move });
   for (const b of ['first', 'prev']) $(`#rp-${b}`).disabled = at === 0;
   for (const b of ['next', 'last']) $(`#rp-${b}`).disabled = at === frames.length - 1;
   const seatColour = (i) => (mod && mod.seatColour && mod.seatColour(st, i)) || SEAT_COLOURS[i % SEAT_COLOURS.length];
@@ -1040,6 +1155,7 @@ async function showFrame() {
 }
 
 function step(to) {
+  if (!replay.record) return;  // still loading
   replay.at = Math.max(0, Math.min(replay.frames.length - 1, to));
   showFrame();
 }
@@ -1048,7 +1164,7 @@ async function importGame(file) {
   const text = await file.text();
   // Importing is for the server's host: it needs the admin token, kept for this tab only.
   let token = sessionStorage.getItem('plateau.admin');
-  if (!token) token = prompt("Importing a game needs this server's admin token:") || '';
+  if (!token) token = prompt(t('lobby.import_token')) || '';
   if (!token) return;
   const r = await fetch('/api/import', {
     method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: text,
@@ -1056,9 +1172,34 @@ async function importGame(file) {
   if (r.ok) sessionStorage.setItem('plateau.admin', token);
   else if (r.status === 401) sessionStorage.removeItem('plateau.admin');
   const body = await r.json().catch(() => ({}));
-  if (!r.ok) { alert(`Import refused: ${body.error || r.status}`); return; }
+  if (!r.ok) { alert(t('lobby.import_refused', { error: errorText(body.code, body.error) || r.status })); return; }
   history.pushState({}, '', `/?replay=${encodeURIComponent(body.room)}&round=${body.round}`);
   openReplay(body.room, body.round);
+}
+
+// ---------- language ----------
+// After a change of language (the static page is worded again by then): what is on screen is
+// drawn again from what the page holds, by the same code as ever. The connection, the room's
+// state and version, the replay's step and the form's choices all stay as they were.
+function redraw() {
+  setConn(app.conn);
+  if (errorShown && !errorShown[0].hidden) errorShown[0].textContent = errorLine(errorShown[1]);
+  if (app.games.length) fillGames(true);
+  if (!$('#lobby').hidden) {
+    if (app.lastRooms) renderRooms(app.lastRooms);
+    renderHistory();
+    renderLeaderboard();
+  }
+  if (!$('#room').hidden) {
+    renderCrowd();
+    if (app.state) renderRoom();
+  }
+  if (!$('#replay').hidden && replay.record) {
+    $('#replay-title').textContent = t('replay.title', { game: gameName(replay.record.game) });
+    showFrame();
+  }
+  const profile = new URLSearchParams(location.search).get('profile');
+  if (!$('#profile').hidden && profile) showProfile(profile);
 }
 
 // ---------- wiring ----------
@@ -1066,6 +1207,14 @@ async function init() {
   // The words come first, so that nothing is ever drawn in a language and then in another.
   try { await setLanguage(preferredLanguage(), { remember: false }); } catch { /* English keys show */ }
   $('.account-bar').after(languagePicker());
+  onLanguage(redraw);
+  // The Rules panel: beside the game of the "New table" form, and at the table's head.
+  const lobbyRules = rulesButton(() => $('#game-select').value);
+  lobbyRules.id = 'lobby-rules';
+  $('#game-pick').append(lobbyRules);
+  const tableRules = rulesButton(() => app.state && app.state.game, () => app.state && app.state.options);
+  tableRules.id = 'table-rules';
+  $('#room .room-tools').prepend(tableRules);
   $('#name').value = myName();
   $('#name-form').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -1118,9 +1267,11 @@ async function init() {
   $('#leave').addEventListener('click', () => { history.pushState({}, '', '/'); showLobby(); });
   $('#copy-link').addEventListener('click', async () => {
     const link = `${location.origin}/?room=${encodeURIComponent(app.room)}`;
-    try { await navigator.clipboard.writeText(link); $('#copy-link').textContent = 'Link copied'; }
-    catch { prompt('Invite link', link); }
-    setTimeout(() => { $('#copy-link').textContent = 'Copy invite link'; }, 2000);
+    const button = $('#copy-link');
+    const say = (key) => { button.dataset.i18n = key; button.textContent = t(key); };
+    try { await navigator.clipboard.writeText(link); say('table.link_copied'); }
+    catch { prompt(t('table.invite_link'), link); }
+    setTimeout(() => say('table.copy_link'), 2000);
   });
   document.querySelector('.brand').addEventListener('click', (e) => { e.preventDefault(); history.pushState({}, '', '/'); showLobby(); });
   window.addEventListener('popstate', route);

@@ -4,6 +4,7 @@
 //
 // SubtleCrypto exists only on secure pages (https://, localhost); a club's server reached at
 // http://192.168.1.20 is not one, so the hash is also written out here (FIPS 180-4).
+import { t } from './i18n.js';
 
 const K = new Uint32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -55,12 +56,12 @@ export function verifyFairness(f) {
   return sha256Hex(new TextEncoder().encode(text)) === f.commitment;
 }
 
-// The line the table shows about its draws.
+// The line the table shows about its draws, in the page's language (the table draws it again
+// after a change of language, as everything else it shows).
 export function fairnessText(f) {
   if (!f) return '';
   const verified = verifyFairness(f);
-  if (verified === null) return `Draws committed before the first move: ${f.commitment.slice(0, 16)}…`;
-  return verified
-    ? `Draws verified: seed ${f.seed} and salt open the commitment ${f.commitment.slice(0, 16)}…`
-    : 'Draws NOT verified: the revealed seed does not match the commitment made at the start';
+  const commitment = `${f.commitment.slice(0, 16)}…`;
+  if (verified === null) return t('fair.committed', { commitment });
+  return verified ? t('fair.verified', { seed: f.seed, commitment }) : t('fair.not_verified');
 }

@@ -66,6 +66,10 @@ export function t(key, vars) {
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
 
+// Whether `key` has a text (in this language or in English): for a text the server may name
+// that the client may not know (an error's code, a game's option).
+export function hasKey(key) { return key in words || key in fallback; }
+
 // A text that depends on a count: `key.one` or `key.other` by the language's own rule (French
 // says "0 point", "1 point", "2 points"; English "0 points", "1 point"). {n} is the count.
 export function tn(key, n, vars = {}) {

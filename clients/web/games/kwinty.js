@@ -5,6 +5,7 @@
 // Choose "lying" or "standing", then click one of the dashed ghost blocks: every ghost is a
 // legal move of that orientation, taken from st.legal_moves. "pass" gets its own button.
 import { svg as s, addStyle } from '../dom.js';
+import { t, tn } from '../i18n.js';
 
 const LETTERS = 'abcdefghijklmnopq';
 const U = 40;              // one square, in SVG units
@@ -34,8 +35,17 @@ function where(o, x, y) {
   return `${cell(...a)}–${cell(...b)}`;
 }
 
+// A seat's colour, as an adjective of a block ("white" / "blanc"): seat 0 white, seat 1 black.
+function colourWord(seat) { return t(seat === 0 ? 'game.kwinty.white' : 'game.kwinty.black'); }
+
+// "lying on i1–j1" / "standing on k2–k3", in the page's language.
+function placedText(o, x, y) {
+  return t(o === 'L' ? 'game.kwinty.lying_on' : 'game.kwinty.standing_on', { cells: where(o, x, y) });
+}
+
 // A small picture of a block (for the orientation buttons and the panels).
-function blockIcon(o, seat, size = 26) {
+export function blockIcon(o, seat, size = 26) {
+  addStyle('kwinty-style', STYLE);
   const w = o === 'L' ? 2 : 1, h = o === 'L' ? 1 : 2;
   const k = size / 44;  // a standing icon is `size` high, a lying one `size` wide
   const svg = s('svg', { viewBox: `-2 -2 ${w * 20 + 4} ${h * 20 + 4}`, width: (w * 20 + 4) * k, height: (h * 20 + 4) * k, class: `kw-icon kw-s${seat}`, 'aria-hidden': 'true' },
@@ -108,6 +118,40 @@ const STYLE = `
   }
   `;
 
+// A small wall for the Rules panel, drawn as the table draws it: `blocks` are
+// {o: 'L' | 'S', x, y, seat, bad} on a `cols` × `rows` patch (y = 0 on the table); a `bad` block
+// is one the rules forbid (faded, crossed in red); `line` lists [x, y] squares of a winning line.
+export function miniWall(blocks, { cols = 7, rows = 4, line = null, scale = 0.6 } = {}) {
+  addStyle('kwinty-style', STYLE);
+  const W = cols * U, TABLE = rows * U, H = TABLE + 12;
+  const sy = (y) => (rows - 1 - y) * U;
+  const out = s('svg', { viewBox: `-4 -4 ${W + 8} ${H + 8}`, width: (W + 8) * scale, height: (H + 8) * scale, role: 'img' },
+    s('rect', { class: 'kw-bg', x: -4, y: -4, width: W + 8, height: H + 8, rx: 8 }),
+    s('rect', { class: 'kw-table-top', x: -4, y: TABLE, width: W + 8, height: 12 }));
+  for (const b of blocks) {
+    const w = b.o === 'L' ? 2 : 1, h = b.o === 'L' ? 1 : 2;
+    const x = b.x * U, y = sy(b.y + h - 1);
+    const g = s('g', { class: `kw-block kw-s${b.seat}`, opacity: b.bad ? 0.55 : null },
+      s('rect', { class: 'kw-body', x: x + 1.5, y: y + 1.5, width: w * U - 3, height: h * U - 3, rx: 4 }),
+      squaresOf(b.o, b.x, b.y).map(([cx, cy]) => s('rect', { class: 'kw-face', x: cx * U + 6, y: sy(cy) + 6, width: U - 12, height: U - 12, rx: 2 })));
+    out.append(g);
+    if (b.bad) {
+      const mx = x + (w * U) / 2, my = y + (h * U) / 2;
+      out.append(s('path', { d: `M${mx - 12},${my - 12}L${mx + 12},${my + 12}M${mx + 12},${my - 12}L${mx - 12},${my + 12}`,
+        stroke: '#c8553d', 'stroke-width': 5, 'stroke-linecap': 'round' }));
+    }
+  }
+  if (line) {
+    const pts = line.map(([x, y]) => [x * U + U / 2, sy(y) + U / 2]);
+    const d = `M${pts.map((p) => p.join(' ')).join(' L')}`;
+    out.append(s('g', { class: 'kw-line' },
+      s('path', { class: 'kw-casing', d, 'stroke-width': 13 }),
+      s('path', { class: 'kw-stroke', d, stroke: WIN, 'stroke-width': 8 }),
+      pts.map(([cx, cy]) => s('circle', { class: 'kw-dot', cx, cy, r: 6.5, fill: WIN }))));
+  }
+  return out;
+}
+
 function render(table, st, ctx) {
   if (!lastArgs || lastArgs[1] !== st) playedAt = 0;
   lastArgs = [table, st, ctx];
@@ -128,7 +172,6 @@ function render(table, st, ctx) {
   const can = { L: placements.some((p) => p.o === 'L'), S: placements.some((p) => p.o === 'S') };
   const onlyPass = myTurn && legal.length === 1 && legal[0] === 'pass';
   if (myTurn && (!orient || !can[orient])) orient = can.L ? 'L' : can.S ? 'S' : null;
-  const colour = (seat) => b.colours[seat];
 
   // ---- the camera: the columns around the wall, never fewer than MIN_COLS ----
   const [r0, r1] = b.x_range;
@@ -166,7 +209,7 @@ function render(table, st, ctx) {
   layers.push(s('g', {}, grid));
   // The limits: 9 rows high, and the edges of the reachable columns when they are in sight.
   layers.push(s('line', { class: 'kw-limit', x1: sx(lo), y1: TOP, x2: sx(hi + 1), y2: TOP }));
-  layers.push(s('text', { class: 'kw-note-limit', x: sx(hi + 1) - 2, y: TOP - 7, 'text-anchor': 'end' }, 'height limit: 9'));
+  layers.push(s('text', { class: 'kw-note-limit', x: sx(hi + 1) - 2, y: TOP - 7, 'text-anchor': 'end' }, t('game.kwinty.height_limit', { n: rows })));
   if (r0 > lo) layers.push(s('line', { class: 'kw-limit', x1: sx(r0), y1: TOP, x2: sx(r0), y2: TABLE }));
   if (r1 < hi) layers.push(s('line', { class: 'kw-limit', x1: sx(r1 + 1), y1: TOP, x2: sx(r1 + 1), y2: TABLE }));
   for (let y = 0; y < rows; y++) layers.push(s('text', { class: 'kw-label', x: PAD_L / 2 + 1, y: sy(y) + U / 2 }, y + 1));
@@ -185,10 +228,10 @@ function render(table, st, ctx) {
     const width = e1 - e0 + 1;
     layers.push(s('path', { class: 'kw-bracket', d: `M${x1} ${by - 6} V${by} H${x2} V${by - 6}` }));
     const room = b.max_extent - width;
-    const text = `wall ${width} wide · ${room ? `may grow ${room} more` : 'full width (9)'}`;
+    const text = `${tn('game.kwinty.wall_wide', width)} · ${room ? tn('game.kwinty.may_grow', room) : t('game.kwinty.full_width', { n: b.max_extent })}`;
     layers.push(s('text', { class: 'kw-note', x: Math.min(Math.max((x1 + x2) / 2, 120), W - 120), y: noteY, 'data-extent': `${e0}-${e1}` }, text));
   } else {
-    layers.push(s('text', { class: 'kw-note', x: sx(8) + U, y: noteY }, 'the first block goes on i1'));
+    layers.push(s('text', { class: 'kw-note', x: sx(8) + U, y: noteY }, t('game.kwinty.first_on', { cell: 'i1' })));
   }
 
   // A block's body and its two squares.
@@ -210,7 +253,7 @@ function render(table, st, ctx) {
     const x = sx(blk.x), y = sy(blk.y + blk.h - 1), w = blk.w * U, h = blk.h * U;
     return s('g', {
       class: `kw-block kw-s${blk.seat}`, 'data-block': blk.move, 'data-seat': blk.seat, role: 'img',
-      'aria-label': `${colour(blk.seat)} ${o === 'L' ? 'lying' : 'standing'} block on ${where(o, blk.x, blk.y)}${isLast ? ' (last move)' : ''}`,
+      'aria-label': t(isLast ? 'game.kwinty.block_last' : 'game.kwinty.block', { colour: colourWord(blk.seat), placed: placedText(o, blk.x, blk.y) }),
     },
     blockShapes(o, blk.x, blk.y),
     isLast ? s('rect', { class: 'kw-lastmark', x: x - 0.5, y: y - 0.5, width: w + 1, height: h + 1, rx: 6 }) : null);
@@ -258,7 +301,7 @@ function render(table, st, ctx) {
         shape = { x: fx + 4, y: fy + 4, width: w * U - 8, height: h * U - 8 };
         hit = { x: fx, y: fy, width: w * U, height: h * U };
       }
-      const label = `Place a ${orient === 'L' ? 'lying' : 'standing'} block on ${where(orient, p.x, p.y)}`;
+      const label = t(orient === 'L' ? 'game.kwinty.place_lying' : 'game.kwinty.place_standing', { cells: where(orient, p.x, p.y) });
       // Hovering or focusing a ghost shows the block itself, above all the ghosts.
       const show = () => preview.replaceChildren(...blockShapes(orient, p.x, p.y, true));
       const hide = () => preview.replaceChildren();
@@ -278,32 +321,32 @@ function render(table, st, ctx) {
 
   const board = s('svg', {
     class: 'kw-board', viewBox: `0 0 ${W} ${H}`, role: 'group', 'data-cols': `${lo}-${hi}`, style: `--kw-ratio:${(W / H).toFixed(4)}`,
-    'aria-label': `Kwinty wall: ${b.blocks.length} block${b.blocks.length === 1 ? '' : 's'} placed`,
+    'aria-label': tn('game.kwinty.wall_label', b.blocks.length),
   }, layers);
 
   // ---- controls: orientation or pass for the player to move ----
   let controls = '';
   if (myTurn && onlyPass) {
     controls = el('div', { class: 'kw-controls' },
-      el('span', { class: 'kw-hint' }, b.blocks_left[me] === 0 ? 'You have no block left.' : 'None of your blocks fits anywhere.'),
-      el('button', { class: 'primary kw-pass', 'data-move': 'pass', onclick: () => play('pass') }, 'Pass'));
+      el('span', { class: 'kw-hint' }, b.blocks_left[me] === 0 ? t('game.kwinty.none_left') : t('game.kwinty.none_fits')),
+      el('button', { class: 'primary kw-pass', 'data-move': 'pass', onclick: () => play('pass') }, t('game.kwinty.pass')));
   } else if (myTurn) {
     const n = placements.filter((p) => p.o === orient).length;
     controls = el('div', { class: 'kw-controls' },
-      el('div', { class: 'kw-orient', role: 'group', 'aria-label': 'Orientation of your block' },
+      el('div', { class: 'kw-orient', role: 'group', 'aria-label': t('game.kwinty.orientation') },
         ['L', 'S'].map((o) => el('button', {
           class: `kw-choice${orient === o ? ' chosen' : ''}`, 'data-choice': o, 'aria-pressed': orient === o ? 'true' : 'false',
-          disabled: !can[o], title: can[o] ? '' : `No ${o === 'L' ? 'lying' : 'standing'} block fits`,
+          disabled: !can[o], title: can[o] ? '' : t(o === 'L' ? 'game.kwinty.no_lying' : 'game.kwinty.no_standing'),
           onclick: () => { orient = o; if (lastArgs) render(...lastArgs); },
-        }, blockIcon(o, me), o === 'L' ? 'Lying' : 'Standing'))),
-      el('span', { class: 'kw-hint' }, `Click a dashed outline to place your ${colour(me)} block (${n} place${n === 1 ? '' : 's'}).`));
+        }, blockIcon(o, me), t(o === 'L' ? 'game.kwinty.lying' : 'game.kwinty.standing')))),
+      el('span', { class: 'kw-hint' }, tn('game.kwinty.click_hint', n, { colour: colourWord(me) })));
   } else if (playing) {
     controls = el('div', { class: 'kw-controls' },
-      el('span', { class: 'kw-hint' }, `${ctx.seatName(st.to_move)} (${colour(st.to_move)}) is placing a block…`));
+      el('span', { class: 'kw-hint' }, t('game.kwinty.placing', { name: ctx.seatName(st.to_move), colour: colourWord(st.to_move) })));
   } else if (over && st.outcome) {
     const text = won
-      ? `${b.win_lines.length > 1 ? 'The green lines are' : 'The green line is'} the winning five.`
-      : `Lines of four counted: ${[0, 1].map((i) => `${ctx.seatName(i)} ${b.fours_count[i]}`).join(', ')}.`;
+      ? t(b.win_lines.length > 1 ? 'game.kwinty.win_lines' : 'game.kwinty.win_line')
+      : t('game.kwinty.counted', { name0: ctx.seatName(0), n0: b.fours_count[0], name1: ctx.seatName(1), n1: b.fours_count[1] });
     controls = el('div', { class: 'kw-controls' }, el('span', { class: 'kw-hint', 'data-result': won ? 'five' : 'fours' }, text));
   }
 
@@ -313,23 +356,23 @@ function render(table, st, ctx) {
     const n4 = b.fours_count[seat];
     const winner = over && st.outcome && st.outcome.winners.includes(seat);
     const lastHere = last && last.seat === seat;
-    const lastText = lastHere ? (last.move === 'pass' ? 'passed' : (() => {
+    const lastText = lastHere ? (last.move === 'pass' ? t('game.kwinty.passed') : (() => {
       const p = parseMove(last.move);
-      return p ? `${p.o === 'L' ? 'lying' : 'standing'} on ${where(p.o, p.x, p.y)}` : last.move;
+      return p ? placedText(p.o, p.x, p.y) : last.move;
     })()) : null;
     return el('section', {
       class: `kw-panel kw-p${seat}${playing && st.to_move === seat ? ' to-move' : ''}`, 'data-panel': seat,
-      style: `--seat:${ctx.seatColour(seat)}`, 'aria-label': `${ctx.seatName(seat)}, ${colour(seat)}`,
+      style: `--seat:${ctx.seatColour(seat)}`, 'aria-label': t('game.kwinty.panel_label', { name: ctx.seatName(seat), colour: colourWord(seat) }),
     },
-    el('h3', {}, blockIcon('L', seat, 22), ctx.seatName(seat), me === seat ? el('span', { class: 'kw-sub' }, '(you)') : ''),
-    el('div', { class: 'kw-sub' }, `plays the ${colour(seat)} blocks`),
-    el('div', { 'data-left': left }, `${left} block${left === 1 ? '' : 's'} left`),
+    el('h3', {}, blockIcon('L', seat, 22), ctx.seatName(seat), me === seat ? el('span', { class: 'kw-sub' }, t('game.kwinty.you')) : ''),
+    el('div', { class: 'kw-sub' }, t(seat === 0 ? 'game.kwinty.plays_white' : 'game.kwinty.plays_black')),
+    el('div', { 'data-left': left }, tn('game.kwinty.left', left)),
     el('div', { class: 'kw-tray', 'aria-hidden': 'true' },
       Array.from({ length: 20 }, (_, i) => el('span', { class: `kw-mini s${seat}${i >= left ? ' used' : ''}` }))),
-    el('div', { class: 'kw-fours', 'data-fours': n4, title: 'Lines of exactly four: they decide the game if nobody lines up five' },
-      el('i', {}), `Lines of four${over && !won ? ' (counted)' : ''}: ${n4}`),
-    lastText ? el('div', { class: 'kw-last' }, el('b', {}, '■ '), `last: ${lastText}`) : '',
-    winner ? el('span', { class: 'kw-badge' }, won ? 'five in a line' : 'winner') : '');
+    el('div', { class: 'kw-fours', 'data-fours': n4, title: t('game.kwinty.fours_title') },
+      el('i', {}), t(over && !won ? 'game.kwinty.fours_counted' : 'game.kwinty.fours', { n: n4 })),
+    lastText ? el('div', { class: 'kw-last' }, el('b', {}, '■ '), t('game.kwinty.last', { move: lastText })) : '',
+    winner ? el('span', { class: 'kw-badge' }, t(won ? 'game.kwinty.badge_five' : 'game.kwinty.badge_winner')) : '');
   };
 
   table.replaceChildren(el('div', { class: 'kw-wrap' },
@@ -339,4 +382,26 @@ function render(table, st, ctx) {
     panel(1)));
 }
 
-export default { render };
+// The outcome's reason in the page's language, from its code and args; null for another code.
+function reason(outcome, ctx) {
+  const a = outcome.args || {};
+  if (outcome.code === 'kwinty.five') {
+    const key = {
+      horizontal: 'reason.kwinty.five.horizontal', vertical: 'reason.kwinty.five.vertical',
+      rising: 'reason.kwinty.five.rising', falling: 'reason.kwinty.five.falling',
+    }[a.direction];
+    if (!key || a.seat === undefined) return null;
+    return t(key, { name: ctx.name(a.seat), length: a.length });
+  }
+  if (outcome.code === 'kwinty.fours') {
+    const draw = (outcome.winners || []).length === 0;
+    const key = {
+      full: draw ? 'reason.kwinty.fours.full_draw' : 'reason.kwinty.fours.full',
+      stuck: draw ? 'reason.kwinty.fours.stuck_draw' : 'reason.kwinty.fours.stuck',
+    }[a.ended];
+    return key ? t(key, { white: a.white, black: a.black }) : null;
+  }
+  return null;
+}
+
+export default { render, reason };

@@ -10,6 +10,13 @@
 // live zone scores (each player's best zone is outlined in gold on the table) and a legend.
 // Nothing here checks a rule: every candidate is parsed from the legal move strings.
 import { svg as s, addStyle } from '../dom.js';
+import { t, tn } from '../i18n.js';
+
+// Every text is read through t() at each render (the language may change).
+// i18n-keys: game.ltiles.colour.*
+// i18n-keys: game.ltiles.seat.*
+// The lobby's "New table" form (app.js) words this game's options with these keys:
+// i18n-keys: option.ltiles.*
 
 
 // Cells of a tile with its corner at the origin, for each rotation: corner, arm A, arm B.
@@ -21,8 +28,8 @@ const ROT = [
 ];
 const cellsOf = (x, y, r) => ROT[r].map(([dx, dy]) => [x + dx, y + dy]);
 const key = (x, y) => `${x},${y}`;
-const COLOUR_NAME = { R: 'red', G: 'green', N: 'neutral' };
-const SEAT_NAME = ['Red', 'Green'];
+const colourName = (c) => t(`game.ltiles.colour.${c.toLowerCase()}`);    // a square's colour: R, G or N
+const seatName = (seat) => t(`game.ltiles.seat.${seat}`);    // seat 0 plays red, seat 1 green
 const SEAT_INK = ['#c92a2a', '#2b8a3e'];
 const ARROW = ['→', '↓', '←', '↑'];
 
@@ -57,10 +64,24 @@ function parsePlacement(m) {
   const r = /^([RGN]{3})@(-?\d+),(-?\d+),([0-3])$/.exec(m);
   return r ? { move: m, kind: r[1], x: Number(r[2]), y: Number(r[3]), rot: Number(r[4]) } : null;
 }
-const kindText = (kind) => `${kind}: corner ${COLOUR_NAME[kind[0]]}, arm A ${COLOUR_NAME[kind[1]]}, arm B ${COLOUR_NAME[kind[2]]}`;
+const kindText = (kind) => t('game.ltiles.kind', { kind, corner: colourName(kind[0]), a: colourName(kind[1]), b: colourName(kind[2]) });
+
+// The worded reason of a finished game (outcome.code, outcome.args), or null for a code that is
+// not L-Tiles'. `ctx.name(seat)` names a seat; its colour (red, green) goes with it.
+function reason(outcome, ctx = {}) {
+  if (!outcome || typeof outcome.code !== 'string') return null;
+  const a = outcome.args || {};
+  const who = (seat) => (ctx.name ? t('game.ltiles.who', { name: ctx.name(seat), colour: colourName('RG'[seat]) }) : seatName(seat));
+  switch (outcome.code) {
+    case 'ltiles.draw': return t('reason.ltiles.draw', { best: a.best });
+    case 'ltiles.best_zone': return t('reason.ltiles.best_zone', { name: who(a.seat), score: a.score, area: a.area, height: a.height, other: a.other });
+    case 'ltiles.tie_break': return t('reason.ltiles.tie_break', { name: who(a.seat), best: a.best, rank: a.rank, score: a.score, other: a.other });
+    default: return null;
+  }
+}
 
 // A small picture of a tile kind turned r quarter turns; a dot marks its corner.
-function tileIcon(kind, r = 0, size = 34, extra = {}) {
+export function tileIcon(kind, r = 0, size = 34, extra = {}) {
   const cells = ROT[r];
   const mx = Math.min(...cells.map((c) => c[0])), my = Math.min(...cells.map((c) => c[1]));
   const svg = s('svg', { viewBox: '-0.08 -0.08 2.16 2.16', width: size, height: size, class: 'lt-icon', ...extra },
@@ -301,16 +322,46 @@ function boundary(cells, inSet) {
   return segs;
 }
 
+// For the Rules panel: a small plan of the table. `tiles` lists tiles as { cells: [[x, y,
+// colour]...], level }, drawn in order (later ones on top); `zone` lists squares [x, y] outlined in
+// gold (a best zone).
+export function planSketch(tiles, { zone = [], width = 180, label = '' } = {}) {
+  const top = new Map();
+  tiles.forEach((tl, i) => { for (const [x, y, c] of tl.cells) top.set(key(x, y), { x, y, c, level: tl.level, tile: i }); });
+  const xs = [...top.values()].map((v) => v.x), ys = [...top.values()].map((v) => v.y);
+  const x0 = Math.min(...xs) - 0.3, y0 = Math.min(...ys) - 0.3, w = Math.max(...xs) + 1.3 - x0, h = Math.max(...ys) + 1.3 - y0;
+  const svg = s('svg', { viewBox: `${x0} ${y0} ${w} ${h}`, width, height: Math.round(width * h / w), role: 'img', 'aria-label': label });
+  svg.append(s('title', {}, label));
+  for (const v of top.values()) {
+    svg.append(s('rect', { x: v.x, y: v.y, width: 1, height: 1, fill: shade(v.c, v.level), stroke: 'rgba(0,0,0,.18)', 'stroke-width': 0.025 }),
+      s('text', { x: v.x + 0.5, y: v.y + 0.52, 'font-size': v.level > 1 ? 0.46 : 0.34, 'font-weight': 700, 'text-anchor': 'middle', 'dominant-baseline': 'central', fill: ink(v.c, v.level), opacity: v.level > 1 ? 1 : 0.5, 'font-family': 'system-ui, sans-serif' }, v.level));
+  }
+  const segs = [];
+  for (const v of top.values()) {
+    for (const sg of boundary([[v.x, v.y]], (nx, ny) => { const n = top.get(key(nx, ny)); return !!n && n.tile === v.tile; })) segs.push(sg);
+  }
+  const pathOf = (list) => list.map(([a, b, c, d]) => `M${a} ${b}L${c} ${d}`).join('');
+  svg.append(s('path', { d: pathOf(segs), stroke: '#2b2622', 'stroke-width': 0.06, fill: 'none', 'stroke-linecap': 'round' }));
+  if (zone.length) {
+    const set = new Set(zone.map(([x, y]) => key(x, y)));
+    const d = pathOf(boundary(zone, (x, y) => set.has(key(x, y))));
+    svg.append(s('path', { d, stroke: '#3b2f00', 'stroke-width': 0.16, fill: 'none', 'stroke-linecap': 'round', opacity: 0.5 }),
+      s('path', { d, stroke: '#f1b90c', 'stroke-width': 0.09, fill: 'none', 'stroke-linecap': 'round' }));
+  }
+  return svg;
+}
+
 export default {
   // Seat 0 plays red, seat 1 green: app.js rings the seats in those colours.
   seatColour: (st, i) => SEAT_INK[i] || null,
+  reason,
   render(table, st, ctx) {
     addStyle('ltiles-style', STYLE);
     lastArgs = [table, st, ctx];
     const { el } = ctx;
     const rerender = () => this.render(...lastArgs);
     const b = st.board;
-    if (!b || !b.squares) { table.replaceChildren(el('p', { class: 'muted' }, 'Waiting for the game to start…')); return; }
+    if (!b || !b.squares) { table.replaceChildren(el('p', { class: 'muted' }, t('game.ltiles.waiting'))); return; }
     const me = st.you;
     const legal = st.legal_moves || [];
     const myTurn = me !== null && st.status === 'playing' && legal.length > 0;
@@ -356,7 +407,7 @@ export default {
       armed = null;
       ctx.play(move);
     };
-    const seatLabel = (i) => `${SEAT_NAME[i]} · ${ctx.seatName(i)}`;
+    const seatLabel = (i) => t('game.ltiles.seat_label', { colour: seatName(i), name: ctx.seatName(i) });
 
     // ----- player cards -----
     const card = (seat) => {
@@ -366,33 +417,33 @@ export default {
       const zones = score.zones.slice(0, 3).map(([sc, area, h]) => `${sc} (${area}×${h})`).join(' · ');
       const rows = [];
       if (setup) {
-        rows.push(el('div', { class: 'lt-prow' }, `Pile ordered: ${pile.size} / ${b.total / 2}`));
+        rows.push(el('div', { class: 'lt-prow' }, t('game.ltiles.pile_ordered', { n: pile.size, total: b.total / 2 })));
       } else {
         rows.push(el('div', { class: 'lt-prow' },
-          el('span', { 'data-pile': seat, 'data-size': pile.size }, b.variant === 'open' ? `${pile.size} tiles left` : `Pile: ${pile.size}`),
-          b.variant !== 'open' ? el('span', { class: 'lt-top' }, 'top', pile.top ? tileIcon(pile.top, 0, 24, { 'data-top': pile.top }) : ' —') : '',
-          pile.hand ? el('span', { class: 'lt-hand', 'data-hand': pile.hand.map((k) => k || '-').join(' ') }, 'hand',
+          el('span', { 'data-pile': seat, 'data-size': pile.size }, b.variant === 'open' ? tn('game.ltiles.tiles_left', pile.size) : t('game.ltiles.pile', { n: pile.size })),
+          b.variant !== 'open' ? el('span', { class: 'lt-top' }, t('game.ltiles.top'), pile.top ? tileIcon(pile.top, 0, 24, { 'data-top': pile.top }) : ' —') : '',
+          pile.hand ? el('span', { class: 'lt-hand', 'data-hand': pile.hand.map((k) => k || '-').join(' ') }, t('game.ltiles.hand'),
             pile.hand.map((k) => (k ? tileIcon(k, 0, 24) : el('span', { class: 'lt-slot' })))) : ''));
       }
       if (pile.order && pile.order.length && !setup) {
-        rows.push(el('div', { class: 'lt-next' }, 'Your next tiles:', pile.order.slice(0, 8).map((k) => tileIcon(k, 0, 18)),
+        rows.push(el('div', { class: 'lt-next' }, t('game.ltiles.next_tiles'), pile.order.slice(0, 8).map((k) => tileIcon(k, 0, 18)),
           pile.order.length > 8 ? `+${pile.order.length - 8}` : ''));
       }
       const left = Object.entries(pile.left);
-      if (left.some(([, n]) => n > 0)) rows.push(el('div', { class: `lt-left${b.variant === 'open' ? ' open' : ''}`, title: 'tiles not yet placed' },
-        el('span', {}, 'left:'), left.map(([k, n]) => el('span', { class: n ? '' : 'gone' }, tileIcon(k, 0, 15), `×${n}`))));
-      rows.push(el('div', { class: 'lt-zones', 'data-zones': seat }, zones ? `zones: ${zones}` : 'no zone yet'));
+      if (left.some(([, n]) => n > 0)) rows.push(el('div', { class: `lt-left${b.variant === 'open' ? ' open' : ''}`, title: t('game.ltiles.left_title') },
+        el('span', {}, t('game.ltiles.left')), left.map(([k, n]) => el('span', { class: n ? '' : 'gone' }, tileIcon(k, 0, 15), `×${n}`))));
+      rows.push(el('div', { class: 'lt-zones', 'data-zones': seat }, zones ? t('game.ltiles.zones', { zones }) : t('game.ltiles.no_zone')));
       return el('div', {
         class: `lt-card lt-player${toMove ? ' to-move' : ''}`, style: `--seat:${SEAT_INK[seat]}`, 'data-player': seat,
       },
       el('div', { class: 'lt-phead' },
         el('div', { class: 'lt-who' },
-          el('h3', { title: `${SEAT_NAME[seat]}: ${ctx.seatName(seat)}` }, el('span', { class: 'lt-col' }, SEAT_NAME[seat]), ' ', ctx.seatName(seat)),
+          el('h3', { title: t('game.ltiles.seat_title', { colour: seatName(seat), name: ctx.seatName(seat) }) }, el('span', { class: 'lt-col' }, seatName(seat)), ' ', ctx.seatName(seat)),
           el('div', { class: 'lt-tags' },
-            me === seat ? el('span', { class: 'lt-tag' }, 'you') : '',
-            toMove ? el('span', { class: 'lt-tag turn' }, setup ? 'ordering' : 'to play') : '',
-            b.leader === seat && b.placed > 0 ? el('span', { class: 'lt-tag lead', title: 'would win if the game ended now' }, st.status === 'over' ? 'wins' : 'leads') : '')),
-        el('div', { class: 'lt-score', title: 'best zone: area × highest level' }, el('b', { 'data-score': seat }, score.best), 'best zone')),
+            me === seat ? el('span', { class: 'lt-tag' }, t('game.ltiles.tag.you')) : '',
+            toMove ? el('span', { class: 'lt-tag turn' }, setup ? t('game.ltiles.tag.ordering') : t('game.ltiles.tag.to_play')) : '',
+            b.leader === seat && b.placed > 0 ? el('span', { class: 'lt-tag lead', title: t('game.ltiles.tag.lead_title') }, st.status === 'over' ? t('game.ltiles.tag.wins') : t('game.ltiles.tag.leads')) : '')),
+        el('div', { class: 'lt-score', title: t('game.ltiles.best_title') }, el('b', { 'data-score': seat }, score.best), t('game.ltiles.best'))),
       rows);
     };
 
@@ -406,32 +457,32 @@ export default {
         slots.push(el('figure', { class: i < order.length ? 'done' : 'empty' },
           i < order.length ? tileIcon(order[i], 0, 30) : el('span', { class: 'lt-slot' }), String(i + 1)));
       }
-      const orderRow = order.length || (myTurn && pileMoves.length) ? el('div', { class: 'lt-order', 'aria-label': 'your pile, first played first' }, slots) : '';
+      const orderRow = order.length || (myTurn && pileMoves.length) ? el('div', { class: 'lt-order', 'aria-label': t('game.ltiles.order_label') }, slots) : '';
       if (myTurn && pileMoves.length) {
         const counts = {};
         for (const [k, n] of Object.entries(myPile.left)) counts[k] = n;
         for (const k of order) counts[k]--;
         panel = el('div', { class: 'lt-card lt-panel lt-setup' },
-          el('h3', {}, `Order your pile — choose tile ${order.length + 1} of ${b.total / 2}`),
-          el('p', { class: 'lt-hint' }, 'Click the kind of tile you want to play next. The first tile you choose is the first you play. Once only one kind is left, the rest is added by itself. Nobody else sees your order.'),
+          el('h3', {}, t('game.ltiles.order_title', { k: order.length + 1, n: b.total / 2 })),
+          el('p', { class: 'lt-hint' }, t('game.ltiles.order_hint')),
           el('div', { class: 'lt-pick' }, pileMoves.map((m) => {
             const k = m.slice(5);
-            return el('button', { 'data-move': m, 'aria-label': `put ${kindText(k)} next in your pile`, title: kindText(k), onclick: () => play(m) },
-              tileIcon(k, 0, 46), el('span', {}, el('b', {}, `×${counts[k] ?? '?'}`), ' left'));
+            return el('button', { 'data-move': m, 'aria-label': t('game.ltiles.order_put', { kind: kindText(k) }), title: kindText(k), onclick: () => play(m) },
+              tileIcon(k, 0, 46), el('span', {}, el('b', {}, `×${counts[k] ?? '?'}`), ' ', tn('game.ltiles.order_left', Number(counts[k]) || 0)));
           })),
-          el('h4', {}, 'Your pile (1 = played first)'), orderRow);
+          el('h4', {}, t('game.ltiles.your_pile')), orderRow);
       } else {
         const who = st.to_move;
         const progress = (seat) => el('div', { class: 'lt-progress' },
-          el('span', {}, `${seatLabel(seat)}: ${b.piles[seat].size} / ${b.total / 2} ordered`),
-          el('meter', { min: 0, max: b.total / 2, value: b.piles[seat].size, 'aria-label': `${SEAT_NAME[seat]}'s pile ordered` }));
+          el('span', {}, t('game.ltiles.progress', { who: seatLabel(seat), n: b.piles[seat].size, total: b.total / 2 })),
+          el('meter', { min: 0, max: b.total / 2, value: b.piles[seat].size, 'aria-label': t('game.ltiles.progress_label', { colour: seatName(seat) }) }));
         panel = el('div', { class: 'lt-card lt-panel lt-setup' },
-          el('h3', {}, 'Variant 1: each player orders their pile'),
-          el('p', { class: 'lt-wait' }, me === who ? 'Your pile is being filled…'
-            : who === null || who === undefined ? 'Waiting for both players.'
-              : `${seatLabel(who)} is ordering their pile. The first player orders first, then the other; play starts once both piles are ready.`),
+          el('h3', {}, t('game.ltiles.setup_title')),
+          el('p', { class: 'lt-wait' }, me === who ? t('game.ltiles.setup_filling')
+            : who === null || who === undefined ? t('game.ltiles.setup_waiting')
+              : t('game.ltiles.setup_other', { who: seatLabel(who) })),
           progress(0), progress(1),
-          order.length ? el('h4', {}, 'Your pile (1 = played first)') : '', orderRow);
+          order.length ? el('h4', {}, t('game.ltiles.your_pile')) : '', orderRow);
       }
     } else if (myTurn && selKind) {
       const choosable = b.variant === 'open' || b.variant === 'hand';
@@ -442,51 +493,52 @@ export default {
           : Object.entries(b.piles[me].left).filter(([, n]) => n > 0).map(([k]) => ({ k }));
         kindRow = el('div', { class: 'lt-kinds' }, list.map(({ k }) => el('button', {
           class: `lt-kind${k === selKind ? ' on' : ''}`, 'data-choice': `kind:${k}`, 'aria-pressed': k === selKind ? 'true' : 'false',
-          'aria-label': `choose ${kindText(k)}`, disabled: !kinds.includes(k), onclick: pick(k),
+          'aria-label': t('game.ltiles.choose_kind', { kind: kindText(k) }), disabled: !kinds.includes(k), onclick: pick(k),
         }, tileIcon(k, rot, 28), b.variant === 'open' ? `×${b.piles[me].left[k]}` : '')));
       }
       const turn = (d) => () => { rot = (rot + d + 4) % 4; armed = null; rerender(); };
       panel = el('div', { class: 'lt-card lt-panel lt-play' },
-        el('h4', {}, choosable ? (b.variant === 'hand' ? 'Choose a tile from your hand' : 'Choose any of your tiles') : 'Your tile'),
+        el('h4', {}, choosable ? (b.variant === 'hand' ? t('game.ltiles.choose_hand') : t('game.ltiles.choose_any')) : t('game.ltiles.your_tile')),
         kindRow,
         el('div', { class: 'lt-tilectl' },
           el('div', { class: 'lt-big', 'data-kind': selKind, 'data-rot': rot }, tileIcon(selKind, rot, 54)),
-          el('button', { class: 'lt-rotbtn', 'data-choice': 'rot-ccw', 'aria-label': 'turn the tile a quarter turn anticlockwise', title: 'turn anticlockwise', onclick: turn(-1) }, '⟲'),
-          el('button', { class: 'lt-rotbtn', 'data-choice': 'rot-cw', 'aria-label': 'turn the tile a quarter turn clockwise', title: 'turn clockwise', onclick: turn(1) }, '⟳'),
-          el('div', { class: 'lt-orients', role: 'group', 'aria-label': 'orientation' }, [0, 1, 2, 3].map((r) => {
+          el('button', { class: 'lt-rotbtn', 'data-choice': 'rot-ccw', 'aria-label': t('game.ltiles.ccw_label'), title: t('game.ltiles.ccw_title'), onclick: turn(-1) }, '⟲'),
+          el('button', { class: 'lt-rotbtn', 'data-choice': 'rot-cw', 'aria-label': t('game.ltiles.cw_label'), title: t('game.ltiles.cw_title'), onclick: turn(1) }, '⟳'),
+          el('div', { class: 'lt-orients', role: 'group', 'aria-label': t('game.ltiles.orientation') }, [0, 1, 2, 3].map((r) => {
             const stacks = byRot[r].filter((p) => p.level > 1).length;
             return el('button', {
               class: `lt-orient${r === rot ? ' on' : ''}`, 'data-choice': `rot:${r}`, 'aria-pressed': r === rot ? 'true' : 'false',
-              'aria-label': `orientation ${r}: ${byRot[r].length} spots, ${stacks} on top`, disabled: !byRot[r].length,
+              'aria-label': t('game.ltiles.orientation_label', { r, spots: tn('game.ltiles.spots', byRot[r].length), stacks }), disabled: !byRot[r].length,
               onclick: () => { rot = r; armed = null; rerender(); },
             }, tileIcon(selKind, r, 22), stacks ? el('span', { class: 'lt-st' }, `▲${stacks}`) : el('span', {}, `${byRot[r].length}`));
           }))),
         el('div', { class: 'lt-tilectl' },
-          el('div', { class: 'lt-seg', role: 'group', 'aria-label': 'spots shown' },
-            [['all', `All ${here.length}`], ['spread', `Table ${nSpread}`], ['stack', `On top ${nStack}`]].map(([v, label]) => el('button', {
+          el('div', { class: 'lt-seg', role: 'group', 'aria-label': t('game.ltiles.spots_shown') },
+            [['all', t('game.ltiles.show.all', { n: here.length })], ['spread', t('game.ltiles.show.spread', { n: nSpread })], ['stack', t('game.ltiles.show.stack', { n: nStack })]].map(([v, label]) => el('button', {
               class: show === v ? 'on' : '', 'data-choice': `show:${v}`, 'aria-pressed': show === v ? 'true' : 'false',
               disabled: (v === 'stack' && !nStack) || (v === 'spread' && !nSpread),
               onclick: () => { show = v; armed = null; rerender(); },
             }, label)))),
-        el('p', { class: 'lt-hint' }, 'Each dot marks the corner of a legal spot: blue on the table, an amber ring stacks (at the level shown). Hover to see the tile there, click to place; on a touch screen tap twice.'));
+        el('p', { class: 'lt-hint' }, t('game.ltiles.play_hint')));
     } else if (st.status === 'playing') {
       const who = st.to_move;
       const pile = b.piles[who];
-      const what = b.variant === 'open' ? 'is choosing one of their tiles'
-        : b.variant === 'hand' ? 'is choosing a tile from their hand' : 'is placing';
+      const what = b.variant === 'open' ? 'game.ltiles.wait.open'
+        : b.variant === 'hand' ? 'game.ltiles.wait.hand' : 'game.ltiles.wait.pile';
       panel = el('div', { class: 'lt-card lt-panel lt-play' },
-        el('p', { class: 'lt-wait' }, `${seatLabel(who)} ${what}`,
+        el('p', { class: 'lt-wait' }, t(what, { who: seatLabel(who) }),
           (b.variant === 'standard' || b.variant === 'ordered') && pile.top ? tileIcon(pile.top, 0, 26) : ''),
-        el('p', { class: 'lt-hint' }, `${b.placed} of ${b.total} tiles placed.`));
+        el('p', { class: 'lt-hint' }, t('game.ltiles.placed_of', { n: b.placed, total: b.total })));
     } else {
       const o = st.outcome;
       panel = el('div', { class: 'lt-card lt-panel' },
-        el('p', { class: 'lt-wait' }, o ? (o.winners.length ? `${seatLabel(o.winners[0])} wins.` : 'Every zone is equal: a draw.') : 'The game is over.'),
-        el('p', { class: 'lt-hint' }, 'The gold outlines show each player\'s best zone: its area × its highest level.'));
+        el('p', { class: 'lt-wait' }, o ? (o.winners.length ? t('game.ltiles.over.wins', { who: seatLabel(o.winners[0]) }) : t('game.ltiles.over.draw')) : t('game.ltiles.over.over')),
+        o && reason(o, { name: ctx.seatName }) ? el('p', { class: 'lt-reason', 'data-reason': o.code }, t('game.ltiles.sentence', { text: reason(o, { name: ctx.seatName }) })) : '',
+        el('p', { class: 'lt-hint' }, t('game.ltiles.over.hint')));
     }
 
     // ----- the board -----
-    const svg = s('svg', { class: 'lt-svg', role: 'group', 'aria-label': iso ? 'the table, isometric' : 'the table, seen from above', 'data-view': iso ? 'iso' : 'plan' });
+    const svg = s('svg', { class: 'lt-svg', role: 'group', 'aria-label': iso ? t('game.ltiles.board_iso') : t('game.ltiles.board_plan'), 'data-view': iso ? 'iso' : 'plan' });
     const ghostLayer = s('g', { class: 'lt-ghosts' });
     const bestSets = b.scores.map((sc) => new Set(sc.best_cells.map(([x, y]) => key(x, y))));
     const lastCells = b.last ? b.tiles[b.last.tile].cells : [];
@@ -495,7 +547,7 @@ export default {
     let maxLevel = 1;
     for (const v of Object.values(sq)) maxLevel = Math.max(maxLevel, v.level);
 
-    const ghostTitle = (g) => `${g.kind} with its corner on (${g.x},${g.y}), arm A ${ARROW[g.rot]} — ${g.level > 1 ? `stacked, level ${g.level}` : 'spread on the table'}`;
+    const ghostTitle = (g) => t(g.level > 1 ? 'game.ltiles.ghost.stack' : 'game.ltiles.ghost.spread', { kind: g.kind, x: g.x, y: g.y, arrow: ARROW[g.rot], level: g.level });
     const wireGhost = (gEl, g) => {
       gEl.addEventListener('click', (e) => {
         if (e.pointerType === 'touch' && armed !== g.move) {
@@ -504,7 +556,7 @@ export default {
           gEl.classList.add('armed');
           if (ghostLayer.lastChild !== gEl) ghostLayer.append(gEl);
           const hov = table.querySelector('.lt-hover');
-          hoverText = `${ghostTitle(g)} — tap again to place`;
+          hoverText = t('game.ltiles.ghost.tap_again', { ghost: ghostTitle(g) });
           if (hov) hov.textContent = hoverText;
           return;
         }
@@ -532,11 +584,11 @@ export default {
       svg.append(defs, s('rect', { x: -500, y: -500, width: 1000, height: 1000, fill: 'url(#lt-grid)' }));
       const cellsG = s('g', { class: 'lt-cells' });
       for (const [k, v, x, y] of squares) {
-        const t = b.tiles[v.tile];
-        const owner = t.seat === null ? 'start domino' : `${SEAT_NAME[t.seat].toLowerCase()}'s tile ${t.kind}`;
+        const tile = b.tiles[v.tile];
+        const owner = tile.seat === null ? t('game.ltiles.cell.domino') : t('game.ltiles.cell.tile_of', { colour: seatName(tile.seat), kind: tile.kind });
         cellsG.append(s('g', {
           class: 'lt-cell', 'data-cell': k, 'data-level': v.level, 'data-colour': v.colour, 'data-tile': v.tile,
-          'aria-label': `${k}: ${COLOUR_NAME[v.colour]}, level ${v.level} (${owner})`, role: 'img',
+          'aria-label': t('game.ltiles.cell.label_owner', { cell: k, colour: colourName(v.colour), level: v.level, owner }), role: 'img',
         },
         s('rect', { x, y, width: 1, height: 1, fill: shade(v.colour, v.level), stroke: 'rgba(0,0,0,.18)', 'stroke-width': 0.025 }),
         s('text', { class: 'lt-num', x: x + 0.5, y: y + 0.52, 'font-size': v.level > 1 ? 0.46 : 0.34, fill: ink(v.colour, v.level), opacity: v.level > 1 ? 1 : 0.45 }, v.level)));
@@ -579,7 +631,7 @@ export default {
         const stack = g.level > 1;
         const gEl = s('g', {
           class: `lt-ghost${stack ? ' stack' : ''}${armed === g.move ? ' armed' : ''}`, 'data-move': g.move, 'data-level': g.level,
-          role: 'button', tabindex: 0, 'aria-label': `place ${ghostTitle(g)}`,
+          role: 'button', tabindex: 0, 'aria-label': t('game.ltiles.ghost.place', { ghost: ghostTitle(g) }),
         },
         s('g', { class: 'lt-gbody' },
           cs.map(([x, y]) => s('rect', { class: 'lt-tint', x, y, width: 1, height: 1 })),
@@ -616,7 +668,7 @@ export default {
         const lv = z + 1, z1 = z + 1;
         const top = sq[key(x, y)];
         const visible = top && top.level === lv && top.tile === bx.ti;
-        const g = s('g', visible ? { class: 'lt-cell', 'data-cell': key(x, y), 'data-level': lv, 'data-colour': c, 'data-tile': bx.ti, role: 'img', 'aria-label': `${key(x, y)}: ${COLOUR_NAME[c]}, level ${lv}` } : {},
+        const g = s('g', visible ? { class: 'lt-cell', 'data-cell': key(x, y), 'data-level': lv, 'data-colour': c, 'data-tile': bx.ti, role: 'img', 'aria-label': t('game.ltiles.cell.label', { cell: key(x, y), colour: colourName(c), level: lv }) } : {},
           s('polygon', { points: pts([[x + 1, y, z], [x + 1, y + 1, z], [x + 1, y + 1, z1], [x + 1, y, z1]]), fill: side(c, lv, 14), stroke: 'rgba(0,0,0,.35)', 'stroke-width': 0.02 }),
           s('polygon', { points: pts([[x, y + 1, z], [x + 1, y + 1, z], [x + 1, y + 1, z1], [x, y + 1, z1]]), fill: side(c, lv, 24), stroke: 'rgba(0,0,0,.35)', 'stroke-width': 0.02 }),
           s('polygon', { points: pts([[x, y, z1], [x + 1, y, z1], [x + 1, y + 1, z1], [x, y + 1, z1]]), fill: shade(c, lv), stroke: 'rgba(0,0,0,.2)', 'stroke-width': 0.02 }));
@@ -655,7 +707,7 @@ export default {
         const [cx, cy] = P(g.x + 0.5, g.y + 0.5, z1);
         const gEl = s('g', {
           class: `lt-ghost${stack ? ' stack' : ''}${armed === g.move ? ' armed' : ''}`, 'data-move': g.move, 'data-level': g.level,
-          role: 'button', tabindex: 0, 'aria-label': `place ${ghostTitle(g)}`,
+          role: 'button', tabindex: 0, 'aria-label': t('game.ltiles.ghost.place', { ghost: ghostTitle(g) }),
         },
         s('g', { class: 'lt-gbody' },
           cs.map(([x, y]) => s('polygon', { class: 'lt-tint', points: face(x, y) })),
@@ -681,20 +733,20 @@ export default {
     wireCamera(svg);
 
     const tools = el('div', { class: 'lt-tools' },
-      el('button', { 'data-choice': 'zoom-out', 'aria-label': 'zoom out', title: 'zoom out', onclick: () => zoomBy(svg, 1.35) }, '−'),
-      el('button', { 'data-choice': 'zoom-in', 'aria-label': 'zoom in', title: 'zoom in', onclick: () => zoomBy(svg, 1 / 1.35) }, '+'),
-      el('button', { 'data-choice': 'fit', 'aria-label': 'fit the whole table', title: 'fit the whole table', onclick: () => { cam = null; sizeBoard(svg); applyView(svg); } }, 'Fit'),
-      el('button', { 'data-choice': 'view', 'aria-pressed': iso ? 'true' : 'false', onclick: () => { iso = !iso; cam = null; rerender(); } }, iso ? 'Top-down view' : 'Isometric view'),
-      el('span', { class: 'lt-count' }, `${b.placed} / ${b.total} placed · drag to pan, scroll to zoom`));
+      el('button', { 'data-choice': 'zoom-out', 'aria-label': t('game.ltiles.zoom_out'), title: t('game.ltiles.zoom_out'), onclick: () => zoomBy(svg, 1.35) }, '−'),
+      el('button', { 'data-choice': 'zoom-in', 'aria-label': t('game.ltiles.zoom_in'), title: t('game.ltiles.zoom_in'), onclick: () => zoomBy(svg, 1 / 1.35) }, '+'),
+      el('button', { 'data-choice': 'fit', 'aria-label': t('game.ltiles.fit_title'), title: t('game.ltiles.fit_title'), onclick: () => { cam = null; sizeBoard(svg); applyView(svg); } }, t('game.ltiles.fit')),
+      el('button', { 'data-choice': 'view', 'aria-pressed': iso ? 'true' : 'false', onclick: () => { iso = !iso; cam = null; rerender(); } }, iso ? t('game.ltiles.view_plan') : t('game.ltiles.view_iso')),
+      el('span', { class: 'lt-count' }, t('game.ltiles.count', { n: b.placed, total: b.total })));
 
     const sw = (c, lv) => el('i', { style: `background:${shade(c, lv)};color:${ink(c, lv)}` }, lv);
     const legend = el('div', { class: 'lt-card lt-legend' },
-      el('div', { class: 'lt-lrow' }, el('span', {}, sw('R', 1), 'red'), el('span', {}, sw('G', 1), 'green'), el('span', {}, sw('N', 1), 'neutral'),
-        el('span', {}, 'levels ', sw('R', 1), sw('R', 2), sw('R', 3), sw('R', 4), sw('R', 5))),
-      el('div', { class: 'lt-lrow' }, el('span', {}, el('i', { class: 'gold' }), 'best zone'), el('span', {}, el('i', { class: 'last' }), 'last tile'),
-        el('span', {}, el('i', { class: 'dot' }), 'spread spot'), el('span', {}, el('i', { class: 'ring' }), 'stack spot')),
-      el('div', {}, 'A zone scores its area × its highest level; the best zone wins, ties go to the next zones.'),
-      b.last ? el('div', { 'data-lastmove': b.last.move }, `Last: ${SEAT_NAME[b.last.seat]} ${b.last.move}`) : '');
+      el('div', { class: 'lt-lrow' }, el('span', {}, sw('R', 1), colourName('R')), el('span', {}, sw('G', 1), colourName('G')), el('span', {}, sw('N', 1), colourName('N')),
+        el('span', {}, t('game.ltiles.legend.levels'), ' ', sw('R', 1), sw('R', 2), sw('R', 3), sw('R', 4), sw('R', 5))),
+      el('div', { class: 'lt-lrow' }, el('span', {}, el('i', { class: 'gold' }), t('game.ltiles.legend.best')), el('span', {}, el('i', { class: 'last' }), t('game.ltiles.legend.last')),
+        el('span', {}, el('i', { class: 'dot' }), t('game.ltiles.legend.spread')), el('span', {}, el('i', { class: 'ring' }), t('game.ltiles.legend.stack'))),
+      el('div', {}, t('game.ltiles.legend.rule')),
+      b.last ? el('div', { 'data-lastmove': b.last.move }, t('game.ltiles.legend.last_move', { colour: seatName(b.last.seat), move: b.last.move })) : '');
 
     table.replaceChildren(el('div', { class: `lt-wrap lt-v-${b.variant}${setup ? ' setup' : ''}`, 'data-phase': b.phase },
       el('div', { class: 'lt-players' }, card(0), card(1)),

@@ -9,6 +9,13 @@
 //   2. turn the tile there (each legal orientation on those two cells in turn, data-choice);
 //   3. confirm (the button carries data-move, the exact move string).
 import { svg as s, addStyle } from '../dom.js';
+import { t, tn } from '../i18n.js';
+
+// Every text is read through t() at each render (the language may change).
+// i18n-keys: game.on_top.colour.*
+// i18n-keys: reason.on_top.*
+// The lobby's "New table" form (app.js) words this game's options with these keys:
+// i18n-keys: option.on_top.*
 
 const E = 60;                         // a triangle's edge, in SVG units
 const HX = E / 2;                     // one x unit of the view (half an edge)
@@ -40,6 +47,38 @@ const same = (p, q) => p[0] === q[0] && p[1] === q[1];
 const pts = (list) => list.map((p) => px(p).map((v) => v.toFixed(2)).join(',')).join(' ');
 const centroid = (points) => [(points[0][0] + points[1][0] + points[2][0]) / 3, (points[0][1] + points[1][1] + points[2][1]) / 3];
 const cap = (w) => w.charAt(0).toUpperCase() + w.slice(1);
+const colourName = (c) => t(`game.on_top.colour.${c}`);
+// "a, b and c" in the page's language.
+const listOf = (items) => (items.length <= 1 ? items.join('')
+  : t('game.on_top.and', { list: items.slice(0, -1).join(', '), last: items[items.length - 1] }));
+// A text whose {values} may be elements: the text around them stays text nodes.
+function withNodes(key, vars) {
+  return t(key).split(/\{(\w+)\}/).map((part, i) => (i % 2 ? (part in vars ? vars[part] : `{${part}}`) : part));
+}
+
+// The worded reason of a finished game (outcome.code, outcome.args), or null for a code that is
+// not On Top's. Seats are worded by `ctx.name(seat)` with their colour; neutral colours by colour.
+function reason(outcome, ctx = {}) {
+  if (!outcome || typeof outcome.code !== 'string' || !outcome.code.startsWith('on_top.')) return null;
+  const a = outcome.args || {};
+  const who = (seat) => (ctx.name ? t('game.on_top.who', { name: ctx.name(seat), colour: colourName(COLOURS[seat]) }) : cap(colourName(COLOURS[seat])));
+  if (outcome.code === 'on_top.last_pawn') {
+    const seats = a.seats || [];
+    const names = listOf(seats.map(who));
+    const how = ['alone', 'team', 'shared', 'both_teams'].includes(a.how) ? a.how : 'alone';
+    if (how === 'team' && seats.length === 1) return t('reason.on_top.last_pawn.team_one', { names });
+    return t(`reason.on_top.last_pawn.${how}`, { names });
+  }
+  if (outcome.code === 'on_top.points') {
+    const ended = a.ended === 'neutrals_out'
+      ? t('reason.on_top.ended.neutrals_out', { colours: listOf((a.neutrals || []).map((c) => colourName(COLOURS[c]))) })
+      : a.ended === 'no_room' ? t('reason.on_top.ended.no_room') : t('reason.on_top.ended.tiles_out');
+    const text = t(a.penalty ? 'reason.on_top.points_penalty' : 'reason.on_top.points', { ended });
+    if (a.tie === 'fewest_pawns' || a.tie === 'shared') return t('reason.on_top.with_tie', { reason: text, tie: t(`reason.on_top.tie.${a.tie}`) });
+    return text;
+  }
+  return null;
+}
 
 // The sector of the circle around `points[i]` that lies inside the triangle `points`.
 function sectorPath(points, i, r = SIXTH_R) {
@@ -170,12 +209,11 @@ function swatch(colour, size = 18) {
 // last pawn together, or equal points and pawns), "Blue and Red win as a team".
 function resultLine(b) {
   const winners = b.result.winners;
-  if (winners.length === 0) return 'Nobody wins';
-  const names = winners.map((seat) => cap(b.seats[seat].colour));
-  const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+  if (winners.length === 0) return t('game.on_top.result.nobody');
+  const list = listOf(winners.map((seat) => cap(colourName(b.seats[seat].colour))));
   const teams = new Set(winners.map((seat) => b.seats[seat].team));
-  if (winners.length === 2 && b.seats[winners[0]].team !== null && teams.size === 1) return `${list} win as a team`;
-  return winners.length === 1 ? `${list} wins` : `${list} share the win`;
+  if (winners.length === 2 && b.seats[winners[0]].team !== null && teams.size === 1) return t('game.on_top.result.team', { list });
+  return winners.length === 1 ? t('game.on_top.result.wins', { list }) : t('game.on_top.result.shared', { list });
 }
 
 function render(table, st, ctx) {
@@ -189,7 +227,7 @@ function render(table, st, ctx) {
   }
   const { el } = ctx;
   const b = st.board;
-  if (!b || !b.geometry) { table.replaceChildren(el('p', { class: 'muted' }, 'Waiting for the table…')); return; }
+  if (!b || !b.geometry) { table.replaceChildren(el('p', { class: 'muted' }, t('game.on_top.waiting'))); return; }
   const geo = b.geometry;
   const index = new Map(geo.cells.map((c, i) => [c.name, i]));
   const places = parsePlaces(st.legal_moves || [], index);
@@ -213,7 +251,7 @@ function render(table, st, ctx) {
   };
   const who = (colour) => {
     const seat = colourOwner(colour);
-    return seat === null ? `neutral ${colour}` : `${ctx.seatName(seat)} (${colour})`;
+    return seat === null ? t('game.on_top.neutral_colour', { colour: colourName(colour) }) : t('game.on_top.who', { name: ctx.seatName(seat), colour: colourName(colour) });
   };
 
   // ---------- the board ----------
@@ -233,11 +271,11 @@ function render(table, st, ctx) {
   geo.cells.forEach((cell, i) => {
     const c = b.cells[i];
     const kind = c ? c.kind : 'empty';
-    const label = !c ? `${cell.name}: empty`
-      : kind === 'tile' ? `${cell.name}: tile ${c.tile}, corners ${c.corners.join(' ')}`
-        : kind === 'start' ? `${cell.name}: black start triangle`
-          : kind === 'black' ? `${cell.name}: black triangle`
-            : `${cell.name}: empty hole, counts as black`;
+    const label = !c ? t('game.on_top.cell.empty', { cell: cell.name })
+      : kind === 'tile' ? t('game.on_top.cell.tile', { cell: cell.name, tile: c.tile, corners: c.corners.map(colourName).join(' ') })
+        : kind === 'start' ? t('game.on_top.cell.start', { cell: cell.name })
+          : kind === 'black' ? t('game.on_top.cell.black', { cell: cell.name })
+            : t('game.on_top.cell.void', { cell: cell.name });
     const g = s('g', { class: `ot-cell ot-${kind}`, 'data-cell': cell.name, 'data-kind': kind, 'data-corners': c && c.corners ? c.corners.join(',') : null, role: 'img', 'aria-label': label });
     const fill = kind === 'empty' ? BOARD : kind === 'tile' ? TILE_BASE : kind === 'void' ? 'url(#ot-void-hatch)' : BLACK;
     g.append(s('polygon', { points: pts(cell.points), fill, stroke: kind === 'empty' ? '#cdbb98' : '#2b2622', 'stroke-width': kind === 'empty' ? 1 : 0.8, 'stroke-linejoin': 'round' }));
@@ -299,9 +337,10 @@ function render(table, st, ctx) {
   geo.intersections.forEach((v, i) => {
     const tower = b.towers[i];
     const [x, y] = px([v.x, v.y]);
-    const label = tower === null ? `intersection ${i + 1}${v.golden ? ' (golden)' : ''}: open`
-      : tower.length === 0 ? `intersection ${i + 1}: scored, no pawn`
-        : `intersection ${i + 1}${v.golden ? ' (golden)' : ''}: ${tower.join(', ')} (${tower[tower.length - 1]} on top)`;
+    const point = t(v.golden ? 'game.on_top.point.golden' : 'game.on_top.point.name', { n: i + 1 });
+    const label = tower === null ? t('game.on_top.point.open', { point })
+      : tower.length === 0 ? t('game.on_top.point.no_pawn', { point })
+        : t('game.on_top.point.tower', { point, tower: tower.map(colourName).join(', '), top: colourName(tower[tower.length - 1]) });
     const g = s('g', { class: 'ot-point ot-tower', 'data-point': i, 'data-tower': tower === null ? 'open' : tower.join(','), 'aria-label': label, role: 'img' });
     if (tower && tower.length === 0) {
       const d = E * 0.07;
@@ -335,7 +374,7 @@ function render(table, st, ctx) {
       placeLayer.append(s('g', {
         class: `ot-place${isChosen ? ' chosen' : ''}`, 'data-place': `${a.name}|${c2.name}`, 'data-choice': `place:${a.name}|${c2.name}`,
         role: 'button', tabindex: 0, 'aria-pressed': isChosen ? 'true' : 'false',
-        'aria-label': `${isChosen ? 'turn the tile on' : 'place the tile on'} ${a.name} and ${c2.name}`,
+        'aria-label': t(isChosen ? 'game.on_top.place.turn' : 'game.on_top.place.choose', { a: a.name, b: c2.name }),
         onclick: () => choosePlace(p.key),
         onkeydown: (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); choosePlace(p.key); } },
       },
@@ -385,49 +424,51 @@ function render(table, st, ctx) {
   const ex = extent.map((p) => p[0]), ey = extent.map((p) => p[1]);
   const vb = [Math.min(...ex) - MARGIN - 6, Math.min(...ey) - MARGIN - 6, Math.max(...ex) - Math.min(...ex) + 2 * MARGIN + 12, Math.max(...ey) - Math.min(...ey) + 2 * MARGIN + 12];
 
-  const boardSvg = s('svg', { class: 'ot-board', viewBox: vb.map((v) => v.toFixed(1)).join(' '), role: 'group', 'aria-label': 'On Top board', preserveAspectRatio: 'xMidYMid meet' },
+  const boardSvg = s('svg', { class: 'ot-board', viewBox: vb.map((v) => v.toFixed(1)).join(' '), role: 'group', 'aria-label': t('game.on_top.board_label'), preserveAspectRatio: 'xMidYMid meet' },
     defs, coords, cellLayer, outlineLayer, golden, lastLayer, scoredLayer, towerLayer, badges, placeLayer, ghost);
 
   // ---------- the drawn tile ----------
   const drawnPanel = el('div', { class: `ot-panel ot-drawn${mine ? ' mine' : ''}`, 'data-drawn': b.drawn ? b.drawn.sixths.join(',') : '' });
   if (b.drawn) {
-    drawnPanel.append(el('h3', {}, mine ? 'Your tile' : `Tile to place`));
+    drawnPanel.append(el('h3', {}, mine ? t('game.on_top.drawn.yours') : t('game.on_top.drawn.title')));
     drawnPanel.append(bigTile(b.drawn.sixths, option ? [geo.cells[option.a], geo.cells[option.b]] : null));
     const what = el('div', { class: 'ot-what' });
     if (st.status === 'waiting') {
-      what.append(el('div', {}, 'The first tile is placed once every seat is taken.'));
+      what.append(el('div', {}, t('game.on_top.drawn.waiting')));
     } else if (!mine) {
       const seat = b.to_move;
-      what.append(el('div', {}, seat === null ? '' : `${ctx.seatName(seat)} (${b.seats[seat].colour}) is placing it.`));
+      what.append(el('div', {}, seat === null ? '' : t('game.on_top.drawn.placing', { who: t('game.on_top.who', { name: ctx.seatName(seat), colour: colourName(b.seats[seat].colour) }) })));
     } else if (!option) {
-      what.append(el('div', {}, `Click a highlighted edge on the board to choose where it goes (${places.size} place${places.size === 1 ? '' : 's'}).`));
+      what.append(el('div', {}, tn('game.on_top.drawn.choose', places.size)));
     } else {
       what.append(el('div', { class: 'ot-move' }, option.move),
-        el('div', { class: 'ot-small' }, `Half A on ${geo.cells[option.a].name}, half B on ${geo.cells[option.b].name}. Turn ${(sel.turn % chosen.moves.length) + 1} of ${chosen.moves.length} here.`));
+        el('div', { class: 'ot-small' }, t('game.on_top.drawn.halves', { a: geo.cells[option.a].name, b: geo.cells[option.b].name, k: (sel.turn % chosen.moves.length) + 1, n: chosen.moves.length })));
     }
-    what.append(el('div', { class: 'ot-small' }, `${b.tiles_left} tile${b.tiles_left === 1 ? '' : 's'} face down · ${b.black_left} spare black triangle${b.black_left === 1 ? '' : 's'}`));
+    what.append(el('div', { class: 'ot-small' }, `${tn('game.on_top.tiles_down', b.tiles_left)} · ${tn('game.on_top.blacks_left', b.black_left)}`));
     drawnPanel.append(what);
     if (mine && option) {
       drawnPanel.append(el('div', { class: 'ot-tools' },
         el('button', {
-          class: 'ot-turn', 'data-choice': 'turn', disabled: chosen.moves.length < 2, title: 'Turn the tile on these two cells',
-          'aria-label': `turn the tile (now ${option.move})`,
+          class: 'ot-turn', 'data-choice': 'turn', disabled: chosen.moves.length < 2, title: t('game.on_top.turn_title'),
+          'aria-label': t('game.on_top.turn_label', { move: option.move }),
           onclick: () => { sel.turn = (sel.turn + 1) % chosen.moves.length; rerender(); },
-        }, '⟳ Turn'),
-        el('button', { class: 'ot-cancel', 'data-choice': 'cancel', onclick: () => { sel = { key, place: null, turn: 0 }; rerender(); } }, 'Cancel'),
-        el('button', { class: 'primary ot-confirm', 'data-move': option.move, 'aria-label': `place the tile: ${option.move}`, onclick: () => ctx.play(option.move) }, `Place ${option.move}`)));
+        }, t('game.on_top.turn')),
+        el('button', { class: 'ot-cancel', 'data-choice': 'cancel', onclick: () => { sel = { key, place: null, turn: 0 }; rerender(); } }, t('game.on_top.cancel')),
+        el('button', { class: 'primary ot-confirm', 'data-move': option.move, 'aria-label': t('game.on_top.confirm_label', { move: option.move }), onclick: () => ctx.play(option.move) }, t('game.on_top.confirm', { move: option.move }))));
     }
   } else {
-    drawnPanel.append(el('h3', {}, 'Game over'),
+    const worded = b.result ? reason(b.result.code ? b.result : st.outcome, { name: ctx.seatName }) : null;
+    drawnPanel.append(el('h3', {}, t('game.on_top.over')),
       el('div', { class: 'ot-what', style: 'grid-column: 1 / -1' },
         b.result ? el('div', { class: 'ot-result', 'data-result': b.result.winners.join(',') }, resultLine(b)) : '',
-        el('div', {}, b.result ? cap(b.result.reason) + '.' : 'No tile left to place.'),
-        el('div', { class: 'ot-small' }, `${b.tiles_left} tile${b.tiles_left === 1 ? '' : 's'} left face down · ${b.black_left} spare black triangle${b.black_left === 1 ? '' : 's'}`)));
+        el('div', { 'data-reason': b.result ? (b.result.code || (st.outcome && st.outcome.code) || '') : null },
+          b.result ? t('game.on_top.sentence', { text: cap(worded || b.result.reason) }) : t('game.on_top.no_tile_left')),
+        el('div', { class: 'ot-small' }, `${tn('game.on_top.tiles_down_left', b.tiles_left)} · ${tn('game.on_top.blacks_left', b.black_left)}`)));
   }
 
   // ---------- players, scores and pawns left ----------
   const winners = new Set(b.result ? b.result.winners : []);
-  const players = el('div', { class: 'ot-panel ot-players' }, el('h3', {}, 'Colours · points · pawns left'),
+  const players = el('div', { class: 'ot-panel ot-players' }, el('h3', {}, t('game.on_top.colours_title')),
     b.colours.map((c) => {
       const seat = c.seat;
       const full = seat === null ? 21 : 20;
@@ -436,53 +477,57 @@ function render(table, st, ctx) {
       return el('div', {
         class: `ot-colour${seat === null ? ' neutral' : ''}${toMove ? ' to-move' : ''}`, 'data-colour': c.colour,
         'data-seat': seat === null ? 'neutral' : seat, 'data-pawns': c.pawns_left, 'data-score': sd ? sd.score : null,
-        'aria-label': seat === null ? `${c.colour}: neutral, ${c.pawns_left} pawns left` : `${c.colour}: ${ctx.seatName(seat)}, ${sd.score} points, ${c.pawns_left} pawns left`,
+        'aria-label': seat === null ? t('game.on_top.colour_neutral_label', { colour: colourName(c.colour), pawns: tn('game.on_top.pawns_left', c.pawns_left) })
+          : t('game.on_top.colour_label', { colour: colourName(c.colour), name: ctx.seatName(seat), points: tn('game.on_top.points', sd.score), pawns: tn('game.on_top.pawns_left', c.pawns_left) }),
       },
       swatch(c.colour, 22),
-      el('div', { class: 'ot-name' }, seat === null ? cap(c.colour) : ctx.seatName(seat),
-        seat === null ? el('span', { class: 'ot-tag neutral' }, 'neutral') : '',
-        seat !== null && seat === st.you ? el('span', { class: 'ot-tag' }, 'you') : '',
-        winners.has(seat) ? el('span', { class: 'ot-tag', style: 'background:#c58b19' }, 'wins') : ''),
-      el('div', { class: 'ot-pts' }, sd ? String(sd.score) : '—', el('small', {}, sd ? 'points' : 'no marker')),
-      el('div', { class: 'ot-sub' }, `${seat === null ? 'neutral' : c.colour}${sd && sd.team !== null ? ` · team ${sd.team + 1}` : ''} · ${c.pawns_left} pawn${c.pawns_left === 1 ? '' : 's'} left${sd && sd.penalty ? ` · −${sd.penalty} for unused pawns` : ''}`),
-      el('div', { class: 'ot-bar', title: `${c.pawns_left} of ${full} pawns left` }, el('span', { style: `width:${(100 * c.pawns_left / full).toFixed(1)}%; background:${SEAT_INK[c.colour]}` })));
+      el('div', { class: 'ot-name' }, seat === null ? cap(colourName(c.colour)) : ctx.seatName(seat),
+        seat === null ? el('span', { class: 'ot-tag neutral' }, t('game.on_top.tag.neutral')) : '',
+        seat !== null && seat === st.you ? el('span', { class: 'ot-tag' }, t('game.on_top.tag.you')) : '',
+        winners.has(seat) ? el('span', { class: 'ot-tag', style: 'background:#c58b19' }, t('game.on_top.tag.wins')) : ''),
+      el('div', { class: 'ot-pts' }, sd ? String(sd.score) : '—', el('small', {}, sd ? t('game.on_top.points_unit') : t('game.on_top.no_marker'))),
+      el('div', { class: 'ot-sub' }, [seat === null ? t('game.on_top.tag.neutral') : colourName(c.colour),
+        sd && sd.team !== null ? t('game.on_top.team', { n: sd.team + 1 }) : null,
+        tn('game.on_top.pawns_left', c.pawns_left),
+        sd && sd.penalty ? t('game.on_top.penalty', { n: sd.penalty }) : null].filter(Boolean).join(' · ')),
+      el('div', { class: 'ot-bar', title: tn('game.on_top.pawns_bar', c.pawns_left, { full }) }, el('span', { style: `width:${(100 * c.pawns_left / full).toFixed(1)}%; background:${SEAT_INK[c.colour]}` })));
     }));
 
   // ---------- the score track ----------
-  const trackBox = el('div', { class: 'ot-panel ot-trackbox' }, el('h3', {}, 'Score track'), scoreTrack(b, geo.track_spaces || 50, ctx));
+  const trackBox = el('div', { class: 'ot-panel ot-trackbox' }, el('h3', {}, t('game.on_top.track_title')), scoreTrack(b, geo.track_spaces || 50, ctx));
 
   // ---------- what the last placement did ----------
-  const lastPanel = el('div', { class: 'ot-panel ot-last' }, el('h3', {}, 'Last placement'));
+  const lastPanel = el('div', { class: 'ot-panel ot-last' }, el('h3', {}, t('game.on_top.last_title')));
   if (!b.last) {
-    lastPanel.append(el('div', { class: 'muted' }, 'No tile placed yet. The first tile must touch a black start triangle.'));
+    lastPanel.append(el('div', { class: 'muted' }, t('game.on_top.last_none')));
   } else {
     const L = b.last;
-    const holes = L.filled.map((f) => `${geo.cells[f.cell].name}${f.kind === 'void' ? ' (left empty, counts as black)' : ''}`);
+    const holes = L.filled.map((f) => (f.kind === 'void' ? t('game.on_top.hole_void', { cell: geo.cells[f.cell].name }) : geo.cells[f.cell].name));
     lastPanel.append(el('div', { class: 'ot-head', 'data-last-move': L.move },
       el('span', { class: 'ot-dot', style: `background:${FILL[L.colour]}; border-color:${DARK[L.colour]}` }),
-      el('b', {}, ctx.seatName(L.seat)), ` placed `, el('b', {}, L.move), '.',
-      holes.length ? ` Hole${holes.length === 1 ? '' : 's'} filled: ${holes.join(', ')}.` : ''));
-    if (!L.scored.length) lastPanel.append(el('div', { class: 'muted' }, 'No circle completed.'));
+      withNodes('game.on_top.last_placed', { name: el('b', {}, ctx.seatName(L.seat)), move: el('b', {}, L.move) }),
+      holes.length ? ` ${tn('game.on_top.holes_filled', holes.length, { cells: holes.join(', ') })}` : ''));
+    if (!L.scored.length) lastPanel.append(el('div', { class: 'muted' }, t('game.on_top.no_circle')));
     else {
       lastPanel.append(el('ol', {}, L.scored.map((r, n) => {
         const counts = COLOURS.map((c, k) => [c, r.counts[k]]).filter(([, k]) => k > 0).sort((x, y) => y[1] - x[1]);
-        const countText = counts.length ? counts.map(([c, k]) => `${c} ${k}`).join(' · ') : 'only black';
+        const countText = counts.length ? counts.map(([c, k]) => t('game.on_top.count', { colour: colourName(c), n: k })).join(' · ') : t('game.on_top.only_black');
         const seconds = r.top ? r.placed.slice(0, -1) : r.placed;
         let text;
-        if (!counts.length) text = 'no colour: no pawn.';
-        else if (r.tie) text = 'a tie for the most: no pawn.';
+        if (!counts.length) text = t('game.on_top.circle.no_colour');
+        else if (r.tie) text = t('game.on_top.circle.tie');
         else {
           const parts = [];
-          if (seconds.length) parts.push(`second: ${seconds.map((p) => who(p.colour)).join(', ')}`);
-          if (r.top) parts.push(`on top: ${who(r.top)}`);
-          else parts.push('the game stopped before the top pawn');
-          text = parts.join('; ') + '.';
+          if (seconds.length) parts.push(t('game.on_top.circle.second', { who: seconds.map((p) => who(p.colour)).join(', ') }));
+          if (r.top) parts.push(t('game.on_top.circle.top', { who: who(r.top) }));
+          else parts.push(t('game.on_top.circle.stopped'));
+          text = t('game.on_top.sentence', { text: parts.join(t('game.on_top.circle.sep')) });
         }
-        const gain = r.top && r.scorer !== null ? el('span', { class: 'ot-gain' }, ` ${ctx.seatName(r.scorer)} +${r.points}${r.golden ? ' (golden, doubled)' : ''}`)
-          : r.top ? el('span', { class: 'muted' }, ' neutral: no points') : '';
+        const gain = r.top && r.scorer !== null ? el('span', { class: 'ot-gain' }, ` ${t(r.golden ? 'game.on_top.gain_golden' : 'game.on_top.gain', { name: ctx.seatName(r.scorer), points: r.points })}`)
+          : r.top ? el('span', { class: 'muted' }, ` ${t('game.on_top.gain_neutral')}`) : '';
         return el('li', { class: r.top ? 'scoring' : '', 'data-scored-caption': r.intersection },
           el('span', { class: 'ot-badge' }, n + 1),
-          el('span', {}, el('span', { class: 'muted' }, `${countText}${r.golden ? ' · golden' : ''} — `), text, gain));
+          el('span', {}, el('span', { class: 'muted' }, `${r.golden ? t('game.on_top.count_golden', { counts: countText }) : countText} — `), text, gain));
       })));
     }
   }
@@ -504,7 +549,8 @@ function bigTile(sixths, cells) {
   const y0 = Math.min(...all.map((p) => p[1])), y1 = Math.max(...all.map((p) => p[1]));
   const m = 6;
   const svg = s('svg', { class: 'ot-big', viewBox: `${x0 - m} ${y0 - m} ${x1 - x0 + 2 * m} ${y1 - y0 + 2 * m}`, role: 'img',
-    'aria-label': `drawn tile: ${sixths.join(', ')}${names ? ` on ${names[0]} and ${names[1]}` : ''}` });
+    'aria-label': names ? t('game.on_top.big_tile_on', { sixths: sixths.map(colourName).join(', '), a: names[0], b: names[1] })
+      : t('game.on_top.big_tile', { sixths: sixths.map(colourName).join(', ') }) });
   [[A, ac, 'A'], [B, bc, 'B']].forEach(([points, cols, half], h) => {
     svg.append(s('polygon', { points: pts(points), fill: TILE_BASE }));
     points.forEach((_, k) => svg.append(s('path', { d: sectorPath(points, k), fill: FILL[cols[k]], stroke: cols[k] === 'white' ? '#b9b0a0' : 'none', 'stroke-width': 0.8 })));
@@ -520,7 +566,7 @@ function bigTile(sixths, cells) {
 function scoreTrack(b, spaces, ctx) {
   const per = Math.ceil(spaces / 2), w = 22, h = 24, gap = 10;
   const width = per * w, height = 2 * h + gap;
-  const svg = s('svg', { class: 'ot-track', viewBox: `-4 -4 ${width + 8} ${height + 8}`, role: 'img', 'aria-label': 'score track' });
+  const svg = s('svg', { class: 'ot-track', viewBox: `-4 -4 ${width + 8} ${height + 8}`, role: 'img', 'aria-label': t('game.on_top.track_label') });
   const spot = (n) => {
     const row = n < per ? 0 : 1;
     const col = row === 0 ? n : spaces - 1 - n;
@@ -544,16 +590,64 @@ function scoreTrack(b, spaces, ctx) {
       const sd = b.seats[seat];
       const off = (k - (seats.length - 1) / 2) * 5;
       const laps = Math.floor(sd.score / spaces);
-      svg.append(s('g', { 'data-marker': sd.colour, 'data-score': sd.score, 'aria-label': `${ctx.seatName(seat)} (${sd.colour}): ${sd.score} points` },
+      const label = t('game.on_top.marker_label', { who: t('game.on_top.who', { name: ctx.seatName(seat), colour: colourName(sd.colour) }), points: tn('game.on_top.points', sd.score) });
+      svg.append(s('g', { 'data-marker': sd.colour, 'data-score': sd.score, 'aria-label': label },
         s('circle', { cx: x + off, cy: y - 2 - k * 2, r: 7.5, fill: FILL[sd.colour], stroke: DARK[sd.colour], 'stroke-width': 1.6 }),
         laps > 0 ? s('text', { x: x + off, y: y - 1.5 - k * 2, 'font-size': 7, 'font-weight': 700, fill: sd.colour === 'white' || sd.colour === 'yellow' ? '#2b2622' : '#fff', 'text-anchor': 'middle', 'dominant-baseline': 'central' }, `+${laps * spaces}`) : '',
-        s('title', {}, `${ctx.seatName(seat)} (${sd.colour}): ${sd.score} points`)));
+        s('title', {}, label)));
     });
   }
   return svg;
 }
 
-const onTopTable = { render };
+// For the Rules panel: the tile with these six sixths (colour names), in its standard position.
+export function tileSketch(sixths, width = 132) {
+  const was = turned;
+  turned = false;
+  const svg = bigTile(sixths, null);
+  turned = was;
+  svg.setAttribute('width', width);
+  svg.setAttribute('height', Math.round(width * 96 / 132));
+  return svg;
+}
+
+// For the Rules panel: the triangles around one intersection, `sixths[k]` giving the colour of
+// the k-th one's sixth at the centre (null: a black triangle; undefined: no cell there, off the
+// board), clockwise from the top-left one, and the tower of pawns placed there (bottom to top).
+// `golden` draws the golden border through the intersection, along the top of the drawn cells.
+export function circleSketch(sixths, tower = [], { golden = false, width = 170, label = '' } = {}) {
+  const was = turned;
+  turned = false;
+  const c = [2, 1];
+  const ring = [[1, 0], [3, 0], [4, 1], [3, 2], [1, 2], [0, 1]];
+  const cells = ring.map((p, k) => [c, p, ring[(k + 1) % 6]]).filter((_, k) => sixths[k] !== undefined);
+  const all = cells.flat().map(px);
+  const x0 = Math.min(...all.map((p) => p[0])) - 8, y0 = Math.min(...all.map((p) => p[1])) - 14;
+  const w = Math.max(...all.map((p) => p[0])) + 8 - x0, h = Math.max(...all.map((p) => p[1])) + 8 - y0;
+  const svg = s('svg', { viewBox: `${x0} ${y0} ${w} ${h}`, width, height: Math.round(width * h / w), role: 'img', 'aria-label': label });
+  svg.append(s('title', {}, label));
+  ring.forEach((p, k) => {
+    const colour = sixths[k];
+    if (colour === undefined) return;
+    const cell = [c, p, ring[(k + 1) % 6]];
+    svg.append(s('polygon', { points: pts(cell), fill: colour ? TILE_BASE : BLACK, stroke: '#2b2622', 'stroke-width': 0.8, 'stroke-linejoin': 'round' }));
+    if (colour) svg.append(s('path', { d: sectorPath(cell, 0), fill: FILL[colour], stroke: colour === 'white' ? '#b9b0a0' : 'none', 'stroke-width': 0.8 }));
+  });
+  if (golden) {
+    const [a, b] = [px(ring[5]), px(ring[2])];
+    svg.append(s('line', { x1: a[0], y1: a[1], x2: b[0], y2: b[1], stroke: '#d4a017', 'stroke-width': 6, 'stroke-linecap': 'round' }));
+  }
+  const [x, y] = px(c);
+  tower.forEach((colour, k) => {
+    const cy = y - k * LIFT;
+    svg.append(s('ellipse', { cx: x, cy: cy + PAWN_R * 0.35, rx: PAWN_R, ry: PAWN_R * 0.55, fill: DARK[colour] }),
+      s('circle', { cx: x, cy, r: PAWN_R, fill: FILL[colour], stroke: DARK[colour], 'stroke-width': 1.6 }));
+  });
+  turned = was;
+  return svg;
+}
+
+const onTopTable = { render, reason };
 // The seats' pills in app.js take the game's own colours: blue, yellow, red, white in seat order.
 onTopTable.seatColour = (st, i) => {
   const sd = st.board && st.board.seats && st.board.seats[i];

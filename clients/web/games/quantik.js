@@ -1,12 +1,25 @@
 // The Quantik table: a round board of four 2×2 regions, each player's tray of remaining
 // pieces, legal placements highlighted for the chosen shape. Click a shape, then a cell.
 import { svg as s, addStyle } from '../dom.js';
+import { t } from '../i18n.js';
 
-const SHAPES = ['sphere', 'cylinder', 'cube', 'cone'];
+export const SHAPES = ['sphere', 'cylinder', 'cube', 'cone'];
 
 let chosen = null;  // the shape picked in our tray, kept across re-renders
 
-function shapeSvg(shape, seat, size = 44) {
+// A shape's name in the page's language (read at each call: the language may change).
+export function shapeName(shape) {
+  return {
+    sphere: t('game.quantik.shape.sphere'),
+    cylinder: t('game.quantik.shape.cylinder'),
+    cube: t('game.quantik.shape.cube'),
+    cone: t('game.quantik.shape.cone'),
+  }[shape] ?? shape;
+}
+
+// A piece: `shape` in seat `seat`'s colour (0 dark, 1 light), `size` pixels wide.
+export function shapeSvg(shape, seat, size = 44) {
+  addStyle('quantik-style', STYLE);
   const body = {
     sphere: () => [s('circle', { cx: 20, cy: 20, r: 15 })],
     cylinder: () => [s('rect', { x: 7, y: 9, width: 26, height: 22, rx: 2 }),
@@ -15,7 +28,23 @@ function shapeSvg(shape, seat, size = 44) {
     cone: () => [s('polygon', { points: '20,4 36,35 4,35' })],
   }[shape]?.() ?? [];
   return s('svg', { viewBox: '0 0 40 40', width: size, height: size, class: `q-piece q-seat${seat}` },
-    body, s('title', {}, shape));
+    body, s('title', {}, shapeName(shape)));
+}
+
+// The outcome's reason in the page's language, from its code and args; null for another code.
+function reason(outcome, ctx) {
+  const args = outcome.args || {};
+  const winner = (outcome.winners || [])[0];
+  if (outcome.code === 'quantik.line') {
+    const key = { row: 'reason.quantik.line.row', column: 'reason.quantik.line.column', region: 'reason.quantik.line.region' }[args.line];
+    return key ? t(key) : null;
+  }
+  if (outcome.code === 'quantik.no_move') {
+    // The player to move had no legal move and lost: the other seat won.
+    if (winner === undefined) return null;
+    return t('reason.quantik.no_move', { name: ctx.name(1 - winner) });
+  }
+  return null;
 }
 
 const STYLE = `
@@ -46,6 +75,7 @@ const STYLE = `
   `;
 
 export default {
+  reason,
   render(table, st, ctx) {
     addStyle('quantik-style', STYLE);
     const { el } = ctx;
@@ -69,7 +99,8 @@ export default {
           class: `q-cell r${region} col${c} row${r}${isLegal ? ' legal' : ''}${win.has(name) ? ' win' : ''}${board.last && board.last.endsWith('@' + name) ? ' last' : ''}`,
           'data-cell': name,
           'data-move': isLegal ? move : null,
-          'aria-label': piece ? `${name}: ${piece.shape} of ${ctx.seatName(piece.seat)}` : `${name}: empty`,
+          'aria-label': piece ? t('game.quantik.cell_piece', { cell: name, shape: shapeName(piece.shape), name: ctx.seatName(piece.seat) })
+            : t('game.quantik.cell_empty', { cell: name }),
           disabled: !isLegal,
           onclick: () => { if (isLegal) ctx.play(move); },
         });
@@ -82,24 +113,24 @@ export default {
       const left = board.pieces[seat];
       const mine = st.you === seat && myTurn;
       return el('div', { class: 'q-tray', 'data-tray': seat },
-        el('h3', {}, `${ctx.seatName(seat)} ${seat === 0 ? '(dark)' : '(light)'}`),
+        el('h3', {}, t(seat === 0 ? 'game.quantik.tray_dark' : 'game.quantik.tray_light', { name: ctx.seatName(seat) })),
         el('div', { class: 'q-shapes' }, SHAPES.map((shape) => {
           const n = left[shape];
           const b = el('button', {
             class: `q-shape${chosen === shape && mine ? ' chosen' : ''}${n === 0 ? ' none' : ''}`,
             'data-shape': shape,
             disabled: !mine || !playable(shape),
-            title: `${shape}: ${n} left`,
+            title: t('game.quantik.left', { shape: shapeName(shape), n }),
             onclick: () => { chosen = shape; this.render(table, st, ctx); },
           }, shapeSvg(shape, seat, 30), `×${n}`);
           return b;
         })),
-        mine ? el('div', { class: 'q-hint' }, chosen ? `Place your ${chosen}: highlighted cells are open to it.` : 'No shape can be placed.') : '');
+        mine ? el('div', { class: 'q-hint' }, chosen ? t('game.quantik.hint_place', { shape: shapeName(chosen) }) : t('game.quantik.hint_none')) : '');
     };
 
     table.replaceChildren(el('div', { class: 'q-wrap' },
       tray(0),
-      el('div', { class: 'q-board', role: 'grid', 'aria-label': 'Quantik board' }, cells),
+      el('div', { class: 'q-board', role: 'grid', 'aria-label': t('game.quantik.board') }, cells),
       tray(1)));
   },
 };

@@ -8,6 +8,7 @@
 //   a blue Quirk:  click a highlighted top (a selection, data-choice), then one of its
 //                  highlighted empty neighbours                        -> "c3-d4"
 import { svg as s, addStyle } from '../dom.js';
+import { t, tn } from '../i18n.js';
 
 const S = 64;                      // distance between neighbouring points, in SVG units
 const ROW = S * Math.sqrt(3) / 2;  // distance between rows
@@ -21,22 +22,23 @@ const COLOURS = ['green', 'yellow', 'red'];
 const FILL = { green: '#3d9a4f', yellow: '#f1c232', red: '#d8473a', blue: '#2f6fd6', black: '#26221f', purple: '#8d46c2' };
 const DARK = { green: '#1f5e2c', yellow: '#9a7607', red: '#8e2219', blue: '#173f86', black: '#000', purple: '#55217c' };
 const GLYPH = { blue: '↔', black: '×', purple: '⟳' };
-const QUIRK_WHAT = {
-  blue: 'moves any top marker to an empty neighbour',
-  black: 'sends any top marker back to the bag',
-  purple: 'passes every colour to the player on the left',
-};
+// Every text of the panel is read through t() at each render (the language may change).
+// i18n-keys: game.quirky.colour.*
+// i18n-keys: game.quirky.hint.quirk.*
+// i18n-keys: game.quirky.log.*
+// The lobby's "New table" form (app.js) words this game's options with these keys:
+// i18n-keys: option.quirky.*
 
 let sel = { key: null, from: null };   // the blue Quirk's chosen source, kept across re-renders
 let flash = { key: null, at: 0 };      // when the current scoring was first shown
 let lastArgs = null;                   // the last render's arguments, to re-render on a local choice
 
 const isQuirk = (p) => p === 'blue' || p === 'black' || p === 'purple';
-const pieceName = (p) => (isQuirk(p) ? `${p} Quirk` : `${p} marker`);
-const article = (w) => (/^[aeiou]/.test(w) ? 'an' : 'a');
+const colourName = (c) => t(`game.quirky.colour.${c}`);
+const pieceName = (p) => t(isQuirk(p) ? 'game.quirky.piece.quirk' : 'game.quirky.piece.marker', { colour: colourName(p) });
 
 // One piece as a small picture: a marker disc, or a Quirk disc with its glyph.
-function pieceIcon(piece, size = 22, extra = {}) {
+export function pieceIcon(piece, size = 22, extra = {}) {
   const quirk = isQuirk(piece);
   return s('svg', { viewBox: '-24 -24 48 48', width: size, height: size, class: `qk-icon qk-${piece}`, 'aria-hidden': 'true', ...extra },
     quirk ? s('rect', { x: -20, y: -20, width: 40, height: 40, rx: 11, fill: FILL[piece], stroke: DARK[piece], 'stroke-width': 2.5 })
@@ -156,29 +158,35 @@ function hull(pts) {
 }
 
 function describeStack(stack) {
-  if (!stack.length) return 'empty';
-  const top = stack.at(-1);
-  const below = stack.slice(0, -1).reverse();
-  return `${top}${below.length ? ` on ${below.join(' on ')}` : ''}, height ${stack.length}`;
+  if (!stack.length) return t('game.quirky.stack.empty');
+  const list = stack.map(colourName).reverse().reduce((top, below) => t('game.quirky.stack.on', { top, below }));
+  return t('game.quirky.stack.height', { list, n: stack.length });
 }
 
-// The text of one log entry.
+// The text of one log entry, worded from its data (event, piece, move, returned).
 function logText(e, name) {
-  const who = name(e.seat);
-  const whose = who === 'You' ? 'Your' : `${who}'s`;
+  const vars = { name: name(e.seat), piece: pieceName(e.piece), point: e.move || '' };
   switch (e.event) {
-    case 'placed': return `${who} placed ${e.piece} on ${e.move}`;
-    case 'moved': { const [a, b] = e.move.split('-'); return `${whose} blue Quirk moved the top of ${a} to ${b}`; }
-    case 'returned': return `${whose} black Quirk sent ${e.returned} from ${e.move.slice(1)} back to the bag`;
-    case 'set_aside': return `${who} drew ${article(e.piece)} ${e.piece} marker that fits nowhere: set aside`;
-    case 'no_effect': return `${who} drew ${article(e.piece)} ${e.piece} Quirk: nothing to act on, no effect`;
-    case 'colours_passed': return `${who} drew a purple Quirk: every colour passed to the left`;
-    default: return `${who}: ${e.event}`;
+    case 'placed': return t('game.quirky.log.placed', vars);
+    case 'moved': { const [from, to] = (e.move || '-').split('-'); return t('game.quirky.log.moved', { ...vars, from, to }); }
+    case 'returned': return t('game.quirky.log.returned', { ...vars, piece: pieceName(e.returned), point: (e.move || '').slice(1) });
+    case 'set_aside': case 'no_effect': case 'colours_passed': return t(`game.quirky.log.${e.event}`, vars);
+    default: return t('game.quirky.log.other', { ...vars, event: e.event });
   }
 }
 
+const gainOf = (g, who) => t('game.quirky.gain', { gain: g, name: who });
 function gainText(gain, name) {
-  return (gain || []).map((g, i) => (g > 0 ? `+${g} ${name(i)}` : null)).filter(Boolean).join(', ');
+  return (gain || []).map((g, i) => (g > 0 ? gainOf(g, name(i)) : null)).filter(Boolean).join(', ');
+}
+
+// The worded reason of a finished game (outcome.code and outcome.args), or null for a code that
+// is not Quirky's (the app then shows outcome.reason).
+function reason(outcome) {
+  if (!outcome || outcome.code !== 'quirky.bag_empty') return null;
+  const a = outcome.args || {};
+  if (a.sharing > 1) return tn('reason.quirky.bag_empty_shared', a.points, { sharing: a.sharing });
+  return tn('reason.quirky.bag_empty', a.points);
 }
 
 const quirkyTable = {
@@ -187,12 +195,12 @@ const quirkyTable = {
     lastArgs = [table, st, ctx];
     const { el } = ctx;
     const b = st.board;
-    const name = (i) => (i === st.you ? 'You' : ctx.seatName(i));
+    const name = (i) => ctx.seatName(i);
     const holderOf = (colour) => b.seats.findIndex((x) => x.colour === colour);
     const whose = (colour) => {
-      if (b.neutral === colour) return 'neutral';
+      if (b.neutral === colour) return t('game.quirky.owner.neutral');
       const h = holderOf(colour);
-      return h < 0 ? '' : h === st.you ? 'your colour' : `${ctx.seatName(h)}'s colour`;
+      return h < 0 ? '' : h === st.you ? t('game.quirky.owner.you') : t('game.quirky.owner.other', { name: ctx.seatName(h) });
     };
     const { place, take, slide } = parseMoves(st.legal_moves);
     const myTurn = st.legal_moves.length > 0;
@@ -277,12 +285,13 @@ const quirkyTable = {
       const act = move !== null || choice !== null;
       const top = stack.at(-1);
       const what = describeStack(stack);
-      let label = `${p.id}: ${what}`;
-      if (kind === 'place') label += ` — place the ${drawn.piece} marker here`;
-      else if (kind === 'take') label += ` — send the top ${top} back to the bag`;
-      else if (kind === 'target') label += ` — move the top of ${sel.from} here`;
-      else if (kind === 'source') label += ` — choose this ${top} to move`;
-      else if (kind === 'source picked') label += ` — chosen to move; click again to cancel`;
+      let label = t('game.quirky.point.label', { point: p.id, stack: what });
+      const act_ = kind === 'place' ? t('game.quirky.point.place', { piece: pieceName(drawn.piece) })
+        : kind === 'take' ? t('game.quirky.point.take', { piece: pieceName(top) })
+          : kind === 'target' ? t('game.quirky.point.target', { from: sel.from })
+            : kind === 'source' ? t('game.quirky.point.source', { piece: pieceName(top) })
+              : kind === 'source picked' ? t('game.quirky.point.picked') : '';
+      if (act_) label = `${label} — ${act_}`;
       const fire = () => { if (move !== null) ctx.play(move); else if (choice !== null) choose(sel.from === choice ? null : choice); };
       const g = s('g', {
         class: `qk-point${act ? ` can ${kind}` : ''}`,
@@ -365,7 +374,7 @@ const quirkyTable = {
 
     const svg = s('svg', {
       class: 'qk-board', viewBox: `0 0 ${W.toFixed(1)} ${H.toFixed(1)}`, role: 'group',
-      'aria-label': `Quirky board, ${b.points.length} points`,
+      'aria-label': t('game.quirky.board_label', { n: b.points.length }),
     }, defs, bg, lines, under, points, over);
 
     // ---------- the drawn piece ----------
@@ -376,26 +385,26 @@ const quirkyTable = {
       const owner = isQuirk(p) ? '' : whose(p);
       drawnCard.append(
         el('div', { class: 'qk-big' }, pieceIcon(p, 64, { 'aria-label': pieceName(p), role: 'img' })),
-        el('div', { class: 'qk-who' }, mine ? 'You drew' : `${ctx.seatName(drawn.seat)} drew`),
-        el('div', { class: 'qk-what' }, `${article(p) === 'an' ? 'An' : 'A'} ${pieceName(p)}${owner ? ` (${owner})` : ''}`));
+        el('div', { class: 'qk-who' }, mine ? t('game.quirky.drawn.you') : t('game.quirky.drawn.other', { name: ctx.seatName(drawn.seat) })),
+        el('div', { class: 'qk-what' }, owner ? t('game.quirky.drawn.what_owner', { piece: pieceName(p), owner }) : t('game.quirky.drawn.what', { piece: pieceName(p) })));
       let hint;
-      if (!myTurn) hint = isQuirk(p) ? `It ${QUIRK_WHAT[p]}. Dotted rings: the choices open to it.` : `Dotted rings: the ${drawn.points.length} points open to it.`;
-      else if (place.size) hint = `Click a highlighted point to place it (${place.size} open).`;
-      else if (take.size) hint = 'Click a highlighted top marker to send it back to the bag.';
-      else if (sel.from) hint = `Moving the top of ${sel.from}: click a highlighted empty neighbour.`;
-      else hint = 'Click a highlighted top marker, then the empty neighbour to move it to.';
+      if (!myTurn) hint = isQuirk(p) ? t(`game.quirky.hint.quirk.${p}`) : tn('game.quirky.hint.watch', drawn.points.length);
+      else if (place.size) hint = tn('game.quirky.hint.place', place.size);
+      else if (take.size) hint = t('game.quirky.hint.take');
+      else if (sel.from) hint = t('game.quirky.hint.moving', { from: sel.from });
+      else hint = t('game.quirky.hint.blue');
       drawnCard.append(el('div', { class: 'qk-hint' }, hint));
       if (myTurn && sel.from && slide.size > 1) {
         drawnCard.append(el('div', { class: 'qk-tools' },
-          el('button', { class: 'small', 'data-choice': 'cancel', onclick: () => choose(null) }, 'Choose another marker')));
+          el('button', { class: 'small', 'data-choice': 'cancel', onclick: () => choose(null) }, t('game.quirky.choose_another'))));
       }
     } else {
       const w = st.outcome && st.outcome.winners.length ? b.seats[st.outcome.winners[0]].colour : null;
       drawnCard.append(el('div', { class: 'qk-big' }, w ? pieceIcon(w, 64) : pieceIcon('black', 64, { opacity: 0.15 })),
-        el('div', { class: 'qk-who' }, st.status === 'over' ? 'Game over: the bag is empty' : 'Waiting'),
-        el('div', { class: 'qk-what' }, !st.outcome ? 'No piece drawn yet'
-          : st.outcome.winners.length === 1 ? `${name(st.outcome.winners[0])} ${st.outcome.winners[0] === st.you ? 'win' : 'wins'}`
-            : `Shared win: ${st.outcome.winners.map(name).join(', ')}`));
+        el('div', { class: 'qk-who' }, st.status === 'over' ? t('game.quirky.over') : t('game.quirky.waiting')),
+        el('div', { class: 'qk-what' }, !st.outcome ? t('game.quirky.nothing_drawn')
+          : st.outcome.winners.length === 1 ? (st.outcome.winners[0] === st.you ? t('game.quirky.you_win') : t('game.quirky.wins', { name: name(st.outcome.winners[0]) }))
+            : t('game.quirky.shared_win', { names: st.outcome.winners.map(name).join(', ') })));
     }
     // What just happened: the last move's scoring and what the server did on its own since.
     const news = [];
@@ -403,59 +412,59 @@ const quirkyTable = {
       const gains = new Map();
       for (const t of scored) if (t.seat !== null) gains.set(t.seat, (gains.get(t.seat) || 0) + t.gain);
       const neutralTris = scored.filter((t) => t.seat === null).length;
-      const parts = [...gains].map(([seat, g]) => `+${g} ${name(seat)}`);
-      if (neutralTris) parts.push(`${neutralTris} neutral`);
+      const parts = [...gains].map(([seat, g]) => gainOf(g, name(seat)));
+      if (neutralTris) parts.push(tn('game.quirky.news.neutral', neutralTris));
       news.push(el('div', { class: 'qk-score', 'data-news': 'scored' },
-        el('span', {}, `${name(b.last.seat)} played ${b.last.move}: ${scored.length} triangle${scored.length === 1 ? '' : 's'} — ${parts.join(', ')}`),
-        el('button', { class: 'small', 'data-choice': 'replay', title: 'Show the scored triangles again', onclick: () => { flash = { key: flashKey, at: Date.now() }; rerender(); } }, 'show')));
+        el('span', {}, tn('game.quirky.news.scored', scored.length, { name: name(b.last.seat), move: b.last.move, gains: parts.join(', ') })),
+        el('button', { class: 'small', 'data-choice': 'replay', title: t('game.quirky.news.replay_title'), onclick: () => { flash = { key: flashKey, at: Date.now() }; rerender(); } }, t('game.quirky.news.replay'))));
     }
     for (let i = lastIdx + 1; i < b.log.length; i++) {
       const e = b.log[i];
-      news.push(el('div', { class: e.event === 'colours_passed' ? 'qk-pass' : 'qk-auto', 'data-news': e.event }, `${logText(e, name)}.`));
+      news.push(el('div', { class: e.event === 'colours_passed' ? 'qk-pass' : 'qk-auto', 'data-news': e.event }, t('game.quirky.news.sentence', { text: logText(e, name) })));
     }
     if (b.log.slice(lastIdx + 1).some((e) => e.event === 'colours_passed')) {
       news.push(el('div', { class: 'qk-pass', 'data-news': 'colours' },
-        `Colours now: ${b.seats.map((x, i) => `${name(i)} ${x.colour}`).join(', ')}.`));
+        t('game.quirky.news.colours', { list: b.seats.map((x, i) => t('game.quirky.news.colour_of', { name: name(i), colour: colourName(x.colour) })).join(', ') })));
     }
     if (news.length) drawnCard.append(el('div', { class: 'qk-news', 'aria-live': 'polite' }, news));
 
     // ---------- players ----------
     const passedNow = b.log.slice(lastIdx + 1).some((e) => e.event === 'colours_passed');
-    const players = el('div', { class: 'qk-panel qk-players' }, el('h3', {}, 'Players · colours · scores'),
+    const players = el('div', { class: 'qk-panel qk-players' }, el('h3', {}, t('game.quirky.players')),
       b.seats.map((x, i) => el('div', {
         class: `qk-seat${st.status === 'playing' && st.to_move === i ? ' to-move' : ''}${passedNow ? ' changed' : ''}`,
         'data-seat-score': i, 'data-colour': x.colour,
       },
       pieceIcon(x.colour, 26),
       el('div', {},
-        el('div', { class: 'qk-name' }, ctx.seatName(i), st.you === i ? el('span', { class: 'qk-tag' }, 'you') : '',
-          st.outcome && st.outcome.winners.includes(i) ? el('span', { class: 'qk-tag qk-win' }, '★ winner') : ''),
-        el('div', { class: 'qk-col' }, `plays ${x.colour}`)),
-      el('div', { class: 'qk-pts', 'aria-label': `${ctx.seatName(i)}: ${x.score} points` }, x.score))),
+        el('div', { class: 'qk-name' }, ctx.seatName(i), st.you === i ? el('span', { class: 'qk-tag' }, t('game.quirky.tag.you')) : '',
+          st.outcome && st.outcome.winners.includes(i) ? el('span', { class: 'qk-tag qk-win' }, t('game.quirky.tag.winner')) : ''),
+        el('div', { class: 'qk-col' }, t('game.quirky.plays', { colour: colourName(x.colour) }))),
+      el('div', { class: 'qk-pts', 'aria-label': tn('game.quirky.score_label', x.score, { name: ctx.seatName(i) }) }, x.score))),
       b.neutral ? el('div', { class: 'qk-seat neutral', 'data-colour': b.neutral },
-        pieceIcon(b.neutral, 26), el('div', {}, el('div', { class: 'qk-name' }, 'Neutral'), el('div', { class: 'qk-col' }, `${b.neutral} blocks, scores for nobody`)), el('div', {})) : '');
+        pieceIcon(b.neutral, 26), el('div', {}, el('div', { class: 'qk-name' }, t('game.quirky.neutral')), el('div', { class: 'qk-col' }, t('game.quirky.neutral_blocks', { colour: colourName(b.neutral) }))), el('div', {})) : '');
 
     // ---------- bag ----------
     const total = PIECES.reduce((n, k) => n + (b.bag[k] || 0), 0);
     const aside = COLOURS.filter((c) => b.set_aside[c] > 0);
-    const bag = el('div', { class: 'qk-panel qk-bag' }, el('h3', {}, `In the bag · ${total} left`),
+    const bag = el('div', { class: 'qk-panel qk-bag' }, el('h3', {}, tn('game.quirky.bag', total)),
       el('div', { class: 'qk-kinds' }, PIECES.map((k) => el('div', {
-        class: `qk-kind${b.bag[k] ? '' : ' none'}`, 'data-bag': k, title: `${pieceName(k)}: ${b.bag[k]} left`,
+        class: `qk-kind${b.bag[k] ? '' : ' none'}`, 'data-bag': k, title: tn('game.quirky.bag_kind', b.bag[k], { piece: pieceName(k) }),
       }, pieceIcon(k, 24), el('span', {}, b.bag[k])))),
       el('div', { class: 'qk-bagline' },
-        el('span', {}, `Triangles: ${b.triangles === 'aligned' ? 'aligned only' : 'any, tilted included'}`),
+        el('span', {}, b.triangles === 'aligned' ? t('game.quirky.triangles.aligned') : t('game.quirky.triangles.any')),
         el('span', { 'data-set-aside': aside.map((c) => `${c}:${b.set_aside[c]}`).join(',') },
-          'Set aside: ', aside.length ? aside.map((c) => el('span', {}, pieceIcon(c, 14), ` ${b.set_aside[c]} `)) : 'none')));
+          t('game.quirky.set_aside'), ' ', aside.length ? aside.map((c) => el('span', {}, pieceIcon(c, 14), ` ${b.set_aside[c]} `)) : t('game.quirky.set_aside_none'))));
 
     // ---------- log ----------
     const recent = b.log.map((e, i) => [e, i]).slice(-30).reverse();
-    const log = el('div', { class: 'qk-panel qk-log' }, el('h3', {}, 'Game log'),
+    const log = el('div', { class: 'qk-panel qk-log' }, el('h3', {}, t('game.quirky.log_title')),
       recent.length ? el('ol', { reversed: true }, recent.map(([e, i]) => {
         const g = gainText(e.gain, name);
         return el('li', { class: e.move === null ? 'auto' : '', 'data-log': i },
           el('span', { class: 'qk-n' }, `${i + 1}.`), pieceIcon(e.piece, 16),
           el('span', {}, logText(e, name), g ? el('span', { class: 'qk-gain' }, ` ${g}`) : ''));
-      })) : el('div', { class: 'qk-col muted' }, 'Nothing played yet.'));
+      })) : el('div', { class: 'qk-col muted' }, t('game.quirky.log_empty')));
 
     table.replaceChildren(el('div', { class: 'qk-wrap' },
       el('div', { class: 'qk-boardbox' }, svg), drawnCard, players, bag, log));
@@ -465,6 +474,44 @@ const quirkyTable = {
 function rerender() {
   if (lastArgs) quirkyTable.render(...lastArgs);
 }
+
+// A small drawing of a triangular board of `side` points a side, named as the real one (a letter
+// for the place in the row, a digit for the row from the apex), with stacks on some points
+// ({ c3: ['red', 'green'] }, bottom to top) and one-coloured triangles shaded (lists of 3 ids and
+// a colour). For the Rules panel's examples.
+export function boardSketch({ side = 4, stacks = {}, triangles = [], mark = [], width = 200, label = '' } = {}) {
+  const u = 34, h = u * Math.sqrt(3) / 2, pad = 22, r = 12, lift = 4;
+  const pos = new Map();
+  for (let row = 1; row <= side; row++) {
+    for (let i = 0; i < row; i++) pos.set(`${String.fromCharCode(97 + i)}${row}`, [pad + (side - row + 2 * i) * u / 2, pad + (row - 1) * h]);
+  }
+  const W = (side - 1) * u + 2 * pad, H = (side - 1) * h + 2 * pad;
+  const out = s('svg', { viewBox: `0 0 ${W.toFixed(1)} ${H.toFixed(1)}`, width, height: Math.round(width * H / W), role: 'img', 'aria-label': label });
+  out.append(s('title', {}, label));
+  const ids = [...pos.keys()];
+  for (const a of ids) for (const b of ids) {
+    const [x1, y1] = pos.get(a), [x2, y2] = pos.get(b);
+    if (a < b && Math.abs(Math.hypot(x2 - x1, y2 - y1) - u) < 0.5) out.append(s('line', { x1, y1, x2, y2, stroke: '#cdb995', 'stroke-width': 2 }));
+  }
+  for (const { points, colour } of triangles) {
+    out.append(s('polygon', { points: points.map((id) => pos.get(id).join(',')).join(' '), fill: FILL[colour], 'fill-opacity': 0.25, stroke: DARK[colour], 'stroke-width': 3, 'stroke-linejoin': 'round' }));
+  }
+  for (const [id, [x, y]] of pos) {
+    const stack = stacks[id] || [];
+    if (!stack.length) out.append(s('circle', { cx: x, cy: y, r: 3.5, fill: '#b49c74' }));
+    const base = (stack.length - 1) * lift / 2;
+    stack.forEach((c, k) => out.append(s('circle', { cx: x, cy: y + base - k * lift, r, fill: FILL[c], stroke: DARK[c], 'stroke-width': 2 })));
+    if (stack.length >= 2) {
+      const ty = y + base - (stack.length - 1) * lift;
+      out.append(s('circle', { cx: x + r * 0.85, cy: ty - r * 0.75, r: 6.5, fill: '#fff', stroke: '#2b2622', 'stroke-width': 1.2 }),
+        s('text', { x: x + r * 0.85, y: ty - r * 0.75, 'font-size': 9, 'font-weight': 800, 'text-anchor': 'middle', 'dominant-baseline': 'central', fill: '#2b2622' }, stack.length));
+    }
+    if (mark.includes(id)) out.append(s('circle', { cx: x, cy: y - (stack.length ? (stack.length - 1) * lift / 2 : 0), r: r + 5, fill: 'none', stroke: '#c8553d', 'stroke-width': 2.5 }));
+  }
+  return out;
+}
+
+quirkyTable.reason = reason;
 
 // app.js rings each seat's name with this colour: the marker colour the seat holds now.
 quirkyTable.seatColour = (st, i) => {

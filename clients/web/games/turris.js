@@ -6,6 +6,7 @@
 // (faces A–D and the roof), each player's largest area ringed in gold, with the per-face score.
 // Every candidate comes from st.legal_moves; nothing here checks a rule.
 import { svg as s, addStyle } from '../dom.js';
+import { t, tn } from '../i18n.js';
 
 const FACES = ['A', 'B', 'C', 'D'];
 const COLS = 'abc';
@@ -16,11 +17,23 @@ let rot = 0;          // quarter turns of the tower, clockwise seen from above
 let bonusKey = null;  // identifies the bonus phase we last saw, to pick 'remove' when it opens
 
 // Block colours: seat 0 white, seat 1 black (the game's own colours).
-const PAL = [
-  { top: '#fbf8f1', left: '#e7dfcf', right: '#cdc1aa', edge: '#7d705f', name: 'white' },
-  { top: '#57514b', left: '#3a3531', right: '#282420', edge: '#8f867c', name: 'black' },
+export const PAL = [
+  { top: '#fbf8f1', left: '#e7dfcf', right: '#cdc1aa', edge: '#7d705f' },
+  { top: '#57514b', left: '#3a3531', right: '#282420', edge: '#8f867c' },
 ];
-const GHOST = { top: 'rgba(47,158,68,.55)', left: 'rgba(47,158,68,.42)', right: 'rgba(47,158,68,.32)', edge: '#2b8a3e' };
+// A seat's colour as a word in the page's language ("white" / "Blanc"), read at each call.
+const colourName = (seat) => t(seat === 0 ? 'game.turris.white' : 'game.turris.black');
+
+// Where a face is seen from ("row 1", "column c" from the server), in the page's language.
+function fromText(from) {
+  let m = /^row (\w+)$/.exec(from);
+  if (m) return t('game.turris.from_row', { row: m[1] });
+  m = /^column (\w+)$/.exec(from);
+  if (m) return t('game.turris.from_column', { column: m[1] });
+  if (from === 'above') return t('game.turris.from_above');
+  return from;
+}
+export const GHOST = { top: 'rgba(47,158,68,.55)', left: 'rgba(47,158,68,.42)', right: 'rgba(47,158,68,.32)', edge: '#2b8a3e' };
 
 // ---------- notation ----------
 const cellName = (x, y) => COLS[x] + (y + 1);
@@ -54,8 +67,8 @@ function toWorld(u, v) {
 
 // Isometric projection of camera point (u, v, z): the front corner (u=3, v=0) is lowest on screen.
 const IW = 26, IH = 15, IZ = 30;
-const P = (u, v, z) => [(u + v) * IW, (u - v) * IH - z * IZ];
-const pts = (list) => list.map(([u, v, z]) => P(u, v, z).map((n) => n.toFixed(1)).join(',')).join(' ');
+export const P = (u, v, z) => [(u + v) * IW, (u - v) * IH - z * IZ];
+export const pts = (list) => list.map(([u, v, z]) => P(u, v, z).map((n) => n.toFixed(1)).join(',')).join(' ');
 
 const STYLE = `
   .tu-wrap { display: grid; gap: .7rem; width: 100%; max-width: 1068px; align-items: start;
@@ -132,8 +145,68 @@ const STYLE = `
   }
   `;
 
+// A unit cube at camera (u,v,z) of the isometric view, in palette `pal` (PAL[seat] or GHOST);
+// `same(du,dv,dz)` says whether that neighbour is part of the same block (no edge drawn between
+// them); `hides(du,dv,dz)` whether it hides the face.
+export function cube(u, v, z, pal, same, hides) {
+  const g = s('g');
+  const faces = [];
+  if (!hides(0, 0, 1)) faces.push(['top', [[u, v, z + 1], [u + 1, v, z + 1], [u + 1, v + 1, z + 1], [u, v + 1, z + 1]], [[0, -1, 0], [1, 0, 0], [0, 1, 0], [-1, 0, 0]]]);
+  if (!hides(0, -1, 0)) faces.push(['left', [[u, v, z], [u + 1, v, z], [u + 1, v, z + 1], [u, v, z + 1]], [[0, 0, -1], [1, 0, 0], [0, 0, 1], [-1, 0, 0]]]);
+  if (!hides(1, 0, 0)) faces.push(['right', [[u + 1, v, z], [u + 1, v + 1, z], [u + 1, v + 1, z + 1], [u + 1, v, z + 1]], [[0, 0, -1], [0, 1, 0], [0, 0, 1], [0, -1, 0]]]);
+  for (const [side, corners, nbrs] of faces) {
+    g.append(s('polygon', { points: pts(corners), fill: pal[side] }));
+    let d = '';
+    for (let i = 0; i < 4; i++) {
+      if (same(...nbrs[i])) continue;
+      const a = P(...corners[i]), c = P(...corners[(i + 1) % 4]);
+      d += `M${a[0].toFixed(1)},${a[1].toFixed(1)}L${c[0].toFixed(1)},${c[1].toFixed(1)}`;
+    }
+    if (d) g.append(s('path', { d, class: 'tu-edges', stroke: pal.edge, 'stroke-width': 1.1, fill: 'none', 'stroke-linecap': 'round' }));
+  }
+  return g;
+}
+
+// One scored view drawn as the scoring reads it: `f` is a face of the view ({grid, score, from}),
+// `key` 'A'–'D' or 'roof'. Each player's largest area is ringed in gold, the rest faded.
+export function faceSvg(key, f) {
+  addStyle('turris-style', STYLE);
+  const rows = f.grid.length;
+  const Q = 18, Gp = 2;
+  const shownRows = Math.max(rows, 1);
+  const w = 3 * Q + 2 * Gp, h = shownRows * Q + (shownRows - 1) * Gp;
+  const svg = s('svg', { viewBox: `-3 -3 ${w + 6} ${h + 6}`, role: 'img', 'aria-label': t(key === 'roof' ? 'game.turris.roof_label' : 'game.turris.face_label', { face: key, from: fromText(f.from), white: f.score[0], black: f.score[1] }) });
+  svg.append(s('rect', { x: -2, y: -2, width: w + 4, height: h + 4, rx: 3, fill: '#dde6e1' }));
+  if (!rows) svg.append(s('text', { x: w / 2, y: h / 2 + 4, 'text-anchor': 'middle', 'font-size': 10, fill: '#8a9a8f' }, t('game.turris.empty')));
+  const isBest = (r, c, seat) => { const q = f.grid[r] && f.grid[r][c]; return !!q && q.best && q.seat === seat; };
+  let contour = '';
+  f.grid.forEach((row, r) => row.forEach((sq, c) => {
+    const x = c * (Q + Gp), y = (rows - 1 - r) * (Q + Gp);
+    if (!sq) { svg.append(s('rect', { x: x + 1, y: y + 1, width: Q - 2, height: Q - 2, rx: 2, fill: 'none', stroke: '#c4d0c9', 'stroke-dasharray': '2 2', 'data-sq': `${key}:${r}:${c}:-` })); return; }
+    // further back = drawn smaller; squares outside the player's largest area are faded
+    const k = key === 'roof' ? 0 : sq.depth * 1.6;
+    const p = PAL[sq.seat];
+    const g = s('g', { 'data-sq': `${key}:${r}:${c}:${sq.seat}${sq.best ? '*' : ''}`, opacity: sq.best ? null : 0.5,
+      'aria-label': [colourName(sq.seat), key === 'roof' ? t('game.turris.sq_level', { level: sq.level }) : sq.depth ? tn('game.turris.sq_back', sq.depth) : '',
+        sq.best ? t('game.turris.sq_best') : ''].filter(Boolean).join(', ') });
+    g.append(s('rect', { x: x + 0.5 + k, y: y + 0.5 + k, width: Q - 1 - 2 * k, height: Q - 1 - 2 * k, rx: 2, fill: sq.seat ? p.left : p.top, stroke: p.edge, 'stroke-width': 0.8 }));
+    if (key === 'roof') g.append(s('text', { x: x + Q / 2, y: y + Q / 2 + 3.5, 'text-anchor': 'middle', 'font-size': 9, fill: sq.seat ? '#e9e2d8' : '#6d6257' }, sq.level));
+    svg.append(g);
+    if (!sq.best) return;
+    // the outline of the player's largest area: the sides of its squares that face outwards
+    const L = x - Gp / 2, R = x + Q + Gp / 2, T = y - Gp / 2, B = y + Q + Gp / 2;
+    if (!isBest(r + 1, c, sq.seat)) contour += `M${L},${T}H${R}`;
+    if (!isBest(r - 1, c, sq.seat)) contour += `M${L},${B}H${R}`;
+    if (!isBest(r, c - 1, sq.seat)) contour += `M${L},${T}V${B}`;
+    if (!isBest(r, c + 1, sq.seat)) contour += `M${R},${T}V${B}`;
+  }));
+  if (contour) svg.append(s('path', { d: contour, fill: 'none', stroke: '#f59f00', 'stroke-width': 2.2, 'stroke-linecap': 'square', class: 'tu-best' }));
+  return svg;
+}
+
 // A small isometric block icon for a seat.
-function blockIcon(seat, size = 30) {
+export function blockIcon(seat, size = 30) {
+  addStyle('turris-style', STYLE);
   const p = PAL[seat];
   const svg = s('svg', { viewBox: '-2 -62 56 68', width: size, height: size * 68 / 56, class: 'tu-icon', 'aria-hidden': 'true' });
   // a vertical block: camera cell (0,0) levels 0-1, scaled to fit
@@ -148,7 +221,20 @@ function blockIcon(seat, size = 30) {
   return svg;
 }
 
+// The outcome's reason in the page's language, from its code and args; null for another code.
+function reason(outcome) {
+  const a = outcome.args || {};
+  if (outcome.code !== 'turris.faces') return null;
+  const draw = (outcome.winners || []).length === 0;
+  const key = {
+    full: draw ? 'reason.turris.faces.full_draw' : 'reason.turris.faces.full',
+    stuck: draw ? 'reason.turris.faces.stuck_draw' : 'reason.turris.faces.stuck',
+  }[a.ended];
+  return key ? t(key, { white: a.white, black: a.black }) : null;
+}
+
 export default {
+  reason,
   render(table, st, ctx) {
     addStyle('turris-style', STYLE);
     const { el } = ctx;
@@ -193,7 +279,7 @@ export default {
       if (id >= 0) lastIds.add(id);
     }
     const barred = new Set(b.barred ? b.barred.cells.map((c) => { const p = parseCell(c); return `${p[0]},${p[1]}`; }) : []);
-    const blockLabel = (id) => { const bl = b.blocks[id]; return `${PAL[bl.seat].name} block ${bl.name}`; };
+    const blockLabel = (id) => { const bl = b.blocks[id]; return t(bl.seat === 0 ? 'game.turris.block_white' : 'game.turris.block_black', { block: bl.name }); };
 
     // Interactive SVG group: a click plays the move; hovering lights the same move elsewhere.
     const act = (g, move, label) => {
@@ -211,11 +297,11 @@ export default {
     };
     const moveLabel = (m) => {
       const sh = parseShape(m.replace(/^remove:/, ''));
-      if (m.startsWith('remove:')) return `Remove ${blockLabel(b.blocks.findIndex((bl) => bl && bl.name === m.slice(7)))}`;
+      if (m.startsWith('remove:')) return t('game.turris.remove_block', { block: blockLabel(b.blocks.findIndex((bl) => bl && bl.name === m.slice(7))) });
       if (!sh) return m;
       const [c0, c1] = sh.cells;
-      return sh.vertical ? `Place a vertical block on ${cellName(c0[0], c0[1])}, levels ${c0[2] + 1}–${c1[2] + 1} (${m})`
-        : `Place a horizontal block on ${cellName(c0[0], c0[1])} and ${cellName(c1[0], c1[1])}, level ${c0[2] + 1} (${m})`;
+      return sh.vertical ? t('game.turris.place_vertical', { cell: cellName(c0[0], c0[1]), from: c0[2] + 1, to: c1[2] + 1, move: m })
+        : t('game.turris.place_horizontal', { cell: cellName(c0[0], c0[1]), cell2: cellName(c1[0], c1[1]), level: c0[2] + 1, move: m });
     };
 
     // ================= the isometric view =================
@@ -235,26 +321,6 @@ export default {
       for (const m of shown.h) top = Math.max(top, parseShape(m).cells[0][2] + 1);
       const levelsShown = Math.max(top, 4);
       const items = [];
-      // A unit cube at camera (u,v,z); `same(du,dv,dz)` says whether that neighbour is part of the
-      // same block (no edge drawn between them); `hides(du,dv,dz)` whether it hides the face.
-      const cube = (u, v, z, pal, same, hides) => {
-        const g = s('g');
-        const faces = [];
-        if (!hides(0, 0, 1)) faces.push(['top', [[u, v, z + 1], [u + 1, v, z + 1], [u + 1, v + 1, z + 1], [u, v + 1, z + 1]], [[0, -1, 0], [1, 0, 0], [0, 1, 0], [-1, 0, 0]]]);
-        if (!hides(0, -1, 0)) faces.push(['left', [[u, v, z], [u + 1, v, z], [u + 1, v, z + 1], [u, v, z + 1]], [[0, 0, -1], [1, 0, 0], [0, 0, 1], [-1, 0, 0]]]);
-        if (!hides(1, 0, 0)) faces.push(['right', [[u + 1, v, z], [u + 1, v + 1, z], [u + 1, v + 1, z + 1], [u + 1, v, z + 1]], [[0, 0, -1], [0, 1, 0], [0, 0, 1], [0, -1, 0]]]);
-        for (const [side, corners, nbrs] of faces) {
-          g.append(s('polygon', { points: pts(corners), fill: pal[side] }));
-          let d = '';
-          for (let i = 0; i < 4; i++) {
-            if (same(...nbrs[i])) continue;
-            const a = P(...corners[i]), c = P(...corners[(i + 1) % 4]);
-            d += `M${a[0].toFixed(1)},${a[1].toFixed(1)}L${c[0].toFixed(1)},${c[1].toFixed(1)}`;
-          }
-          if (d) g.append(s('path', { d, class: 'tu-edges', stroke: pal.edge, 'stroke-width': 1.1, fill: 'none', 'stroke-linecap': 'round' }));
-        }
-        return g;
-      };
       for (const [k, id] of solid) {
         const [u, v, z] = k.split(',').map(Number);
         const bl = b.blocks[id];
@@ -319,7 +385,7 @@ export default {
       const x0 = -0.8 * IW - 14, x1 = 6.8 * IW + 14;
       const yTop = -3.3 * IH - levelsShown * IZ - 10, yBot = 3.6 * IH + 30;
       const svg = s('svg', { class: 'tu-iso', viewBox: `${x0} ${yTop} ${x1 - x0} ${yBot - yTop}`, role: 'img',
-        'aria-label': `Isometric view of the tower, faces ${FACES[rot]} and ${FACES[(rot + 1) % 4]} in front` });
+        'aria-label': t('game.turris.iso_label', { a: FACES[rot], b: FACES[(rot + 1) % 4] }) });
       // the felt base
       const m0 = -0.35, m1 = 3.35;
       svg.append(
@@ -354,7 +420,7 @@ export default {
     // ================= the plan (top-down, turning with the camera) =================
     const plan = () => {
       const C = 60, G = 4, M = 20;
-      const svg = s('svg', { class: 'tu-plan', viewBox: `0 0 ${3 * C + 2 * M} ${3 * C + 2 * M}`, role: 'group', 'aria-label': 'The tower seen from above' });
+      const svg = s('svg', { class: 'tu-plan', viewBox: `0 0 ${3 * C + 2 * M} ${3 * C + 2 * M}`, role: 'group', 'aria-label': t('game.turris.plan_label') });
       const pos = (u, v) => [M + u * C, M + (2 - v) * C];  // camera v=0 (front-left face) at the bottom
       svg.append(s('defs', {}, s('pattern', { id: 'tu-hatch', width: 8, height: 8, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' },
         s('rect', { x: 0, y: 0, width: 3, height: 8, fill: 'rgba(224,49,49,.45)' }))));
@@ -372,7 +438,7 @@ export default {
         const [px, py] = pos(u, v);
         const bl = id !== null ? b.blocks[id] : null;
         const name = cellName(x, y);
-        const g = s('g', { 'data-col': name, 'aria-label': bl ? `${name}: ${h} level${h > 1 ? 's' : ''}, ${blockLabel(id)} on top` : `${name}: empty`, role: 'img' });
+        const g = s('g', { 'data-col': name, 'aria-label': bl ? tn('game.turris.column_label', h, { cell: name, block: blockLabel(id) }) : t('game.turris.column_empty', { cell: name }), role: 'img' });
         g.append(s('rect', { x: px + G / 2, y: py + G / 2, width: C - G, height: C - G, rx: 4,
           fill: bl ? PAL[bl.seat].top : '#4a8560', stroke: bl ? PAL[bl.seat].edge : 'none', 'stroke-width': 1.2 }));
         if (bl && lastIds.has(id)) g.append(s('rect', { x: px + G / 2 + 2, y: py + G / 2 + 2, width: C - G - 4, height: C - G - 4, rx: 3, fill: 'none', stroke: '#1c7ed6', 'stroke-width': 3 }));
@@ -381,7 +447,7 @@ export default {
         if (barred.has(`${x},${y}`)) {
           g.append(s('rect', { x: px + G / 2, y: py + G / 2, width: C - G, height: C - G, rx: 4, fill: 'url(#tu-hatch)' }),
             s('text', { x: px + C - 7, y: py + 15, 'text-anchor': 'end', 'font-size': 12, 'font-weight': 700, fill: '#e03131' }, '⊘'));
-          g.setAttribute('aria-label', `${g.getAttribute('aria-label')}, barred to ${PAL[b.barred.seat].name} this turn`);
+          g.setAttribute('aria-label', t(b.barred.seat === 0 ? 'game.turris.barred_white' : 'game.turris.barred_black', { label: g.getAttribute('aria-label') }));
         }
         tops.push({ u, v, x, y, id });
         svg.append(g);
@@ -435,42 +501,14 @@ export default {
     const inView = new Set([FACES[rot], FACES[(rot + 1) % 4]]);
     const face = (key) => {
       const f = b.faces[key];
-      const rows = f.grid.length;
-      const Q = 18, Gp = 2;
-      const shownRows = Math.max(rows, 1);
-      const w = 3 * Q + 2 * Gp, h = shownRows * Q + (shownRows - 1) * Gp;
-      const svg = s('svg', { viewBox: `-3 -3 ${w + 6} ${h + 6}`, role: 'img', 'aria-label': `Face ${key} (${f.from}): white ${f.score[0]}, black ${f.score[1]}` });
-      svg.append(s('rect', { x: -2, y: -2, width: w + 4, height: h + 4, rx: 3, fill: '#dde6e1' }));
-      if (!rows) svg.append(s('text', { x: w / 2, y: h / 2 + 4, 'text-anchor': 'middle', 'font-size': 10, fill: '#8a9a8f' }, 'empty'));
-      const isBest = (r, c, seat) => { const q = f.grid[r] && f.grid[r][c]; return !!q && q.best && q.seat === seat; };
-      let contour = '';
-      f.grid.forEach((row, r) => row.forEach((sq, c) => {
-        const x = c * (Q + Gp), y = (rows - 1 - r) * (Q + Gp);
-        if (!sq) { svg.append(s('rect', { x: x + 1, y: y + 1, width: Q - 2, height: Q - 2, rx: 2, fill: 'none', stroke: '#c4d0c9', 'stroke-dasharray': '2 2', 'data-sq': `${key}:${r}:${c}:-` })); return; }
-        // further back = drawn smaller; squares outside the player's largest area are faded
-        const k = key === 'roof' ? 0 : sq.depth * 1.6;
-        const p = PAL[sq.seat];
-        const g = s('g', { 'data-sq': `${key}:${r}:${c}:${sq.seat}${sq.best ? '*' : ''}`, opacity: sq.best ? null : 0.5,
-          'aria-label': `${PAL[sq.seat].name}${key === 'roof' ? `, level ${sq.level}` : sq.depth ? `, ${sq.depth} back` : ''}${sq.best ? ', in the largest area' : ''}` });
-        g.append(s('rect', { x: x + 0.5 + k, y: y + 0.5 + k, width: Q - 1 - 2 * k, height: Q - 1 - 2 * k, rx: 2, fill: sq.seat ? p.left : p.top, stroke: p.edge, 'stroke-width': 0.8 }));
-        if (key === 'roof') g.append(s('text', { x: x + Q / 2, y: y + Q / 2 + 3.5, 'text-anchor': 'middle', 'font-size': 9, fill: sq.seat ? '#e9e2d8' : '#6d6257' }, sq.level));
-        svg.append(g);
-        if (!sq.best) return;
-        // the outline of the player's largest area: the sides of its squares that face outwards
-        const L = x - Gp / 2, R = x + Q + Gp / 2, T = y - Gp / 2, B = y + Q + Gp / 2;
-        if (!isBest(r + 1, c, sq.seat)) contour += `M${L},${T}H${R}`;
-        if (!isBest(r - 1, c, sq.seat)) contour += `M${L},${B}H${R}`;
-        if (!isBest(r, c - 1, sq.seat)) contour += `M${L},${T}V${B}`;
-        if (!isBest(r, c + 1, sq.seat)) contour += `M${R},${T}V${B}`;
-      }));
-      if (contour) svg.append(s('path', { d: contour, fill: 'none', stroke: '#f59f00', 'stroke-width': 2.2, 'stroke-linecap': 'square', class: 'tu-best' }));
+      const svg = faceSvg(key, f);
       return el('div', { class: `tu-face${inView.has(key) ? ' inview' : ''}`, 'data-face': key },
-        el('span', { class: 'tu-fname' }, key === 'roof' ? 'Roof' : `Face ${key}`),
-        el('span', { class: 'tu-ffrom' }, key === 'roof' ? 'from above' : f.from),
+        el('span', { class: 'tu-fname' }, key === 'roof' ? t('game.turris.roof') : t('game.turris.face', { face: key })),
+        el('span', { class: 'tu-ffrom' }, key === 'roof' ? t('game.turris.from_above') : fromText(f.from)),
         svg,
         el('div', { class: 'tu-fscore', 'data-face-score': `${f.score[0]}-${f.score[1]}` },
-          el('span', { title: `white: ${f.score[0]}` }, el('i', { class: 'tu-sw s0' }), f.score[0]),
-          el('span', { title: `black: ${f.score[1]}` }, el('i', { class: 'tu-sw s1' }), f.score[1])));
+          el('span', { title: t('game.turris.score_white', { n: f.score[0] }) }, el('i', { class: 'tu-sw s0' }), f.score[0]),
+          el('span', { title: t('game.turris.score_black', { n: f.score[1] }) }, el('i', { class: 'tu-sw s1' }), f.score[1])));
     };
 
     // ================= players =================
@@ -482,10 +520,10 @@ export default {
       const card = el('div', { class: `tu-player${moving ? ' to-move' : ''}`, 'data-player': seat, style: `--seat:${ctx.seatColour(seat)}` },
         blockIcon(seat),
         el('h3', { title: ctx.seatName(seat) }, ctx.seatName(seat)),
-        el('div', { class: 'tu-score', 'data-score': b.score[seat] }, 'score', el('b', {}, b.score[seat])),
+        el('div', { class: 'tu-score', 'data-score': b.score[seat] }, t('game.turris.score'), el('b', {}, b.score[seat])),
         el('div', { class: 'tu-sub' },
-          el('span', { 'data-supply': left }, `${PAL[seat].name}${me === seat ? ' (you)' : ''} · ${left} left`),
-          moving ? (b.phase === 'bonus' ? ' · bonus!' : ' · to move') : '',
+          el('span', { 'data-supply': left }, `${me === seat ? t('game.turris.colour_you', { colour: colourName(seat) }) : colourName(seat)} · ${tn('game.turris.left', left)}`),
+          moving ? ` · ${t(b.phase === 'bonus' ? 'game.turris.bonus_now' : 'game.turris.to_move')}` : '',
           el('div', { class: 'tu-pips', 'aria-hidden': 'true' }, pips)));
       return card;
     };
@@ -493,47 +531,50 @@ export default {
     // ================= controls =================
     const controls = [];
     const turnBtns = el('div', { class: 'tu-turn' },
-      el('button', { class: 'small', 'data-choice': 'rot-left', 'aria-label': 'Turn the tower a quarter turn anticlockwise', title: 'Turn anticlockwise', onclick: () => { rot = (rot + 3) % 4; rerender(); } }, '⟲'),
-      el('button', { class: 'small', 'data-choice': 'rot-right', 'aria-label': 'Turn the tower a quarter turn clockwise', title: 'Turn clockwise', onclick: () => { rot = (rot + 1) % 4; rerender(); } }, '⟳'));
+      el('button', { class: 'small', 'data-choice': 'rot-left', 'aria-label': t('game.turris.turn_left_label'), title: t('game.turris.turn_left'), onclick: () => { rot = (rot + 3) % 4; rerender(); } }, '⟲'),
+      el('button', { class: 'small', 'data-choice': 'rot-right', 'aria-label': t('game.turris.turn_right_label'), title: t('game.turris.turn_right'), onclick: () => { rot = (rot + 1) % 4; rerender(); } }, '⟳'));
     let hint = '';
     const opp = me === null ? 1 : 1 - me;
     if (myTurn) {
-      const segs = [['v', 'Vertical', '▮'], ['h', 'Horizontal', '▬']];
-      if (bonus) segs.push(['r', 'Remove', '✕']);
-      controls.push(el('div', { class: 'tu-seg', role: 'group', 'aria-label': 'What to do' }, segs.map(([k, label, icon]) =>
+      const segs = [['v', t('game.turris.vertical'), '▮'], ['h', t('game.turris.horizontal'), '▬']];
+      if (bonus) segs.push(['r', t('game.turris.remove'), '✕']);
+      controls.push(el('div', { class: 'tu-seg', role: 'group', 'aria-label': t('game.turris.what_to_do') }, segs.map(([k, label, icon]) =>
         el('button', { class: `${mode === k ? 'on' : ''}${k === 'r' ? ' rm' : ''}`, 'data-choice': k, 'aria-pressed': mode === k ? 'true' : 'false',
-          disabled: !count[k], title: `${label}: ${count[k]} option${count[k] === 1 ? '' : 's'}`, onclick: () => { mode = k; rerender(); } }, `${icon} ${label}`))));
-      if (noBonus) controls.push(el('button', { class: 'tu-nobonus', 'data-move': noBonus, onclick: () => ctx.play(noBonus) }, 'No bonus'));
-      if (pass) controls.push(el('button', { class: 'primary', 'data-move': pass, onclick: () => ctx.play(pass) }, 'Pass'));
-      if (pass) hint = 'You cannot place a block this turn: pass.';
-      else if (bonus) hint = `Bonus! Place another block, remove one of ${ctx.seatName(opp)}'s blocks (red), or take no bonus.`;
-      else hint = mode === 'v' ? 'Click a green ghost on the tower or a green square on the plan.' : 'Click a green bar (on the tower or the plan) to lay a block across two cells.';
-      if (bonus && mode === 'r') hint = `Bonus! Click one of ${ctx.seatName(opp)}'s red-outlined blocks to give it back to them, or choose another option.`;
+          disabled: !count[k], title: tn('game.turris.options_count', count[k], { what: label }), onclick: () => { mode = k; rerender(); } }, `${icon} ${label}`))));
+      if (noBonus) controls.push(el('button', { class: 'tu-nobonus', 'data-move': noBonus, onclick: () => ctx.play(noBonus) }, t('game.turris.no_bonus')));
+      if (pass) controls.push(el('button', { class: 'primary', 'data-move': pass, onclick: () => ctx.play(pass) }, t('game.turris.pass')));
+      if (pass) hint = t('game.turris.hint_pass');
+      else if (bonus) hint = t('game.turris.hint_bonus', { name: ctx.seatName(opp) });
+      else hint = mode === 'v' ? t('game.turris.hint_vertical') : t('game.turris.hint_horizontal');
+      if (bonus && mode === 'r') hint = t('game.turris.hint_remove', { name: ctx.seatName(opp) });
     } else if (st.status === 'playing') {
-      hint = me === null ? `${ctx.seatName(st.to_move)} (${PAL[st.to_move].name}) is ${b.phase === 'bonus' ? 'using a bonus' : 'to move'}.`
-        : `Waiting for ${ctx.seatName(st.to_move)}${b.phase === 'bonus' ? ' (bonus)' : ''}…`;
-    } else if (st.status === 'over') hint = 'The game is over. Final tower and scores below.';
+      hint = me === null
+        ? t(b.phase === 'bonus' ? 'game.turris.watch_bonus' : 'game.turris.watch_move', { name: ctx.seatName(st.to_move), colour: colourName(st.to_move) })
+        : t(b.phase === 'bonus' ? 'game.turris.wait_bonus' : 'game.turris.wait_move', { name: ctx.seatName(st.to_move) });
+    } else if (st.status === 'over') hint = t('game.turris.over');
     const lastBox = b.last ? el('div', { class: 'tu-last' },
-      el('span', {}, `Last turn, ${ctx.seatName(b.last.seat)} (${PAL[b.last.seat].name}): `, b.last.moves.flatMap((m, i) => [i ? ', ' : '', el('code', {}, m)])),
-      b.barred ? el('span', {}, `Freed cells ${b.barred.cells.join(' and ')} are barred to ${PAL[b.barred.seat].name} this turn (red ✕ on the tower, red stripes from above).`) : '') : el('div', { class: 'tu-last' }, 'No block placed yet.');
+      el('span', {}, t('game.turris.last_turn', { name: ctx.seatName(b.last.seat), colour: colourName(b.last.seat) }), ' ',
+        b.last.moves.flatMap((m, i) => [i ? ', ' : '', el('code', {}, m)])),
+      b.barred ? el('span', {}, t(b.barred.seat === 0 ? 'game.turris.barred_note_white' : 'game.turris.barred_note_black',
+        { cells: b.barred.cells.join(', ') })) : '') : el('div', { class: 'tu-last' }, t('game.turris.no_block_yet'));
     const legend = el('div', { class: 'tu-legend' },
-      el('span', {}, el('i', { style: 'background:#40c057' }), 'you may place'),
-      el('span', {}, el('i', { style: 'border:2px solid #e03131' }), 'removable'),
-      el('span', {}, el('i', { style: 'border:2px solid #1c7ed6' }), 'last turn'),
-      el('span', {}, el('i', { style: 'border:2px solid #f59f00' }), 'largest area (it scores; the rest is faded)'),
-      el('span', {}, 'smaller square = further back'));
+      el('span', {}, el('i', { style: 'background:#40c057' }), t('game.turris.legend_place')),
+      el('span', {}, el('i', { style: 'border:2px solid #e03131' }), t('game.turris.legend_removable')),
+      el('span', {}, el('i', { style: 'border:2px solid #1c7ed6' }), t('game.turris.legend_last')),
+      el('span', {}, el('i', { style: 'border:2px solid #f59f00' }), t('game.turris.legend_best')),
+      el('span', {}, t('game.turris.legend_depth')));
 
     table.replaceChildren(el('div', { class: 'tu-wrap', 'data-phase': b.phase, 'data-rot': rot },
       el('div', { class: 'tu-players' }, player(0), player(1)),
       el('div', { class: 'tu-card tu-isocard' },
-        el('h4', {}, el('span', {}, `Tower — faces ${FACES[rot]} and ${FACES[(rot + 1) % 4]} in front`), turnBtns),
+        el('h4', {}, el('span', {}, t('game.turris.tower_title', { a: FACES[rot], b: FACES[(rot + 1) % 4] })), turnBtns),
         iso()),
       hint || controls.length ? el('div', { class: 'tu-card tu-ctl' },
         controls.length ? el('div', { class: 'tu-controls' }, controls) : '',
         el('p', { class: `tu-hint${myTurn ? ' mine' : ''}` }, hint)) : '',
-      el('div', { class: 'tu-card tu-plancard' }, el('h4', {}, 'From above'), plan()),
+      el('div', { class: 'tu-card tu-plancard' }, el('h4', {}, t('game.turris.plan_title')), plan()),
       el('div', { class: 'tu-card tu-facescard' },
-        el('h4', {}, el('span', {}, 'Scored views'), el('span', { class: 'tu-fscore' }, 'total ', el('i', { class: 'tu-sw s0' }), b.score[0], ' ', el('i', { class: 'tu-sw s1' }), b.score[1])),
+        el('h4', {}, el('span', {}, t('game.turris.views_title')), el('span', { class: 'tu-fscore' }, t('game.turris.total'), ' ', el('i', { class: 'tu-sw s0' }), b.score[0], ' ', el('i', { class: 'tu-sw s1' }), b.score[1])),
         el('div', { class: 'tu-faces' }, ['A', 'B', 'C', 'D', 'roof'].map(face))),
       el('div', { class: 'tu-info' }, lastBox, legend)));
   },

@@ -1,9 +1,13 @@
 // Accounts in a real browser (issue 46): a guest at a table registers and keeps the table; the
 // account signs in on a second browser and finds it there; a wrong password is refused with
 // its reason; the devices list signs the other device out, which drops back to a guest.
+// In French too (issue 48): the dialog's refusals, the devices, the profile, the leaderboard and
+// the chat's quick phrases, each reader reading them in their own language.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, player, createTable, shots } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { withBrowser, player, createTable, shots, root } from './harness.mjs';
 
 const signedInAs = (page, name) =>
   page.waitForFunction((n) => window.plateauAccount && window.plateauAccount.name === n, name);
@@ -170,5 +174,191 @@ test('a rated game between two accounts moves both ratings, on the profiles and 
     // A name there opens the profile in place.
     await ada.page.locator('#board a[data-profile="Bob"]').click();
     await ada.page.waitForFunction(() => !document.querySelector('#profile').hidden && document.querySelector('#profile-name').textContent === 'Bob');
+  }, ['--password-memory-kib', '8192', '--password-ops', '1', '--leaderboard-min-games', '1']);
+});
+
+// ---------- in French (issue 48) ----------
+const langFile = (code) => JSON.parse(readFileSync(join(root, 'clients/web/lang', `${code}.json`), 'utf8'));
+const EN = langFile('en');
+const FR = langFile('fr');
+// The words of accounts, chat, profiles, leaderboard and fairness whose English is not their
+// French: the pieces between the {values}, long enough to mean something.
+const MINE = /^(account\.(?!form\.)|chat\.|profile\.|leaderboard\.|fair\.|games\.)/;
+const ENGLISH = [...new Set(Object.keys(EN).filter((k) => MINE.test(k) && EN[k] !== FR[k])
+  .flatMap((k) => EN[k].split(/\{\w+\}/).map((x) => x.trim()).filter((x) => x.length >= 4)))];
+
+// No English of those words is visible in `selector` (its innerText: hidden parts do not count).
+async function assertNoEnglish(page, selector) {
+  const text = await page.locator(selector).innerText();
+  const left = ENGLISH.filter((w) => text.includes(w));
+  assert.deepEqual(left, [], `English left in ${selector}: ${text}`);
+}
+
+// The harness's player, in a browser that prefers `locale`.
+const playerIn = (browser, name, locale) => player(browser, name, undefined, { locale });
+
+// Switches the page's language with the header's picker and waits for the new words.
+async function switchTo(page, code) {
+  await page.selectOption('select.lang-picker', code);
+  await page.waitForFunction((c) => document.documentElement.lang === c, code);
+}
+
+const text = (page, sel) => page.locator(sel).first().textContent();
+const NBSP = '\u00a0';
+
+test('in French: register, a wrong password, the devices, a quick phrase, the profile and the leaderboard', { timeout: 240000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    // A French browser: the page speaks French from the start.
+    const lea = await playerIn(browser, 'Léa invitée', 'fr-FR');
+    await lea.page.goto(server.url);
+    await lea.page.waitForFunction(() => window.plateau.games.length > 0 && document.documentElement.lang === 'fr');
+    // The leaderboard nobody is on yet says what a place takes.
+    await lea.page.selectOption('#board-game', 'quantik');
+    await lea.page.waitForFunction(() => /^Personne pour/.test(document.querySelector('#no-board').textContent));
+    assert.equal(await text(lea.page, '#no-board'),
+      `Personne pour l’instant${NBSP}: pour figurer ici, il faut 1 partie classée, dont la dernière il y a moins de 90 jours.`);
+
+    // Register; two passwords that differ are refused in French first.
+    await lea.page.click('#register');
+    const form = lea.page.locator('#register-form');
+    await form.locator('[name=name]').fill('Léa');
+    await form.locator('[name=password]').fill('correct horse');
+    await form.locator('[name=confirm]').fill('correct house');
+    await form.locator('button[type=submit]').click();
+    await lea.page.waitForFunction(() => document.querySelector('#account-error').dataset.code === 'account/passwords_differ');
+    assert.equal(await text(lea.page, '#account-error'), 'Les deux mots de passe sont différents.');
+    await form.locator('[name=confirm]').fill('correct horse');
+    await form.locator('button[type=submit]').click();
+    await signedInAs(lea.page, 'Léa');
+    assert.equal(await lea.page.getAttribute('#account-name', 'title'), `Connecté en tant que Léa${NBSP}: votre profil`);
+
+    // Another French browser: a wrong password says why, in French; a name taken too.
+    const phone = await playerIn(browser, 'quelqu’un', 'fr-FR');
+    await phone.page.goto(server.url);
+    await phone.page.waitForFunction(() => window.plateau.games.length > 0);
+    await phone.page.click('#sign-in');
+    const login = phone.page.locator('#login-form');
+    await login.locator('[name=name]').fill('Léa');
+    await login.locator('[name=password]').fill('wrong horse');
+    await login.locator('button[type=submit]').click();
+    await phone.page.waitForFunction(() => document.querySelector('#account-error').dataset.code === 'account/wrong_password');
+    assert.equal(await text(phone.page, '#account-error'), 'Le nom ou le mot de passe est incorrect.');
+    // The error is worded again when the language changes, in place.
+    await switchTo(phone.page, 'en');
+    assert.equal(await text(phone.page, '#account-error'), 'The name or the password is wrong.');
+    await switchTo(phone.page, 'fr');
+    assert.equal(await text(phone.page, '#account-error'), 'Le nom ou le mot de passe est incorrect.');
+    await login.locator('[name=password]').fill('correct horse');
+    await login.locator('button[type=submit]').click();
+    await signedInAs(phone.page, 'Léa');
+
+    // Léa's devices, in French; the device's name is what the browser that signed in called itself.
+    await lea.page.click('#account-menu');
+    await lea.page.waitForFunction(() => document.querySelectorAll('#devices li').length === 2);
+    const devices = await lea.page.locator('#devices').innerText();
+    assert.match(devices, /cet appareil/);
+    assert.match(devices, /depuis le \d{1,2} \S+ \d{4}/);
+    assert.match(devices, /Chrome sous Linux/);
+    assert.equal(await lea.page.locator('#devices li button').textContent(), 'Déconnecter');
+    await assertNoEnglish(lea.page, '#devices');
+    // In English, in place: the same list, other words.
+    await switchTo(lea.page, 'en');
+    await lea.page.waitForFunction(() => /this device/.test(document.querySelector('#devices').textContent));
+    assert.equal(await lea.page.locator('#devices li button').textContent(), 'Sign out');
+    assert.match(await lea.page.locator('#devices').innerText(), /since \S+ \d{1,2}, \d{4}/);
+    await switchTo(lea.page, 'fr');
+    await lea.page.waitForFunction(() => /cet appareil/.test(document.querySelector('#devices').textContent));
+    await lea.page.click('#account-close');
+
+    // A rated table between Léa, who reads French, and Bob, who reads English.
+    const bob = await playerIn(browser, 'bob', 'en-US');
+    await register(bob.page, server.url, 'Bob');
+    await lea.page.selectOption('#game-select', 'quantik');
+    await lea.page.selectOption('[data-option="first"]', '0');
+    await lea.page.check('#rated');
+    await lea.page.click('#create');
+    await lea.page.waitForFunction(() => window.plateau.state && window.plateau.state.you === 0 && window.plateau.state.rated === true);
+    const room = await lea.page.evaluate(() => window.plateau.room);
+    await bob.page.goto(`${server.url}/?room=${room}`);
+    await bob.page.waitForFunction(() => window.plateau.state !== null);
+    await bob.page.click('[data-sit]');
+    await bob.page.waitForFunction(() => window.plateau.state && window.plateau.state.you === 1 && window.plateau.state.status === 'playing');
+    // The phrases travel as codes: each reads them in their own language.
+    assert.equal(await text(lea.page, '#chat-phrases [data-phrase="good_game"]'), 'Belle partie');
+    assert.equal(await text(bob.page, '#chat-phrases [data-phrase="good_game"]'), 'Good game');
+    await bob.page.click('#chat-phrases [data-phrase="good_game"]');
+    await lea.page.waitForFunction(() => window.plateau.state.chat.length === 1);
+    await lea.page.click('#chat-phrases [data-phrase="thanks"]');
+    const lines = (page, n) => page.waitForFunction((k) => document.querySelectorAll('#chat-lines li').length === k, n);
+    await lines(lea.page, 2);
+    await lines(bob.page, 2);
+    const said = (page) => page.locator('#chat-lines li').allTextContents();
+    assert.deepEqual(await said(lea.page), [`Bob${NBSP}: Belle partiemasquer`, `Léa${NBSP}: Merci${NBSP}!`]);
+    assert.deepEqual(await said(bob.page), ['Bob: Good game', 'Léa: Thanks!mute']);
+    assert.equal(await text(lea.page, '#chat-title'), 'Discussion des joueurs');
+    assert.equal(await text(bob.page, '#chat-title'), 'Players’ chat');
+    assert.equal(await lea.page.getAttribute('#chat-lines .chat-mute', 'title'), 'Masquer les messages de Bob dans ce navigateur');
+    await assertNoEnglish(lea.page, '#chat');
+    await lea.page.locator('#chat').screenshot({ path: `${shots}/chat-fr.png` });
+    // Switching to English redraws the lines in place; the table stays as it is.
+    const v = await lea.page.evaluate(() => { window.notReloaded = true; return window.plateau.version; });
+    await switchTo(lea.page, 'en');
+    await lea.page.waitForFunction(() => document.querySelector('#chat-title').textContent === 'Players’ chat');
+    assert.deepEqual(await said(lea.page), ['Bob: Good gamemute', 'Léa: Thanks!']);
+    assert.equal(await text(lea.page, '#chat-phrases [data-phrase="hello"]'), 'Hello!');
+    assert.ok(await lea.page.evaluate((x) => window.notReloaded === true && window.plateau.version === x, v), 'no reload');
+    await switchTo(lea.page, 'fr');
+    await lea.page.waitForFunction(() => document.querySelector('#chat-title').textContent === 'Discussion des joueurs');
+
+    for (let i = 0; i < 16; ++i) {
+      if (await lea.page.evaluate(() => window.plateau.state.status === 'over')) break;
+      await playOneMove([lea.page, bob.page]);
+    }
+    assert.ok(await lea.page.evaluate(() => window.plateau.state.outcome), 'the game ended');
+    // The draws' line, verified, in each reader's language.
+    await lea.page.waitForFunction(() => document.querySelector('#fairness').dataset.verified === 'true');
+    await bob.page.waitForFunction(() => document.querySelector('#fairness').dataset.verified === 'true');
+    assert.match(await text(lea.page, '#fairness'), new RegExp(`^Tirages vérifiés${NBSP}: la graine \\d+ et le sel ouvrent l’empreinte [0-9a-f]{16}…$`));
+    assert.match(await text(bob.page, '#fairness'), /^Draws verified: seed \d+ and salt open the commitment [0-9a-f]{16}…$/);
+
+    // Léa's profile, in French: dates, counts, the chart, the finished game and its replay.
+    await lea.page.goto(`${server.url}/?profile=${encodeURIComponent('Léa')}`);
+    await lea.page.waitForFunction(() => document.querySelector('.rating-card[data-game="quantik"]') !== null);
+    const profile = await lea.page.locator('#profile').innerText();
+    assert.match(profile, /Membre depuis le \d{1,2} \S+ \d{4}/);
+    assert.match(profile, /1 partie classée · [01] victoire · 0 nulle · [01] défaite/);
+    assert.match(profile, /Évolution de la cote/);
+    assert.match(profile, /Parties terminées/);
+    assert.match(profile, /Parties classées, de la plus ancienne à la plus récente/);
+    assert.equal(await text(lea.page, `#profile-games tr[data-history="${room}"] .rated-tag`), 'classée');
+    assert.equal(await text(lea.page, `#profile-games tr[data-history="${room}"] a.small-button`), 'Revoir');
+    assert.equal(await lea.page.getAttribute('.rating-chart', 'aria-label'), 'Cote après chaque partie classée');
+    const tips = await lea.page.locator('.rating-chart .dot title').allTextContents();
+    assert.equal(tips.length, 2);
+    assert.equal(tips[0], `Départ${NBSP}: 1500`);
+    assert.match(tips[1], new RegExp(`^\\d{1,2} \\S+ \\d{4}${NBSP}: \\d+ \\([+-]\\d+\\)$`));
+    await assertNoEnglish(lea.page, '#profile');
+    await lea.page.screenshot({ path: `${shots}/profile-fr.png` });
+    // In English in place, then back: the page is not fetched again.
+    await lea.page.evaluate(() => { window.notReloaded = true; });
+    await switchTo(lea.page, 'en');
+    await lea.page.waitForFunction(() => /Member since/.test(document.querySelector('#profile').innerText));
+    assert.match(await lea.page.locator('#profile').innerText(), /1 rated · [01] won · 0 drawn · [01] lost/);
+    await switchTo(lea.page, 'fr');
+    await lea.page.waitForFunction(() => /Membre depuis le/.test(document.querySelector('#profile').innerText));
+    assert.ok(await lea.page.evaluate(() => window.notReloaded === true), 'no reload');
+
+    // Nobody's profile says so in French.
+    await lea.page.goto(`${server.url}/?profile=Personne`);
+    await lea.page.waitForFunction(() => document.querySelector('#profile-body .error') !== null);
+    assert.equal(await text(lea.page, '#profile-body .error'), 'Aucun compte ne porte ce nom.');
+
+    // The leaderboard, in French, has both; its numbers are plain.
+    await lea.page.goto(server.url);
+    await lea.page.selectOption('#board-game', 'quantik');
+    await lea.page.waitForFunction(() => document.querySelectorAll('#board tr').length === 2);
+    for (const cell of await lea.page.locator('#board td:nth-child(3)').allTextContents()) assert.match(cell, /^\d{3,4}$/);
+    await assertNoEnglish(lea.page, '#board');
+    await lea.page.locator('.board-panel').screenshot({ path: `${shots}/leaderboard-fr.png` });
   }, ['--password-memory-kib', '8192', '--password-ops', '1', '--leaderboard-min-games', '1']);
 });

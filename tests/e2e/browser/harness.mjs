@@ -108,7 +108,8 @@ export async function launchBrowser() {
   mkdirSync(shots, { recursive: true });
   return chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic',
+    // English unless a context asks for another language (see `player`).
+    args: ['--lang=en-US', '--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-quic',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     timeout: 30000,
   });
@@ -146,10 +147,20 @@ export async function clickable(page, sel = '[data-move]') {
   return ok;
 }
 
-// A browser context whose client is called `name`.
-export async function player(browser, name, viewport = { width: 1100, height: 800 }) {
-  const context = await browser.newContext({ viewport });
-  await context.addInitScript((n) => { if (!localStorage.getItem('plateau.name')) localStorage.setItem('plateau.name', n); }, name);
+// The games whose Rules panel a test's browser has seen already (it opens by itself, once, the
+// first time a person sits at a game, over the table: most tests have other things to do).
+const ALL_GAMES = ['quantik', 'kwinty', 'turris', 'quirky', 'on_top', 'ltiles'];
+
+// A browser context whose client is called `name`. Its browser speaks `locale` (American English
+// unless asked: the tests read the page's English words whatever the machine's LANG); with
+// `rulesSeen: false` the Rules panel opens by itself at the first seat taken at a game, as for a
+// new visitor.
+export async function player(browser, name, viewport = { width: 1100, height: 800 }, { locale = 'en-US', rulesSeen = true } = {}) {
+  const context = await browser.newContext({ viewport: viewport || { width: 1100, height: 800 }, locale });
+  await context.addInitScript(([n, seen]) => {
+    if (!localStorage.getItem('plateau.name')) localStorage.setItem('plateau.name', n);
+    if (seen && !localStorage.getItem('plateau.rulesSeen')) localStorage.setItem('plateau.rulesSeen', JSON.stringify(seen));
+  }, [name, rulesSeen ? ALL_GAMES : null]);
   const page = await context.newPage();
   page.setDefaultTimeout(15000);
   // The stack says whose code threw: the page's, or a test's predicate run in it.

@@ -1,9 +1,10 @@
 // Two browsers play whole games of L-Tiles by clicking, while a third watches: a standard game
 // (the shuffled piles), then a game of variant 1 (each player first orders their pile by clicks).
 import { test } from 'node:test';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown, botGame, player, watch, root } from './harness.mjs';
 
 // The ghosts a person could click now: their corner square is on screen and on top.
 function clickableGhosts(page) {
@@ -201,4 +202,134 @@ test('two players finish a standard L-Tiles game by clicks while a spectator see
 
 test('variant 1: both players order their piles by clicks, then finish the game', { timeout: 300000 }, async () => {
   await playWholeGame('ordered', { variant: 'ordered' });
+});
+
+// ---------- French and English ----------
+
+const en = JSON.parse(readFileSync(join(root, 'clients/web/lang/en.json'), 'utf8'));
+const fr = JSON.parse(readFileSync(join(root, 'clients/web/lang/fr.json'), 'utf8'));
+const FR = { locale: 'fr-FR' };
+
+// The English pieces of this panel's texts that French words otherwise (the parts between
+// {values}, long enough to mean something): none may be left once the page is in French.
+function englishOf(prefixes) {
+  const out = new Set();
+  for (const [k, v] of Object.entries(en)) {
+    if (!prefixes.some((p) => k.startsWith(p)) || v === fr[k]) continue;
+    for (const part of v.split(/\{\w+\}/)) if (part.trim().length >= 8) out.add(part.trim());
+  }
+  // A piece French writes the same way (": 1 point" in "\u00a0: 1 point") says nothing.
+  const french = Object.entries(fr).filter(([k]) => prefixes.some((p) => k.startsWith(p))).map(([, v]) => v);
+  return [...out].filter((part) => !french.some((v) => v.includes(part)));
+}
+
+// Everything the table's panel says: its text (SVG titles included) and its labels and tooltips.
+const panelText = (page) => page.evaluate(() => {
+  const box = document.querySelector('#table');
+  return [box.textContent, ...[...box.querySelectorAll('[title], [aria-label]')]
+    .flatMap((e) => [e.getAttribute('title'), e.getAttribute('aria-label')]).filter(Boolean)].join('\n');
+});
+
+async function assertNoEnglishIn(page, prefixes, what) {
+  const text = await panelText(page);
+  const left = englishOf(prefixes).filter((e) => text.includes(e));
+  assert.deepEqual(left, [], `English left in the French ${what}`);
+}
+
+// The Rules panel of `game`, opened as the app does, in the page's language; returns its text.
+async function openRulesPanel(page, game, lang) {
+  await page.selectOption('select.lang-picker', lang);
+  await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+  await page.evaluate((g) => import('/rules.js').then((m) => m.openRules(g)), game);
+  await page.waitForFunction(() => document.querySelector('#rules-dialog')?.open
+    && document.querySelector('.rules-body figure svg') !== null);
+  return page.evaluate(() => document.querySelector('.rules-body').textContent);
+}
+
+// A screenshot of the whole Rules panel: the window made tall enough for it, for a moment.
+async function shootRules(page, path) {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: size.width, height: 3000 });
+  await page.screenshot({ path });
+  await page.setViewportSize(size);
+}
+
+test('L-Tiles in French: the panel, the result line and the Rules panel', { timeout: 240000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { seated, eve } = await openTable(browser, server, 'ltiles', ['Ada', 'Bob']);
+    const ada = seated[0].page;
+    await ada.waitForSelector('svg.lt-svg');
+    const st = await state(ada);
+    const mover = st.to_move === st.you ? ada : seated[1].page;
+    const waiter = mover === ada ? seated[1].page : ada;
+    await movesShown(mover);
+    assert.equal(await mover.textContent('.lt-play h4'), 'Your tile');
+    // (a) A switch redraws the panel in French, in place.
+    for (const p of [mover, waiter]) await p.selectOption('select.lang-picker', 'fr');
+    await mover.waitForFunction(() => document.querySelector('.lt-play h4')?.textContent === 'Votre tuile');
+    assert.equal(await mover.textContent('[data-choice="fit"]'), 'Tout voir');
+    assert.equal(await mover.textContent('[data-choice="view"]'), 'Vue en perspective');
+    assert.match(await mover.textContent('.lt-count'), /^0 \/ 40 posées · glissez pour déplacer, molette pour zoomer$/);
+    assert.match(await mover.textContent('.lt-seg'), /Tous \d+.*Table \d+.*Par-dessus \d+/);
+    assert.match(await mover.textContent('.lt-legend'), /rouge.*vert.*neutre.*niveaux.*meilleure zone.*dernière tuile/);
+    assert.match(await mover.textContent('.lt-player[data-player="0"] h3'), /^Rouge /);
+    assert.match(await waiter.textContent('.lt-play .lt-wait'), /^(Rouge|Vert) · (Ada|Bob) pose sa tuile[RGN]{3}\u00a0: coin /);
+    assert.match(await mover.getAttribute('.lt-ghost', 'aria-label'), /^poser [RGN]{3}, coin en \(-?\d+,-?\d+\), branche A [→↓←↑] — posée sur la table$/);
+    await assertNoEnglishIn(mover, ['game.ltiles.'], 'L-Tiles table of the player to move');
+    await assertNoEnglishIn(waiter, ['game.ltiles.'], 'L-Tiles table');
+    // A tile placed in French.
+    const before = await version(mover);
+    await mover.locator('.lt-ghost[data-move]').first().dispatchEvent('click');
+    await waiter.waitForFunction((v) => window.plateau.version > v && window.plateau.drawn === window.plateau.state, before);
+    assert.match(await waiter.textContent('[data-lastmove]'), /^Dernier coup\u00a0: (Rouge|Vert) [RGN]{3}@/);
+    await assertNoEnglishIn(waiter, ['game.ltiles.'], 'L-Tiles table after a move');
+    await waiter.screenshot({ path: `${shots}/ltiles-fr.png` });
+    await waiter.selectOption('select.lang-picker', 'en');
+    await waiter.waitForFunction(() => document.querySelector('[data-choice="fit"]')?.textContent === 'Fit');
+
+    // (b) A finished game's result line gives the reason in French.
+    const room = await botGame(server.port, 'ltiles', 3);
+    const fan = await player(browser, 'Flo', undefined, FR);
+    await watch(fan.page, server.url, room);
+    const over = await state(fan.page);
+    assert.equal(over.status, 'over');
+    assert.match(over.outcome.code, /^ltiles\.(best_zone|tie_break|draw)$/);
+    const worded = await fan.page.evaluate((o) => import('/games/ltiles.js').then((m) => m.default.reason(o, { name: (i) => ['Host', 'Guest'][i] })), over.outcome);
+    assert.match(worded, /(gagne avec une meilleure zone|gagne grâce à sa zone|match nul)/, worded);
+    assert.ok((await fan.page.textContent('#status')).includes(worded), `the French reason in ${await fan.page.textContent('#status')}`);
+    assert.equal(await fan.page.textContent('.lt-panel .lt-reason'), `${worded}.`);
+    await assertNoEnglishIn(fan.page, ['game.ltiles.', 'reason.ltiles.'], 'finished L-Tiles table');
+    // Every code, worded by the module itself.
+    const words = await fan.page.evaluate(() => import('/games/ltiles.js').then(({ default: m }) => {
+      const name = (i) => ['Ada', 'Bob'][i];
+      return [
+        m.reason({ code: 'ltiles.draw', args: { best: 6 } }, { name }),
+        m.reason({ code: 'ltiles.best_zone', args: { seat: 1, score: 24, area: 8, height: 3, other: 18 } }, { name }),
+        m.reason({ code: 'ltiles.tie_break', args: { seat: 0, best: 12, rank: 2, score: 9, other: 6 } }, { name }),
+        m.reason({ code: 'on_top.points', args: {} }, { name }),
+      ];
+    }));
+    assert.deepEqual(words, [
+      'toutes les zones sont à égalité (meilleures zones\u00a0: 6 chacune)\u00a0: match nul',
+      "Bob (vert) gagne avec une meilleure zone de 24 (8 carrés, jusqu’au niveau 3) contre 18",
+      'meilleures zones à égalité (12)\u00a0; Ada (rouge) gagne grâce à sa zone n° 2\u00a0: 9 contre 6',
+      null,
+    ]);
+
+    // (c) The Rules panel, illustrated, in both languages.
+    const frText = await openRulesPanel(fan.page, 'ltiles', 'fr');
+    assert.match(frText, /But du jeu.*Matériel.*Tour de jeu.*Élargir.*Empiler.*Fin de la partie et décompte.*4 × 2 = 8.*Options/s);
+    assert.ok(await fan.page.locator('.rules-body figure svg').count() >= 3, 'illustrated');
+    assert.ok(!frText.includes('best zone'), 'no English left');
+    await shootRules(fan.page, `${shots}/rules-ltiles-fr.png`);
+    const enText = await openRulesPanel(fan.page, 'ltiles', 'en');
+    assert.match(enText, /Goal.*Material.*A turn.*Spread.*Stack.*End of the game and scoring.*4 × 2 = 8.*Options/s);
+    await shootRules(fan.page, `${shots}/rules-ltiles-en.png`);
+    // At a table the panel explains the table's own options.
+    await eve.page.evaluate(() => import('/rules.js').then((m) => m.openRules('ltiles', { first: '1', variant: 'hand' })));
+    await eve.page.waitForFunction(() => document.querySelector('.rules-body .rules-options') !== null);
+    const opts = await eve.page.textContent('.rules-body .rules-options');
+    assert.match(opts, /Green plays first.*variant 3: a face-up hand of 3/s);
+    assert.ok(!opts.includes('variant 1'), 'only the table\'s value is explained');
+  });
 });

@@ -2,7 +2,9 @@
 // watches. Each turn: click a highlighted place, turn the tile a random number of times, confirm.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown, botGame, player, watch, root } from './harness.mjs';
 
 // What a page draws: every cell, every tower, every colour's points and pawns, the track markers.
 const screen = (page) => page.evaluate(() => ({
@@ -167,5 +169,146 @@ test('a shared On Top win names both winning colours', { timeout: 300000 }, asyn
     assert.equal(shown.line, 'Blue and Yellow share the win');
     assert.match(shown.panel, /Blue and yellow placed their last pawns in the same placement and share the win\./);
     assert.deepEqual(shown.tagged, ['blue', 'yellow'], 'both colours wear the "wins" tag');
+  });
+});
+
+// ---------- French and English ----------
+
+const en = JSON.parse(readFileSync(join(root, 'clients/web/lang/en.json'), 'utf8'));
+const fr = JSON.parse(readFileSync(join(root, 'clients/web/lang/fr.json'), 'utf8'));
+const FR = { locale: 'fr-FR' };
+
+// The English pieces of this panel's texts that French words otherwise (the parts between
+// {values}, long enough to mean something): none may be left once the page is in French.
+function englishOf(prefixes) {
+  const out = new Set();
+  for (const [k, v] of Object.entries(en)) {
+    if (!prefixes.some((p) => k.startsWith(p)) || v === fr[k]) continue;
+    for (const part of v.split(/\{\w+\}/)) if (part.trim().length >= 8) out.add(part.trim());
+  }
+  // A piece French writes the same way (": 1 point" in "\u00a0: 1 point") says nothing.
+  const french = Object.entries(fr).filter(([k]) => prefixes.some((p) => k.startsWith(p))).map(([, v]) => v);
+  return [...out].filter((part) => !french.some((v) => v.includes(part)));
+}
+
+// Everything the table's panel says: its text (SVG titles included) and its labels and tooltips.
+const panelText = (page) => page.evaluate(() => {
+  const box = document.querySelector('#table');
+  return [box.textContent, ...[...box.querySelectorAll('[title], [aria-label]')]
+    .flatMap((e) => [e.getAttribute('title'), e.getAttribute('aria-label')]).filter(Boolean)].join('\n');
+});
+
+async function assertNoEnglishIn(page, prefixes, what) {
+  const text = await panelText(page);
+  const left = englishOf(prefixes).filter((e) => text.includes(e));
+  assert.deepEqual(left, [], `English left in the French ${what}`);
+}
+
+// The Rules panel of `game`, opened as the app does, in the page's language; returns its text.
+async function openRulesPanel(page, game, lang) {
+  await page.selectOption('select.lang-picker', lang);
+  await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+  await page.evaluate((g) => import('/rules.js').then((m) => m.openRules(g)), game);
+  await page.waitForFunction(() => document.querySelector('#rules-dialog')?.open
+    && document.querySelector('.rules-body figure svg') !== null);
+  return page.evaluate(() => document.querySelector('.rules-body').textContent);
+}
+
+// A screenshot of the whole Rules panel: the window made tall enough for it, for a moment.
+async function shootRules(page, path) {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: size.width, height: 3000 });
+  await page.screenshot({ path });
+  await page.setViewportSize(size);
+}
+
+test('On Top in French: the panel, the result line and the Rules panel', { timeout: 240000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { seated, eve } = await openTable(browser, server, 'on_top', ['Ada', 'Bob'], { players: 2 });
+    const ada = seated[0].page;
+    await ada.waitForSelector('.ot-players h3');
+    assert.equal(await ada.textContent('.ot-players h3'), 'Colours · points · pawns left');
+    // (a) A switch redraws the panel in French, in place; a place chosen stays chosen.
+    const st = await state(ada);
+    const mover = st.to_move === st.you ? ada : seated[1].page;
+    await movesShown(mover);
+    await mover.locator('[data-place]').first().click();
+    await mover.waitForSelector('.ot-confirm');
+    for (const p of new Set([ada, mover])) await p.selectOption('select.lang-picker', 'fr');
+    await ada.waitForFunction(() => document.querySelector('.ot-players h3')?.textContent === 'Couleurs · points · pions restants');
+    assert.equal(await ada.textContent('.ot-trackbox h3'), 'Piste de score');
+    assert.equal(await ada.textContent('.ot-last h3'), 'Dernière pose');
+    assert.match(await ada.textContent('.ot-last'), /Aucune tuile posée pour l’instant/);
+    assert.match(await ada.textContent('.ot-drawn'), /\d+ tuiles face cachée · 8 triangles noirs en réserve/);
+    assert.match(await ada.textContent('.ot-colour[data-colour="red"]'), /^Rouge\s*neutre/);
+    assert.match(await mover.textContent('.ot-confirm'), /^Poser [a-f]\d+-[a-f]\d+$/);
+    assert.equal(await mover.textContent('.ot-cancel'), 'Annuler');
+    assert.match(await mover.textContent('.ot-drawn'), /Moitié A sur [a-f]\d+, moitié B sur [a-f]\d+\. Orientation 1 sur \d ici\./);
+    await assertNoEnglishIn(ada, ['game.on_top.'], 'On Top table');
+    await assertNoEnglishIn(mover, ['game.on_top.'], 'On Top table of the player to move');
+    // The tile placed, the last placement is told in French.
+    const before = await version(mover);
+    await mover.locator('.ot-confirm').click();
+    await ada.waitForFunction((v) => window.plateau.version > v && window.plateau.drawn === window.plateau.state, before);
+    assert.match(await ada.textContent('.ot-last .ot-head'), /^(Ada|Bob) a posé [a-f]\d+-[a-f]\d+\./);
+    await assertNoEnglishIn(ada, ['game.on_top.'], 'On Top table after a placement');
+    await ada.screenshot({ path: `${shots}/on_top-fr.png` });
+    await ada.selectOption('select.lang-picker', 'en');
+    await ada.waitForFunction(() => document.querySelector('.ot-last h3')?.textContent === 'Last placement');
+
+    // (b) A finished game's result line gives the reason in French.
+    const room = await botGame(server.port, 'on_top', 2);
+    const fan = await player(browser, 'Flo', undefined, FR);
+    await watch(fan.page, server.url, room);
+    const over = await state(fan.page);
+    assert.equal(over.status, 'over');
+    assert.match(over.outcome.code, /^on_top\.(points|last_pawn)$/);
+    const worded = await fan.page.evaluate((o) => import('/games/on_top.js').then((m) => m.default.reason(o, { name: (i) => ['Host', 'Guest'][i] })), over.outcome);
+    assert.match(worded, /(le plus de points gagne|dernier pion|derniers pions)/, worded);
+    assert.ok((await fan.page.textContent('#status')).includes(worded), `the French reason in ${await fan.page.textContent('#status')}`);
+    assert.equal(await fan.page.textContent('.ot-drawn h3'), 'Partie terminée');
+    assert.match(await fan.page.textContent('.ot-drawn [data-reason]'), /\.$/);
+    assert.ok((await fan.page.textContent('.ot-drawn [data-reason]')).toLowerCase().includes(worded.toLowerCase()), 'the panel gives the reason too');
+    await assertNoEnglishIn(fan.page, ['game.on_top.', 'reason.on_top.'], 'finished On Top table');
+    // Every code and form, worded by the module itself.
+    const words = await fan.page.evaluate(() => import('/games/on_top.js').then(({ default: m }) => {
+      const name = (i) => ['Ada', 'Bob', 'Cy', 'Dan'][i];
+      return [
+        m.reason({ code: 'on_top.last_pawn', args: { seats: [1], how: 'alone' } }, { name }),
+        m.reason({ code: 'on_top.last_pawn', args: { seats: [0, 2], how: 'team' } }, { name }),
+        m.reason({ code: 'on_top.last_pawn', args: { seats: [0, 1], how: 'shared' } }, { name }),
+        m.reason({ code: 'on_top.last_pawn', args: { seats: [0, 1], how: 'both_teams' } }, { name }),
+        m.reason({ code: 'on_top.points', args: { ended: 'tiles_out', neutrals: [], penalty: true, tie: 'none' } }, { name }),
+        m.reason({ code: 'on_top.points', args: { ended: 'no_room', neutrals: [], penalty: true, tie: 'fewest_pawns' } }, { name }),
+        m.reason({ code: 'on_top.points', args: { ended: 'neutrals_out', neutrals: [2, 3], penalty: false, tie: 'shared' } }, { name }),
+        m.reason({ code: 'quirky.bag_empty', args: { points: 3, sharing: 1 } }, { name }),
+      ];
+    }));
+    assert.deepEqual(words, [
+      'Bob (jaune) a posé son dernier pion et gagne aussitôt',
+      'Ada (bleu) et Cy (rouge) ont posé leurs derniers pions lors de la même pose\u00a0: leur équipe gagne',
+      'Ada (bleu) et Bob (jaune) ont posé leurs derniers pions lors de la même pose et se partagent la victoire',
+      'Ada (bleu) et Bob (jaune) ont posé leurs derniers pions lors de la même pose\u00a0: les deux équipes se partagent la victoire',
+      "il n’y a plus de tuiles\u00a0: chaque pion inutilisé coûte 1 point\u00a0; le plus de points gagne",
+      "il n’y a plus de place pour une tuile\u00a0: chaque pion inutilisé coûte 1 point\u00a0; le plus de points gagne (égalité de points\u00a0: le moins de pions restants gagne)",
+      'les pions neutres (rouge et blanc) sont épuisés\u00a0; le plus de points gagne (victoire partagée\u00a0: mêmes points et mêmes pions restants)',
+      null,
+    ]);
+
+    // (c) The Rules panel, illustrated, in both languages.
+    const frText = await openRulesPanel(fan.page, 'on_top', 'fr');
+    assert.match(frText, /Principe.*Matériel.*Tour de jeu.*Cercles et tours.*bordure jaune d’or.*Fin de la partie.*Options/s);
+    assert.ok(await fan.page.locator('.rules-body figure svg').count() >= 3, 'illustrated');
+    assert.ok(!frText.includes('the majority colour'), 'no English left');
+    await shootRules(fan.page, `${shots}/rules-on_top-fr.png`);
+    const enText = await openRulesPanel(fan.page, 'on_top', 'en');
+    assert.match(enText, /Goal.*Material.*A turn.*Circles and towers.*golden border.*End of the game.*Options/s);
+    await shootRules(fan.page, `${shots}/rules-on_top-en.png`);
+    // At a table the panel explains the table's own options.
+    await eve.page.evaluate(() => import('/rules.js').then((m) => m.openRules('on_top', { players: 4, first: '2', teams: true, start: 'random', start_triangles: 4 })));
+    await eve.page.waitForFunction(() => document.querySelector('.rules-body .rules-options') !== null);
+    const opts = await eve.page.textContent('.rules-body .rules-options');
+    assert.match(opts, /4 players;.*seat 3 plays first.*4 players in two teams.*cells drawn at random.*4 black start triangles/s);
+    assert.ok(!opts.includes('the two red cells'), 'only the table\'s value is explained');
   });
 });

@@ -2,7 +2,9 @@
 // watches. The server draws every piece; the pages only show the draws and send clicks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown, botGame, player, watch, root } from './harness.mjs';
 
 // What the board shows: every point with its drawn stack, the scores panel and the bag panel.
 const screen = (page) => page.evaluate(() => ({
@@ -128,5 +130,131 @@ test('three players finish a Quirky game by clicks while a spectator sees the sa
     await bob.page.screenshot({ path: `${shots}/quirky-end-bob-phone.png`, fullPage: true });
     await cy.page.screenshot({ path: `${shots}/quirky-end-cy.png` });
     await eve.page.screenshot({ path: `${shots}/quirky-end-spectator.png` });
+  });
+});
+
+// ---------- French and English ----------
+
+const en = JSON.parse(readFileSync(join(root, 'clients/web/lang/en.json'), 'utf8'));
+const fr = JSON.parse(readFileSync(join(root, 'clients/web/lang/fr.json'), 'utf8'));
+const FR = { locale: 'fr-FR' };
+
+// The English pieces of this panel's texts that French words otherwise (the parts between
+// {values}, long enough to mean something): none may be left once the page is in French.
+function englishOf(prefixes) {
+  const out = new Set();
+  for (const [k, v] of Object.entries(en)) {
+    if (!prefixes.some((p) => k.startsWith(p)) || v === fr[k]) continue;
+    for (const part of v.split(/\{\w+\}/)) if (part.trim().length >= 8) out.add(part.trim());
+  }
+  // A piece French writes the same way (": 1 point" in "\u00a0: 1 point") says nothing.
+  const french = Object.entries(fr).filter(([k]) => prefixes.some((p) => k.startsWith(p))).map(([, v]) => v);
+  return [...out].filter((part) => !french.some((v) => v.includes(part)));
+}
+
+// Everything the table's panel says: its text (SVG titles included) and its labels and tooltips.
+const panelText = (page) => page.evaluate(() => {
+  const box = document.querySelector('#table');
+  return [box.textContent, ...[...box.querySelectorAll('[title], [aria-label]')]
+    .flatMap((e) => [e.getAttribute('title'), e.getAttribute('aria-label')]).filter(Boolean)].join('\n');
+});
+
+async function assertNoEnglishIn(page, prefixes, what) {
+  const text = await panelText(page);
+  const left = englishOf(prefixes).filter((e) => text.includes(e));
+  assert.deepEqual(left, [], `English left in the French ${what}`);
+}
+
+// The Rules panel of `game`, opened as the app does, in the page's language; returns its text.
+async function openRulesPanel(page, game, lang) {
+  await page.selectOption('select.lang-picker', lang);
+  await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+  await page.evaluate((g) => import('/rules.js').then((m) => m.openRules(g)), game);
+  await page.waitForFunction(() => document.querySelector('#rules-dialog')?.open
+    && document.querySelector('.rules-body figure svg') !== null);
+  return page.evaluate(() => document.querySelector('.rules-body').textContent);
+}
+
+// A screenshot of the whole Rules panel: the window made tall enough for it, for a moment.
+async function shootRules(page, path) {
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: size.width, height: 3000 });
+  await page.screenshot({ path });
+  await page.setViewportSize(size);
+}
+
+test('Quirky in French: the panel, the result line and the Rules panel', { timeout: 240000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const { seated, eve } = await openTable(browser, server, 'quirky', ['Ada', 'Bob'], { players: 2 });
+    const ada = seated[0].page;
+    await ada.waitForSelector('.qk-players h3');
+    assert.equal(await ada.textContent('.qk-players h3'), 'Players · colours · scores');
+    // (a) A switch redraws the panel in French, in place.
+    await ada.selectOption('select.lang-picker', 'fr');
+    await ada.waitForFunction(() => document.querySelector('.qk-players h3')?.textContent === 'Joueurs · couleurs · points');
+    assert.equal(await ada.textContent('.qk-log h3'), 'Journal de la partie');
+    assert.match(await ada.textContent('.qk-bag h3'), /^Dans le sac · \d+ restantes$/);
+    assert.match(await ada.textContent('.qk-drawn .qk-who'), /^(Vous avez pioché|Bob a pioché)$/);
+    assert.match(await ada.textContent('.qk-drawn .qk-what'), /^Un (marqueur (vert|jaune|rouge)|Quirk (bleu|noir|violet))/);
+    assert.match(await ada.textContent('.qk-neutral, .qk-seat.neutral'), /Neutre.*le rouge bloque et ne marque pour personne/);
+    assert.match(await ada.getAttribute('.qk-board', 'aria-label'), /^Plateau de Quirky, 28 cases$/);
+    await assertNoEnglishIn(ada, ['game.quirky.'], 'Quirky table');
+    // A move played in French is logged in French.
+    const st = await state(ada);
+    const mover = st.to_move === st.you ? ada : seated[1].page;
+    if (mover !== ada) await mover.selectOption('select.lang-picker', 'fr');
+    const before = await version(mover);
+    await movesShown(mover, before);
+    await mover.locator('.qk-point[data-move]').first().click();
+    await ada.waitForFunction((v) => window.plateau.version > v && window.plateau.drawn === window.plateau.state, before);
+    assert.match(await ada.textContent('.qk-log li'), /(a posé un marqueur|Quirk (bleu|noir) de|a pioché)/);
+    await assertNoEnglishIn(ada, ['game.quirky.'], 'Quirky table after a move');
+    await ada.screenshot({ path: `${shots}/quirky-fr.png` });
+    // And back to English.
+    await ada.selectOption('select.lang-picker', 'en');
+    await ada.waitForFunction(() => document.querySelector('.qk-log h3')?.textContent === 'Game log');
+
+    // (b) A finished game's result line gives the reason in French.
+    const room = await botGame(server.port, 'quirky', 4);
+    const fan = await player(browser, 'Flo', undefined, FR);
+    await watch(fan.page, server.url, room);
+    const over = await state(fan.page);
+    assert.equal(over.status, 'over');
+    assert.equal(over.outcome.code, 'quirky.bag_empty');
+    const points = Math.max(...over.outcome.scores);
+    const worded = over.outcome.args.sharing > 1
+      ? `le sac est vide\u00a0: ${over.outcome.args.sharing} joueurs se partagent la victoire avec ${points} point${points > 1 ? 's' : ''}`
+      : `le sac est vide\u00a0: le meilleur score est de ${points} point${points > 1 ? 's' : ''}`;
+    assert.ok((await fan.page.textContent('#status')).includes(worded), `the French reason: ${await fan.page.textContent('#status')}`);
+    assert.match(await fan.page.textContent('.qk-drawn .qk-who'), /^Partie terminée\u00a0: le sac est vide$/);
+    await assertNoEnglishIn(fan.page, ['game.quirky.', 'reason.quirky.'], 'finished Quirky table');
+    // Every code and form, worded by the module itself; another game's code is not its own.
+    const words = await fan.page.evaluate(() => import('/games/quirky.js').then(({ default: m }) => [
+      m.reason({ code: 'quirky.bag_empty', args: { points: 12, sharing: 1 } }),
+      m.reason({ code: 'quirky.bag_empty', args: { points: 9, sharing: 2 } }),
+      m.reason({ code: 'quirky.bag_empty', args: { points: 1, sharing: 1 } }),
+      m.reason({ code: 'ltiles.draw', args: { best: 3 } }),
+      m.reason({ reason: 'old' }),
+    ]));
+    assert.deepEqual(words, ['le sac est vide\u00a0: le meilleur score est de 12 points',
+      'le sac est vide\u00a0: 2 joueurs se partagent la victoire avec 9 points',
+      'le sac est vide\u00a0: le meilleur score est de 1 point', null, null]);
+
+    // (c) The Rules panel, illustrated, in both languages.
+    const frText = await openRulesPanel(fan.page, 'quirky', 'fr');
+    assert.match(frText, /But du jeu.*Matériel.*Tour de jeu.*Quirk violet.*Pointage.*Fin de la partie.*Options/s);
+    assert.ok(await fan.page.locator('.rules-body figure svg').count() >= 2, 'illustrated');
+    assert.ok(!frText.includes('Score the most points'), 'no English left');
+    await shootRules(fan.page, `${shots}/rules-quirky-fr.png`);
+    const enText = await openRulesPanel(fan.page, 'quirky', 'en');
+    assert.match(enText, /Goal.*Material.*A turn.*Purple Quirk.*Scoring.*End of the game.*Options/s);
+    await shootRules(fan.page, `${shots}/rules-quirky-en.png`);
+    // At a table the panel explains the table's own options.
+    await eve.page.evaluate(() => import('/rules.js').then((m) => m.openRules('quirky', { players: 2, first: 'random', triangles: 'aligned', purple_quirks: false })));
+    await eve.page.waitForFunction(() => document.querySelector('.rules-body .rules-options') !== null);
+    const opts = await eve.page.textContent('.rules-body .rules-options');
+    assert.match(opts, /aligned: only triangles/);
+    assert.match(opts, /removed, for a less random game/);
+    assert.ok(!opts.includes('tilted ones included'), 'only the table\'s value is explained');
   });
 });
