@@ -9,6 +9,7 @@ import { fillBoardGames, initPlayers, renderLeaderboard, showProfile } from './p
 import { PHRASES, hideChat, initChat, renderChat } from './chat.js';
 import { hasKey, language, languagePicker, onLanguage, preferredLanguage, setLanguage, t, tn } from './i18n.js';
 import { openRulesOnce, rulesButton, setGameTitles } from './rules.js';
+import { initTournaments, onTournamentMessage, showTournament } from './tournaments.js';  // issue 48
 
 const $ = (sel) => document.querySelector(sel);
 
@@ -178,6 +179,10 @@ function onMessage(msg) {
     case 'announce':
       showAnnounce(msg.message);
       break;
+    case 'tournament':        // tournaments.js (issue 48): a registration's answer;
+    case 'tournament_table':  // a round gave this player a table
+      onTournamentMessage(msg);
+      break;
     case 'error':
       if (msg.code === 'account/signed_out') { onSignedOut(); break; }
       showError(msg);
@@ -192,12 +197,14 @@ function route() {
   const replay = params.get('replay');
   $('#profile').hidden = true;
   const profile = params.get('profile');
-  if (profile) {
+  const tournament = params.get('tournament');  // a tournament's page (tournaments.js, issue 48)
+  if (profile || tournament) {
     if (app.room) send({ type: 'leave', room: app.room });
     app.room = null;
     app.state = null;
     clearInterval(app.roomsTimer);
-    showProfile(profile);
+    if (profile) showProfile(profile);
+    else showTournament(tournament);
   } else if (replay) openReplay(replay, Number(params.get('round') || 1));
   else if (room) openRoom(room, false);
   else showLobby();
@@ -1277,6 +1284,7 @@ async function init() {
   window.addEventListener('popstate', route);
   initPlayers({ gameName, resultText, showLobby });
   initChat(send);
+  initTournaments({ send, showLobby, openRoom, route });  // tournaments.js (issue 48)
   // A player's name opens their profile without leaving the page.
   document.addEventListener('click', (e) => {
     const a = e.target.closest && e.target.closest('a[data-profile]');
