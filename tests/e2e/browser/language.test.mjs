@@ -211,3 +211,45 @@ test('a whole game ends with a French result line, and replays in French', { tim
     await assertNoEnglish(eve.page, 'lobby with a finished game');
   });
 });
+
+// The Rules panel: it opens by itself the first time a person sits at a game, once, with the
+// table's options explained; later the Rules buttons of the lobby and of the table open it.
+test('the Rules panel opens once at a first seat, then from the lobby and the table', { timeout: 120000 }, async () => {
+  await withBrowser(async (server, browser) => {
+    const ada = await player(browser, 'Ada', undefined, { locale: 'fr-FR', rulesSeen: false });
+    const rulesOpen = () => ada.page.evaluate(() => document.querySelector('#rules-dialog')?.open === true);
+    const title = () => ada.page.textContent('#rules-title');
+    await createTable(ada.page, server.url, 'quantik', { first: '1' });
+    await ada.page.waitForFunction(() => document.querySelector('#rules-dialog')?.open
+      && document.querySelector('.rules-body figure svg') !== null);
+    assert.equal(await title(), 'Quantik\u00a0: les règles');
+    assert.ok(await ada.page.evaluate(() => document.querySelector('.rules-body').lang === 'fr'));
+    assert.deepEqual(await ada.page.evaluate(() => JSON.parse(localStorage.getItem('plateau.rulesSeen'))), ['quantik']);
+    await ada.page.screenshot({ path: `${shots}/rules-first-seat-fr.png` });
+    await ada.page.click('#rules-dialog .close');
+    assert.equal(await rulesOpen(), false);
+    // A second table of the same game: the panel stays shut.
+    await ada.page.click('#leave');
+    await createTable(ada.page, server.url, 'quantik');
+    await ada.page.waitForTimeout(500);
+    assert.equal(await rulesOpen(), false, 'once per game and browser');
+    // The table's button opens it, with that table's options.
+    await ada.page.click('#table-rules');
+    await ada.page.waitForFunction(() => document.querySelector('#rules-dialog')?.open);
+    assert.equal(await title(), 'Quantik\u00a0: les règles');
+    await ada.page.keyboard.press('Escape');
+    await ada.page.waitForFunction(() => !document.querySelector('#rules-dialog').open);
+    // The lobby's button opens the game chosen in the "New table" form; a switch of language
+    // redraws the open panel in place.
+    await ada.page.click('#leave');
+    await ada.page.waitForSelector('#lobby:not([hidden])');
+    await ada.page.selectOption('#game-select', 'turris');
+    await ada.page.click('#lobby-rules');
+    await ada.page.waitForFunction(() => document.querySelector('#rules-dialog')?.open);
+    assert.equal(await title(), 'Turris\u00a0: les règles');
+    await ada.page.selectOption('select.lang-picker', 'en');
+    await ada.page.waitForFunction(() => document.querySelector('#rules-title').textContent === 'Turris: the rules'
+      && document.querySelector('.rules-body').lang === 'en');
+    assert.equal(await rulesOpen(), true, 'still open after the switch');
+  });
+});
