@@ -9,6 +9,7 @@ import { fillBoardGames, initPlayers, renderLeaderboard, showProfile } from './p
 import { PHRASES, hideChat, initChat, renderChat } from './chat.js';
 import { hasKey, language, languagePicker, onLanguage, preferredLanguage, setLanguage, t, tn } from './i18n.js';
 import { openRulesOnce, rulesButton, setGameTitles } from './rules.js';
+import { controlBadge, controlOf, controlText, controlTitle } from './time_control.js';
 import { initTournaments, onTournamentMessage, showTournament } from './tournaments.js';  // issue 48
 
 const $ = (sel) => document.querySelector(sel);
@@ -739,33 +740,7 @@ const DAY = 86400000, HOUR = 3600000, MINUTE = 60000;
 // The "Time control" choice of the create form: null for none, else the `clock` to send. Any
 // table may have one: at three or four seats, an easy bot plays on for a player whose time runs
 // out.
-function readClock() {
-  const sel = $('#time-control');
-  if (!sel.value) return null;
-  const [kind, a, b] = sel.value.split(':');
-  return kind === 'live'
-    ? { kind: 'live', base_ms: Number(a) * MINUTE, increment_ms: Number(b) * 1000 }
-    : { kind: 'correspondence', days: Number(a) };
-}
-
-// "3+2" (minutes + seconds a move), "3 days"; '' for none.
-function controlText(c) {
-  if (!c) return '';
-  if (c.kind === 'correspondence') return tn('clock.days', c.days);
-  const num = (x) => String(Math.round(x * 10) / 10);
-  const quarter = { 15000: '¼', 30000: '½', 45000: '¾' }[c.base_ms];
-  return `${quarter || num(c.base_ms / MINUTE)}+${num(c.increment_ms / 1000)}`;
-}
-
-function controlTitle(c) {
-  if (c.kind === 'correspondence') return t('clock.correspondence_title', { control: controlText(c) });
-  return t('clock.live_title', { control: controlText(c) });
-}
-
-// A table's time control as the lobby lists it; nothing for none.
-function controlBadge(c) {
-  return c ? el('span', { class: 'time-control', 'data-control': c.kind, title: controlTitle(c) }, controlText(c)) : '';
-}
+const readClock = () => controlOf($('#time-control').value);
 
 // What a seat has left now: its time as it stood at `since` if its clock runs; none for the
 // seat whose flag fell.

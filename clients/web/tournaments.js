@@ -11,6 +11,7 @@
 // the lobby being shown or left, another section taking the page's place.
 import { el } from './dom.js';
 import { hasKey, language, onLanguage, t, tn } from './i18n.js';
+import { controlBadge, controlOf, controlTitle } from './time_control.js';
 
 const $ = (sel) => document.querySelector(sel);
 const SECTIONS = ['#lobby', '#room', '#replay', '#profile'];
@@ -212,7 +213,7 @@ function localInput(ms) {
 
 function defaultForm() {
   return { open: false, name: '', game: games()[0] ? games()[0].id : '', options: {}, format: '', rounds: 5, twice: false,
-    starts: localInput(Date.now() + 10 * 60000), no_show: 10 };
+    starts: localInput(Date.now() + 10 * 60000), no_show: 10, clock: '' };
 }
 
 // An option's words, as the "New table" form says them (option.<game>.<name>, or the server's
@@ -279,6 +280,7 @@ function readForm() {
   f.twice = form.elements.twice.checked;
   f.starts = form.elements.starts.value;
   f.no_show = form.elements.no_show.value;
+  f.clock = form.elements.clock ? form.elements.clock.value : '';
   const options = {};
   for (const input of form.querySelectorAll('[data-t-option]')) {
     const name = input.dataset.tOption;
@@ -310,6 +312,15 @@ function createForm() {
   starts.value = f.starts;
   const noShow = el('input', { type: 'number', name: 'no_show', min: 1, max: 1440, required: true });
   noShow.value = String(f.no_show);
+  // The tables' own time-control choices (clocks are for games of two), in the page's words.
+  const clock = seatsOf(game) === 2 && $('#time-control') ? $('#time-control').cloneNode(true) : null;
+  if (clock) {
+    clock.removeAttribute('id');
+    clock.name = 'clock';
+    clock.value = f.clock || '';
+  } else {
+    f.clock = '';
+  }
   const form = el('form', {
     id: 'tournament-create', class: 'create-form t-create-form', autocomplete: 'off',
     oninput: readForm,
@@ -328,6 +339,7 @@ function createForm() {
   field('tournament.col.format', format),
   field('tournament.create.rounds', rounds, { hidden: f.format === 'round_robin' }),
   el('label', { class: 'inline', hidden: f.format !== 'round_robin' }, twice, ' ', t('tournament.create.twice')),
+  clock ? field('option.common.time_control', clock) : null,
   field('tournament.create.starts', starts),
   field('tournament.create.no_show', noShow),
   el('button', { type: 'submit', class: 'primary', id: 'tournament-create-submit' }, t('tournament.create.submit')),
@@ -361,6 +373,8 @@ async function create(e) {
     starts: new Date(f.starts).getTime(),
     no_show_minutes: Number(f.no_show) || 0,
   };
+  const clock = controlOf(f.clock);
+  if (clock) body.clock = clock;
   const button = $('#tournament-create-submit');
   if (button) button.disabled = true;
   const res = await api('/api/tournaments/create', { body, auth: true });
@@ -520,6 +534,7 @@ function info(d) {
   return el('dl', { class: 't-info' },
     row('tournament.col.game', gameName(d.game)),
     row('tournament.col.format', formatName(d.format, d.twice), rounds),
+    d.clock ? row('option.common.time_control', controlBadge(d.clock), ' ', controlTitle(d.clock)) : [],
     row('tournament.col.status', el('span', { id: 'tournament-status' }, statusName(d.status)),
       d.status === 'running' ? [' · ', t('tournament.round_of', { round: num(d.round), rounds: num(roundsPlanned(d)) })] : '',
       d.note ? [' · ', noteText(d.note)] : ''),

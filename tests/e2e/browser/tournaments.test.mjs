@@ -454,9 +454,11 @@ test('an organiser creates a tournament, starts or cancels it, in English and in
       assert.ok(inMinutes > 8.9 && inMinutes <= 10, `starts in ${inMinutes} minutes`);
       assert.equal(await form.locator('[name=no_show]').inputValue(), '10');
       // The formats follow the seats: On Top for three offers tables by score only.
+      assert.ok(await form.locator('[name=clock]').isVisible(), 'a game of two may have a clock');
       await form.locator('[name=game]').selectOption('on_top');
       await form.locator('[data-t-option="players"]').selectOption('3');
       assert.deepEqual(await formats(), ['seated']);
+      assert.equal(await form.locator('[name=clock]').count(), 0, 'clocks are for games of two');
       assert.deepEqual(await texts(page, '#tournament-create [name=format] option'), [word(code, 'tournament.format.seated')]);
       await form.locator('[data-t-option="players"]').selectOption('2');
       assert.deepEqual(await formats(), ['swiss', 'round_robin']);
@@ -478,6 +480,7 @@ test('an organiser creates a tournament, starts or cancels it, in English and in
       await page.locator('#tournament-create [name=rounds]').fill('4');
       await page.locator('#tournament-create [name=starts]').fill('2031-05-17T18:30');
       await page.locator('#tournament-create [name=no_show]').fill('7');
+      await page.locator('#tournament-create [name=clock]').selectOption('live:3:2');
       if (code === 'fr') await page.screenshot({ path: `${shots}/tournament-create-fr.png`, fullPage: true });
       const starts = await page.evaluate(() => new Date('2031-05-17T18:30').getTime());
       const options = await page.evaluate(() => Object.fromEntries(window.plateau.games.find((g) => g.id === 'quantik').options.map((o) => [o.name, o.default])));
@@ -489,6 +492,7 @@ test('an organiser creates a tournament, starts or cancels it, in English and in
       assert.equal(created.auth, `Bearer ${token}`);
       assert.deepEqual(JSON.parse(created.body), {
         name: 'Club night', game: 'quantik', options, format: 'swiss', rounds: 4, twice: false, starts, no_show_minutes: 7,
+        clock: { kind: 'live', base_ms: 180000, increment_ms: 2000 },
       });
       assert.equal(await page.locator('#tournament-title').textContent(), 'Club night');
       assert.equal(await page.locator('#tournament-players').count(), 0);
