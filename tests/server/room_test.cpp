@@ -1752,6 +1752,8 @@ TEST_F(Table, APlayerWhoResignsLosesAndEveryoneSeesItOnceItIsStored) {
     EXPECT_EQ(st["outcome"], (json{{"winners", {1}},
                                    {"scores", json::array()},
                                    {"reason", "Ada resigned"},
+                                   {"code", "ended.resigned"},
+                                   {"args", {{"seat", 0}}},
                                    {"end", "resigned"},
                                    {"seat", 0}}));
     EXPECT_TRUE(st["fairness"]["seed"].is_string()) << "the seed is revealed, as at any end";
@@ -1841,6 +1843,8 @@ TEST_F(Table, ADrawIsOfferedThenAcceptedDeclinedOrLeftToLapseWithTheNextMove) {
     EXPECT_EQ(c->states[t.room]["outcome"], (json{{"winners", json::array()},
                                                   {"scores", json::array()},
                                                   {"reason", "draw agreed"},
+                                                  {"code", "ended.draw_agreed"},
+                                                  {"args", json::object()},
                                                   {"end", "agreed_draw"},
                                                   {"seat", 0}}));
   }
