@@ -2,6 +2,8 @@
 // with the options of the table explained. Each game's summary is its own module,
 // rules/<game>.js, whose default export is { render(box, ctx) }: it fills `box` and may read
 // ctx.options (the table's options, or null in the lobby, where every option is explained).
+// The context also brings what every summary draws the same way: ctx.section(title, …parts),
+// ctx.figure(picture, caption) and ctx.firstText(options, colour), the sentence saying who starts.
 //
 // The first time a person sits at a game in this browser the panel opens by itself, once;
 // after that it is one click away (a "Rules" button in the lobby and at the table).
@@ -35,6 +37,30 @@ function dialog() {
   return d;
 }
 
+// A section of a summary: its title, then its parts, each text a paragraph and each node as it
+// is. An array, to spread where the section goes.
+function section(title, ...parts) {
+  return [el('h3', {}, title), ...parts.map((part) => (typeof part === 'string' ? el('p', {}, part) : part))];
+}
+
+// A picture with its caption, the caption also naming the picture for screen readers.
+function figure(picture, caption) {
+  if (!picture.hasAttribute('role')) picture.setAttribute('role', 'img');
+  picture.setAttribute('aria-label', caption);
+  return el('figure', {}, picture, el('figcaption', {}, caption));
+}
+
+// Who starts, every game's `first` option: at a table, the sentence for its value ('random', or
+// a seat from '0'); in the lobby (options null), the sentence for every value. `colour(seat)`,
+// where the game gives each seat a colour, names the seat's colour too.
+function firstText(options, colour = null) {
+  if (!options) return t('rules.first.any');
+  const first = String(options.first);
+  if (!/^\d+$/.test(first)) return t('rules.first.random');
+  const seat = Number(first);
+  return colour ? t('rules.first.seat_colour', { n: seat + 1, colour: colour(seat) }) : t('rules.first.seat', { n: seat + 1 });
+}
+
 async function draw(game, options) {
   const d = dialog();
   const mod = await summaryOf(game);
@@ -42,7 +68,7 @@ async function draw(game, options) {
   const body = d.querySelector('.rules-body');
   body.replaceChildren();
   body.lang = language();
-  if (mod) mod.render(body, { el, svg, t, options: options || null, language: language() });
+  if (mod) mod.render(body, { el, svg, t, section, figure, firstText, options: options || null, language: language() });
   else body.append(el('p', {}, t('rules.missing')));
 }
 

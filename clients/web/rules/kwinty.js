@@ -5,11 +5,7 @@ import { blockIcon, miniWall } from '../games/kwinty.js';
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export default {
-  render(box, { el, t, options }) {
-    const figure = (picture, caption) => {
-      picture.setAttribute('aria-label', caption);
-      return el('figure', {}, picture, el('figcaption', {}, caption));
-    };
+  render(box, { el, section, t, figure, firstText, options }) {
     const five = miniWall([
       { o: 'L', x: 0, y: 0, seat: 0 }, { o: 'S', x: 2, y: 0, seat: 0 }, { o: 'L', x: 3, y: 0, seat: 0 },
       { o: 'L', x: 0, y: 1, seat: 1 }, { o: 'L', x: 3, y: 1, seat: 1 },
@@ -24,39 +20,34 @@ export default {
 
     const strictOn = t('rules.kwinty.strict_on');
     const strictOff = t('rules.kwinty.strict_off');
-    let first;
-    if (!options) first = t('rules.kwinty.first_any');
-    else if (String(options.first) === '0') first = t('rules.kwinty.first_seat', { n: 1 });
-    else if (String(options.first) === '1') first = t('rules.kwinty.first_seat', { n: 2 });
-    else first = t('rules.kwinty.first_random');
     const strict = !options ? [el('li', {}, strictOff), el('li', {}, strictOn)]
       : [el('li', {}, options.strict ? strictOn : strictOff)];
 
     box.append(
-      el('h3', {}, t('rules.kwinty.goal_title')),
-      el('p', {}, t('rules.kwinty.goal')),
-      figure(five, t('rules.kwinty.fig_five')),
-      el('h3', {}, t('rules.kwinty.material_title')),
-      el('p', {}, t('rules.kwinty.material')),
-      figure(icons, t('rules.kwinty.fig_blocks')),
-      el('h3', {}, t('rules.kwinty.turn_title')),
-      el('p', {}, t('rules.kwinty.turn')),
-      el('ul', {},
-        el('li', {}, t('rules.kwinty.rule_size')),
-        el('li', {}, t('rules.kwinty.rule_a')),
-        el('li', {}, t('rules.kwinty.rule_b')),
-        el('li', {}, t('rules.kwinty.rule_c'))),
-      figure(forbidden, t('rules.kwinty.fig_forbidden')),
-      el('h3', {}, t('rules.kwinty.end_title')),
-      el('ul', {},
-        el('li', {}, t('rules.kwinty.end_five')),
-        el('li', {}, t('rules.kwinty.end_pass')),
-        el('li', {}, t('rules.kwinty.end_fours')),
-        el('li', {}, t('rules.kwinty.end_next'))),
+      ...section(t('rules.kwinty.goal_title'),
+        t('rules.kwinty.goal'),
+        figure(five, t('rules.kwinty.fig_five'))),
+      ...section(t('rules.kwinty.material_title'),
+        t('rules.kwinty.material'),
+        figure(icons, t('rules.kwinty.fig_blocks'))),
+      ...section(t('rules.kwinty.turn_title'),
+        t('rules.kwinty.turn'),
+        el('ul', {},
+          el('li', {}, t('rules.kwinty.rule_size')),
+          el('li', {}, t('rules.kwinty.rule_a')),
+          el('li', {}, t('rules.kwinty.rule_b')),
+          el('li', {}, t('rules.kwinty.rule_c'))),
+        figure(forbidden, t('rules.kwinty.fig_forbidden'))),
+      ...section(t('rules.kwinty.end_title'),
+        el('ul', {},
+          el('li', {}, t('rules.kwinty.end_five')),
+          el('li', {}, t('rules.kwinty.end_pass')),
+          el('li', {}, t('rules.kwinty.end_fours')),
+          el('li', {}, t('rules.kwinty.end_next')))),
       el('div', { class: 'rules-options' },
-        el('h3', {}, t('rules.kwinty.options_title')),
-        el('ul', {}, el('li', {}, first)),
-        el('p', {}, el('b', {}, capital(t('option.kwinty.strict')))),
-        el('ul', {}, strict)));
+        ...section(t('rules.kwinty.options_title'),
+          el('ul', {}, el('li', {}, firstText(options))),
+          el('p', {}, el('b', {}, capital(t('option.kwinty.strict')))),
+          el('ul', {}, strict))));
   },
 };

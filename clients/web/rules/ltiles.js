@@ -14,8 +14,7 @@ const STACKED = { cells: [[0, 1, 'R'], [0, 0, 'R'], [1, 1, 'R']], level: 2 };
 const ZONE = [[0, 0], [0, 1], [1, 1], [0, 2]];
 
 export default {
-  render(box, { el, t, options }) {
-    const figure = (picture, caption) => el('figure', {}, picture, el('figcaption', {}, caption));
+  render(box, { el, section, t, figure, firstText, options }) {
     const kinds = el('div', { role: 'img', 'aria-label': t('rules.ltiles.fig_kinds') },
       ['RRR', 'RRN', 'RNN', 'RRG', 'GGG', 'GGR'].flatMap((k) => [tileIcon(k, 0, 40), ' ']));
     const spread = planSketch([DOMINO, SPREAD, GREEN], { width: 180, label: t('rules.ltiles.fig_spread') });
@@ -25,34 +24,31 @@ export default {
     const opt = (name, texts) => (typeof texts === 'string' || texts.length === 1
       ? el('li', {}, el('b', {}, capital(t(name))), ' — ', [texts].flat()[0])
       : el('li', {}, el('b', {}, capital(t(name))), el('ul', {}, texts.map((text) => el('li', {}, text)))));
-    const first = !options ? t('rules.ltiles.opt_first_any')
-      : options.first === undefined || String(options.first) === 'random' ? t('rules.ltiles.opt_first_random')
-        : String(options.first) === '1' ? t('rules.ltiles.opt_first_green') : t('rules.ltiles.opt_first_red');
+    const seatColour = (seat) => t(`game.ltiles.colour.${'rg'[seat]}`);  // seat 1 plays red, seat 2 green
     const variants = ['standard', 'ordered', 'open', 'hand'];
     const variantText = (v) => t(`rules.ltiles.variant.${variants.includes(v) ? v : 'standard'}`);
     // i18n-keys: rules.ltiles.variant.*
     const variant = options ? [variantText(options.variant)] : variants.map(variantText);
 
     box.append(
-      el('h3', {}, t('rules.ltiles.goal_title')),
-      el('p', {}, t('rules.ltiles.goal')),
-      el('h3', {}, t('rules.ltiles.material_title')),
-      el('p', {}, t('rules.ltiles.material')),
-      figure(kinds, t('rules.ltiles.fig_kinds')),
-      el('h3', {}, t('rules.ltiles.turn_title')),
-      el('p', {}, t('rules.ltiles.turn')),
-      el('ul', {},
-        el('li', {}, t('rules.ltiles.turn_spread')),
-        el('li', {}, t('rules.ltiles.turn_stack'))),
-      figure(spread, t('rules.ltiles.fig_spread')),
-      el('h3', {}, t('rules.ltiles.end_title')),
-      el('p', {}, t('rules.ltiles.end')),
-      figure(stacked, t('rules.ltiles.fig_stack')),
-      el('p', {}, t('rules.ltiles.winner')),
-      el('div', { class: 'rules-options' },
-        el('h3', {}, t('rules.ltiles.options_title')),
+      ...section(t('rules.ltiles.goal_title'), t('rules.ltiles.goal')),
+      ...section(t('rules.ltiles.material_title'),
+        t('rules.ltiles.material'),
+        figure(kinds, t('rules.ltiles.fig_kinds'))),
+      ...section(t('rules.ltiles.turn_title'),
+        t('rules.ltiles.turn'),
         el('ul', {},
-          opt('rules.ltiles.opt_first', first),
-          opt('option.ltiles.variant', variant))));
+          el('li', {}, t('rules.ltiles.turn_spread')),
+          el('li', {}, t('rules.ltiles.turn_stack'))),
+        figure(spread, t('rules.ltiles.fig_spread'))),
+      ...section(t('rules.ltiles.end_title'),
+        t('rules.ltiles.end'),
+        figure(stacked, t('rules.ltiles.fig_stack')),
+        t('rules.ltiles.winner')),
+      el('div', { class: 'rules-options' },
+        ...section(t('rules.ltiles.options_title'),
+          el('ul', {},
+            el('li', {}, firstText(options, seatColour)),
+            opt('option.ltiles.variant', variant)))));
   },
 };

@@ -6,8 +6,7 @@ import { tileSketch, circleSketch } from '../games/on_top.js';
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export default {
-  render(box, { el, t, options }) {
-    const figure = (picture, caption) => el('figure', {}, picture, el('figcaption', {}, caption));
+  render(box, { el, section, t, figure, firstText, options }) {
     // A tile: tips blue and yellow, wide corners red and white (sixths in the table's order).
     const tile = tileSketch(['blue', 'red', 'red', 'yellow', 'white', 'white'], 120);
     tile.setAttribute('aria-label', t('rules.on_top.fig_tile'));
@@ -21,9 +20,6 @@ export default {
       ? el('li', {}, el('b', {}, capital(t(name))), ' — ', [texts].flat()[0])
       : el('li', {}, el('b', {}, capital(t(name))), el('ul', {}, texts.map((text) => el('li', {}, text)))));
     const players = options ? [t('rules.on_top.opt_players_n', { n: Number(options.players) || 2 })] : [t('rules.on_top.opt_players_any')];
-    const first = !options ? t('rules.on_top.opt_first_any')
-      : options.first === undefined || String(options.first) === 'random' ? t('rules.on_top.opt_first_random')
-        : t('rules.on_top.opt_first_seat', { n: Number(options.first) + 1 });
     const teams = options ? [options.teams ? t('rules.on_top.opt_teams_on') : t('rules.on_top.opt_teams_off')]
       : [t('rules.on_top.opt_teams_off'), t('rules.on_top.opt_teams_on')];
     const startText = (v) => t(v === 'alternative' ? 'rules.on_top.opt_start_alternative' : v === 'random' ? 'rules.on_top.opt_start_random' : 'rules.on_top.opt_start_red');
@@ -31,34 +27,33 @@ export default {
     const count = options ? t('rules.on_top.opt_count_n', { n: Number(options.start_triangles) || 2 }) : t('rules.on_top.opt_count_any');
 
     box.append(
-      el('h3', {}, t('rules.on_top.goal_title')),
-      el('p', {}, t('rules.on_top.goal')),
-      el('h3', {}, t('rules.on_top.material_title')),
-      el('p', {}, t('rules.on_top.material')),
-      figure(tile, t('rules.on_top.fig_tile')),
-      el('h3', {}, t('rules.on_top.turn_title')),
-      el('ul', {},
-        el('li', {}, t('rules.on_top.turn_draw')),
-        el('li', {}, t('rules.on_top.turn_place')),
-        el('li', {}, t('rules.on_top.turn_holes'))),
-      el('h3', {}, t('rules.on_top.circle_title')),
-      el('p', {}, t('rules.on_top.circle')),
-      figure(circle, t('rules.on_top.fig_circle')),
-      figure(tie, t('rules.on_top.fig_tie')),
-      el('p', {}, t('rules.on_top.score')),
-      figure(golden, t('rules.on_top.fig_golden')),
-      el('h3', {}, t('rules.on_top.end_title')),
-      el('ul', {},
-        el('li', {}, t('rules.on_top.end_last_pawn')),
-        el('li', {}, t('rules.on_top.end_neutral')),
-        el('li', {}, t('rules.on_top.end_no_tile'))),
-      el('div', { class: 'rules-options' },
-        el('h3', {}, t('rules.on_top.options_title')),
+      ...section(t('rules.on_top.goal_title'), t('rules.on_top.goal')),
+      ...section(t('rules.on_top.material_title'),
+        t('rules.on_top.material'),
+        figure(tile, t('rules.on_top.fig_tile'))),
+      ...section(t('rules.on_top.turn_title'),
         el('ul', {},
-          opt('rules.on_top.opt_players', players),
-          opt('rules.on_top.opt_first', first),
-          opt('rules.on_top.opt_teams', teams),
-          opt('option.on_top.start', start),
-          opt('rules.on_top.opt_count', count))));
+          el('li', {}, t('rules.on_top.turn_draw')),
+          el('li', {}, t('rules.on_top.turn_place')),
+          el('li', {}, t('rules.on_top.turn_holes')))),
+      ...section(t('rules.on_top.circle_title'),
+        t('rules.on_top.circle'),
+        figure(circle, t('rules.on_top.fig_circle')),
+        figure(tie, t('rules.on_top.fig_tie')),
+        t('rules.on_top.score'),
+        figure(golden, t('rules.on_top.fig_golden'))),
+      ...section(t('rules.on_top.end_title'),
+        el('ul', {},
+          el('li', {}, t('rules.on_top.end_last_pawn')),
+          el('li', {}, t('rules.on_top.end_neutral')),
+          el('li', {}, t('rules.on_top.end_no_tile')))),
+      el('div', { class: 'rules-options' },
+        ...section(t('rules.on_top.options_title'),
+          el('ul', {},
+            opt('rules.on_top.opt_players', players),
+            el('li', {}, firstText(options)),
+            opt('rules.on_top.opt_teams', teams),
+            opt('option.on_top.start', start),
+            opt('rules.on_top.opt_count', count)))));
   },
 };

@@ -38,8 +38,7 @@ function board(svg, pieces, marks = {}) {
 }
 
 export default {
-  render(box, { el, svg, t, options }) {
-    const figure = (picture, caption) => el('figure', {}, picture, el('figcaption', {}, caption));
+  render(box, { el, section, svg, t, figure, firstText, options }) {
     // The four shapes of each colour.
     const shapes = el('div', { class: 'rules-shapes' },
       SHAPES.map((shape) => el('span', { style: 'display:inline-grid;justify-items:center;margin-right:.4rem;font-size:.8rem' },
@@ -54,30 +53,24 @@ export default {
     const rule = board(svg, { b2: ['sphere', 0], d4: ['cube', 1] }, no);
     rule.setAttribute('aria-label', t('rules.quantik.fig_rule'));
 
-    let first;
-    if (!options) first = t('rules.quantik.first_any');
-    else if (options.first === '0' || options.first === 0) first = t('rules.quantik.first_seat', { n: 1 });
-    else if (options.first === '1' || options.first === 1) first = t('rules.quantik.first_seat', { n: 2 });
-    else first = t('rules.quantik.first_random');
-
     box.append(
-      el('h3', {}, t('rules.quantik.goal_title')),
-      el('p', {}, t('rules.quantik.goal')),
-      figure(win, t('rules.quantik.fig_win')),
-      el('h3', {}, t('rules.quantik.material_title')),
-      el('p', {}, t('rules.quantik.material')),
-      figure(shapes, t('rules.quantik.fig_shapes')),
-      el('h3', {}, t('rules.quantik.turn_title')),
-      el('p', {}, t('rules.quantik.turn')),
-      el('p', {}, t('rules.quantik.forbidden')),
-      figure(rule, t('rules.quantik.fig_rule')),
-      el('h3', {}, t('rules.quantik.end_title')),
-      el('ul', {},
-        el('li', {}, t('rules.quantik.end_line')),
-        el('li', {}, t('rules.quantik.end_stuck')),
-        el('li', {}, t('rules.quantik.end_no_draw'))),
+      ...section(t('rules.quantik.goal_title'),
+        t('rules.quantik.goal'),
+        figure(win, t('rules.quantik.fig_win'))),
+      ...section(t('rules.quantik.material_title'),
+        t('rules.quantik.material'),
+        figure(shapes, t('rules.quantik.fig_shapes'))),
+      ...section(t('rules.quantik.turn_title'),
+        t('rules.quantik.turn'),
+        t('rules.quantik.forbidden'),
+        figure(rule, t('rules.quantik.fig_rule'))),
+      ...section(t('rules.quantik.end_title'),
+        el('ul', {},
+          el('li', {}, t('rules.quantik.end_line')),
+          el('li', {}, t('rules.quantik.end_stuck')),
+          el('li', {}, t('rules.quantik.end_no_draw')))),
       el('div', { class: 'rules-options' },
-        el('h3', {}, t('rules.quantik.options_title')),
-        el('p', {}, first)));
+        ...section(t('rules.quantik.options_title'),
+          firstText(options))));
   },
 };

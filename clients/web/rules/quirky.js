@@ -5,8 +5,7 @@ import { boardSketch, pieceIcon } from '../games/quirky.js';
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 export default {
-  render(box, { el, t, options }) {
-    const figure = (picture, caption) => el('figure', {}, picture, el('figcaption', {}, caption));
+  render(box, { el, section, t, figure, firstText, options }) {
     const pieces = (list) => {
       const row = el('div', { role: 'img', 'aria-label': t('rules.quirky.fig_pieces') });
       for (const p of list) row.append(pieceIcon(p, 30), ' ');
@@ -33,40 +32,35 @@ export default {
       : el('li', {}, el('b', {}, capital(t(name))), el('ul', {}, texts.map((text) => el('li', {}, text)))));
     const players = options ? [Number(options.players) === 3 ? t('rules.quirky.opt_players_3') : t('rules.quirky.opt_players_2')]
       : [t('rules.quirky.opt_players_2'), t('rules.quirky.opt_players_3')];
-    const first = !options ? t('rules.quirky.opt_first_any')
-      : options.first === undefined || String(options.first) === 'random' ? t('rules.quirky.opt_first_random')
-        : t('rules.quirky.opt_first_seat', { n: Number(options.first) + 1 });
     const triangles = options ? [options.triangles === 'aligned' ? t('rules.quirky.opt_triangles_aligned') : t('rules.quirky.opt_triangles_any')]
       : [t('rules.quirky.opt_triangles_any'), t('rules.quirky.opt_triangles_aligned')];
     const purple = options ? [options.purple_quirks === false ? t('rules.quirky.opt_purple_off') : t('rules.quirky.opt_purple_on')]
       : [t('rules.quirky.opt_purple_on'), t('rules.quirky.opt_purple_off')];
 
     box.append(
-      el('h3', {}, t('rules.quirky.goal_title')),
-      el('p', {}, t('rules.quirky.goal')),
-      el('h3', {}, t('rules.quirky.material_title')),
-      el('p', {}, t('rules.quirky.material')),
-      figure(pieces(['green', 'yellow', 'red', 'blue', 'black', 'purple']), t('rules.quirky.fig_pieces')),
-      el('h3', {}, t('rules.quirky.turn_title')),
-      el('p', {}, t('rules.quirky.turn')),
-      el('ul', {},
-        el('li', {}, t('rules.quirky.turn_marker')),
-        el('li', {}, t('rules.quirky.turn_blue')),
-        el('li', {}, t('rules.quirky.turn_black')),
-        el('li', {}, t('rules.quirky.turn_purple'))),
-      el('p', {}, t('rules.quirky.turn_auto')),
-      el('h3', {}, t('rules.quirky.score_title')),
-      el('p', {}, t('rules.quirky.score')),
-      figure(aligned, t('rules.quirky.fig_triangle')),
-      figure(tilted, t('rules.quirky.fig_tilted')),
-      el('h3', {}, t('rules.quirky.end_title')),
-      el('p', {}, t('rules.quirky.end')),
-      el('div', { class: 'rules-options' },
-        el('h3', {}, t('rules.quirky.options_title')),
+      ...section(t('rules.quirky.goal_title'), t('rules.quirky.goal')),
+      ...section(t('rules.quirky.material_title'),
+        t('rules.quirky.material'),
+        figure(pieces(['green', 'yellow', 'red', 'blue', 'black', 'purple']), t('rules.quirky.fig_pieces'))),
+      ...section(t('rules.quirky.turn_title'),
+        t('rules.quirky.turn'),
         el('ul', {},
-          opt('rules.quirky.opt_players', players),
-          opt('rules.quirky.opt_first', first),
-          opt('option.quirky.triangles', triangles),
-          opt('rules.quirky.opt_purple', purple))));
+          el('li', {}, t('rules.quirky.turn_marker')),
+          el('li', {}, t('rules.quirky.turn_blue')),
+          el('li', {}, t('rules.quirky.turn_black')),
+          el('li', {}, t('rules.quirky.turn_purple'))),
+        t('rules.quirky.turn_auto')),
+      ...section(t('rules.quirky.score_title'),
+        t('rules.quirky.score'),
+        figure(aligned, t('rules.quirky.fig_triangle')),
+        figure(tilted, t('rules.quirky.fig_tilted'))),
+      ...section(t('rules.quirky.end_title'), t('rules.quirky.end')),
+      el('div', { class: 'rules-options' },
+        ...section(t('rules.quirky.options_title'),
+          el('ul', {},
+            opt('rules.quirky.opt_players', players),
+            el('li', {}, firstText(options)),
+            opt('option.quirky.triangles', triangles),
+            opt('rules.quirky.opt_purple', purple)))));
   },
 };

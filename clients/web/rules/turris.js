@@ -39,12 +39,7 @@ function tower(svg, blocks) {
 }
 
 export default {
-  render(box, { el, svg, t, options }) {
-    const figure = (picture, caption) => {
-      picture.setAttribute('role', 'img');
-      picture.setAttribute('aria-label', caption);
-      return el('figure', {}, picture, el('figcaption', {}, caption));
-    };
+  render(box, { el, section, svg, t, figure, firstText, options }) {
     const v = (seat, x, y, z, last = false) => ({ seat, cells: [[x, y, z], [x, y, z + 1]], last });
     // White's vertical block in the middle (b2) touches Black's a2 and White's b3: a bonus.
     const bonusTower = tower(svg, [
@@ -60,42 +55,36 @@ export default {
     face.setAttribute('width', 110);
     const icons = el('div', {}, blockIcon(0, 36), ' ', blockIcon(1, 36));
 
-    let first;
-    if (!options) first = t('rules.turris.first_any');
-    else if (String(options.first) === '0') first = t('rules.turris.first_seat', { n: 1 });
-    else if (String(options.first) === '1') first = t('rules.turris.first_seat', { n: 2 });
-    else first = t('rules.turris.first_random');
     const chainOn = t('rules.turris.chain_on'), chainOff = t('rules.turris.chain_off');
     const chain = !options ? [el('li', {}, chainOn), el('li', {}, chainOff)]
       : [el('li', {}, options.chain_bonus === false ? chainOff : chainOn)];
 
     box.append(
-      el('h3', {}, t('rules.turris.goal_title')),
-      el('p', {}, t('rules.turris.goal')),
-      el('h3', {}, t('rules.turris.material_title')),
-      el('p', {}, t('rules.turris.material')),
-      figure(icons, t('rules.turris.fig_blocks')),
-      el('h3', {}, t('rules.turris.turn_title')),
-      el('p', {}, t('rules.turris.turn')),
-      el('ul', {},
-        el('li', {}, t('rules.turris.rule_a')),
-        el('li', {}, t('rules.turris.rule_b')),
-        el('li', {}, t('rules.turris.rule_c')),
-        el('li', {}, t('rules.turris.rule_d')),
-        el('li', {}, t('rules.turris.rule_e')),
-        el('li', {}, t('rules.turris.rule_f'))),
-      el('h3', {}, t('rules.turris.bonus_title')),
-      el('p', {}, t('rules.turris.bonus')),
-      el('p', {}, t('rules.turris.bonus_remove')),
-      figure(bonusTower, t('rules.turris.fig_bonus')),
-      el('h3', {}, t('rules.turris.end_title')),
-      el('p', {}, t('rules.turris.end')),
-      el('p', {}, t('rules.turris.scoring')),
-      figure(face, t('rules.turris.fig_face')),
+      ...section(t('rules.turris.goal_title'), t('rules.turris.goal')),
+      ...section(t('rules.turris.material_title'),
+        t('rules.turris.material'),
+        figure(icons, t('rules.turris.fig_blocks'))),
+      ...section(t('rules.turris.turn_title'),
+        t('rules.turris.turn'),
+        el('ul', {},
+          el('li', {}, t('rules.turris.rule_a')),
+          el('li', {}, t('rules.turris.rule_b')),
+          el('li', {}, t('rules.turris.rule_c')),
+          el('li', {}, t('rules.turris.rule_d')),
+          el('li', {}, t('rules.turris.rule_e')),
+          el('li', {}, t('rules.turris.rule_f')))),
+      ...section(t('rules.turris.bonus_title'),
+        t('rules.turris.bonus'),
+        t('rules.turris.bonus_remove'),
+        figure(bonusTower, t('rules.turris.fig_bonus'))),
+      ...section(t('rules.turris.end_title'),
+        t('rules.turris.end'),
+        t('rules.turris.scoring'),
+        figure(face, t('rules.turris.fig_face'))),
       el('div', { class: 'rules-options' },
-        el('h3', {}, t('rules.turris.options_title')),
-        el('ul', {}, el('li', {}, first)),
-        el('p', {}, el('b', {}, capital(t('option.turris.chain_bonus')))),
-        el('ul', {}, chain)));
+        ...section(t('rules.turris.options_title'),
+          el('ul', {}, el('li', {}, firstText(options))),
+          el('p', {}, el('b', {}, capital(t('option.turris.chain_bonus')))),
+          el('ul', {}, chain))));
   },
 };

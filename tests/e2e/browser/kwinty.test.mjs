@@ -3,25 +3,8 @@
 // the panel and the Rules summary in French, then the summary in English again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown, root } from './harness.mjs';
-
-const en = JSON.parse(readFileSync(`${root}/clients/web/lang/en.json`, 'utf8'));
-const fr = JSON.parse(readFileSync(`${root}/clients/web/lang/fr.json`, 'utf8'));
-
-// The English words of our keys (those French words otherwise), cut at their {values}: none may
-// show once the page is in French.
-const englishOf = (prefix) => [...new Set(Object.keys(en).filter((k) => k.startsWith(prefix) && en[k] !== fr[k])
-  .flatMap((k) => en[k].split(/\{\w+\}/).map((x) => x.trim()).filter((x) => x.length >= 5 && /\p{L}{3}/u.test(x))))];
-const escape = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const englishLeft = (words, prefix) => englishOf(prefix).filter((f) => new RegExp(`(^|[^\\p{L}])${escape(f)}([^\\p{L}]|$)`, 'u').test(words));
-// Everything the game's panel shows: its text, and its labels and tooltips.
-const panelWords = (page) => page.evaluate(() => {
-  const table = document.querySelector('#table');
-  return [table.textContent, ...[...table.querySelectorAll('[aria-label], [title]')]
-    .flatMap((e) => [e.getAttribute('aria-label'), e.getAttribute('title')])].filter(Boolean).join('\n');
-});
-
+import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown } from './harness.mjs';
+import { en, fr, englishLeft, panelText, frenchReasons, checkRulesRedrawn } from './i18n_check.mjs';
 
 test('two players finish a Kwinty game by clicks while a spectator sees the same wall', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
@@ -46,7 +29,7 @@ test('two players finish a Kwinty game by clicks while a spectator sees the same
         switched = true;
         await bob.page.selectOption('select.lang-picker', 'fr');
         await bob.page.waitForFunction((w) => document.querySelector('[data-choice="L"]')?.textContent.includes(w), fr['game.kwinty.lying']);
-        const words = await panelWords(bob.page);
+        const words = await panelText(bob.page);
         assert.match(words, /Cliquez sur un contour en pointillés pour poser votre pion (blanc|noir)/);
         assert.match(words, /joue les pions (blancs|noirs)/);
         assert.match(words, /pions? restants?/);
@@ -56,7 +39,7 @@ test('two players finish a Kwinty game by clicks while a spectator sees the same
         await bob.page.screenshot({ path: `${shots}/kwinty-fr-bob-phone.png`, fullPage: true });
         await bob.page.selectOption('select.lang-picker', 'en');
         await bob.page.waitForFunction(() => document.querySelector('[data-choice="L"]')?.textContent.includes('Lying'));
-        assert.match(await panelWords(bob.page), /Click a dashed outline/);
+        assert.match(await panelText(bob.page), /Click a dashed outline/);
       }
       if (legal.length === 1 && legal[0] === 'pass') {
         // The only move is a pass: a button, and no ghost block.
@@ -130,47 +113,27 @@ test('two players finish a Kwinty game by clicks while a spectator sees the same
     // In French: the panel, the reason of the result, and the Rules summary.
     await eve.page.selectOption('select.lang-picker', 'fr');
     await eve.page.waitForFunction((w) => document.querySelector('.kw-board')?.getAttribute('aria-label').startsWith(w), 'Mur de Kwinty');
-    const words = await panelWords(eve.page);
+    const words = await panelText(eve.page);
     assert.match(words, /Lignes de 4/);
     assert.deepEqual(englishLeft(words, 'game.kwinty.'), [], 'no English left in the Kwinty panel');
-    const reasons = await eve.page.evaluate(async () => {
-      const m = (await import('/games/kwinty.js')).default;
-      const st = window.plateau.state;
-      const name = (i) => ['Ada', 'Bob'][i];
-      return {
-        real: st.outcome.code ? m.reason(st.outcome, { name: (i) => st.seats[i].name }) : null,
-        status: document.querySelector('#status').textContent,
-        five: m.reason({ code: 'kwinty.five', args: { seat: 1, length: 6, direction: 'rising' }, winners: [1] }, { name }),
-        across: m.reason({ code: 'kwinty.five', args: { seat: 0, length: 5, direction: 'horizontal' }, winners: [0] }, { name }),
-        full: m.reason({ code: 'kwinty.fours', args: { ended: 'full', white: 2, black: 1 }, winners: [0] }, { name }),
-        draw: m.reason({ code: 'kwinty.fours', args: { ended: 'stuck', white: 1, black: 1 }, winners: [] }, { name }),
-        other: m.reason({ code: 'quantik.no_move', args: {}, winners: [0] }, { name }),
-      };
+    // The module's French wording of each outcome, seats named Ada and Bob.
+    const reasons = await frenchReasons(eve.page, 'kwinty', {
+      five: { code: 'kwinty.five', args: { seat: 1, length: 6, direction: 'rising' }, winners: [1] },
+      across: { code: 'kwinty.five', args: { seat: 0, length: 5, direction: 'horizontal' }, winners: [0] },
+      full: { code: 'kwinty.fours', args: { ended: 'full', white: 2, black: 1 }, winners: [0] },
+      draw: { code: 'kwinty.fours', args: { ended: 'stuck', white: 1, black: 1 }, winners: [] },
+      other: { code: 'quantik.no_move', args: {}, winners: [0] },
     });
     assert.equal(reasons.five, 'Bob a aligné 6 carrés en diagonale montante');
     assert.equal(reasons.across, 'Ada a aligné 5 carrés horizontalement');
     assert.equal(reasons.full, 'les 40 pions sont posés sans alignement de 5\u00a0; lignes de 4\u00a0: Blanc 2, Noir 1');
     assert.equal(reasons.draw, 'aucun joueur ne peut plus poser de pion\u00a0; lignes de 4\u00a0: Blanc 1, Noir 1 (ex-aequo)');
     assert.equal(reasons.other, null, 'another game\'s code is left to the app');
-    console.log(`# kwinty: outcome code ${final.outcome.code ?? 'absent'}; French reason: ${reasons.real}`);
-    if (final.outcome.code) {
-      assert.ok(reasons.real && reasons.status.includes(reasons.real), `the result line gives the French reason: ${reasons.status}`);
-    }
-    await eve.page.evaluate(() => import('/rules.js').then((m) => m.openRules('kwinty')));
-    await eve.page.waitForFunction((w) => document.querySelector('#rules-dialog .rules-body h3')?.textContent === w, fr['rules.kwinty.goal_title']);
-    assert.ok(await eve.page.locator('#rules-dialog .rules-body figure svg').count() >= 2, 'the summary is illustrated');
-    const frRules = await eve.page.textContent('#rules-dialog .rules-body');
-    assert.ok(frRules.includes(fr['rules.kwinty.rule_c']) && frRules.includes(fr['rules.kwinty.strict_on']) && frRules.includes(fr['rules.kwinty.strict_off']));
-    await eve.page.screenshot({ path: `${shots}/rules-kwinty-fr.png` });
-    await eve.page.evaluate(() => import('/i18n.js').then((m) => m.setLanguage('en')));
-    await eve.page.waitForFunction(() => document.querySelector('#rules-dialog .rules-body h3')?.textContent === 'Goal');
-    const enRules = await eve.page.textContent('#rules-dialog .rules-body');
-    assert.ok(enRules.includes(en['rules.kwinty.rule_c']) && enRules.includes(en['rules.kwinty.strict_off']));
-    assert.ok(await eve.page.locator('#rules-dialog .rules-body figure svg').count() >= 2);
-    await eve.page.screenshot({ path: `${shots}/rules-kwinty-en.png` });
+    // The Rules summary in French, then redrawn in English.
+    await checkRulesRedrawn(eve.page, 'kwinty', { figures: 2, frKeys: ['rules.kwinty.rule_c', 'rules.kwinty.strict_on', 'rules.kwinty.strict_off'], enKeys: ['rules.kwinty.rule_c', 'rules.kwinty.strict_off'] });
     // At a table, only the table's own choice of each option is explained.
     await eve.page.evaluate(() => import('/rules.js').then((m) => m.openRules('kwinty', { first: '1', strict: true })));
-    await eve.page.waitForFunction((w) => document.querySelector('#rules-dialog .rules-body')?.textContent.includes(w), en['rules.kwinty.first_seat'].replace('{n}', '2'));
+    await eve.page.waitForFunction((w) => document.querySelector('#rules-dialog .rules-body')?.textContent.includes(w), en['rules.first.seat'].replace('{n}', '2'));
     const chosen = await eve.page.textContent('#rules-dialog .rules-body');
     assert.ok(chosen.includes(en['rules.kwinty.strict_on']) && !chosen.includes(en['rules.kwinty.strict_off']));
   });

@@ -1,10 +1,10 @@
 // Two browsers play whole games of L-Tiles by clicking, while a third watches: a standard game
 // (the shuffled piles), then a game of variant 1 (each player first orders their pile by clicks).
 import { test } from 'node:test';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown, botGame, player, watch, root } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, pick, shots, movesShown } from './harness.mjs';
+import { assertNoEnglishIn, openRulesPanel, shootRules, watchFinishedInFrench } from './i18n_check.mjs';
 
 // The ghosts a person could click now: their corner square is on screen and on top.
 function clickableGhosts(page) {
@@ -206,54 +206,6 @@ test('variant 1: both players order their piles by clicks, then finish the game'
 
 // ---------- French and English ----------
 
-const en = JSON.parse(readFileSync(join(root, 'clients/web/lang/en.json'), 'utf8'));
-const fr = JSON.parse(readFileSync(join(root, 'clients/web/lang/fr.json'), 'utf8'));
-const FR = { locale: 'fr-FR' };
-
-// The English pieces of this panel's texts that French words otherwise (the parts between
-// {values}, long enough to mean something): none may be left once the page is in French.
-function englishOf(prefixes) {
-  const out = new Set();
-  for (const [k, v] of Object.entries(en)) {
-    if (!prefixes.some((p) => k.startsWith(p)) || v === fr[k]) continue;
-    for (const part of v.split(/\{\w+\}/)) if (part.trim().length >= 8) out.add(part.trim());
-  }
-  // A piece French writes the same way (": 1 point" in "\u00a0: 1 point") says nothing.
-  const french = Object.entries(fr).filter(([k]) => prefixes.some((p) => k.startsWith(p))).map(([, v]) => v);
-  return [...out].filter((part) => !french.some((v) => v.includes(part)));
-}
-
-// Everything the table's panel says: its text (SVG titles included) and its labels and tooltips.
-const panelText = (page) => page.evaluate(() => {
-  const box = document.querySelector('#table');
-  return [box.textContent, ...[...box.querySelectorAll('[title], [aria-label]')]
-    .flatMap((e) => [e.getAttribute('title'), e.getAttribute('aria-label')]).filter(Boolean)].join('\n');
-});
-
-async function assertNoEnglishIn(page, prefixes, what) {
-  const text = await panelText(page);
-  const left = englishOf(prefixes).filter((e) => text.includes(e));
-  assert.deepEqual(left, [], `English left in the French ${what}`);
-}
-
-// The Rules panel of `game`, opened as the app does, in the page's language; returns its text.
-async function openRulesPanel(page, game, lang) {
-  await page.selectOption('select.lang-picker', lang);
-  await page.waitForFunction((l) => document.documentElement.lang === l, lang);
-  await page.evaluate((g) => import('/rules.js').then((m) => m.openRules(g)), game);
-  await page.waitForFunction(() => document.querySelector('#rules-dialog')?.open
-    && document.querySelector('.rules-body figure svg') !== null);
-  return page.evaluate(() => document.querySelector('.rules-body').textContent);
-}
-
-// A screenshot of the whole Rules panel: the window made tall enough for it, for a moment.
-async function shootRules(page, path) {
-  const size = page.viewportSize();
-  await page.setViewportSize({ width: size.width, height: 3000 });
-  await page.screenshot({ path });
-  await page.setViewportSize(size);
-}
-
 test('L-Tiles in French: the panel, the result line and the Rules panel', { timeout: 240000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { seated, eve } = await openTable(browser, server, 'ltiles', ['Ada', 'Bob']);
@@ -288,11 +240,7 @@ test('L-Tiles in French: the panel, the result line and the Rules panel', { time
     await waiter.waitForFunction(() => document.querySelector('[data-choice="fit"]')?.textContent === 'Fit');
 
     // (b) A finished game's result line gives the reason in French.
-    const room = await botGame(server.port, 'ltiles', 3);
-    const fan = await player(browser, 'Flo', undefined, FR);
-    await watch(fan.page, server.url, room);
-    const over = await state(fan.page);
-    assert.equal(over.status, 'over');
+    const { fan, over } = await watchFinishedInFrench(browser, server, 'ltiles', 3);
     assert.match(over.outcome.code, /^ltiles\.(best_zone|tie_break|draw)$/);
     const worded = await fan.page.evaluate((o) => import('/games/ltiles.js').then((m) => m.default.reason(o, { name: (i) => ['Host', 'Guest'][i] })), over.outcome);
     assert.match(worded, /(gagne avec une meilleure zone|gagne grâce à sa zone|match nul)/, worded);
@@ -329,7 +277,7 @@ test('L-Tiles in French: the panel, the result line and the Rules panel', { time
     await eve.page.evaluate(() => import('/rules.js').then((m) => m.openRules('ltiles', { first: '1', variant: 'hand' })));
     await eve.page.waitForFunction(() => document.querySelector('.rules-body .rules-options') !== null);
     const opts = await eve.page.textContent('.rules-body .rules-options');
-    assert.match(opts, /Green plays first.*variant 3: a face-up hand of 3/s);
+    assert.match(opts, /Who starts: the player in seat 2 \(green\)\..*variant 3: a face-up hand of 3/s);
     assert.ok(!opts.includes('variant 1'), 'only the table\'s value is explained');
   });
 });

@@ -3,24 +3,8 @@
 // and the Rules summary in French, then the summary in English again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { withBrowser, openTable, state, version, allAt, shots, root } from './harness.mjs';
-
-const en = JSON.parse(readFileSync(`${root}/clients/web/lang/en.json`, 'utf8'));
-const fr = JSON.parse(readFileSync(`${root}/clients/web/lang/fr.json`, 'utf8'));
-
-// The English words of our keys (those French words otherwise), cut at their {values}: none may
-// show once the page is in French.
-const englishOf = (prefix) => [...new Set(Object.keys(en).filter((k) => k.startsWith(prefix) && en[k] !== fr[k])
-  .flatMap((k) => en[k].split(/\{\w+\}/).map((x) => x.trim()).filter((x) => x.length >= 5 && /\p{L}{3}/u.test(x))))];
-const escape = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const englishLeft = (words, prefix) => englishOf(prefix).filter((f) => new RegExp(`(^|[^\\p{L}])${escape(f)}([^\\p{L}]|$)`, 'u').test(words));
-// Everything the game's panel shows: its text, and its labels and tooltips.
-const panelWords = (page) => page.evaluate(() => {
-  const table = document.querySelector('#table');
-  return [table.textContent, ...[...table.querySelectorAll('[aria-label], [title]')]
-    .flatMap((e) => [e.getAttribute('aria-label'), e.getAttribute('title')])].filter(Boolean).join('\n');
-});
+import { withBrowser, openTable, state, version, allAt, shots } from './harness.mjs';
+import { fr, englishLeft, panelText, frenchReasons, checkRulesRedrawn } from './i18n_check.mjs';
 
 test('two players finish a Quantik game by clicks while a spectator sees the same board', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
@@ -38,7 +22,7 @@ test('two players finish a Quantik game by clicks while a spectator sees the sam
         switched = true;
         await bob.page.selectOption('select.lang-picker', 'fr');
         await bob.page.waitForFunction((w) => document.querySelector('.q-board')?.getAttribute('aria-label') === w, fr['game.quantik.board']);
-        const words = await panelWords(bob.page);
+        const words = await panelText(bob.page);
         assert.match(words, /Posez votre (sphère|cylindre|cube|cône)/);
         assert.match(words, /\((foncées|claires)\)/);
         assert.match(words, /en réserve/);
@@ -46,7 +30,7 @@ test('two players finish a Quantik game by clicks while a spectator sees the sam
         await bob.page.screenshot({ path: `${shots}/quantik-fr-bob-phone.png`, fullPage: true });
         await bob.page.selectOption('select.lang-picker', 'en');
         await bob.page.waitForFunction(() => document.querySelector('.q-board')?.getAttribute('aria-label') === 'Quantik board');
-        assert.match(await panelWords(bob.page), /Place your/);
+        assert.match(await panelText(bob.page), /Place your/);
       }
       // Pick a shape at random among those that can be placed, then a highlighted cell.
       const shapes = await mover.$$('.q-shape:not([disabled])');
@@ -99,42 +83,22 @@ test('two players finish a Quantik game by clicks while a spectator sees the sam
     // In French: the panel, the reason of the result, and the Rules summary.
     await eve.page.selectOption('select.lang-picker', 'fr');
     await eve.page.waitForFunction((w) => document.querySelector('.q-board')?.getAttribute('aria-label') === w, fr['game.quantik.board']);
-    const words = await panelWords(eve.page);
+    const words = await panelText(eve.page);
     assert.deepEqual(englishLeft(words, 'game.quantik.'), [], 'no English left in the Quantik panel');
-    const reasons = await eve.page.evaluate(async () => {
-      const m = (await import('/games/quantik.js')).default;
-      const st = window.plateau.state;
-      const name = (i) => st.seats[i].name;
-      return {
-        real: st.outcome.code ? m.reason(st.outcome, { name }) : null,
-        status: document.querySelector('#status').textContent,
-        row: m.reason({ code: 'quantik.line', args: { line: 'row' }, winners: [0] }, { name }),
-        column: m.reason({ code: 'quantik.line', args: { line: 'column' }, winners: [1] }, { name }),
-        region: m.reason({ code: 'quantik.line', args: { line: 'region' }, winners: [0] }, { name }),
-        stuck: m.reason({ code: 'quantik.no_move', args: {}, winners: [1] }, { name: (i) => ['Ada', 'Bob'][i] }),
-        other: m.reason({ code: 'kwinty.five', args: {} , winners: [0] }, { name }),
-      };
+    // The module's French wording of each outcome, seats named Ada and Bob.
+    const reasons = await frenchReasons(eve.page, 'quantik', {
+      row: { code: 'quantik.line', args: { line: 'row' }, winners: [0] },
+      column: { code: 'quantik.line', args: { line: 'column' }, winners: [1] },
+      region: { code: 'quantik.line', args: { line: 'region' }, winners: [0] },
+      stuck: { code: 'quantik.no_move', args: {}, winners: [1] },
+      other: { code: 'kwinty.five', args: {}, winners: [0] },
     });
     assert.equal(reasons.row, 'quatre formes différentes dans une ligne');
     assert.equal(reasons.column, 'quatre formes différentes dans une colonne');
     assert.equal(reasons.region, 'quatre formes différentes dans une région');
     assert.equal(reasons.stuck, 'Ada ne peut poser aucune pièce');
     assert.equal(reasons.other, null, 'another game\'s code is left to the app');
-    console.log(`# quantik: outcome code ${final.outcome.code ?? 'absent'}; French reason: ${reasons.real}`);
-    if (final.outcome.code) {
-      assert.ok(reasons.real && reasons.status.includes(reasons.real), `the result line gives the French reason: ${reasons.status}`);
-    }
-    await eve.page.evaluate(() => import('/rules.js').then((m) => m.openRules('quantik')));
-    await eve.page.waitForFunction((w) => document.querySelector('#rules-dialog .rules-body h3')?.textContent === w, fr['rules.quantik.goal_title']);
-    assert.ok(await eve.page.locator('#rules-dialog .rules-body figure svg').count() >= 2, 'the summary is illustrated');
-    const frRules = await eve.page.textContent('#rules-dialog .rules-body');
-    assert.ok(frRules.includes(fr['rules.quantik.forbidden']) && frRules.includes(fr['rules.quantik.first_any']));
-    await eve.page.screenshot({ path: `${shots}/rules-quantik-fr.png` });
-    await eve.page.evaluate(() => import('/i18n.js').then((m) => m.setLanguage('en')));
-    await eve.page.waitForFunction(() => document.querySelector('#rules-dialog .rules-body h3')?.textContent === 'Goal');
-    const enRules = await eve.page.textContent('#rules-dialog .rules-body');
-    assert.ok(enRules.includes(en['rules.quantik.forbidden']) && enRules.includes(en['rules.quantik.first_any']));
-    assert.ok(await eve.page.locator('#rules-dialog .rules-body figure svg').count() >= 2);
-    await eve.page.screenshot({ path: `${shots}/rules-quantik-en.png` });
+    // The Rules summary in French, then redrawn in English.
+    await checkRulesRedrawn(eve.page, 'quantik', { figures: 2, frKeys: ['rules.quantik.forbidden', 'rules.first.any'], enKeys: ['rules.quantik.forbidden', 'rules.first.any'] });
   });
 });

@@ -2,9 +2,8 @@
 // watches. The server draws every piece; the pages only show the draws and send clicks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown, botGame, player, watch, root } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown } from './harness.mjs';
+import { assertNoEnglishIn, openRulesPanel, shootRules, watchFinishedInFrench } from './i18n_check.mjs';
 
 // What the board shows: every point with its drawn stack, the scores panel and the bag panel.
 const screen = (page) => page.evaluate(() => ({
@@ -135,54 +134,6 @@ test('three players finish a Quirky game by clicks while a spectator sees the sa
 
 // ---------- French and English ----------
 
-const en = JSON.parse(readFileSync(join(root, 'clients/web/lang/en.json'), 'utf8'));
-const fr = JSON.parse(readFileSync(join(root, 'clients/web/lang/fr.json'), 'utf8'));
-const FR = { locale: 'fr-FR' };
-
-// The English pieces of this panel's texts that French words otherwise (the parts between
-// {values}, long enough to mean something): none may be left once the page is in French.
-function englishOf(prefixes) {
-  const out = new Set();
-  for (const [k, v] of Object.entries(en)) {
-    if (!prefixes.some((p) => k.startsWith(p)) || v === fr[k]) continue;
-    for (const part of v.split(/\{\w+\}/)) if (part.trim().length >= 8) out.add(part.trim());
-  }
-  // A piece French writes the same way (": 1 point" in "\u00a0: 1 point") says nothing.
-  const french = Object.entries(fr).filter(([k]) => prefixes.some((p) => k.startsWith(p))).map(([, v]) => v);
-  return [...out].filter((part) => !french.some((v) => v.includes(part)));
-}
-
-// Everything the table's panel says: its text (SVG titles included) and its labels and tooltips.
-const panelText = (page) => page.evaluate(() => {
-  const box = document.querySelector('#table');
-  return [box.textContent, ...[...box.querySelectorAll('[title], [aria-label]')]
-    .flatMap((e) => [e.getAttribute('title'), e.getAttribute('aria-label')]).filter(Boolean)].join('\n');
-});
-
-async function assertNoEnglishIn(page, prefixes, what) {
-  const text = await panelText(page);
-  const left = englishOf(prefixes).filter((e) => text.includes(e));
-  assert.deepEqual(left, [], `English left in the French ${what}`);
-}
-
-// The Rules panel of `game`, opened as the app does, in the page's language; returns its text.
-async function openRulesPanel(page, game, lang) {
-  await page.selectOption('select.lang-picker', lang);
-  await page.waitForFunction((l) => document.documentElement.lang === l, lang);
-  await page.evaluate((g) => import('/rules.js').then((m) => m.openRules(g)), game);
-  await page.waitForFunction(() => document.querySelector('#rules-dialog')?.open
-    && document.querySelector('.rules-body figure svg') !== null);
-  return page.evaluate(() => document.querySelector('.rules-body').textContent);
-}
-
-// A screenshot of the whole Rules panel: the window made tall enough for it, for a moment.
-async function shootRules(page, path) {
-  const size = page.viewportSize();
-  await page.setViewportSize({ width: size.width, height: 3000 });
-  await page.screenshot({ path });
-  await page.setViewportSize(size);
-}
-
 test('Quirky in French: the panel, the result line and the Rules panel', { timeout: 240000 }, async () => {
   await withBrowser(async (server, browser) => {
     const { seated, eve } = await openTable(browser, server, 'quirky', ['Ada', 'Bob'], { players: 2 });
@@ -215,11 +166,7 @@ test('Quirky in French: the panel, the result line and the Rules panel', { timeo
     await ada.waitForFunction(() => document.querySelector('.qk-log h3')?.textContent === 'Game log');
 
     // (b) A finished game's result line gives the reason in French.
-    const room = await botGame(server.port, 'quirky', 4);
-    const fan = await player(browser, 'Flo', undefined, FR);
-    await watch(fan.page, server.url, room);
-    const over = await state(fan.page);
-    assert.equal(over.status, 'over');
+    const { fan, over } = await watchFinishedInFrench(browser, server, 'quirky', 4);
     assert.equal(over.outcome.code, 'quirky.bag_empty');
     const points = Math.max(...over.outcome.scores);
     const worded = over.outcome.args.sharing > 1

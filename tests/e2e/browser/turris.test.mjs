@@ -2,26 +2,10 @@
 // On his second turn Bob switches his page to French and back; at the end Eve reads the result,
 // the panel and the Rules summary in French, then the summary in English again.
 import { test } from 'node:test';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown, root } from './harness.mjs';
-
-const en = JSON.parse(readFileSync(`${root}/clients/web/lang/en.json`, 'utf8'));
-const fr = JSON.parse(readFileSync(`${root}/clients/web/lang/fr.json`, 'utf8'));
-
-// The English words of our keys (those French words otherwise), cut at their {values}: none may
-// show once the page is in French.
-const englishOf = (prefix) => [...new Set(Object.keys(en).filter((k) => k.startsWith(prefix) && en[k] !== fr[k])
-  .flatMap((k) => en[k].split(/\{\w+\}/).map((x) => x.trim()).filter((x) => x.length >= 5 && /\p{L}{3}/u.test(x))))];
-const escape = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const englishLeft = (words, prefix) => englishOf(prefix).filter((f) => new RegExp(`(^|[^\\p{L}])${escape(f)}([^\\p{L}]|$)`, 'u').test(words));
-// Everything the game's panel shows: its text, and its labels and tooltips.
-const panelWords = (page) => page.evaluate(() => {
-  const table = document.querySelector('#table');
-  return [table.textContent, ...[...table.querySelectorAll('[aria-label], [title]')]
-    .flatMap((e) => [e.getAttribute('aria-label'), e.getAttribute('title')])].filter(Boolean).join('\n');
-});
-
+import { withBrowser, openTable, state, version, allAt, pick, clickable, shots, movesShown } from './harness.mjs';
+import { fr, englishLeft, panelText, frenchReasons, checkRulesRedrawn } from './i18n_check.mjs';
 
 test('two players finish a Turris game by clicks while a spectator sees the same tower', { timeout: 300000 }, async () => {
   await withBrowser(async (server, browser) => {
@@ -50,7 +34,7 @@ test('two players finish a Turris game by clicks while a spectator sees the same
         switched = true;
         await bob.page.selectOption('select.lang-picker', 'fr');
         await bob.page.waitForFunction((w) => document.querySelector('.tu-plancard h4')?.textContent === w, fr['game.turris.plan_title']);
-        const words = await panelWords(bob.page);
+        const words = await panelText(bob.page);
         assert.match(words, /Tour — faces [A-D] et [A-D] devant/);
         assert.match(words, /Faces évaluées/);
         assert.match(words, /Toit/);
@@ -60,7 +44,7 @@ test('two players finish a Turris game by clicks while a spectator sees the same
         await bob.page.screenshot({ path: `${shots}/turris-fr-bob-phone.png`, fullPage: true });
         await bob.page.selectOption('select.lang-picker', 'en');
         await bob.page.waitForFunction(() => document.querySelector('.tu-plancard h4')?.textContent === 'From above');
-        assert.match(await panelWords(bob.page), /Scored views/);
+        assert.match(await panelText(bob.page), /Scored views/);
       }
       if (st.board.phase === 'bonus') {
         bonuses++;
@@ -126,43 +110,23 @@ test('two players finish a Turris game by clicks while a spectator sees the same
     // In French: the panel, the reason of the result, and the Rules summary.
     await eve.page.selectOption('select.lang-picker', 'fr');
     await eve.page.waitForFunction((w) => document.querySelector('.tu-plancard h4')?.textContent === w, fr['game.turris.plan_title']);
-    const words = await panelWords(eve.page);
+    const words = await panelText(eve.page);
     assert.match(words, /Partie terminée/);
     assert.deepEqual(englishLeft(words, 'game.turris.'), [], 'no English left in the Turris panel');
-    const reasons = await eve.page.evaluate(async () => {
-      const m = (await import('/games/turris.js')).default;
-      const st = window.plateau.state;
-      const name = (i) => ['Ada', 'Bob'][i];
-      return {
-        real: st.outcome.code ? m.reason(st.outcome, { name: (i) => st.seats[i].name }) : null,
-        status: document.querySelector('#status').textContent,
-        full: m.reason({ code: 'turris.faces', args: { ended: 'full', white: 40, black: 37 }, winners: [0] }, { name }),
-        draw: m.reason({ code: 'turris.faces', args: { ended: 'full', white: 39, black: 39 }, winners: [] }, { name }),
-        stuck: m.reason({ code: 'turris.faces', args: { ended: 'stuck', white: 20, black: 30 }, winners: [1] }, { name }),
-        other: m.reason({ code: 'kwinty.fours', args: { ended: 'full', white: 1, black: 0 }, winners: [0] }, { name }),
-      };
+    // The module's French wording of each outcome, seats named Ada and Bob.
+    const reasons = await frenchReasons(eve.page, 'turris', {
+      full: { code: 'turris.faces', args: { ended: 'full', white: 40, black: 37 }, winners: [0] },
+      draw: { code: 'turris.faces', args: { ended: 'full', white: 39, black: 39 }, winners: [] },
+      stuck: { code: 'turris.faces', args: { ended: 'stuck', white: 20, black: 30 }, winners: [1] },
+      other: { code: 'kwinty.fours', args: { ended: 'full', white: 1, black: 0 }, winners: [0] },
     });
     assert.equal(reasons.full, 'tous les pions sont posés\u00a0; faces et toit\u00a0: Blanc 40, Noir 37');
     assert.equal(reasons.draw, 'tous les pions sont posés\u00a0; faces et toit\u00a0: Blanc 39, Noir 39 (ex-aequo)');
     assert.equal(reasons.stuck, 'aucun joueur ne peut plus poser\u00a0; faces et toit\u00a0: Blanc 20, Noir 30');
     assert.equal(reasons.other, null, 'another game\'s code is left to the app');
-    console.log(`# turris: outcome code ${final.outcome.code ?? 'absent'}; French reason: ${reasons.real}`);
-    if (final.outcome.code) {
-      assert.ok(reasons.real && reasons.status.includes(reasons.real), `the result line gives the French reason: ${reasons.status}`);
-    }
     await eve.page.screenshot({ path: `${shots}/turris-end-spectator-fr.png` });
-    await eve.page.evaluate(() => import('/rules.js').then((m) => m.openRules('turris')));
-    await eve.page.waitForFunction((w) => document.querySelector('#rules-dialog .rules-body h3')?.textContent === w, fr['rules.turris.goal_title']);
-    assert.ok(await eve.page.locator('#rules-dialog .rules-body figure svg').count() >= 3, 'the summary is illustrated');
-    const frRules = await eve.page.textContent('#rules-dialog .rules-body');
-    assert.ok(frRules.includes(fr['rules.turris.bonus']) && frRules.includes(fr['rules.turris.chain_on']) && frRules.includes(fr['rules.turris.chain_off']));
-    await eve.page.screenshot({ path: `${shots}/rules-turris-fr.png` });
-    await eve.page.evaluate(() => import('/i18n.js').then((m) => m.setLanguage('en')));
-    await eve.page.waitForFunction(() => document.querySelector('#rules-dialog .rules-body h3')?.textContent === 'Goal');
-    const enRules = await eve.page.textContent('#rules-dialog .rules-body');
-    assert.ok(enRules.includes(en['rules.turris.bonus']) && enRules.includes(en['rules.turris.scoring']));
-    assert.ok(await eve.page.locator('#rules-dialog .rules-body figure svg').count() >= 3);
-    await eve.page.screenshot({ path: `${shots}/rules-turris-en.png` });
+    // The Rules summary in French, then redrawn in English.
+    await checkRulesRedrawn(eve.page, 'turris', { figures: 3, frKeys: ['rules.turris.bonus', 'rules.turris.chain_on', 'rules.turris.chain_off'], enKeys: ['rules.turris.bonus', 'rules.turris.scoring'] });
     console.log(`turris: ${moves} moves, ${bonuses} bonus steps, ${removals} removals, ${isoClicks} clicks on the isometric view; ${final.outcome.reason}`);
   });
 });
