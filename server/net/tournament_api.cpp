@@ -101,6 +101,9 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
     if (acts && account)
       return fail(http::status::forbidden, "tournament/forbidden",
                   "the server's host has not allowed this account to organise events");
+    if (server.config().admin_token.empty())
+      return fail(http::status::forbidden, "tournament/forbidden",
+                  "only the server's host (its admin token) or an organiser may do this");
     if (auto refused = check_admin(server, req, peer, target, "tournament/forbidden", "admin")) {
       reply(std::move(*refused));
       return true;
@@ -110,12 +113,12 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
   if (admin) {
     Accounts* accounts = server.lobby().accounts();
     const auto name = body.find("name"), allowed = body.find("allowed");
-    if (name == body.end() || !name->is_string() || allowed == body.end() ||
-        !allowed->is_boolean())
+    if (name == body.end() || !name->is_string() || allowed == body.end() || !allowed->is_boolean())
       return fail(http::status::bad_request, "admin/bad_body",
                   "send {\"name\": \"...\", \"allowed\": true|false}");
     const AccountRow* a = accounts ? accounts->of_name(name->get<std::string>()) : nullptr;
-    if (!a) return fail(http::status::not_found, "account/no_such_account", "no account of this name");
+    if (!a)
+      return fail(http::status::not_found, "account/no_such_account", "no account of this name");
     const bool yes = allowed->get<bool>();
     const std::string shown = a->name;
     tournaments->set_organiser(a->player, yes, [reply, head, shown, yes](bool ok) {
@@ -195,9 +198,9 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
   else
     return fail(http::status::not_found, "api/not_found", "no such call");
   if (refused)
-    return fail(refused->code == "tournament/not_found" ? http::status::not_found
-                                                        : http::status::conflict,
-                refused->code, refused->message);
+    return fail(
+        refused->code == "tournament/not_found" ? http::status::not_found : http::status::conflict,
+        refused->code, refused->message);
   const auto detail = tournaments->detail(*id);
   reply(json_response(head, http::status::ok,
                       json{{"id", *id}, {"status", detail ? (*detail)["status"] : json()}}));

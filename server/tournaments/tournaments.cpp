@@ -36,9 +36,7 @@ std::optional<Format> format_named(std::string_view s) {
   return std::nullopt;
 }
 
-TournamentError bad(std::string message) {
-  return {"tournament/bad_request", std::move(message)};
-}
+TournamentError bad(std::string message) { return {"tournament/bad_request", std::move(message)}; }
 
 }  // namespace
 
@@ -198,8 +196,8 @@ std::expected<std::string, TournamentError> Tournaments::create(TournamentSpec s
   for (const auto& [id, e] : events_)
     if (e.status == Status::registering || e.status == Status::running) ++open;
   if (open >= limits_.max_events)
-    return std::unexpected(TournamentError{"tournament/too_many",
-                                           "the server holds as many open events as it may"});
+    return std::unexpected(
+        TournamentError{"tournament/too_many", "the server holds as many open events as it may"});
   if (spec.name.empty() || utf8_chars(spec.name) > kMaxName || spec.name.front() == ' ' ||
       spec.name.back() == ' ' ||
       std::ranges::any_of(spec.name, [](char c) { return static_cast<unsigned char>(c) < 0x20; }))
@@ -225,8 +223,7 @@ std::expected<std::string, TournamentError> Tournaments::create(TournamentSpec s
     return std::unexpected(bad(seats == 2 ? "a game of two plays swiss or round_robin"
                                           : "a game of three or four plays seated"));
   if (spec.format != Format::round_robin && (spec.rounds < 1 || spec.rounds > limits_.max_rounds))
-    return std::unexpected(
-        bad("rounds: from 1 to " + std::to_string(limits_.max_rounds)));
+    return std::unexpected(bad("rounds: from 1 to " + std::to_string(limits_.max_rounds)));
   if (spec.format == Format::round_robin) spec.rounds = 0;
   if (spec.no_show_ms < 60'000 || spec.no_show_ms > 24 * 3'600'000LL)
     return std::unexpected(bad("no_show_minutes: from 1 to 1440"));
@@ -314,8 +311,14 @@ std::vector<tournaments::GameResult> Tournaments::results(const Event& e) const 
 }
 
 int Tournaments::total_rounds(const Event& e) const {
-  return e.spec.format == Format::round_robin ? static_cast<int>(e.schedule.size())
-                                              : e.spec.rounds;
+  if (e.spec.format != Format::round_robin) return e.spec.rounds;
+  if (!e.schedule.empty() || e.status != Status::registering)
+    return static_cast<int>(e.schedule.size());
+  // Before the start, as the players registered so far would play it: everyone meets everyone
+  // (an odd count sits one out each round), once or twice.
+  const int n = static_cast<int>(e.entries.size());
+  if (n < 2) return 0;
+  return (n % 2 == 0 ? n - 1 : n) * (e.spec.twice ? 2 : 1);
 }
 
 double Tournaments::bye_points(const Event& e) const {
@@ -389,8 +392,8 @@ void Tournaments::open_tables(Event& e) {
 
 void Tournaments::score(Event& e, Table& t, const json& outcome) {
   (void)e;
-  t.points = tournaments::points_from_ranks(
-      ranks_from_outcome(outcome, static_cast<int>(t.seats.size())));
+  t.points =
+      tournaments::points_from_ranks(ranks_from_outcome(outcome, static_cast<int>(t.seats.size())));
 }
 
 void Tournaments::round_ended(const std::string& room, int round, const json& outcome,
@@ -420,8 +423,8 @@ void Tournaments::forfeit_no_shows(Event& e, TournamentMillis now) {
     std::vector<int> ranks;
     for (bool s : seated) ranks.push_back(s ? 0 : 1);
     const bool anyone = std::ranges::any_of(seated, [](bool s) { return s; });
-    t.points = anyone ? tournaments::points_from_ranks(ranks)
-                      : std::vector<double>(t.seats.size(), 0.0);
+    t.points =
+        anyone ? tournaments::points_from_ranks(ranks) : std::vector<double>(t.seats.size(), 0.0);
     for (std::size_t i = 0; i < seated.size(); ++i) t.forfeit[i] = !seated[i];
     host_.close_table(t.room);
     changed = true;
@@ -495,10 +498,8 @@ json Tournaments::list() const {
                    {"starts", e->spec.starts_ms},
                    {"players", e->entries.size()},
                    {"round", e->round},
-                   {"rounds", e->spec.format == Format::round_robin && e->schedule.empty()
-                                  ? static_cast<int>(e->entries.size()) -
-                                        (e->entries.size() % 2 == 0 ? 1 : 0)
-                                  : total_rounds(*e)}});
+                   {"twice", e->spec.twice},
+                   {"rounds", total_rounds(*e)}});
   }
   return out;
 }

@@ -35,11 +35,9 @@ class TournamentHost {
   virtual ~TournamentHost() = default;
   // Opens a table of `game` whose seats are reserved for `players`, in seat order; its room id,
   // or why it could not.
-  virtual std::expected<std::string, std::string> open_table(const std::string& game,
-                                                             const nlohmann::json& options,
-                                                             const nlohmann::json& clock,
-                                                             const std::vector<std::string>& players,
-                                                             const std::string& tournament) = 0;
+  virtual std::expected<std::string, std::string> open_table(
+      const std::string& game, const nlohmann::json& options, const nlohmann::json& clock,
+      const std::vector<std::string>& players, const std::string& tournament) = 0;
   // Which seats of the room are taken, by seat; empty when there is no such room.
   virtual std::vector<bool> seated(const std::string& room) = 0;
   // Closes a table nobody will play (a forfeit).
@@ -133,10 +131,10 @@ class Tournaments {
   };
   struct Table {
     int round = 0;
-    std::string room;                  // empty until the lobby could open it
-    std::vector<std::string> seats;    // player ids, in seat order
+    std::string room;                           // empty until the lobby could open it
+    std::vector<std::string> seats;             // player ids, in seat order
     std::optional<std::vector<double>> points;  // once over
-    std::vector<bool> forfeit;         // by seat: lost without sitting down
+    std::vector<bool> forfeit;                  // by seat: lost without sitting down
   };
   struct Event {
     std::string id;

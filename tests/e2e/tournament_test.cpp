@@ -169,13 +169,13 @@ TEST(Tournament, ASixPlayerSwissIsPlayedOverSocketsAndSurvivesAKillInTheMiddleOf
   for (int i = 0; i < 6; ++i)
     players.push_back(
         std::make_unique<Entrant>("P" + std::to_string(i), id, port, 1000 + i, 2, open));
-  const auto registered = wait_for(
-      port, id, [](const json& d) { return d["players"].size() == 6; }, 30s);
+  const auto registered =
+      wait_for(port, id, [](const json& d) { return d["players"].size() == 6; }, 30s);
   ASSERT_EQ(registered["players"].size(), 6u) << registered.dump();
   // Nobody but the host (or an organiser) starts it.
-  EXPECT_EQ(http_request(port, verb::post, "/api/tournaments/start", json{{"id", id}}.dump())
-                .status,
-            401);
+  EXPECT_EQ(
+      http_request(port, verb::post, "/api/tournaments/start", json{{"id", id}}.dump()).status,
+      401);
   ASSERT_EQ(http_request(port, verb::post, "/api/tournaments/start", json{{"id", id}}.dump(),
                          admin_header())
                 .status,
@@ -201,8 +201,8 @@ TEST(Tournament, ASixPlayerSwissIsPlayedOverSocketsAndSurvivesAKillInTheMiddleOf
   ASSERT_NE(port.load(), 0) << server.log();
   open = true;
 
-  const auto done = wait_for(
-      port, id, [](const json& d) { return d["status"] == "finished"; }, 180s);
+  const auto done =
+      wait_for(port, id, [](const json& d) { return d["status"] == "finished"; }, 180s);
   ASSERT_EQ(done["status"], "finished") << done.dump();
   EXPECT_EQ(done["rounds_played"][0], round_one) << "the round before the kill is as it was";
   ASSERT_EQ(done["rounds_played"].size(), 3u);
@@ -221,8 +221,8 @@ TEST(Tournament, ASixPlayerSwissIsPlayedOverSocketsAndSurvivesAKillInTheMiddleOf
                                        t["seats"][1]["player"].get<std::string>()};
       EXPECT_TRUE(met.insert(pair).second) << "a repeat pairing";
       // The game itself is stored, and its result is the one the standings counted.
-      const auto rec = http_request(port, verb::get,
-                                    "/api/export?room=" + t["room"].get<std::string>() + "&round=1");
+      const auto rec = http_request(
+          port, verb::get, "/api/export?room=" + t["room"].get<std::string>() + "&round=1");
       ASSERT_EQ(rec.status, 200) << rec.body;
       const auto winners = json::parse(rec.body)["result"]["winners"];
       ASSERT_EQ(winners.size(), 1u) << "Quantik has no draws";

@@ -117,7 +117,8 @@ class TournamentsTest : public ::testing::Test {
     return id.value_or("");
   }
   void enter(const std::string& id, std::initializer_list<const char*> players) {
-    for (const char* p : players) ASSERT_EQ(t_.enter(id, p, std::string("name of ") + p, true), std::nullopt);
+    for (const char* p : players)
+      ASSERT_EQ(t_.enter(id, p, std::string("name of ") + p, true), std::nullopt);
   }
   // Ends every table of the round: the player at seat `winner(table index)` wins.
   void finish_round(const std::string& id, int round, std::int64_t now,
@@ -287,7 +288,10 @@ TEST_F(TournamentsTest, ARoundRobinTwiceMeetsEachPairTwiceWithSeatsSwapped) {
   s.format = Format::round_robin;
   s.twice = true;
   const auto id = make(s);
+  EXPECT_EQ(t_.list()[0]["rounds"], 0) << "nobody yet";
   enter(id, {"a", "b", "c"});
+  EXPECT_EQ(t_.list()[0]["rounds"], 6) << "as the three registered would play it";
+  EXPECT_EQ(t_.list()[0]["twice"], true);
   ASSERT_EQ(t_.start(id, 2'000), std::nullopt);
   EXPECT_EQ(t_.start(id, 2'000)->code, "tournament/closed");
   EXPECT_EQ((*t_.detail(id))["rounds"], 6) << "three players, a bye each round, twice";
@@ -296,7 +300,8 @@ TEST_F(TournamentsTest, ARoundRobinTwiceMeetsEachPairTwiceWithSeatsSwapped) {
   EXPECT_EQ(d["status"], "finished");
   std::map<std::pair<std::string, std::string>, int> seatings;
   for (const auto& r : d["rounds_played"])
-    for (const auto& t : r["tables"]) ++seatings[{t["seats"][0]["player"], t["seats"][1]["player"]}];
+    for (const auto& t : r["tables"])
+      ++seatings[{t["seats"][0]["player"], t["seats"][1]["player"]}];
   EXPECT_EQ(seatings.size(), 6u) << "each pair once each way round";
   for (const auto& [pair, n] : seatings) EXPECT_EQ(n, 1);
 }
