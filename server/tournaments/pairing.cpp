@@ -67,8 +67,11 @@ History history_of(const std::vector<std::string>& players, const std::vector<Ga
   }
   h.ranked.resize(n);
   for (std::size_t i = 0; i < n; ++i) h.ranked[i] = static_cast<int>(i);
-  std::stable_sort(h.ranked.begin(), h.ranked.end(),
-                   [&](int a, int b) { return h.score[a] > h.score[b]; });
+  // By score, then seed. (A total order and std::sort: libstdc++'s stable_sort leans on the
+  // deprecated get_temporary_buffer.)
+  std::ranges::sort(h.ranked, [&](int a, int b) {
+    return h.score[a] != h.score[b] ? h.score[a] > h.score[b] : a < b;
+  });
   return h;
 }
 
@@ -438,7 +441,7 @@ std::optional<Round> swiss_round(const std::vector<std::string>& players_by_seed
   std::vector<int> candidates;
   if (n % 2 == 1) {
     candidates = h.ranked;
-    std::stable_sort(candidates.begin(), candidates.end(), [&](int a, int b) {
+    std::ranges::sort(candidates, [&](int a, int b) {
       return std::make_pair(h.byes[a], -rank_of[a]) < std::make_pair(h.byes[b], -rank_of[b]);
     });
   } else {
@@ -482,7 +485,7 @@ Round seated_by_score(const std::vector<std::string>& players_by_seed,
   // Byes: fewest byes so far, lowest ranked first among equals.
   const std::size_t sitting_out = n % static_cast<std::size_t>(seats);
   std::vector<int> by_bye = h.ranked;
-  std::stable_sort(by_bye.begin(), by_bye.end(), [&](int a, int b) {
+  std::ranges::sort(by_bye, [&](int a, int b) {
     return std::make_pair(h.byes[a], -rank_of[a]) < std::make_pair(h.byes[b], -rank_of[b]);
   });
   std::vector<bool> out(n, false);
@@ -611,9 +614,10 @@ std::vector<Standing> standings(Format format, const std::vector<std::string>& p
                ? std::make_tuple(r.score, r.head_to_head, r.sonneborn_berger)
                : std::make_tuple(r.score, r.buchholz, r.sonneborn_berger);
   };
-  // Stable on seed order: equal keys keep the better seed first.
-  std::stable_sort(rows.begin(), rows.end(),
-                   [&](const Standing& a, const Standing& b) { return key(a) > key(b); });
+  // Equal keys: the better seed first.
+  std::ranges::sort(rows, [&](const Standing& a, const Standing& b) {
+    return key(a) != key(b) ? key(a) > key(b) : index.at(a.player) < index.at(b.player);
+  });
   for (std::size_t i = 0; i < rows.size(); ++i)
     rows[i].rank =
         i > 0 && key(rows[i]) == key(rows[i - 1]) ? rows[i - 1].rank : static_cast<int>(i) + 1;
