@@ -239,6 +239,23 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.chat_max_chars, 1, 2000);
        },
        [](const Config& c) { return std::to_string(c.chat_max_chars); }},
+      {"--tournament-max-players", "PLATEAU_TOURNAMENT_MAX_PLAYERS", "players one tournament takes",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.tournament_max_players, 2, 10'000);
+       },
+       [](const Config& c) { return std::to_string(c.tournament_max_players); }},
+      {"--tournament-max-open", "PLATEAU_TOURNAMENT_MAX_OPEN",
+       "tournaments the server holds that are not yet finished or cancelled",
+       [](Config& c, const std::string& v) {
+         return parse_number<std::size_t>(v, c.tournament_max_open, 1, 100'000);
+       },
+       [](const Config& c) { return std::to_string(c.tournament_max_open); }},
+      {"--tournament-max-rounds", "PLATEAU_TOURNAMENT_MAX_ROUNDS",
+       "rounds a Swiss or a tournament by score may have",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.tournament_max_rounds, 1, 1000);
+       },
+       [](const Config& c) { return std::to_string(c.tournament_max_rounds); }},
       {"--leaderboard-min-games", "PLATEAU_LEADERBOARD_MIN_GAMES",
        "rated games of a game a player needs to appear on its leaderboard",
        [](Config& c, const std::string& v) {

@@ -52,19 +52,22 @@ struct Config {
   std::vector<std::string> allowed_origins;
   int imports_per_minute = 10;  // records one address may import a minute (with the admin token)
   // Accounts (issue 46).
-  std::string registration = "open";        // who may open an account: open, invite or closed
-  std::size_t password_memory_kib = 65536;  // Argon2id's memory per hash (64 MiB)
-  int password_ops = 2;                     // Argon2id's passes
-  int logins_per_minute = 10;               // logins (and password changes) per address
-  int registrations_per_minute = 3;         // accounts opened per address
-  std::size_t max_sessions = 20;            // devices signed in per account
-  std::size_t max_password_jobs = 4;        // passwords hashed at once
-  bool chat = true;                         // tables may have a chat
-  int chat_per_minute = 20;                 // chat messages one person may send a minute
-  std::size_t chat_max_messages = 500;      // messages one table's chat holds
-  std::size_t chat_max_chars = 500;         // characters of one chat message
-  int leaderboard_min_games = 5;            // rated games a player needs to be on a leaderboard
-  int leaderboard_active_days = 90;         // ... the last of them this recent
+  std::string registration = "open";         // who may open an account: open, invite or closed
+  std::size_t password_memory_kib = 65536;   // Argon2id's memory per hash (64 MiB)
+  int password_ops = 2;                      // Argon2id's passes
+  int logins_per_minute = 10;                // logins (and password changes) per address
+  int registrations_per_minute = 3;          // accounts opened per address
+  std::size_t max_sessions = 20;             // devices signed in per account
+  std::size_t max_password_jobs = 4;         // passwords hashed at once
+  bool chat = true;                          // tables may have a chat
+  int chat_per_minute = 20;                  // chat messages one person may send a minute
+  std::size_t chat_max_messages = 500;       // messages one table's chat holds
+  std::size_t chat_max_chars = 500;          // characters of one chat message
+  int leaderboard_min_games = 5;             // rated games a player needs to be on a leaderboard
+  int leaderboard_active_days = 90;          // ... the last of them this recent
+  std::size_t tournament_max_players = 128;  // players one tournament takes
+  std::size_t tournament_max_open = 200;     // tournaments not yet finished or cancelled
+  int tournament_max_rounds = 30;            // rounds of a Swiss or a tournament by score
   bool help = false;
 };
 

@@ -130,15 +130,17 @@ int main(int argc, char** argv) {
   lobby.use_ratings(ratings);
   // Tournaments: their tables are the lobby's rooms, with each seat reserved for its player.
   NullTournamentStore null_tournaments;
-  Tournaments& tournaments =
-      lobby.make_tournaments(storage ? static_cast<TournamentStore&>(*storage) : null_tournaments,
-                             [&storage](const std::string& room) -> std::optional<nlohmann::json> {
-                               if (!storage) return std::nullopt;
-                               const auto record = storage->read_record(room, 1);
-                               if (!record || !*record || (*record)->result.is_null())
-                                 return std::nullopt;
-                               return (*record)->result;
-                             });
+  Tournaments& tournaments = lobby.make_tournaments(
+      storage ? static_cast<TournamentStore&>(*storage) : null_tournaments,
+      [&storage](const std::string& room) -> std::optional<nlohmann::json> {
+        if (!storage) return std::nullopt;
+        const auto record = storage->read_record(room, 1);
+        if (!record || !*record || (*record)->result.is_null()) return std::nullopt;
+        return (*record)->result;
+      },
+      TournamentLimits{.max_players = config.tournament_max_players,
+                       .max_events = config.tournament_max_open,
+                       .max_rounds = config.tournament_max_rounds});
   // With --max-bot-games 0 nobody seats a bot, but an easy one still plays on for a player who
   // leaves a game of three or four (and a game with bots under way at a restart goes on).
   lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms), config.max_bot_games > 0);

@@ -403,3 +403,32 @@ TEST_F(TournamentsTest, NamesShowAsTheLobbyKnowsThemNow) {
 
 }  // namespace
 }  // namespace plateau::server::testing
+
+namespace plateau::server::testing {
+namespace {
+
+TEST(TournamentLimitsTest, EachLimitRefusesWhatGoesPastIt) {
+  MemoryTournamentStore store;
+  FakeHost host;
+  Tournaments t(store, host, [n = std::uint64_t{0}]() mutable { return ++n; },
+                {.max_players = 2, .max_events = 1, .max_rounds = 3});
+  TournamentSpec s;
+  s.name = "Small";
+  s.game = "quantik";
+  s.format = Format::swiss;
+  s.rounds = 4;
+  s.starts_ms = 1'000;
+  EXPECT_EQ(t.create(s, 0).error().code, "tournament/bad_request") << "more rounds than allowed";
+  s.rounds = 3;
+  const auto id = t.create(s, 0);
+  ASSERT_TRUE(id);
+  EXPECT_EQ(t.create(s, 0).error().code, "tournament/too_many") << "one open event at most";
+  ASSERT_EQ(t.enter(*id, "a", "A", true), std::nullopt);
+  ASSERT_EQ(t.enter(*id, "b", "B", true), std::nullopt);
+  EXPECT_EQ(t.enter(*id, "c", "C", true), "tournament/full");
+  ASSERT_EQ(t.cancel(*id, 10), std::nullopt);
+  EXPECT_TRUE(t.create(s, 20)) << "a cancelled event no longer counts";
+}
+
+}  // namespace
+}  // namespace plateau::server::testing
