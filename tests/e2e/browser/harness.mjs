@@ -264,3 +264,14 @@ export async function assertSamePage(page, fresh, who) {
     assert.ok(followed[k][1] === fresh[k][1], `${who}: her ${fresh[k][0]} differs ${firstDifference(followed[k][1], fresh[k][1])}`);
   }
 }
+
+// One Quantik move by clicks on `page` (whose turn it is): a shape at random among those that
+// can be placed, then a highlighted cell.
+export async function clickQuantikMove(page) {
+  const shapes = await page.$$('.q-shape:not([disabled])');
+  assert.ok(shapes.length > 0, 'the mover has a playable shape');
+  await pick(shapes).click();
+  const cells = await page.$$('.q-cell[data-move]');
+  assert.ok(cells.length > 0, 'legal cells are highlighted');
+  await pick(cells).click();
+}

@@ -9,6 +9,20 @@ import { botGame, player, root, shots, state, watch } from './harness.mjs';
 export const en = JSON.parse(readFileSync(join(root, 'clients/web/lang/en.json'), 'utf8'));
 export const fr = JSON.parse(readFileSync(join(root, 'clients/web/lang/fr.json'), 'utf8'));
 
+// Each language's words, and the locale its pages are tested in.
+export const WORDS = { en, fr };
+export const LOCALES = { en: 'en-US', fr: 'fr-FR' };
+
+// A text of a language file with its {values}, as the page says it.
+export function word(code, key, vars = {}) {
+  const text = WORDS[code][key];
+  assert.ok(text, `no ${key} in ${code}.json`);
+  return text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
+}
+// A number as the page writes it, and a text that depends on a count (key.one / key.other).
+export const num = (code, x) => new Intl.NumberFormat(LOCALES[code], { maximumFractionDigits: 2 }).format(x);
+export const plural = (code, key, n) => word(code, `${key}.${new Intl.PluralRules(code).select(n) === 'one' ? 'one' : 'other'}`, { n: num(code, n) });
+
 const keysOf = (prefixes) => {
   const list = [prefixes].flat();
   return Object.keys(en).filter((k) => list.some((p) => k.startsWith(p)));

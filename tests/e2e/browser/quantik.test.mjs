@@ -3,7 +3,7 @@
 // and the Rules summary in French, then the summary in English again.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, openTable, state, version, allAt, shots } from './harness.mjs';
+import { withBrowser, openTable, state, version, allAt, shots, clickQuantikMove } from './harness.mjs';
 import { fr, englishLeft, panelText, frenchReasons, checkRulesRedrawn } from './i18n_check.mjs';
 
 test('two players finish a Quantik game by clicks while a spectator sees the same board', { timeout: 300000 }, async () => {
@@ -32,13 +32,7 @@ test('two players finish a Quantik game by clicks while a spectator sees the sam
         await bob.page.waitForFunction(() => document.querySelector('.q-board')?.getAttribute('aria-label') === 'Quantik board');
         assert.match(await panelText(bob.page), /Place your/);
       }
-      // Pick a shape at random among those that can be placed, then a highlighted cell.
-      const shapes = await mover.$$('.q-shape:not([disabled])');
-      assert.ok(shapes.length > 0, 'the mover has a playable shape');
-      await shapes[Math.floor(Math.random() * shapes.length)].click();
-      const cells = await mover.$$('.q-cell[data-move]');
-      assert.ok(cells.length > 0, 'legal cells are highlighted');
-      await cells[Math.floor(Math.random() * cells.length)].click();
+      await clickQuantikMove(mover);
       await allAt(pages, before + 1);
       moves++;
       assert.ok(moves <= 16, 'a game of Quantik has at most 16 moves');

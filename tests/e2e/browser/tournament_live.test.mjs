@@ -10,22 +10,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { withBrowser, player, state, version, allAt, shots, root } from './harness.mjs';
+import { withBrowser, player, state, version, allAt, shots, clickQuantikMove } from './harness.mjs';
+import { LOCALES, num, plural, word } from './i18n_check.mjs';
 
-const lang = (code) => JSON.parse(readFileSync(join(root, 'clients/web/lang', `${code}.json`), 'utf8'));
-const WORDS = { en: lang('en'), fr: lang('fr') };
-const LOCALES = { en: 'en-US', fr: 'fr-FR' };
-
-// A text of the language file with its {values}, as the page says it.
-function word(code, key, vars = {}) {
-  const text = WORDS[code][key];
-  assert.ok(text, `no ${key} in ${code}.json`);
-  return text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
-}
-const num = (code, x) => new Intl.NumberFormat(LOCALES[code], { maximumFractionDigits: 2 }).format(x);
-const plural = (code, key, n) => word(code, `${key}.${new Intl.PluralRules(code).select(n) === 'one' ? 'one' : 'other'}`, { n: num(code, n) });
 
 const ADMIN = randomBytes(24).toString('hex');
 const DAY = 24 * 3600 * 1000;
@@ -191,12 +178,7 @@ test('a round robin of Quantik from the lobby to its standings, in French and in
       await mover.waitForFunction(() => window.plateau.drawn === window.plateau.state && window.plateau.state.status === 'playing'
         && window.plateau.state.to_move === window.plateau.state.you && window.plateau.state.legal_moves.length > 0);
       const before = await version(mover);
-      const shapes = await mover.$$('.q-shape:not([disabled])');
-      assert.ok(shapes.length > 0, 'the mover has a playable shape');
-      await shapes[Math.floor(Math.random() * shapes.length)].click();
-      const cells = await mover.$$('.q-cell[data-move]');
-      assert.ok(cells.length > 0, 'legal cells are highlighted');
-      await cells[Math.floor(Math.random() * cells.length)].click();
+      await clickQuantikMove(mover);
       await allAt(pages, before + 1);
       moves++;
       assert.ok(moves <= 16, 'a game of Quantik has at most 16 moves');

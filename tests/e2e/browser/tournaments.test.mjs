@@ -11,23 +11,9 @@
 // the server's answers are handed to the page's socket as if they had come from it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { withBrowser, player, shots, root } from './harness.mjs';
+import { withBrowser, player, shots } from './harness.mjs';
+import { LOCALES, WORDS, num, plural, word } from './i18n_check.mjs';
 
-const lang = (code) => JSON.parse(readFileSync(join(root, 'clients/web/lang', `${code}.json`), 'utf8'));
-const WORDS = { en: lang('en'), fr: lang('fr') };
-const LOCALES = { en: 'en-US', fr: 'fr-FR' };
-
-// A text of the language file with its {values}, as the page says it.
-function word(code, key, vars = {}) {
-  const text = WORDS[code][key];
-  assert.ok(text, `no ${key} in ${code}.json`);
-  return text.replace(/\{(\w+)\}/g, (m, k) => (k in vars ? String(vars[k]) : m));
-}
-// A number as the page writes it.
-const num = (code, x) => new Intl.NumberFormat(LOCALES[code], { maximumFractionDigits: 2 }).format(x);
-const plural = (code, key, n) => word(code, `${key}.${new Intl.PluralRules(code).select(n) === 'one' ? 'one' : 'other'}`, { n: num(code, n) });
 
 const MINUTE = 60000;
 
