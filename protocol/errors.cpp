@@ -127,6 +127,8 @@ std::string_view code_string(Code c) {
       return "tournament/closed";
     case Code::tournament_full:
       return "tournament/full";
+    case Code::tournament_accounts:
+      return "tournament/accounts_only";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

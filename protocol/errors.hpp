@@ -72,6 +72,7 @@ enum class Code {
   tournament_not_found,  // tournament/not_found
   tournament_closed,     // tournament/closed: registration is over (or the event was cancelled)
   tournament_full,       // tournament/full: the event has as many players as it may
+  tournament_accounts,   // tournament/accounts_only: the event takes accounts only; sign in
   internal_error,        // internal/error: the server failed while handling the message (logged)
   internal,              // server/internal (kept last: tests walk the codes up to it)
 };

@@ -6,6 +6,7 @@
 //   POST /api/tournaments/create {name, game, options?, clock?, format, rounds?, twice?,
 //                                 starts?, no_show_minutes?}            201 {id}
 //   POST /api/tournaments/start {id} | cancel {id}                      {id, status}
+//   POST /api/tournaments/remove {id, player}   a registered player off the list, before the start
 // and for the host alone:
 //   POST /admin/organisers {name, allowed}                              {name, organiser}
 // Registering is a WebSocket message (`tournament`), by the connection's own player.
@@ -171,6 +172,11 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
     spec.starts_ms = *starts;
     spec.no_show_ms = *no_show * 60'000;
     spec.twice = twice != body.end() && twice->is_boolean() && twice->get<bool>();
+    const auto members = body.find("accounts_only");
+    if (members != body.end() && !members->is_boolean() && !members->is_null())
+      return fail(http::status::bad_request, "tournament/bad_request",
+                  "'accounts_only' is true or false");
+    spec.accounts_only = members != body.end() && members->is_boolean() && members->get<bool>();
     spec.organiser = organiser ? account->player : "";
     const auto made = tournaments->create(std::move(spec), now);
     if (!made) {
@@ -191,7 +197,15 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
   if (organiser && tournaments->organiser_of(*id) != account->player)
     return fail(http::status::forbidden, "tournament/forbidden", "this event is another's");
   std::optional<TournamentError> refused;
-  if (target == "/api/tournaments/start")
+  if (target == "/api/tournaments/remove") {
+    const auto player = body.find("player");
+    if (player == body.end() || !player->is_string())
+      return fail(http::status::bad_request, "tournament/bad_request", "'player' is required");
+    if (const auto code = tournaments->enter(*id, *player, "", false))
+      refused = TournamentError{*code, *code == "tournament/closed"
+                                           ? "the event has started: its players stay"
+                                           : "no such event"};
+  } else if (target == "/api/tournaments/start")
     refused = tournaments->start(*id, now);
   else if (target == "/api/tournaments/cancel")
     refused = tournaments->cancel(*id, now);

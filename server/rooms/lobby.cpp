@@ -858,20 +858,24 @@ Tournaments& Lobby::make_tournaments(TournamentStore& store, FinishedOutcome fin
 
 void Lobby::enter_tournament(const std::shared_ptr<Connection>& c,
                              const protocol::TournamentEntry& t, const json& id) {
-  const auto refused =
-      tournaments_ ? tournaments_->enter(t.tournament, c->player()->id, c->player()->name, t.enter)
-                   : std::optional<std::string>("tournament/not_found");
+  const std::string& player = c->player()->id;
+  const auto refused = tournaments_ ? tournaments_->enter(t.tournament, player, c->player()->name,
+                                                          t.enter, is_account(player))
+                                    : std::optional<std::string>("tournament/not_found");
   if (!refused) {
     if (t.enter) store_player(c->player()->id);  // a name the standings can show after a restart
     c->send(make_frame(protocol::encode_tournament_entry(id, t.tournament, t.enter)));
     return;
   }
-  const Code code = *refused == "tournament/closed" ? Code::tournament_closed
-                    : *refused == "tournament/full" ? Code::tournament_full
-                                                    : Code::tournament_not_found;
+  const Code code = *refused == "tournament/closed"          ? Code::tournament_closed
+                    : *refused == "tournament/full"          ? Code::tournament_full
+                    : *refused == "tournament/accounts_only" ? Code::tournament_accounts
+                                                             : Code::tournament_not_found;
   const char* message = code == Code::tournament_closed ? "registration for this event is over"
                         : code == Code::tournament_full ? "this event has as many players as it may"
-                                                        : "no such tournament";
+                        : code == Code::tournament_accounts
+                            ? "this event takes accounts only: sign in (or register)"
+                            : "no such tournament";
   ++counters_.refused[std::string(protocol::code_string(code))];
   reply_error(c, code, message, id);
 }

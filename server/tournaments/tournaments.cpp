@@ -89,6 +89,7 @@ json Tournaments::to_doc(const Event& e) const {
           {"starts", s.starts_ms},
           {"no_show_ms", s.no_show_ms},
           {"organiser", s.organiser},
+          {"accounts_only", s.accounts_only},
           {"status", status_name(e.status)},
           {"seats", e.seats},
           {"created", e.created_ms},
@@ -118,6 +119,7 @@ std::expected<Tournaments::Event, std::string> Tournaments::from_doc(const json&
     s.starts_ms = j.at("starts").get<TournamentMillis>();
     s.no_show_ms = j.at("no_show_ms").get<TournamentMillis>();
     s.organiser = j.at("organiser").get<std::string>();
+    s.accounts_only = j.value("accounts_only", false);
     const auto status = j.at("status").get<std::string>();
     e.status = status == "running"     ? Status::running
                : status == "finished"  ? Status::finished
@@ -258,13 +260,14 @@ void Tournaments::set_organiser(const std::string& player, bool allowed, Done do
 }
 
 std::optional<std::string> Tournaments::enter(const std::string& id, const std::string& player,
-                                              const std::string& name, bool enter) {
+                                              const std::string& name, bool enter, bool account) {
   Event* e = find(id);
   if (!e) return "tournament/not_found";
   if (e->status != Status::registering) return "tournament/closed";
   const auto it = std::ranges::find(e->entries, player, &Entry::player);
   if (enter == (it != e->entries.end())) return std::nullopt;  // so already
   if (enter) {
+    if (e->spec.accounts_only && !account) return "tournament/accounts_only";
     if (e->entries.size() >= limits_.max_players) return "tournament/full";
     e->entries.push_back({player, name});
   } else {
@@ -559,6 +562,7 @@ std::optional<json> Tournaments::detail(const std::string& id) {
               {"seats", e.seats},
               {"rounds", total_rounds(e)},
               {"twice", e.spec.twice},
+              {"accounts_only", e.spec.accounts_only},
               {"status", status_name(e.status)},
               {"starts", e.spec.starts_ms},
               {"no_show_minutes", e.spec.no_show_ms / 60'000},

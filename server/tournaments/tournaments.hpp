@@ -66,7 +66,8 @@ struct TournamentSpec {
   bool twice = false;  // round-robin: each pair meets twice, seats swapped
   TournamentMillis starts_ms = 0;
   TournamentMillis no_show_ms = 10 * 60'000;
-  std::string organiser;  // player id
+  std::string organiser;       // player id
+  bool accounts_only = false;  // only accounts may register (guests come and go too easily)
 };
 
 // A refusal: a stable code ("tournament/bad_request", ...) and a message for people.
@@ -88,10 +89,11 @@ class Tournaments {
   void resume(TournamentMillis now);
 
   std::expected<std::string, TournamentError> create(TournamentSpec spec, TournamentMillis now);
-  // Registers `player` (shown as `name`) for the event, or withdraws them, before it starts.
-  // The refusal's code is one of the protocol's (tournament/not_found, closed, full).
+  // Registers `player` (shown as `name`; `account`: whether they are one) for the event, or
+  // withdraws them, before it starts. The refusal's code is one of the protocol's
+  // (tournament/not_found, closed, full, accounts_only).
   std::optional<std::string> enter(const std::string& id, const std::string& player,
-                                   const std::string& name, bool enter);
+                                   const std::string& name, bool enter, bool account = true);
   std::optional<TournamentError> start(const std::string& id, TournamentMillis now);
   std::optional<TournamentError> cancel(const std::string& id, TournamentMillis now);
 

@@ -165,6 +165,23 @@ TEST(Tournament, ASixPlayerSwissIsPlayedOverSocketsAndSurvivesAKillInTheMiddleOf
   const std::string id = json::parse(made.body)["id"];
 
   std::atomic<bool> open{false};
+  {
+    // The host takes a player off the list before the start.
+    WsClient guest;
+    ASSERT_EQ(guest.connect("127.0.0.1", port.load()), "");
+    guest.send({{"type", "hello"}, {"name", "Late"}});
+    const auto welcome = guest.recv_type("welcome");
+    ASSERT_TRUE(welcome);
+    guest.send({{"type", "tournament"}, {"action", "register"}, {"tournament", id}});
+    ASSERT_TRUE(guest.recv_type("tournament"));
+    ASSERT_EQ(get_detail(port, id)["players"].size(), 1u);
+    const json off{{"id", id}, {"player", (*welcome)["player"]}};
+    EXPECT_EQ(http_request(port, verb::post, "/api/tournaments/remove", off.dump()).status, 401);
+    ASSERT_EQ(http_request(port, verb::post, "/api/tournaments/remove", off.dump(), admin_header())
+                  .status,
+              200);
+    ASSERT_EQ(get_detail(port, id)["players"].size(), 0u);
+  }
   std::vector<std::unique_ptr<Entrant>> players;
   for (int i = 0; i < 6; ++i)
     players.push_back(

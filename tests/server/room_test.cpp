@@ -332,6 +332,11 @@ TEST_F(Table, ATournamentTableSeatsItsOwnPlayersOnlyAndPlaysOneGame) {
   EXPECT_EQ(error_code(eve), "tournament/not_found");
   send(eve, {{"type", "tournament"}, {"action", "dance"}, {"tournament", *id}});
   EXPECT_EQ(error_code(eve), "proto/bad_field");
+  spec.accounts_only = true;
+  const auto members = events.create(spec, 0);
+  ASSERT_TRUE(members);
+  send(eve, {{"type", "tournament"}, {"action", "register"}, {"tournament", *members}});
+  EXPECT_EQ(error_code(eve), "tournament/accounts_only") << "Eve is a guest";
   ASSERT_EQ(events.start(*id, 0), std::nullopt);
   const auto told = ada->take("tournament_table");
   ASSERT_EQ(told.size(), 1u);

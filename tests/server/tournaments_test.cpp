@@ -172,6 +172,15 @@ TEST_F(TournamentsTest, PlayersRegisterUntilTheStartAndSeatZeroAlwaysMovesFirst)
   EXPECT_EQ(t_.enter("nope", "a", "A", true), "tournament/not_found");
   enter(id, {"a", "b", "c"});
   EXPECT_EQ(t_.enter(id, "a", "A", true), std::nullopt) << "twice is once";
+  EXPECT_EQ(t_.enter(id, "guest", "G", true, /*account=*/false), std::nullopt)
+      << "guests are welcome unless the event says otherwise";
+  ASSERT_EQ(t_.enter(id, "guest", "G", false), std::nullopt);
+  auto members = swiss();
+  members.accounts_only = true;
+  const auto club = make(members);
+  EXPECT_EQ(t_.enter(club, "guest", "G", true, /*account=*/false), "tournament/accounts_only");
+  EXPECT_EQ(t_.enter(club, "acct", "A", true, /*account=*/true), std::nullopt);
+  EXPECT_EQ((*t_.detail(club))["accounts_only"], true);
   ASSERT_EQ(t_.enter(id, "c", "C", false), std::nullopt);
   EXPECT_EQ((*t_.detail(id))["players"].size(), 2u);
   t_.tick(9'999);
