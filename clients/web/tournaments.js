@@ -213,7 +213,7 @@ function localInput(ms) {
 
 function defaultForm() {
   return { open: false, name: '', game: games()[0] ? games()[0].id : '', options: {}, format: '', rounds: 5, twice: false,
-    starts: localInput(Date.now() + 10 * 60000), no_show: 10, clock: '' };
+    starts: localInput(Date.now() + 10 * 60000), no_show: 10, clock: '', accounts_only: false };
 }
 
 // An option's words, as the "New table" form says them (option.<game>.<name>, or the server's
@@ -280,6 +280,7 @@ function readForm() {
   f.twice = form.elements.twice.checked;
   f.starts = form.elements.starts.value;
   f.no_show = form.elements.no_show.value;
+  f.accounts_only = form.elements.accounts_only.checked;
   f.clock = form.elements.clock ? form.elements.clock.value : '';
   const options = {};
   for (const input of form.querySelectorAll('[data-t-option]')) {
@@ -312,6 +313,8 @@ function createForm() {
   starts.value = f.starts;
   const noShow = el('input', { type: 'number', name: 'no_show', min: 1, max: 1440, required: true });
   noShow.value = String(f.no_show);
+  const accountsOnly = el('input', { type: 'checkbox', name: 'accounts_only' });
+  accountsOnly.checked = !!f.accounts_only;
   // The tables' own time-control choices (clocks are for games of two), in the page's words.
   const clock = seatsOf(game) === 2 && $('#time-control') ? $('#time-control').cloneNode(true) : null;
   if (clock) {
@@ -342,6 +345,7 @@ function createForm() {
   clock ? field('option.common.time_control', clock) : null,
   field('tournament.create.starts', starts),
   field('tournament.create.no_show', noShow),
+  el('label', { class: 'inline' }, accountsOnly, ' ', t('tournament.create.accounts_only')),
   el('button', { type: 'submit', class: 'primary', id: 'tournament-create-submit' }, t('tournament.create.submit')),
   tour.formError ? el('div', { class: 'error', role: 'alert', id: 'tournament-create-error' }, errorText(tour.formError)) : null);
   const details = el('details', { class: 't-create', open: f.open, ontoggle: (e) => { f.open = e.currentTarget.open; } },
@@ -372,6 +376,7 @@ async function create(e) {
     twice: f.format === 'round_robin' && !!f.twice,
     starts: new Date(f.starts).getTime(),
     no_show_minutes: Number(f.no_show) || 0,
+    accounts_only: !!f.accounts_only,
   };
   const clock = controlOf(f.clock);
   if (clock) body.clock = clock;
@@ -503,11 +508,11 @@ function register(action) {
   renderPage();
 }
 
-async function organise(what) {
+async function organise(what, extra = {}) {
   const id = tour.id;
   tour.pageError = null;
   tour.confirmCancel = false;
-  const res = await api(`/api/tournaments/${what}`, { body: { id }, auth: true });
+  const res = await api(`/api/tournaments/${what}`, { body: { id, ...extra }, auth: true });
   if (tour.id !== id) return;
   if (!res.ok) tour.pageError = res.body;
   renderPage();
@@ -541,6 +546,7 @@ function info(d) {
     row('tournament.info.starts', dateTime(d.starts),
       d.status === 'registering' ? [' · ', el('strong', { id: 'tournament-countdown', class: 't-countdown' })] : ''),
     d.organiser ? row('tournament.info.organiser', el('bdi', {}, d.organiser)) : [],
+    d.accounts_only ? row('tournament.info.entry', t('tournament.info.accounts_only')) : [],
     row('tournament.info.no_show', tn('tournament.minutes', Number(d.no_show_minutes) || 0, { n: num(d.no_show_minutes) })));
 }
 
@@ -645,7 +651,12 @@ function playersList(d) {
     el('h3', {}, t('tournament.players_heading', { n: num(players.length) })),
     players.length
       ? el('ol', { class: 't-players', id: 'tournament-players' }, players.map((p) => el('li', { 'data-player': p.player },
-        el('bdi', { class: 'seat-name' }, p.name), p.player === myPlayer() ? el('span', { class: 'tag' }, t('tournament.you')) : '')))
+        el('bdi', { class: 'seat-name' }, p.name), p.player === myPlayer() ? el('span', { class: 'tag' }, t('tournament.you')) : '',
+        // Before the start, who runs the event may take a player off the list.
+        d.status === 'registering' && mayRun(d)
+          ? el('button', { type: 'button', class: 'link t-remove', 'data-remove': p.player, title: t('tournament.remove_title', { name: p.name }),
+            onclick: () => organise('remove', { player: p.player }) }, t('tournament.remove'))
+          : '')))
       : el('p', { class: 'muted' }, t('tournament.players_none')));
 }
 

@@ -122,7 +122,7 @@ async function mockApi(context, state) {
       return d ? json(200, d) : json(404, { code: 'tournament/not_found' });
     }
     if (url.pathname === '/api/tournaments/create') return json(200, { id: 't-new' });
-    if (url.pathname === '/api/tournaments/start' || url.pathname === '/api/tournaments/cancel') return json(200, {});
+    if (['/api/tournaments/start', '/api/tournaments/cancel', '/api/tournaments/remove'].includes(url.pathname)) return json(200, {});
     return json(404, { code: 'tournament/not_found' });
   });
   return calls;
@@ -467,10 +467,11 @@ test('an organiser creates a tournament, starts or cancels it, in English and in
       await page.locator('#tournament-create [name=starts]').fill('2031-05-17T18:30');
       await page.locator('#tournament-create [name=no_show]').fill('7');
       await page.locator('#tournament-create [name=clock]').selectOption('live:3:2');
+      await page.locator('#tournament-create [name=accounts_only]').check();
       if (code === 'fr') await page.screenshot({ path: `${shots}/tournament-create-fr.png`, fullPage: true });
       const starts = await page.evaluate(() => new Date('2031-05-17T18:30').getTime());
       const options = await page.evaluate(() => Object.fromEntries(window.plateau.games.find((g) => g.id === 'quantik').options.map((o) => [o.name, o.default])));
-      state.all['t-new'] = { ...state.all['t-reg'], id: 't-new', name: 'Club night', organiser: name, players: [] };
+      state.all['t-new'] = { ...state.all['t-reg'], id: 't-new', name: 'Club night', organiser: name, players: [{ player: 'p-zoe', name: 'Zoé', seed: 1 }] };
       await page.click('#tournament-create-submit');
       await page.waitForFunction(() => new URLSearchParams(location.search).get('tournament') === 't-new' && document.querySelector('#tournament-start'));
       const created = calls.find((c) => c.path === '/api/tournaments/create');
@@ -478,10 +479,14 @@ test('an organiser creates a tournament, starts or cancels it, in English and in
       assert.equal(created.auth, `Bearer ${token}`);
       assert.deepEqual(JSON.parse(created.body), {
         name: 'Club night', game: 'quantik', options, format: 'swiss', rounds: 4, twice: false, starts, no_show_minutes: 7,
-        clock: { kind: 'live', base_ms: 180000, increment_ms: 2000 },
+        clock: { kind: 'live', base_ms: 180000, increment_ms: 2000 }, accounts_only: true,
       });
       assert.equal(await page.locator('#tournament-title').textContent(), 'Club night');
-      assert.equal(await page.locator('#tournament-players').count(), 0);
+      // Before the start, who runs the event may take a player off the list.
+      await page.click('[data-remove="p-zoe"]');
+      await page.waitForFunction(() => true);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(JSON.parse(calls.find((c) => c.path === '/api/tournaments/remove').body), { id: 't-new', player: 'p-zoe' });
       // Start now, and Cancel (asked once more).
       assert.equal(await page.locator('#tournament-start').textContent(), word(code, 'tournament.start_now'));
       await page.click('#tournament-start');
