@@ -79,6 +79,10 @@ void check_request(const protocol::Request& req) {
           FUZZ_CHECK(!body.limit || (*body.limit >= 1 && *body.limit <= 500),
                      "a page size out of bounds");
           (void)protocol::encode_rooms(req.id, json::array(), 0, body.offset, json::array());
+        } else if constexpr (std::is_same_v<T, protocol::TournamentEntry>) {
+          FUZZ_CHECK(!body.tournament.empty() && body.tournament.size() <= 64,
+                     "a tournament id out of bounds");
+          (void)protocol::encode_tournament_entry(req.id, body.tournament, body.enter);
         } else {
           (void)protocol::encode_left(req.id, body.room);
         }
