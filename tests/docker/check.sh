@@ -66,6 +66,9 @@ cleanup() {
   [ -n "$CID" ] && pm rm -f -t 2 "$CID" >/dev/null 2>&1
   pm volume rm -f "$VOLUME" >/dev/null 2>&1
   [ "$KEEP_IMAGE" = 1 ] || pm rmi -f "$IMAGE" >/dev/null 2>&1
+  # The Dockerfile's build stage is left as an untagged image (~700 MB) by every build; a
+  # machine that runs this check often would fill its disk with them. Dangling images only.
+  [ "$KEEP_IMAGE" = 1 ] || pm image prune -f >/dev/null 2>&1
   rm -rf "$WORK"
 }
 trap cleanup EXIT
