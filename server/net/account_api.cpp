@@ -59,17 +59,6 @@ struct Fields {
   }
 };
 
-// The session token a request carries, if well formed (32 hex digits).
-std::optional<std::string> bearer(const HttpRequest& req) {
-  const auto auth = req[http::field::authorization];
-  if (!auth.starts_with("Bearer ")) return std::nullopt;
-  std::string token(auth.substr(7));
-  if (token.empty() || token.size() > 64 ||
-      token.find_first_not_of("0123456789abcdef") != std::string::npos)
-    return std::nullopt;
-  return token;
-}
-
 double rounded(double x) { return std::round(x * 100) / 100; }
 
 json rating_json(const RatingRow& r) {

@@ -18,6 +18,16 @@ namespace http = beast::http;
 using nlohmann::json;
 
 // A query parameter, percent-decoded ('+' a space); nullopt when absent or badly escaped.
+std::optional<std::string> bearer(const HttpRequest& req) {
+  const auto auth = req[http::field::authorization];
+  if (!auth.starts_with("Bearer ")) return std::nullopt;
+  std::string token(auth.substr(7));
+  if (token.empty() || token.size() > 64 ||
+      token.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return std::nullopt;
+  return token;
+}
+
 std::optional<std::string> query_value(std::string_view target, std::string_view key) {
   const auto q = target.find('?');
   if (q == std::string_view::npos) return std::nullopt;

@@ -59,6 +59,9 @@ std::optional<HttpResponse> check_admin(Server& server, const HttpRequest& req,
 // absent or badly escaped.
 std::optional<std::string> query_value(std::string_view target, std::string_view key);
 
+// The session token an `Authorization: Bearer` header carries, if well formed (hex digits).
+std::optional<std::string> bearer(const HttpRequest& req);
+
 // Finished games as the HTTP API lists them (/api/history, a profile's games).
 nlohmann::json games_json(const std::vector<GameSummary>& games);
 

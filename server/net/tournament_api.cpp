@@ -30,13 +30,9 @@ constexpr std::size_t kMaxTournamentBody = 8192;
 // The account behind a session bearer token, if the request carries one that is current.
 const AccountRow* session_account(Server& server, const HttpRequest& req) {
   Accounts* accounts = server.lobby().accounts();
-  const auto auth = req[http::field::authorization];
-  if (!accounts || !auth.starts_with("Bearer ")) return nullptr;
-  const std::string token(auth.substr(7));
-  if (token.empty() || token.size() > 64 ||
-      token.find_first_not_of("0123456789abcdef") != std::string::npos)
-    return nullptr;
-  return accounts->by_session(sha256_hex(token));
+  const auto token = bearer(req);
+  if (!accounts || !token) return nullptr;
+  return accounts->by_session(sha256_hex(*token));
 }
 
 // An int field: absent gives `fallback`; present and not an integer in [lo, hi], nullopt.
@@ -201,7 +197,7 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
     const auto player = body.find("player");
     if (player == body.end() || !player->is_string())
       return fail(http::status::bad_request, "tournament/bad_request", "'player' is required");
-    if (const auto code = tournaments->enter(*id, *player, "", false))
+    if (const auto code = tournaments->enter(*id, *player, "", false, now))
       refused = TournamentError{*code, *code == "tournament/closed"
                                            ? "the event has started: its players stay"
                                            : "no such event"};

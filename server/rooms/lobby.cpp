@@ -282,10 +282,7 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
                     req.is_private,  req.spectator_delay,          now_,      secret.salt,
                     c->player()->id, protocol::to_json(req.clock), req.rated, settings.chat};
   auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
-  room->time_moves(&move_timer_);
-  room->free_with(&reaper_);
-  rooms_[room_id] = room;
-  room_count_ = rooms_.size();
+  hold(room);
   creator_of_[room_id] = creator;
   created_by_[creator].push_back(room_id);
   store_player(creator);
@@ -795,8 +792,6 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
   if (tournaments_) settings.reserved = tournaments_->reserved(r.room.id);
   auto room = Room::restore(r, *game, names, store_, now_, settings, why);
   if (!room) return false;
-  room->time_moves(&move_timer_);
-  room->free_with(&reaper_);
   // Its creator, for their count of open rooms: as stored, or as known when it left memory.
   std::string creator = r.room.creator;
   if (before != unloaded_.end()) {
@@ -810,8 +805,7 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
   }
   for (const auto& p : r.seats)
     if (p && !bot_level_in(*p)) sit(*p, r.room.id);
-  rooms_[r.room.id] = room;
-  room_count_ = rooms_.size();
+  hold(room);
   watch_clock(*room);
   // Its bots sit again, and move when it is their turn.
   if (bots_.background)
@@ -822,6 +816,13 @@ bool Lobby::restore_room(const StoredRoom& r, std::string& why) {
         room->rebind(bot);
       }
   return true;
+}
+
+void Lobby::hold(const std::shared_ptr<Room>& room) {
+  room->time_moves(&move_timer_);
+  room->free_with(&reaper_);
+  rooms_[room->id()] = room;
+  room_count_ = rooms_.size();
 }
 
 RoomSettings Lobby::server_settings() {
@@ -860,7 +861,7 @@ void Lobby::enter_tournament(const std::shared_ptr<Connection>& c,
                              const protocol::TournamentEntry& t, const json& id) {
   const std::string& player = c->player()->id;
   const auto refused = tournaments_ ? tournaments_->enter(t.tournament, player, c->player()->name,
-                                                          t.enter, is_account(player))
+                                                          t.enter, now_, is_account(player))
                                     : std::optional<std::string>("tournament/not_found");
   if (!refused) {
     if (t.enter) store_player(c->player()->id);  // a name the standings can show after a restart
@@ -882,8 +883,7 @@ void Lobby::enter_tournament(const std::shared_ptr<Connection>& c,
 
 std::expected<std::string, std::string> Lobby::open_table(const std::string& game_id,
                                                           const json& options, const json& clock,
-                                                          const std::vector<std::string>& players,
-                                                          const std::string& tournament) {
+                                                          const std::vector<std::string>& players) {
   const rules::Game* game = rules::find_game(game_id);
   if (!game) return std::unexpected("no game " + game_id);
   if (rooms_.size() >= limits_.max_rooms)
@@ -906,12 +906,8 @@ std::expected<std::string, std::string> Lobby::open_table(const std::string& gam
                     0,       now_,         secret.salt, "",          protocol::to_json(control),
                     false,   settings.chat};
   auto room = std::make_shared<Room>(room_id, std::move(*match), settings, store_, now_);
-  room->time_moves(&move_timer_);
-  room->free_with(&reaper_);
-  rooms_[room_id] = room;
-  room_count_ = rooms_.size();
+  hold(room);
   for (const auto& p : players) store_player(p);
-  (void)tournament;
   store_.create_room(record, [this](bool ok) {
     if (!ok) ++counters_.refused["store/tournament_table_failed"];
   });

@@ -224,6 +224,8 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   // A room leaves the lobby for good (closed, or dropped from memory while not in play).
   void forget_room(const std::string& id, const std::vector<std::optional<std::string>>& seated);
   void sit(const std::string& player, const std::string& room);
+  // Takes a room just made or restored into memory: its move timer, its reaper, the count.
+  void hold(const std::shared_ptr<Room>& room);
   void unsit(const std::string& player, const std::string& room);
   std::size_t open_rooms_of(const std::string& player);
   // Takes note of `room`'s flag, if it has a new one.
@@ -239,11 +241,9 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   void sessions_ended(const std::vector<std::string>& token_hashes) override;
   void renamed(const std::string& player, const std::string& name) override;
   // TournamentHost, for the tournaments.
-  std::expected<std::string, std::string> open_table(const std::string& game,
-                                                     const nlohmann::json& options,
-                                                     const nlohmann::json& clock,
-                                                     const std::vector<std::string>& players,
-                                                     const std::string& tournament) override;
+  std::expected<std::string, std::string> open_table(
+      const std::string& game, const nlohmann::json& options, const nlohmann::json& clock,
+      const std::vector<std::string>& players) override;
   std::vector<bool> seated(const std::string& room) override;
   void close_table(const std::string& room) override;
   void tell(const std::string& player, const std::string& frame) override;

@@ -180,7 +180,7 @@ void Tournaments::resume(TournamentMillis now) {
     for (auto& t : e.tables)
       if (t.round == e.round && !t.points && !t.room.empty())
         if (const auto outcome = host_.finished_outcome(t.room)) {
-          score(e, t, *outcome);
+          score(t, *outcome);
           changed = true;
         }
     if (changed) {
@@ -260,7 +260,8 @@ void Tournaments::set_organiser(const std::string& player, bool allowed, Done do
 }
 
 std::optional<std::string> Tournaments::enter(const std::string& id, const std::string& player,
-                                              const std::string& name, bool enter, bool account) {
+                                              const std::string& name, bool enter,
+                                              TournamentMillis now, bool account) {
   Event* e = find(id);
   if (!e) return "tournament/not_found";
   if (e->status != Status::registering) return "tournament/closed";
@@ -273,7 +274,7 @@ std::optional<std::string> Tournaments::enter(const std::string& id, const std::
   } else {
     e->entries.erase(it);
   }
-  save(*e, e->created_ms);
+  save(*e, now);
   return std::nullopt;
 }
 
@@ -384,7 +385,7 @@ void Tournaments::advance(Event& e, TournamentMillis now) {
 void Tournaments::open_tables(Event& e) {
   for (auto& t : e.tables) {
     if (t.round != e.round || !t.room.empty() || t.points) continue;
-    auto room = host_.open_table(e.spec.game, e.spec.options, e.spec.clock, t.seats, e.id);
+    auto room = host_.open_table(e.spec.game, e.spec.options, e.spec.clock, t.seats);
     if (!room) continue;  // the server is full: the next tick tries again
     t.room = *room;
     event_of_room_[t.room] = e.id;
@@ -393,8 +394,7 @@ void Tournaments::open_tables(Event& e) {
   }
 }
 
-void Tournaments::score(Event& e, Table& t, const json& outcome) {
-  (void)e;
+void Tournaments::score(Table& t, const json& outcome) {
   t.points =
       tournaments::points_from_ranks(ranks_from_outcome(outcome, static_cast<int>(t.seats.size())));
 }
@@ -407,7 +407,7 @@ void Tournaments::round_ended(const std::string& room, int round, const json& ou
   if (!e || e->status != Status::running) return;
   for (auto& t : e->tables)
     if (t.room == room && !t.points) {
-      score(*e, t, outcome);
+      score(t, outcome);
       save(*e, now);
       advance(*e, now);
       return;

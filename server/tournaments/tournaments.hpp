@@ -37,7 +37,7 @@ class TournamentHost {
   // or why it could not.
   virtual std::expected<std::string, std::string> open_table(
       const std::string& game, const nlohmann::json& options, const nlohmann::json& clock,
-      const std::vector<std::string>& players, const std::string& tournament) = 0;
+      const std::vector<std::string>& players) = 0;
   // Which seats of the room are taken, by seat; empty when there is no such room.
   virtual std::vector<bool> seated(const std::string& room) = 0;
   // Closes a table nobody will play (a forfeit).
@@ -90,10 +90,11 @@ class Tournaments {
 
   std::expected<std::string, TournamentError> create(TournamentSpec spec, TournamentMillis now);
   // Registers `player` (shown as `name`; `account`: whether they are one) for the event, or
-  // withdraws them, before it starts. The refusal's code is one of the protocol's
+  // withdraws them, before it starts, at `now`. The refusal's code is one of the protocol's
   // (tournament/not_found, closed, full, accounts_only).
   std::optional<std::string> enter(const std::string& id, const std::string& player,
-                                   const std::string& name, bool enter, bool account = true);
+                                   const std::string& name, bool enter, TournamentMillis now,
+                                   bool account = true);
   std::optional<TournamentError> start(const std::string& id, TournamentMillis now);
   std::optional<TournamentError> cancel(const std::string& id, TournamentMillis now);
 
@@ -167,7 +168,7 @@ class Tournaments {
   void begin(Event& e, TournamentMillis now);
   void open_tables(Event& e);
   void advance(Event& e, TournamentMillis now);
-  void score(Event& e, Table& t, const nlohmann::json& outcome);
+  static void score(Table& t, const nlohmann::json& outcome);
   void forfeit_no_shows(Event& e, TournamentMillis now);
   std::string shown_name(const Event& e, const std::string& player);
 

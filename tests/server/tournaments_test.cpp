@@ -17,8 +17,9 @@ using tournaments::Format;
 
 class MemoryTournamentStore : public TournamentStore {
  public:
-  void put_tournament(const TournamentDoc& t, std::int64_t, Done done) override {
+  void put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done done) override {
     docs[t.id] = t.doc;
+    written_at[t.id] = at_ms;
     ++writes;
     done(true);
   }
@@ -36,6 +37,7 @@ class MemoryTournamentStore : public TournamentStore {
     return out;
   }
   std::map<std::string, std::string> docs;
+  std::map<std::string, std::int64_t> written_at;
   std::set<std::string> organisers;
   int writes = 0;
 };
@@ -50,10 +52,9 @@ class FakeHost : public TournamentHost {
     std::vector<bool> seated;
     bool closed = false;
   };
-  std::expected<std::string, std::string> open_table(const std::string& game, const json& options,
-                                                     const json&,
-                                                     const std::vector<std::string>& players,
-                                                     const std::string&) override {
+  std::expected<std::string, std::string> open_table(
+      const std::string& game, const json& options, const json&,
+      const std::vector<std::string>& players) override {
     if (full) return std::unexpected("full");
     const std::string room = "room" + std::to_string(tables.size() + 1);
     tables[room] = {game, options, players, std::vector<bool>(players.size()), false};
@@ -118,7 +119,7 @@ class TournamentsTest : public ::testing::Test {
   }
   void enter(const std::string& id, std::initializer_list<const char*> players) {
     for (const char* p : players)
-      ASSERT_EQ(t_.enter(id, p, std::string("name of ") + p, true), std::nullopt);
+      ASSERT_EQ(t_.enter(id, p, std::string("name of ") + p, true, 2'000), std::nullopt);
   }
   // Ends every table of the round: the player at seat `winner(table index)` wins.
   void finish_round(const std::string& id, int round, std::int64_t now,
@@ -169,26 +170,30 @@ TEST_F(TournamentsTest, RefusesEventsThatCannotBePlayed) {
 TEST_F(TournamentsTest, PlayersRegisterUntilTheStartAndSeatZeroAlwaysMovesFirst) {
   const auto id = make(swiss());
   EXPECT_EQ((*t_.detail(id))["options"]["first"], "0");
-  EXPECT_EQ(t_.enter("nope", "a", "A", true), "tournament/not_found");
+  EXPECT_EQ(t_.enter("nope", "a", "A", true, 2'000), "tournament/not_found");
   enter(id, {"a", "b", "c"});
-  EXPECT_EQ(t_.enter(id, "a", "A", true), std::nullopt) << "twice is once";
-  EXPECT_EQ(t_.enter(id, "guest", "G", true, /*account=*/false), std::nullopt)
+  EXPECT_EQ(t_.enter(id, "a", "A", true, 2'000), std::nullopt) << "twice is once";
+  ASSERT_EQ(t_.enter(id, "late", "L", true, 3'500), std::nullopt);
+  EXPECT_EQ(store_.written_at[id], 3'500) << "stored as of the registration, not the creation";
+  ASSERT_EQ(t_.enter(id, "late", "L", false, 3'600), std::nullopt);
+  EXPECT_EQ(t_.enter(id, "guest", "G", true, 2'000, /*account=*/false), std::nullopt)
       << "guests are welcome unless the event says otherwise";
-  ASSERT_EQ(t_.enter(id, "guest", "G", false), std::nullopt);
+  ASSERT_EQ(t_.enter(id, "guest", "G", false, 2'000), std::nullopt);
   auto members = swiss();
   members.accounts_only = true;
   const auto club = make(members);
-  EXPECT_EQ(t_.enter(club, "guest", "G", true, /*account=*/false), "tournament/accounts_only");
-  EXPECT_EQ(t_.enter(club, "acct", "A", true, /*account=*/true), std::nullopt);
+  EXPECT_EQ(t_.enter(club, "guest", "G", true, 2'000, /*account=*/false),
+            "tournament/accounts_only");
+  EXPECT_EQ(t_.enter(club, "acct", "A", true, 2'000, /*account=*/true), std::nullopt);
   EXPECT_EQ((*t_.detail(club))["accounts_only"], true);
-  ASSERT_EQ(t_.enter(id, "c", "C", false), std::nullopt);
+  ASSERT_EQ(t_.enter(id, "c", "C", false, 2'000), std::nullopt);
   EXPECT_EQ((*t_.detail(id))["players"].size(), 2u);
   t_.tick(9'999);
   EXPECT_EQ((*t_.detail(id))["status"], "registering");
   t_.tick(10'000);
   EXPECT_EQ((*t_.detail(id))["status"], "running");
-  EXPECT_EQ(t_.enter(id, "d", "D", true), "tournament/closed");
-  EXPECT_EQ(t_.enter(id, "a", "A", false), "tournament/closed");
+  EXPECT_EQ(t_.enter(id, "d", "D", true, 2'000), "tournament/closed");
+  EXPECT_EQ(t_.enter(id, "a", "A", false, 2'000), "tournament/closed");
 }
 
 TEST_F(TournamentsTest, AnEventWithTooFewPlayersIsCancelledAtItsStart) {
@@ -403,8 +408,8 @@ TEST_F(TournamentsTest, CancellingClosesTheTablesStillOpenAndOrganisersAreKept) 
 
 TEST_F(TournamentsTest, NamesShowAsTheLobbyKnowsThemNow) {
   const auto id = make(swiss(1));
-  ASSERT_EQ(t_.enter(id, "renamed", "Old Name", true), std::nullopt);
-  ASSERT_EQ(t_.enter(id, "b", "Bea", true), std::nullopt);
+  ASSERT_EQ(t_.enter(id, "renamed", "Old Name", true, 2'000), std::nullopt);
+  ASSERT_EQ(t_.enter(id, "b", "Bea", true, 2'000), std::nullopt);
   const auto d = *t_.detail(id);
   EXPECT_EQ(d["players"][0]["name"], "New Name");
   EXPECT_EQ(d["players"][1]["name"], "Bea") << "as registered, when the lobby has no name";
@@ -432,9 +437,9 @@ TEST(TournamentLimitsTest, EachLimitRefusesWhatGoesPastIt) {
   const auto id = t.create(s, 0);
   ASSERT_TRUE(id);
   EXPECT_EQ(t.create(s, 0).error().code, "tournament/too_many") << "one open event at most";
-  ASSERT_EQ(t.enter(*id, "a", "A", true), std::nullopt);
-  ASSERT_EQ(t.enter(*id, "b", "B", true), std::nullopt);
-  EXPECT_EQ(t.enter(*id, "c", "C", true), "tournament/full");
+  ASSERT_EQ(t.enter(*id, "a", "A", true, 2'000), std::nullopt);
+  ASSERT_EQ(t.enter(*id, "b", "B", true, 2'000), std::nullopt);
+  EXPECT_EQ(t.enter(*id, "c", "C", true, 2'000), "tournament/full");
   ASSERT_EQ(t.cancel(*id, 10), std::nullopt);
   EXPECT_TRUE(t.create(s, 20)) << "a cancelled event no longer counts";
 }
