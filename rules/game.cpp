@@ -50,6 +50,11 @@ bool State::is_legal(const Move& move) const {
 
 std::unique_ptr<State> State::determinize(Seat, Rng&) const { return nullptr; }
 
+Move State::random_move(Rng& rng) const {
+  auto moves = legal_moves();
+  return std::move(moves[rng.below(moves.size())]);
+}
+
 std::unique_ptr<State> Game::from_view(const Seen&, Rng&) const { return nullptr; }
 
 Result<> State::apply(Seat seat, const Move& move) {

@@ -63,6 +63,10 @@ class State {
   // The moves open to `to_move()`; empty iff the game is over. A player who is stuck but whose
   // game goes on gets an explicit "pass".
   virtual std::vector<Move> legal_moves() const = 0;
+  // legal_moves()[rng.below(legal_moves().size())], the same move for the same draw, made
+  // without listing every move where a game knows how: bots' random playouts take one at every
+  // step. Precondition: the game is not over.
+  virtual Move random_move(Rng& rng) const;
   // nullopt until the game is over.
   virtual std::optional<Outcome> outcome() const = 0;
   // Each seat's score as it stands, as an outcome would count it; empty for a game that does

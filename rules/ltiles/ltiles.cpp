@@ -134,23 +134,63 @@ std::vector<Move> LTilesState::legal_moves() const {
       if (count > 0) moves.push_back(Move{"pile " + kind});
     return moves;
   }
-  const ColumnGrid grid = column_grid(2);
-  const std::vector<std::pair<Pos, int>> spread = spread_spots(grid);
-  std::vector<std::pair<Pos, int>> stack, spots;
-  const auto kinds = playable_kinds(to_move_);
-  moves.reserve(kinds.size() * (spread.size() + 4 * board_.size() / 8));  // stacks are few
-  for (const std::string& kind : kinds) {
-    // Both lists are in (corner, rotation) order, and a spread covers empty cells where a
-    // stack covers placed ones: merged, they are the kind's spots in order, each once.
-    stack.clear();
-    for (const auto& [pos, column] : board_)
-      for (int rot = 0; rot < 4; ++rot)
-        if (stacks(kind, pos, rot, grid)) stack.emplace_back(pos, rot);
+  const auto open = placements();
+  std::vector<std::pair<Pos, int>> spots;
+  for (const auto& [kind, stack] : open.stack) {
     spots.clear();
-    std::ranges::merge(spread, stack, std::back_inserter(spots));
+    std::ranges::merge(open.spread, stack, std::back_inserter(spots));
     for (const auto& [pos, rot] : spots) moves.push_back(Move{placement_text(kind, pos, rot)});
   }
   return moves;
+}
+
+std::vector<int> LTilesState::scores() const {
+  if (outcome_) return outcome_->scores;
+  const auto zones = all_zones();
+  std::vector<int> best;
+  for (const auto& list : zones) best.push_back(list.empty() ? 0 : list.front().score);
+  return best;
+}
+
+Move LTilesState::random_move(Rng& rng) const {
+  if (phase_ == Phase::setup) return State::random_move(rng);
+  const auto open = placements();
+  std::size_t count = 0;
+  for (const auto& [kind, stack] : open.stack) count += open.spread.size() + stack.size();
+  auto pick = rng.below(count);
+  for (const auto& [kind, stack] : open.stack) {
+    if (pick >= open.spread.size() + stack.size()) {
+      pick -= open.spread.size() + stack.size();
+      continue;
+    }
+    // The pick-th of the two lists merged, without merging them: stack spot j has before it j
+    // stack spots and the spread spots that sort before it.
+    for (std::size_t j = 0; j < stack.size(); ++j) {
+      const auto before = static_cast<std::size_t>(std::ranges::lower_bound(open.spread, stack[j]) -
+                                                   open.spread.begin());
+      if (before + j == pick) return Move{placement_text(kind, stack[j].first, stack[j].second)};
+      if (before + j > pick) {
+        const auto& [pos, rot] = open.spread[pick - j];
+        return Move{placement_text(kind, pos, rot)};
+      }
+    }
+    const auto& [pos, rot] = open.spread[pick - stack.size()];
+    return Move{placement_text(kind, pos, rot)};
+  }
+  return {};  // not reached: `pick` < count
+}
+
+LTilesState::Placements LTilesState::placements() const {
+  const ColumnGrid grid = column_grid(2);
+  Placements out{spread_spots(grid), {}};
+  for (std::string& kind : playable_kinds(to_move_)) {
+    std::vector<std::pair<Pos, int>> stack;
+    for (const auto& [pos, column] : board_)
+      for (int rot = 0; rot < 4; ++rot)
+        if (stacks(kind, pos, rot, grid)) stack.emplace_back(pos, rot);
+    out.stack.emplace_back(std::move(kind), std::move(stack));
+  }
+  return out;
 }
 
 bool LTilesState::is_legal(const Move& move) const {

@@ -148,6 +148,10 @@ class LTilesState final : public TurnState<LTilesState>, public ViewParts {
                                           const Seen& seen, Rng& rng);
 
   std::vector<Move> legal_moves() const override;
+  // Each seat's best zone as the table stands (the outcome's scores, once it is over).
+  std::vector<int> scores() const override;
+  // The placements counted, not written: one string instead of hundreds (the bots' playouts).
+  Move random_move(Rng& rng) const override;
 
   // Only an ordered pile's owner sees its order; every other variant shows all viewers the same.
   json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
@@ -193,6 +197,16 @@ class LTilesState final : public TurnState<LTilesState>, public ViewParts {
     }
   };
   ColumnGrid column_grid(int margin) const;
+
+  // The placements open to the seat to move: the spots where any tile spreads, and each
+  // playable kind with the spots where it stacks, both in (corner, rotation) order. A kind's
+  // legal moves are the two lists merged (a spread covers empty cells where a stack covers
+  // placed ones, so no spot is in both). Precondition: the tiles are being placed.
+  struct Placements {
+    std::vector<std::pair<Pos, int>> spread;
+    std::vector<std::pair<std::string, std::vector<std::pair<Pos, int>>>> stack;  // by kind
+  };
+  Placements placements() const;
 
   // Empiler: three tops at one level, from at least two tiles, never red on green or green on
   // red. `column_of` gives a cell's squares (nullptr when none): the map's or a ColumnGrid's.

@@ -1,5 +1,5 @@
 // Random playouts per second of each game on this machine: the speed of the rules core where
-// the bots spend their time (legal_moves, apply, clone), and MCTS iterations per second at the
+// the bots spend their time (random_move, apply, clone), and MCTS iterations per second at the
 // bots' search. Run by hand:
 //
 //   playouts [--seconds 2]
@@ -29,8 +29,7 @@ int main(int argc, char** argv) {
     while (Clock::now() - t0 < limit && playouts < 100'000) {
       auto s = std::move(*game->create(nlohmann::json::object(), rng.next()));
       while (!s->is_over()) {
-        const auto legal = s->legal_moves();
-        (void)s->apply(*s->to_move(), legal[rng.below(legal.size())]);
+        (void)s->apply(*s->to_move(), s->random_move(rng));
         ++moves;
       }
       ++playouts;

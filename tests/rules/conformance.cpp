@@ -154,6 +154,27 @@ TEST_P(Conformance, LegalMovesAreDistinctAndAllAccepted) {
   });
 }
 
+// A game may pick a random move without listing them all (State::random_move, for bots'
+// playouts): it must be the listed move the same draw picks, at every step of a game.
+TEST_P(Conformance, ARandomMoveIsTheListedMoveOfTheSameDraw) {
+  const auto& c = GetParam();
+  for (const std::uint64_t seed : {3u, 4u}) {
+    auto s = make(c, seed);
+    ASSERT_TRUE(s);
+    Rng draws(seed * 31 + 1);
+    int steps = 0;
+    random_playout(*s, seed, [&](const State& st) {
+      const auto moves = st.legal_moves();
+      Rng same = draws;
+      const Move picked = st.random_move(draws);
+      ASSERT_EQ(picked.text, moves[same.below(moves.size())].text) << "at step " << steps;
+      ASSERT_EQ(draws, same) << "one draw, as the list's";
+      ++steps;
+    });
+    EXPECT_GT(steps, 0);
+  }
+}
+
 // A game may check a move without listing every legal one (State::is_legal): it must still
 // accept exactly the listed moves. Every move listed at any point of a playout is a plausible
 // text; at each sampled position each of them is accepted iff it is listed there, and a refused
