@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -16,6 +18,16 @@ namespace {
 
 // UCT's exploration constant for results in [0, 1].
 constexpr double kExploration = 0.7;
+// How much of a playout's value is its score rather than its result, in games that score: a
+// playout won by more is worth a little more, which steers the search where random play wins
+// nearly everything (or nothing) whatever is played now. The result always decides first: a
+// won playout is worth at least 1 - kScoreShare, a lost one at most kScoreShare.
+constexpr double kScoreShare = 0.2;
+// Progressive widening at the root of a game that scores: the search starts with the
+// kWidenFrom moves that gain the most at once and opens one more as its visits grow, to
+// kWidenFrom + sqrt(visits). L-Tiles offers hundreds of placements and a normal bot makes a
+// few hundred iterations: spread over all of them, each would be tried once or not at all.
+constexpr double kWidenFrom = 4;
 // A random playout longer than this is scored as a draw (none of the games gets near it).
 constexpr int kMaxPlayout = 2000;
 
@@ -34,6 +46,49 @@ struct Node {
     return total / visits + kExploration * std::sqrt(log_available / visits);
   }
 };
+
+// What a finished playout is worth to each seat: its share of the result, and, in a game that
+// scores, where its score lies between the lowest and the highest.
+void playout_values(const rules::Outcome& outcome, int seats, std::vector<double>& values) {
+  const auto& scores = outcome.scores;
+  const bool scored = scores.size() == static_cast<std::size_t>(seats);
+  const auto [lo, hi] =
+      scored ? std::ranges::minmax(scores) : std::ranges::minmax_result<int>{0, 0};
+  for (Seat s = 0; s < seats; ++s) {
+    const auto i = static_cast<std::size_t>(s);
+    const double result = result_for(outcome, s, seats);
+    if (!scored || hi == lo) {
+      values[i] = result;
+      continue;
+    }
+    const double place = static_cast<double>(scores[i] - lo) / static_cast<double>(hi - lo);
+    values[i] = (1 - kScoreShare) * result + kScoreShare * place;
+  }
+}
+
+// The root's moves in the order of what each gains at once in a game that scores: the mover's
+// score after it, less the best of the others', on a sample of what the mover may know (ties
+// in a random order). Empty for a game that does not score.
+std::unordered_map<std::string, std::size_t> ranked(const State& position, Seat me,
+                                                    const std::vector<Move>& moves,
+                                                    rules::Rng& rng) {
+  std::unordered_map<std::string, std::size_t> rank;
+  const auto sample = position.determinize(me, rng);
+  if (sample->scores().empty()) return rank;
+  std::vector<std::tuple<int, std::uint64_t, const Move*>> gains;
+  for (const auto& m : moves) {
+    auto after = sample->clone();
+    (void)after->apply(me, m);
+    const auto scores = after->scores();
+    int best_other = std::numeric_limits<int>::min();
+    for (std::size_t s = 0; s < scores.size(); ++s)
+      if (static_cast<Seat>(s) != me) best_other = std::max(best_other, scores[s]);
+    gains.emplace_back(best_other - scores[static_cast<std::size_t>(me)], rng.next(), &m);
+  }
+  std::ranges::sort(gains);  // the best gain (the lowest deficit) first
+  for (std::size_t i = 0; i < gains.size(); ++i) rank.emplace(std::get<2>(gains[i])->text, i);
+  return rank;
+}
 
 }  // namespace
 
@@ -61,11 +116,12 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
                                           const Now& now) {
   const auto me = position.to_move();
   if (!me) return std::unexpected(SearchError::game_over);
+  const auto start = now();  // ranking the root's moves is part of the thinking
   rules::Rng rng(seed);
   if (!position.determinize(*me, rng)) return std::unexpected(SearchError::cannot_determinize);
   const auto root_moves = position.legal_moves();
+  const auto rank = ranked(position, *me, root_moves, rng);
   const int seats = position.num_seats();
-  const auto start = now();
   Node root(nullptr, Move{}, -1);
   std::size_t made = 0;
   std::vector<double> results(static_cast<std::size_t>(seats));
@@ -79,7 +135,16 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
     // Down the tree, along moves legal in this sample; one new node at the end.
     while (!sample->is_over()) {
       const Seat mover = *sample->to_move();
-      const auto moves = sample->legal_moves();
+      auto moves = sample->legal_moves();
+      if (node == &root && !rank.empty()) {
+        // Only the root's best-ranked moves, more of them as its visits grow.
+        const auto open =
+            static_cast<std::size_t>(kWidenFrom + std::sqrt(static_cast<double>(root.visits)));
+        std::erase_if(moves, [&](const Move& m) {
+          const auto it = rank.find(m.text);
+          return it != rank.end() && it->second >= open;
+        });
+      }
       std::vector<const Move*> untried;
       Node* best = nullptr;
       double best_score = -1;
@@ -111,13 +176,12 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
       break;
     }
     // The rest of the game at random.
-    for (int ply = 0; !sample->is_over() && ply < kMaxPlayout; ++ply) {
-      const auto moves = sample->legal_moves();
-      (void)sample->apply(*sample->to_move(), moves[rng.below(moves.size())]);
-    }
-    const auto outcome = sample->outcome();
-    for (Seat s = 0; s < seats; ++s)
-      results[static_cast<std::size_t>(s)] = outcome ? result_for(*outcome, s, seats) : 1.0 / seats;
+    for (int ply = 0; !sample->is_over() && ply < kMaxPlayout; ++ply)
+      (void)sample->apply(*sample->to_move(), sample->random_move(rng));
+    if (const auto outcome = sample->outcome())
+      playout_values(*outcome, seats, results);
+    else
+      std::ranges::fill(results, 1.0 / seats);
     for (Node* n = node; n != &root; n = n->parent) {
       ++n->visits;
       n->total += results[static_cast<std::size_t>(n->mover)];

@@ -440,6 +440,7 @@ TEST(LTiles, AZoneScoresItsAreaTimesItsHighestLevelAcrossLevels) {
                                   {"best_cells", {{0, 0}, {0, 1}, {0, 2}, {1, 1}}}}));
   EXPECT_EQ(v["scores"][1]["best"], 4);
   EXPECT_EQ(v["leader"], 0);
+  EXPECT_EQ(s->scores(), (std::vector<int>{8, 4})) << "the best zones, as the bots read them";
 }
 
 TEST(LTiles, NeutralSquaresScoreForNobodyAndSplitZones) {
