@@ -62,9 +62,16 @@ Board load_board() {
       if (seen.insert(corners).second) board.triangles.push_back({corners, along_lattice(side)});
     }
   std::ranges::sort(board.triangles, {}, &Triangle::corners);
+  board.all_at.resize(board.points.size());
+  board.aligned_at.resize(board.points.size());
   for (int t = 0; t < static_cast<int>(board.triangles.size()); ++t) {
+    for (int p : board.triangles[t].corners)
+      board.all_at[p].push_back(static_cast<int>(board.all_triangles.size()));
     board.all_triangles.push_back(t);
-    if (board.triangles[t].aligned) board.aligned_triangles.push_back(t);
+    if (!board.triangles[t].aligned) continue;
+    for (int p : board.triangles[t].corners)
+      board.aligned_at[p].push_back(static_cast<int>(board.aligned_triangles.size()));
+    board.aligned_triangles.push_back(t);
   }
   board.valid = true;
   return board;
@@ -129,7 +136,8 @@ bool QuirkyState::is_legal(const Move& move) const {
 
 void QuirkyState::do_apply(const Move& move) {
   const Action action = *parse(*board_, move.text);
-  const auto before = triangle_colours();
+  const auto which = touching(action.from, action.to);
+  const auto before = triangle_colours(which);
   const Seat mover = to_move_;
   LogEntry entry{mover, drawn_, "", move.text, {}, kNoColour};
   switch (action.kind) {
@@ -150,7 +158,7 @@ void QuirkyState::do_apply(const Move& move) {
       break;
     }
   }
-  LastMove last{mover, drawn_, move.text, score_new_triangles(before)};
+  LastMove last{mover, drawn_, move.text, score_new_triangles(which, before)};
   entry.gain.assign(seats_, 0);
   for (const auto& s : last.scored)
     if (s.seat != kNoSeat) entry.gain[s.seat] += s.gain;
@@ -206,11 +214,24 @@ int QuirkyState::holder_free_colour() const {
   return kNoColour;
 }
 
-std::vector<int> QuirkyState::triangle_colours() const {
+std::vector<int> QuirkyState::touching(int a, int b) const {
+  std::vector<int> out;
+  if (a >= 0) out = (*triangles_at_)[a];
+  if (b >= 0) {
+    const auto& more = (*triangles_at_)[b];
+    std::vector<int> both;
+    both.reserve(out.size() + more.size());
+    std::ranges::set_union(out, more, std::back_inserter(both));
+    out = std::move(both);
+  }
+  return out;
+}
+
+std::vector<int> QuirkyState::triangle_colours(const std::vector<int>& which) const {
   std::vector<int> colours;
-  colours.reserve(triangles_->size());
-  for (int t : *triangles_) {
-    const auto& c = board_->triangles[t].corners;
+  colours.reserve(which.size());
+  for (int i : which) {
+    const auto& c = board_->triangles[(*triangles_)[i]].corners;
     const int top = stacks_[c[0]].top();
     colours.push_back(top != kNoColour && stacks_[c[1]].top() == top && stacks_[c[2]].top() == top
                           ? top
@@ -219,15 +240,16 @@ std::vector<int> QuirkyState::triangle_colours() const {
   return colours;
 }
 
-std::vector<ScoredTriangle> QuirkyState::score_new_triangles(const std::vector<int>& before) {
+std::vector<ScoredTriangle> QuirkyState::score_new_triangles(const std::vector<int>& which,
+                                                             const std::vector<int>& before) {
   std::vector<ScoredTriangle> scored;
-  const auto after = triangle_colours();
+  const auto after = triangle_colours(which);
   for (std::size_t i = 0; i < after.size(); ++i) {
     if (after[i] == kNoColour || after[i] == before[i]) continue;
     const Seat seat = holder(after[i]);
     const int gain = seat == kNoSeat ? 0 : kTrianglePoints;
     if (seat != kNoSeat) score_[seat] += gain;
-    scored.push_back({(*triangles_)[i], after[i], seat, gain});
+    scored.push_back({(*triangles_)[which[i]], after[i], seat, gain});
   }
   return scored;
 }

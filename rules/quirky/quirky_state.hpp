@@ -60,6 +60,9 @@ struct Board {
   std::vector<std::vector<int>> neighbours;
   std::vector<Triangle> triangles;
   std::vector<int> all_triangles, aligned_triangles;  // indices into `triangles`
+  // For each point, the positions in all_triangles (aligned_triangles) of the triangles with a
+  // corner there, ascending: an action changes one or two tops, and only these can change.
+  std::vector<std::vector<int>> all_at, aligned_at;
 
   std::optional<int> find(std::string_view id) const {
     const auto it = index.find(id);
@@ -114,6 +117,7 @@ class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
         seats_(seats),
         aligned_only_(aligned_only),
         triangles_(aligned_only ? &board_->aligned_triangles : &board_->all_triangles),
+        triangles_at_(aligned_only ? &board_->aligned_at : &board_->all_at),
         stacks_(board_->points.size()),
         bag_(bag),
         stacked_(std::move(stacked)),
@@ -176,13 +180,18 @@ class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
 
   int holder_free_colour() const;
 
-  // For each counted triangle (in `triangles_` order): the colour of its three tops when they all
-  // agree, else kNoColour.
-  std::vector<int> triangle_colours() const;
+  // The counted triangles (positions in `triangles_`, ascending) with a corner at `a` or `b`
+  // (-1: none): the only ones an action on those points can change.
+  std::vector<int> touching(int a, int b) const;
 
-  // The set difference: a triangle scores when it is one-coloured now and was not (in that
-  // colour) before the action, for whoever holds that colour now.
-  std::vector<ScoredTriangle> score_new_triangles(const std::vector<int>& before);
+  // For each of `which` (positions in `triangles_`): the colour of its three tops when they all
+  // agree, else kNoColour.
+  std::vector<int> triangle_colours(const std::vector<int>& which) const;
+
+  // The set difference: a triangle of `which` scores when it is one-coloured now and was not
+  // (in that colour) before the action, for whoever holds that colour now.
+  std::vector<ScoredTriangle> score_new_triangles(const std::vector<int>& which,
+                                                  const std::vector<int>& before);
 
   int bag_total() const;
 
@@ -206,6 +215,7 @@ class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
   int seats_;
   bool aligned_only_;
   const std::vector<int>* triangles_;       // the triangles that count under the options
+  const std::vector<std::vector<int>>* triangles_at_;  // by point: which of them touch it
   std::vector<Stack> stacks_;               // one per board point, in board order
   std::array<int, kKinds> bag_;             // pieces left in the bag, per kind (public)
   std::optional<std::deque<int>> stacked_;  // test-only fixed draw order (never shown)
