@@ -19,10 +19,12 @@ namespace {
 // UCT's exploration constant for results in [0, 1].
 constexpr double kExploration = 0.7;
 // How much of a playout's value is its score rather than its result, in games that score: a
-// playout won by more is worth a little more, which steers the search where random play wins
-// nearly everything (or nothing) whatever is played now. The result always decides first: a
-// won playout is worth at least 1 - kScoreShare, a lost one at most kScoreShare.
-constexpr double kScoreShare = 0.2;
+// playout lost by less is worth more, which steers the search where random play wins nearly
+// everything (or nothing) whatever is played now. A sole win (the highest score) is worth 1,
+// a loss at most kScoreShare: by where its score lies between the lowest and the highest.
+// Measured on 3-seat Quirky against random play (300 games each, normal at 30 ms): 0 86.3%,
+// 0.2 88.3%, 0.5 89.0%, 0.8 86.3% first places; differences near the noise (about 2%).
+constexpr double kScoreShare = 0.5;
 // Progressive widening at the root of a game that scores: the search starts with the
 // kWidenFrom moves that gain the most at once and opens one more as its visits grow, to
 // kWidenFrom + sqrt(visits). L-Tiles offers hundreds of placements and a normal bot makes a

@@ -214,13 +214,13 @@ class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
   const Board* board_;
   int seats_;
   bool aligned_only_;
-  const std::vector<int>* triangles_;       // the triangles that count under the options
+  const std::vector<int>* triangles_;                  // the triangles that count under the options
   const std::vector<std::vector<int>>* triangles_at_;  // by point: which of them touch it
-  std::vector<Stack> stacks_;               // one per board point, in board order
-  std::array<int, kKinds> bag_;             // pieces left in the bag, per kind (public)
-  std::optional<std::deque<int>> stacked_;  // test-only fixed draw order (never shown)
-  Rng rng_;                                 // the draws: hidden, never shown
-  std::vector<int> colour_of_;              // per seat
+  std::vector<Stack> stacks_;                          // one per board point, in board order
+  std::array<int, kKinds> bag_;                        // pieces left in the bag, per kind (public)
+  std::optional<std::deque<int>> stacked_;             // test-only fixed draw order (never shown)
+  Rng rng_;                                            // the draws: hidden, never shown
+  std::vector<int> colour_of_;                         // per seat
   std::vector<int> score_;
   std::array<int, kColours> set_aside_;
   int drawn_ = kNoColour;  // the piece the seat to move holds
