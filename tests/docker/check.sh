@@ -82,7 +82,7 @@ BASE=http://127.0.0.1:$PORT
 wait_healthy() {   # wait_healthy SECONDS: /healthz says ok, while the container runs
   local deadline=$(( $(date +%s) + $1 ))
   while [ "$(date +%s)" -lt "$deadline" ]; do
-    if curl -fsS --max-time 3 "$BASE/healthz" 2>/dev/null | grep -q '"status":"ok"'; then return 0; fi
+    if grep -q '"status":"ok"' <<<"$(curl -fsS --max-time 3 "$BASE/healthz" 2>/dev/null)"; then return 0; fi
     [ "$(pm inspect -f '{{.State.Running}}' "$CID" 2>/dev/null)" = true ] || return 1
     sleep 0.3
   done
@@ -333,7 +333,8 @@ t=$(date +%s.%N)
 pm stop -t 10 "$CID" >/dev/null 2>>"$WORK/run.err"
 took=$(awk -v a="$t" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 code=$(pm inspect -f '{{.State.ExitCode}}' "$CID")
-if [ "$code" = 0 ] && awk -v s="$took" 'BEGIN{exit !(s < 5)}' && pm logs "$CID" 2>&1 | grep -q 'event=stopped'; then
+stop_log=$(pm logs "$CID" 2>&1)
+if [ "$code" = 0 ] && awk -v s="$took" 'BEGIN{exit !(s < 5)}' && grep -q 'event=stopped' <<<"$stop_log"; then
   pass "SIGTERM: the server stopped by itself in $took s with exit code 0"
 else fail "stop: exit code $code after $took s (10 s means it needed SIGKILL)"; logs_tail; fi
 
@@ -341,7 +342,10 @@ pm start "$CID" >/dev/null 2>>"$WORK/run.err"
 if wait_healthy "$WAIT_S"; then pass "restarted on the same volume"
 else fail "did not come back after the restart"; logs_tail 30; summary; exit 1; fi
 note "$(pm logs "$CID" 2>&1 | grep 'event=recovered' | tail -1)"
-if curl -fsS --max-time 5 "$BASE/metrics" | grep -q '^plateau_rooms_recovered 1$'; then
+# Read whole, then searched: `curl | grep -q` fails under pipefail when grep stops reading
+# first (curl: (23) Failed writing body), and /metrics is long enough for that to happen.
+recovered=$(curl -fsS --max-time 5 "$BASE/metrics")
+if grep -q '^plateau_rooms_recovered 1$' <<<"$recovered"; then
   pass "/metrics after restart: plateau_rooms_recovered 1"
 else fail "/metrics after restart does not show the recovered room"; fi
 
