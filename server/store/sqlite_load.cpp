@@ -9,6 +9,7 @@
 
 #include "server/store/sqlite_stmt.hpp"
 #include "server/store/sqlite_store.hpp"
+#include "server/store/store_rows.hpp"
 
 namespace plateau::server {
 
@@ -17,68 +18,11 @@ using sqlite::exec;
 using sqlite::from_db;
 using sqlite::Stmt;
 
-namespace {
-
-// A row of `rooms` as both reads select it: id, game, options, seed, private,
-// spectator_delay, created_ms, version, creator, clock, rated.
-void read_room(Stmt& q, StoredRoom& r) {
-  r.room.id = q.text(0);
-  r.room.game = q.text(1);
-  r.room.options = json::parse(q.text(2), nullptr, false);
-  r.room.seed = from_db(q.i64(3));
-  r.room.is_private = q.i64(4) != 0;
-  r.room.spectator_delay = static_cast<int>(q.i64(5));
-  r.room.created_ms = q.i64(6);
-  r.version = q.i64(7);
-  r.room.creator = q.text(8);  // "" for NULL
-  if (!q.is_null(9)) r.room.clock = json::parse(q.text(9), nullptr, false);
-  r.room.rated = q.i64(10) != 0;
-  r.room.chat = q.i64(11) != 0;
-}
-
-// A row of `chat` as both reads select it: room, seq, round, at_move, spectators, player, name,
-// text, phrase, at_ms, deleted.
-ChatRecord read_chat(Stmt& q) {
-  ChatRecord m;
-  m.room = q.text(0);
-  m.seq = static_cast<int>(q.i64(1));
-  m.round = static_cast<int>(q.i64(2));
-  m.at_move = static_cast<int>(q.i64(3));
-  m.spectators = q.i64(4) != 0;
-  m.player = q.text(5);
-  m.name = q.text(6);
-  m.text = q.text(7);
-  m.phrase = q.text(8);
-  m.at_ms = q.i64(9);
-  m.deleted = q.i64(10) != 0;
-  return m;
-}
-const std::string kChatColumns =
-    "room, seq, round, at_move, spectators, player, name, text, phrase, at_ms, deleted";
-
-// A row of `rounds` as both reads select it, from column `first` on: round, options, seed,
-// outcome, rematch, salt, offer, departed.
-// The times of a round's move just read: when it came, and its mover's clock after it.
-void add_times(RoundRecord& round, std::int64_t at_ms, std::optional<std::int64_t> clock_ms) {
-  round.clocks.push_back(clock_ms);
-  round.last_move_ms = at_ms;
-}
-
-RoundRecord read_round(Stmt& q, int first) {
-  RoundRecord round;
-  round.round = static_cast<int>(q.i64(first));
-  round.options = json::parse(q.text(first + 1), nullptr, false);
-  round.seed = from_db(q.i64(first + 2));
-  round.outcome =
-      q.is_null(first + 3) ? json(nullptr) : json::parse(q.text(first + 3), nullptr, false);
-  round.rematch = static_cast<std::uint32_t>(q.i64(first + 4));
-  if (!q.is_null(first + 5)) round.salt = q.text(first + 5);
-  if (!q.is_null(first + 6)) round.offer = json::parse(q.text(first + 6), nullptr, false);
-  if (!q.is_null(first + 7)) round.departed = json::parse(q.text(first + 7), nullptr, false);
-  return round;
-}
-
-}  // namespace
+using rows::add_times;
+using rows::kChatColumns;
+using rows::read_chat;
+using rows::read_room;
+using rows::read_round;
 
 std::expected<Loaded, std::string> SqliteStore::load(std::int64_t ended_since_ms) {
   Loaded out;
