@@ -6,9 +6,10 @@
 #include <sqlite3.h>
 
 #include <cstdint>
-#include <cstring>
 #include <string>
 #include <unordered_map>
+
+#include "server/store/store_rows.hpp"
 
 namespace plateau::server::sqlite {
 
@@ -93,6 +94,7 @@ class Stmt {
              : std::string();
   }
   bool is_null(int col) { return sqlite3_column_type(s_, col) == SQLITE_NULL; }
+  bool is_real(int col) { return sqlite3_column_type(s_, col) == SQLITE_FLOAT; }
   bool ok() const { return ok_; }
 
  private:
@@ -109,16 +111,7 @@ inline bool exec(sqlite3* db, const char* sql, std::string* err = nullptr) {
   return rc == SQLITE_OK;
 }
 
-// SQLite integers are signed 64-bit; seeds use all 64 bits, stored as the same bit pattern.
-inline std::int64_t to_db(std::uint64_t v) {
-  std::int64_t out;
-  std::memcpy(&out, &v, sizeof out);
-  return out;
-}
-inline std::uint64_t from_db(std::int64_t v) {
-  std::uint64_t out;
-  std::memcpy(&out, &v, sizeof out);
-  return out;
-}
+using rows::from_db;
+using rows::to_db;
 
 }  // namespace plateau::server::sqlite

@@ -1,0 +1,155 @@
+// The shared store (issue 47): PostgreSQL, for servers that outgrow one machine. The same
+// guarantees as the SQLite store (sqlite_store.hpp): one thread writes, grouping every write
+// waiting in its queue into one transaction (group commit, synchronous_commit on), and `done`
+// callbacks go back to the rooms' thread through `post`, in order, only after the COMMIT
+// returned. Each write runs inside a savepoint of that transaction, so one that fails undoes only
+// itself.
+//
+// The schema has the SQLite store's tables and columns, so that a database moves between the
+// two row by row (pg_copy.cpp: `plateau-server migrate`, and backups as SQLite files). One
+// difference: a move goes straight into `moves` (PostgreSQL appends rows to its heap wherever
+// they belong), so there is no move log to prune.
+//
+// Inside server/store/ only (the server opens it through postgres.hpp). One class, its parts
+// defined in one file each:
+//   pg_store.cpp     opening and closing; the writer thread; the Store's writes
+//   pg_load.cpp      the reads that rebuild rooms (load, load_room)
+//   pg_archive.cpp   the Archive: history, records, imports
+//   pg_copy.cpp      backups (a SQLite file), and moving a SQLite database in
+//   pg_schema.cpp    migrations
+//   pg_accounts.cpp  accounts, sessions, invitations, ratings and tournaments
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <expected>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "server/store/pg_conn.hpp"
+#include "server/store/storage.hpp"
+
+namespace plateau::server {
+
+class PgStore final : public Storage {
+ public:
+  // Connects to `conninfo` (a postgres:// URI) twice (the writer's connection and the readers'),
+  // and brings the schema up to date. `up_to` stops the migrations at that version (tests of
+  // the upgrade from an older schema); 0 runs them all.
+  static std::expected<std::unique_ptr<PgStore>, std::string> open(const std::string& conninfo,
+                                                                   Post post, int up_to = 0);
+  ~PgStore() override;
+  static int schema_version();
+
+  // Storage: recovery, health, shutdown.
+  std::expected<Loaded, std::string> load(
+      std::int64_t ended_since_ms = std::numeric_limits<std::int64_t>::max()) override;
+  void close() override;
+  const CommitStats& stats() const override { return stats_; }
+  bool available() const override { return available_; }
+  std::pair<std::uint64_t, std::string> exceptions() const override;
+
+  // Store (pg_store.cpp; load_room and room_exists in pg_load.cpp).
+  void put_player(const StoredPlayer& player, Done done) override;
+  void create_room(const RoomRecord& room, Done done) override;
+  void put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
+                std::int64_t version, Done done) override;
+  void append_move(const MoveRecord& move, Done done) override;
+  void start_round(const std::string& room, int round, const nlohmann::json& options,
+                   std::uint64_t seed, const std::string& salt, std::int64_t version,
+                   Done done) override;
+  void finish_round(const std::string& room, int round, const nlohmann::json& outcome,
+                    std::int64_t at_ms, Done done) override;
+  void put_table(const std::string& room, int round, std::uint32_t rematch,
+                 const nlohmann::json& offer, const nlohmann::json& departed, std::int64_t version,
+                 Done done) override;
+  void take_back(const std::string& room, int round, int keep, std::int64_t version,
+                 Done done) override;
+  void close_room(const std::string& room, Done done) override;
+  bool room_exists(const std::string& room) override;
+  std::expected<std::optional<StoredRoom>, std::string> load_room(
+      const std::string& id, std::int64_t ended_since_ms) override;
+  void unload_room(const std::string& id) override;
+  void forget_players(const std::vector<std::string>& ids, Done done) override;
+  void append_chat(const ChatRecord& message, Done done) override;
+  void delete_chat(const std::string& room, int seq, std::int64_t version, Done done) override;
+
+  // Archive (pg_archive.cpp; backup_to in pg_copy.cpp).
+  std::vector<GameSummary> finished_games(int limit) override;
+  std::expected<std::optional<GameRecord>, std::string> read_record(const std::string& room,
+                                                                    int round) override;
+  void import_record(const GameRecord& r, Done done) override;
+  // A SQLite database at `path` holding everything stored, as of one snapshot: a club can run
+  // it with --data, and `migrate` brings it back into PostgreSQL.
+  std::expected<void, std::string> backup_to(const std::string& path) override;
+
+  // AccountStore, RatingStore, TournamentStore (pg_accounts.cpp).
+  void put_account(const AccountRow& account, const std::string& player_token_hash,
+                   Done done) override;
+  void put_session(const SessionRow& session, Done done) override;
+  void drop_sessions(const std::vector<std::string>& token_hashes, Done done) override;
+  void delete_account(const std::string& player, const std::string& shown_name, Done done) override;
+  void put_invite(const InviteRow& invite, Done done) override;
+  void drop_invite(const std::string& code_hash, Done done) override;
+  std::expected<LoadedAccounts, std::string> load_accounts() override;
+  void put_rated_game(const std::vector<RatingRow>& ratings,
+                      const std::vector<RatingChange>& changes, Done done) override;
+  std::expected<std::vector<RatingRow>, std::string> load_ratings() override;
+  std::expected<std::vector<UnratedGame>, std::string> unrated_games() override;
+  std::vector<RatingChange> rating_history(const std::string& player) override;
+  std::vector<GameSummary> games_of(const std::string& player, int limit) override;
+  void put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done done) override;
+  void put_organiser(const std::string& player, bool allowed, Done done) override;
+  std::expected<LoadedTournaments, std::string> load_tournaments() override;
+
+ private:
+  struct Write {
+    std::function<bool(pg::Conn&)> run;
+    Done done;
+    std::int64_t queued_at;  // SpanTimer time
+  };
+  PgStore(pg::Conn writer, pg::Conn reader, Post post);
+  // Queues a write: `run` executes its statements on the writer's connection, inside the
+  // batch's transaction and a savepoint of its own, and says whether they all succeeded.
+  void enqueue(std::function<bool(pg::Conn&)> run, Done done);
+  void writer_loop();
+  void note_exception(const char* what);
+  // Finished rounds of public rooms, newest first; only those `player` sat in unless "".
+  std::vector<GameSummary> summaries(int limit, const std::string& player);
+
+  pg::Conn writer_db_;  // the writer thread's alone
+  // Every read (load, load_room, the archive, the accounts at start) takes this connection
+  // under reader_mutex_.
+  pg::Conn reader_;
+  std::mutex reader_mutex_;
+  Post post_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Write> queue_;
+  bool handoff_posted_ = false;  // a hand-off is posted to the rooms' thread
+  bool released_ = false;        // the queue was handed off: the writer may take it
+  bool stopping_ = false;
+  std::thread writer_;
+  std::atomic<bool> available_{true};
+  mutable std::mutex exception_mutex_;
+  std::uint64_t exceptions_ = 0;
+  std::string last_exception_;
+  // How many moves each room's round in play has (rooms' thread only): a move must be the next.
+  struct LiveRound {
+    int round = 0;
+    int moves = 0;
+  };
+  std::unordered_map<std::string, LiveRound> live_;
+  CommitStats stats_;
+  const SpanTimer queue_timer_{stats_.queued};
+  const SpanTimer return_timer_{stats_.returned};
+};
+
+}  // namespace plateau::server

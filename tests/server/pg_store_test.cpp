@@ -1,0 +1,296 @@
+// The PostgreSQL store's own matters (its contract with the rooms is storage_test.cpp's): its
+// schema's migrations, from empty and from the version before; a database newer than the
+// server; several nodes opening one database at once; a connection lost and made again; and
+// `migrate`, a club's SQLite database into PostgreSQL and back.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <future>
+#include <limits>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "server/store/open_store.hpp"
+#include "server/store/pg_conn.hpp"
+#include "server/store/pg_store.hpp"
+#include "server/store/sqlite_store.hpp"
+#include "tests/server/temp_postgres.hpp"
+
+namespace plateau::server {
+namespace {
+
+namespace fs = std::filesystem;
+constexpr std::int64_t kEverything = std::numeric_limits<std::int64_t>::max();
+
+class PgStoreTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    auto started = test::TempPostgres::start();
+    if (started)
+      server_ = std::move(*started).release();
+    else
+      why_ = started.error();
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override {
+    ASSERT_NE(server_, nullptr) << "cannot start PostgreSQL: " << why_;
+    uri_ = server_->fresh_database();
+    dir_ = fs::temp_directory_path() /
+           ("plateau-pg-" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+            std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  static Storage::Post inline_post() {
+    return [](std::function<void()> f) { f(); };
+  }
+  std::unique_ptr<PgStore> open(int up_to = 0) {
+    auto store = PgStore::open(uri_, inline_post(), up_to);
+    EXPECT_TRUE(store.has_value()) << (store ? "" : store.error());
+    return store ? std::move(*store) : nullptr;
+  }
+  template <typename Write>
+  static bool wait(Write write) {
+    std::promise<bool> done;
+    auto result = done.get_future();
+    write([&done](bool ok) { done.set_value(ok); });
+    return result.get();
+  }
+  std::int64_t number(const std::string& query, const std::string& uri = {}) {
+    auto db = pg::Conn::open(uri.empty() ? uri_ : uri);
+    if (!db) return -1;
+    pg::Stmt q(*db, query);
+    return q.row() ? q.i64(0) : -1;
+  }
+
+  static inline test::TempPostgres* server_ = nullptr;
+  static inline std::string why_;
+  std::string uri_;
+  fs::path dir_;
+};
+
+TEST_F(PgStoreTest, AnEmptyDatabaseGetsTheWholeSchemaAndTheVersionBeforeUpgradesWithItsRooms) {
+  {
+    auto store = open(1);  // a database as the first release of this store left it
+    ASSERT_TRUE(store);
+    store->close();
+  }
+  EXPECT_EQ(number("SELECT version FROM plateau_schema"), 1);
+  EXPECT_EQ(number("SELECT count(*) FROM information_schema.tables WHERE table_name = "
+                   "'accounts'"),
+            0);
+  {
+    // Rows as that release wrote them (its columns, not today's).
+    auto db = pg::Conn::open(uri_);
+    ASSERT_TRUE(db.has_value());
+    ASSERT_TRUE(db->exec(
+        "INSERT INTO players(id, token_hash, name) VALUES('ada', 'hash-ada', 'Ada');"
+        "INSERT INTO rooms(id, game, options, seed, created_ms, creator) VALUES('r1', 'quantik', "
+        "'{}', 7, 1, 'ada');"
+        "INSERT INTO seats(room, seat, player) VALUES('r1', 0, 'ada');"
+        "INSERT INTO rounds(room, round, options, seed, salt) VALUES('r1', 1, '{}', 7, 's');"
+        "INSERT INTO moves(room, round, idx, seat, move, version, at_ms) VALUES('r1', 1, 0, 0, "
+        "'m0', 2, 5);"));
+  }
+  auto store = open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(number("SELECT version FROM plateau_schema"), PgStore::schema_version());
+  EXPECT_EQ(number("SELECT count(*) FROM plateau_schema"), 1) << "one row: the version";
+  const auto loaded = store->load(kEverything);
+  ASSERT_TRUE(loaded.has_value()) << loaded.error();
+  ASSERT_EQ(loaded->players.size(), 1u);
+  ASSERT_EQ(loaded->rooms.size(), 1u);
+  EXPECT_EQ(loaded->rooms[0].seats.at(0), "ada");
+  EXPECT_EQ(loaded->rooms[0].rounds.at(0).moves.size(), 1u);
+  EXPECT_FALSE(loaded->rooms[0].room.rated) << "the column added by schema 2 has its default";
+  // What schema 2 added works on the upgraded database.
+  ASSERT_TRUE(wait([&](Done d) {
+    store->put_account({"ada", "Ada", "$argon2id$x", 100, false}, "", d);
+  }));
+  const auto accounts = store->load_accounts();
+  ASSERT_TRUE(accounts.has_value()) << accounts.error();
+  EXPECT_EQ(accounts->accounts.size(), 1u);
+}
+
+TEST_F(PgStoreTest, ADatabaseOfANewerServerIsRefusedAndLeftAsItIs) {
+  ASSERT_TRUE(open());
+  auto db = pg::Conn::open(uri_);
+  ASSERT_TRUE(db.has_value());
+  ASSERT_TRUE(db->exec("UPDATE plateau_schema SET version = 99"));
+  auto again = PgStore::open(uri_, inline_post());
+  ASSERT_FALSE(again.has_value());
+  EXPECT_NE(again.error().find("newer than this server's"), std::string::npos) << again.error();
+  EXPECT_EQ(number("SELECT version FROM plateau_schema"), 99);
+}
+
+// Nodes of a cluster start together on one new database: the migrations run once, under a lock,
+// and every node opens.
+TEST_F(PgStoreTest, NodesOpeningOneNewDatabaseAtOnceAllOpenAndMigrateItOnce) {
+  std::vector<std::future<std::string>> nodes;
+  for (int i = 0; i < 4; ++i)
+    nodes.push_back(std::async(std::launch::async, [this] {
+      auto store = PgStore::open(uri_, inline_post());
+      return store ? std::string() : store.error();
+    }));
+  for (auto& n : nodes) EXPECT_EQ(n.get(), "");
+  EXPECT_EQ(number("SELECT count(*) FROM plateau_schema"), 1);
+  EXPECT_EQ(number("SELECT version FROM plateau_schema"), PgStore::schema_version());
+}
+
+// The database drops the store's connections (a restart, a failover, an admin): the next
+// writes and reads connect again, and the store says it is available once a commit succeeds.
+TEST_F(PgStoreTest, ConnectionsTheDatabaseDroppedAreMadeAgainByTheNextWriteAndRead) {
+  auto store = open();
+  ASSERT_TRUE(store);
+  ASSERT_TRUE(wait([&](Done d) {
+    store->create_room({"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", ""}, d);
+  }));
+  const auto dropped = number(
+      "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = "
+      "current_database() AND pid <> pg_backend_pid()");
+  EXPECT_EQ(dropped, 2) << "the writer's connection and the reader's";
+  // The first write may find its connection gone (it fails, and the store says so); the next
+  // one connects again.
+  int attempts = 0;
+  bool ok = false;
+  for (int i = 0; i < 3 && !ok; ++i) {
+    ++attempts;
+    ok = wait([&](Done d) {
+      store->put_player({"p" + std::to_string(i), "h" + std::to_string(i), "P"}, d);
+    });
+    if (!ok) {
+      EXPECT_FALSE(store->available());
+    }
+  }
+  ASSERT_TRUE(ok) << "still failing after " << attempts << " writes";
+  EXPECT_LE(attempts, 2);
+  EXPECT_TRUE(store->available());
+  std::optional<StoredRoom> room;
+  for (int i = 0; i < 2 && !room; ++i)
+    if (auto r = store->load_room("r1", 0); r.has_value()) room = std::move(*r);
+  ASSERT_TRUE(room.has_value()) << "the reader connects again too";
+  EXPECT_EQ(room->room.game, "quantik");
+  EXPECT_EQ(store->load(kEverything)->players.size(), 1u) << "the write that succeeded, alone";
+}
+
+// A club's SQLite database moves into PostgreSQL whole: every room as a start rebuilds it (a
+// round in play, its moves still in SQLite's log), finished games, accounts, ratings, events;
+// then back into SQLite, the same again.
+TEST_F(PgStoreTest, MigrateMovesAClubsDatabaseIntoPostgresAndBackWithoutLosingARow) {
+  const auto outcome =
+      nlohmann::json{{"winners", {0}}, {"scores", nlohmann::json::array()}, {"reason", "r"}};
+  const std::string club = "sqlite:" + (dir_ / "club").string();
+  {
+    auto opened = open_store(club, inline_post());
+    ASSERT_TRUE(opened.has_value()) << opened.error();
+    auto& s = **opened;
+    for (const char* p : {"ada", "bob"})
+      ASSERT_TRUE(wait([&](Done d) { s.put_player({p, std::string("h-") + p, p}, d); }));
+    for (const char* id : {"playing", "ended"}) {
+      ASSERT_TRUE(wait([&](Done d) {
+        s.create_room({id, "quantik", nlohmann::json::object(), 0xF000000000000001ull, false, 0, 1,
+                       "salt", "ada"},
+                      d);
+      }));
+      ASSERT_TRUE(wait([&](Done d) { s.put_seat(id, 0, "ada", 1, d); }));
+      ASSERT_TRUE(wait([&](Done d) { s.put_seat(id, 1, "bob", 2, d); }));
+      for (int i = 0; i < 3; ++i)
+        ASSERT_TRUE(wait([&](Done d) {
+          s.append_move(MoveRecord{id, 1, i, i % 2, "m" + std::to_string(i), 3 + i, 10 + i,
+                                   i == 1 ? std::optional<std::int64_t>(4500) : std::nullopt},
+                        d);
+        }));
+    }
+    ASSERT_TRUE(wait([&](Done d) { s.finish_round("ended", 1, outcome, 99, d); }));
+    ASSERT_TRUE(wait([&](Done d) {
+      s.put_account({"ada", "Ada", "$argon2id$x", 100, false, true}, "", d);
+    }));
+    ASSERT_TRUE(wait([&](Done d) {
+      s.put_rated_game({{"ada", "quantik", 1512.3456789012345, 301.5, 0.0600001, 1, 1, 0, 0, 99}},
+                       {{"ended", 1, "ada", "quantik", 99, 1512.3456789012345, 301.5, 12.25}}, d);
+    }));
+    ASSERT_TRUE(wait([&](Done d) { s.put_tournament({"t1", R"({"v":1})"}, 10, d); }));
+    s.close();
+  }
+  auto copied = migrate_store(club, uri_);
+  ASSERT_TRUE(copied.has_value()) << copied.error();
+  std::map<std::string, std::int64_t> rows;
+  for (const auto& [table, n] : *copied) rows[table] += n;
+  EXPECT_EQ(rows["rooms"], 2);
+  EXPECT_EQ(rows["players"], 2);
+  EXPECT_EQ(rows["moves"] + rows["move_log"], 6) << "a round in play's moves are in the log";
+  EXPECT_EQ(number("SELECT count(*) FROM moves"), 6);
+
+  const auto check = [&](Storage& s, const char* which) {
+    SCOPED_TRACE(which);
+    const auto loaded = s.load(0);
+    ASSERT_TRUE(loaded.has_value()) << loaded.error();
+    ASSERT_EQ(loaded->rooms.size(), 2u);
+    for (const auto& r : loaded->rooms) {
+      EXPECT_EQ(r.room.seed, 0xF000000000000001ull) << "all 64 bits of the seed";
+      EXPECT_EQ(r.seats, (std::vector<std::optional<std::string>>{"ada", "bob"}));
+      ASSERT_EQ(r.rounds.size(), 1u);
+      EXPECT_EQ(r.rounds[0].moves.size(), 3u);
+      EXPECT_EQ(r.rounds[0].clocks.at(1), std::optional<std::int64_t>(4500));
+      EXPECT_EQ(r.rounds[0].salt, "salt");
+      EXPECT_EQ(r.version, 5);
+      EXPECT_EQ(r.rounds[0].outcome.is_null(), r.room.id == "playing");
+    }
+    const auto accounts = s.load_accounts();
+    ASSERT_TRUE(accounts.has_value());
+    ASSERT_EQ(accounts->accounts.size(), 1u);
+    EXPECT_TRUE(accounts->accounts[0].muted);
+    const auto ratings = s.load_ratings();
+    ASSERT_TRUE(ratings.has_value());
+    ASSERT_EQ(ratings->size(), 1u);
+    EXPECT_EQ((*ratings)[0].rating, 1512.3456789012345) << "a double is copied exactly";
+    EXPECT_EQ((*ratings)[0].volatility, 0.0600001);
+    EXPECT_EQ(s.rating_history("ada").at(0).change, 12.25);
+    EXPECT_EQ(s.load_tournaments()->tournaments.size(), 1u);
+    const auto games = s.finished_games(10);
+    ASSERT_EQ(games.size(), 1u);
+    EXPECT_EQ(games[0].room, "ended");
+    // The round in play goes on where it stood: its fourth move is the next, not another third.
+    EXPECT_FALSE(wait([&](Done d) {
+      s.append_move(MoveRecord{"playing", 1, 2, 0, "again", 9, 20}, d);
+    }));
+    EXPECT_TRUE(wait([&](Done d) {
+      s.append_move(MoveRecord{"playing", 1, 3, 1, "m3", 9, 20}, d);
+    }));
+  };
+  {
+    auto pg = open();
+    ASSERT_TRUE(pg);
+    check(*pg, "in PostgreSQL");
+    pg->close();
+  }
+  const auto again = migrate_store(club, uri_);
+  ASSERT_FALSE(again.has_value()) << "a second copy into the same database is refused";
+  EXPECT_NE(again.error().find("empty database"), std::string::npos) << again.error();
+  EXPECT_EQ(number("SELECT count(*) FROM rooms"), 2) << "and left nothing behind";
+
+  const std::string back = "sqlite:" + (dir_ / "back").string();
+  auto copied_back = migrate_store(uri_, back);
+  ASSERT_TRUE(copied_back.has_value()) << copied_back.error();
+  auto opened = open_store(back, inline_post());
+  ASSERT_TRUE(opened.has_value()) << opened.error();
+  // The move made in PostgreSQL above came back too: the room in play has four.
+  const auto loaded = (*opened)->load(0);
+  ASSERT_TRUE(loaded.has_value());
+  for (const auto& r : loaded->rooms)
+    EXPECT_EQ(r.rounds.at(0).moves.size(), r.room.id == "playing" ? 4u : 3u);
+  EXPECT_FALSE(migrate_store(uri_, back).has_value()) << "a SQLite file is never overwritten";
+  EXPECT_FALSE(migrate_store(club, back).has_value()) << "SQLite to SQLite is a copy, not this";
+}
+
+}  // namespace
+}  // namespace plateau::server
