@@ -5,6 +5,8 @@
 #include <functional>
 #include <string_view>
 
+#include "server/store/open_store.hpp"
+
 namespace plateau::server {
 
 namespace {
@@ -44,6 +46,15 @@ const std::vector<Setting>& settings() {
          return std::string();
        },
        [](const Config& c) { return c.data; }},
+      {"--store", "PLATEAU_STORE",
+       "the store: sqlite:DIR, a shared PostgreSQL (postgres://USER@HOST/DB) or none; wins over "
+       "--data [default: sqlite: and --data]",
+       [](Config& c, const std::string& v) {
+         if (auto err = check_store_spec(v); !err.empty()) return err;
+         c.store = v;
+         return std::string();
+       },
+       [](const Config&) { return std::string(); }},
       {"--log-level", "PLATEAU_LOG_LEVEL", "trace, debug, info, warn, error or off",
        [](Config& c, const std::string& v) {
          for (const char* l : {"trace", "debug", "info", "warn", "error", "off"})
@@ -347,6 +358,7 @@ std::string usage() {
   const Config defaults;
   std::string out =
       "Usage: plateau-server [flags]\n"
+      "       plateau-server migrate --from sqlite:DIR --to postgres://... (or back)\n"
       "Plateau: an authoritative server for six abstract board games.\n\n"
       "Every flag can also be set by its environment variable; a flag wins.\n\n";
   // Columns as wide as the longest flag and variable, and a space more.
@@ -400,6 +412,13 @@ std::expected<Config, std::string> parse_config(const std::vector<std::string>& 
     }
     if (auto err = found->set(c, value); !err.empty()) return std::unexpected(arg + " " + err);
   }
+  // One name for the store from here on; `data` stays the SQLite folder (or "none").
+  if (c.store.empty())
+    c.store = c.data == "none" ? "none" : "sqlite:" + c.data;
+  else if (c.store == "none")
+    c.data = "none";
+  else if (c.store.starts_with("sqlite:"))
+    c.data = c.store.substr(7);
   if (c.rooms_page > c.rooms_page_max)
     return std::unexpected("--rooms-page is larger than --rooms-page-max");
   if (c.tls_cert.empty() != c.tls_key.empty())

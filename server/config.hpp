@@ -13,6 +13,9 @@ struct Config {
   std::string host = "0.0.0.0";
   int port = 8080;
   std::string data = "./data";  // directory of the SQLite store; "none" keeps nothing
+  // The store (open_store.hpp): sqlite:DIR, postgres://..., or none. Given, it wins over
+  // `data`; not given, it is sqlite:DATA (or none). After parsing, always set.
+  std::string store;
   std::string log_level = "info";
   bool log_json = false;
   std::string web_root;  // the browser client's files; default: built in at compile time

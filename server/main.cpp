@@ -13,7 +13,7 @@
 #include "server/net/workers.hpp"
 #include "server/rooms/lobby.hpp"
 #include "server/secure_random.hpp"
-#include "server/store/sqlite.hpp"
+#include "server/store/open_store.hpp"
 
 using namespace plateau::server;
 
@@ -30,10 +30,43 @@ void setup_logging(const Config& config) {
   spdlog::set_default_logger(logger);
 }
 
+// plateau-server migrate --from sqlite:DIR --to postgres://... (or back): copies a stopped
+// server's whole store into another, empty one.
+int migrate(const std::vector<std::string>& args) {
+  std::string from, to;
+  for (std::size_t i = 1; i + 1 < args.size(); i += 2) {
+    if (args[i] == "--from")
+      from = args[i + 1];
+    else if (args[i] == "--to")
+      to = args[i + 1];
+  }
+  if (from.empty() || to.empty() || args.size() != 5) {
+    std::cerr << "usage: plateau-server migrate --from sqlite:DIR --to postgres://... (or back)\n";
+    return 2;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  auto copied = migrate_store(from, to);
+  if (!copied) {
+    std::cerr << "plateau-server migrate: " << copied.error() << "\n";
+    return 1;
+  }
+  std::int64_t rows = 0;
+  for (const auto& [table, n] : *copied) {
+    std::cout << table << ": " << n << "\n";
+    rows += n;
+  }
+  std::cout << "copied " << rows << " rows from " << shown_store_spec(from) << " to "
+            << shown_store_spec(to) << " in "
+            << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()
+            << " s\n";
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && args[0] == "migrate") return migrate(args);
   auto parsed =
       parse_config(args, [](const char* name) -> const char* { return std::getenv(name); });
   if (!parsed) {
@@ -70,9 +103,9 @@ int main(int argc, char** argv) {
   std::unique_ptr<Storage> storage;
   NullStore null_store;
   Store* store = &null_store;
-  if (config.data != "none") {
-    auto opened = open_sqlite_store(
-        config.data, [&ioc](std::function<void()> f) { boost::asio::post(ioc, std::move(f)); });
+  if (config.store != "none") {
+    auto opened = open_store(
+        config.store, [&ioc](std::function<void()> f) { boost::asio::post(ioc, std::move(f)); });
     if (!opened) {
       spdlog::critical("event=store_open_failed error=\"{}\"", opened.error());
       return 1;
@@ -216,8 +249,8 @@ int main(int argc, char** argv) {
     spdlog::critical("event=listen_failed error=\"{}\"", started.error());
     return 1;
   }
-  spdlog::info("event=listening host={} port={} tls={} data={}", config.host, server.port(),
-               server.tls() ? "on" : "off", config.data);
+  spdlog::info("event=listening host={} port={} tls={} store={}", config.host, server.port(),
+               server.tls() ? "on" : "off", shown_store_spec(config.store));
 
   boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int sig) {

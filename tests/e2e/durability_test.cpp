@@ -1,11 +1,12 @@
-// Rooms that survive: kill -9 and restart with every acknowledged move, reconnection by token,
-// and a store that refuses a corrupted or truncated database without touching it. Real binary,
-// real sockets, 127.0.0.1.
+// Rooms that survive: kill -9 and restart with every acknowledged move (on the SQLite store and
+// on PostgreSQL), reconnection by token, and a store that refuses a corrupted or truncated
+// database without touching it. Real binary, real sockets, 127.0.0.1.
 #include <gtest/gtest.h>
 
 #include <fstream>
 
 #include "client_seat.hpp"
+#include "tests/server/temp_postgres.hpp"
 
 namespace plateau::testing {
 namespace {
@@ -28,8 +29,9 @@ struct Table {
   json acked;  // the last state every player had seen, from the first player's copy
 };
 
-TEST(Durability, KillNineLosesNoAcknowledgedMoveAndPlayersFinishTheirGames) {
-  ServerProcess server;
+// Tables of every game at every seat count, played part way; kill -9; every acknowledged move is
+// there after the restart, and the players finish their games.
+void kill_nine_loses_no_acknowledged_move(ServerProcess& server) {
   auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
   std::vector<Table> tables;
@@ -91,6 +93,21 @@ TEST(Durability, KillNineLosesNoAcknowledgedMoveAndPlayersFinishTheirGames) {
     play_out(ptrs, *watcher, 99, false);
   }
   EXPECT_EQ(server.stop(), 0);
+}
+
+TEST(Durability, KillNineLosesNoAcknowledgedMoveAndPlayersFinishTheirGames) {
+  ServerProcess server;
+  kill_nine_loses_no_acknowledged_move(server);
+}
+
+// The same on the shared store: a throwaway PostgreSQL server holds the games (--store wins over
+// the --data the test server is given).
+TEST(Durability, KillNineOnThePostgresStoreLosesNoAcknowledgedMoveEither) {
+  auto pg = test::TempPostgres::start();
+  ASSERT_TRUE(pg.has_value()) << pg.error();
+  ServerProcess server({}, {"--store", (*pg)->fresh_database()});
+  kill_nine_loses_no_acknowledged_move(server);
+  EXPECT_NE(server.log().find("store=postgresql:///"), std::string::npos) << server.log();
 }
 
 // Tables still waiting for players come back too: with nobody seated, with the host alone, and

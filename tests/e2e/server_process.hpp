@@ -89,7 +89,7 @@ class ServerProcess {
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) return 0;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    const std::regex listening(R"(event=listening .*port=(\d+))");
+    const std::regex listening(R"(event=listening host=\S+ port=(\d+))");
     while (std::chrono::steady_clock::now() < deadline) {
       std::smatch m;
       const auto text = log();

@@ -9,6 +9,7 @@
 
 #include "build_paths.hpp"
 #include "server/config.hpp"
+#include "server/store/open_store.hpp"
 
 namespace plateau::server {
 namespace {
@@ -66,6 +67,30 @@ TEST(Config, EveryVariableSetsItsFlagAndAFlagWins) {
   EXPECT_EQ(d->port, 8080);
   EXPECT_EQ(d->data, "./data");
   EXPECT_EQ(d->idle_timeout_seconds, 300);
+}
+
+// --store names the store; without it, --data is the SQLite folder (or none), as before.
+TEST(Config, TheStoreIsSqliteInTheDataFolderUnlessNamedAndAPostgresUriIsNeverShownWithItsPassword) {
+  g_env.clear();
+  EXPECT_EQ(parse_config({}, fake_env)->store, "sqlite:./data");
+  EXPECT_EQ(parse_config({"--data", "none"}, fake_env)->store, "none");
+  const auto named = parse_config({"--store", "sqlite:/srv/p"}, fake_env);
+  ASSERT_TRUE(named.has_value());
+  EXPECT_EQ(named->store, "sqlite:/srv/p");
+  EXPECT_EQ(named->data, "/srv/p") << "the folder the web root never serves";
+  g_env = {{"PLATEAU_STORE", "postgres://plateau:s3cret@db:5432/plateau"},
+           {"PLATEAU_DATA", "/ignored"}};
+  const auto pg = parse_config({}, fake_env);
+  ASSERT_TRUE(pg.has_value()) << pg.error();
+  EXPECT_EQ(pg->store, "postgres://plateau:s3cret@db:5432/plateau") << "it wins over --data";
+  EXPECT_EQ(shown_store_spec(pg->store), "postgres://plateau:***@db:5432/plateau");
+  EXPECT_EQ(shown_store_spec("postgresql://db/plateau"), "postgresql://db/plateau");
+  g_env.clear();
+  for (const char* bad : {"sqlite:", "mysql://db", "./data", ""}) {
+    const auto c = parse_config({"--store", bad}, fake_env);
+    ASSERT_FALSE(c.has_value()) << bad;
+    EXPECT_NE(c.error().find("--store expects sqlite:DIR"), std::string::npos) << c.error();
+  }
 }
 
 TEST(Config, BadValuesAreRefusedByName) {
