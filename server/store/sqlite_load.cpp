@@ -15,7 +15,6 @@ namespace plateau::server {
 
 using nlohmann::json;
 using sqlite::exec;
-using sqlite::from_db;
 using sqlite::Stmt;
 
 using rows::add_times;
