@@ -40,8 +40,7 @@ std::expected<std::vector<std::pair<std::string, std::int64_t>>, std::string> mi
   const bool to_pg = pg::is_uri(to) && from.starts_with(kSqlite);
   const bool from_pg = pg::is_uri(from) && to.starts_with(kSqlite);
   if (!to_pg && !from_pg)
-    return std::unexpected(
-        std::string("migrate copies sqlite:DIR into postgres://... or back"));
+    return std::unexpected(std::string("migrate copies sqlite:DIR into postgres://... or back"));
   const std::string& uri = to_pg ? to : from;
   auto db = pg::Conn::open(uri);
   if (!db) return std::unexpected("cannot connect to " + pg::redacted(uri) + ": " + db.error());

@@ -29,16 +29,16 @@ constexpr Table kTables[] = {
      "creator, clock, rated, chat",
      14},
     {"seats", "room, seat, player", 3},
-    {"rounds",
-     "room, round, options, seed, outcome, finished_ms, rematch, salt, offer, departed", 10},
+    {"rounds", "room, round, options, seed, outcome, finished_ms, rematch, salt, offer, departed",
+     10},
     {"moves", "room, round, idx, seat, move, version, at_ms, clock_ms", 8},
     {"chat", "room, seq, round, at_move, spectators, player, name, text, phrase, at_ms, deleted",
      11},
     {"accounts", "player, name, name_key, password_hash, created_ms, disabled, muted", 7},
     {"sessions", "token_hash, player, device, created_ms", 4},
     {"invites", "code_hash, created_ms, expires_ms", 3},
-    {"ratings",
-     "player, game, rating, deviation, volatility, games, wins, draws, losses, last_ms", 10},
+    {"ratings", "player, game, rating, deviation, volatility, games, wins, draws, losses, last_ms",
+     10},
     {"rating_history", "room, round, player, game, at_ms, rating, deviation, change", 8},
     {"tournaments", "id, doc, updated_ms", 3},
     {"tournament_organisers", "player", 1},
@@ -115,8 +115,8 @@ std::expected<Copied, std::string> copy_to_sqlite(Conn& db, const std::string& p
   if (std::error_code ec; std::filesystem::exists(path, ec))
     return std::unexpected(path + " exists already");
   SqliteFile out;
-  if (sqlite3_open_v2(path.c_str(), &out.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                      nullptr) != SQLITE_OK)
+  if (sqlite3_open_v2(path.c_str(), &out.db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
+      SQLITE_OK)
     return std::unexpected("cannot create " + path);
   if (auto made = sqlite::prepare_schema(out.db); !made)
     return std::unexpected(path + ": " + made.error());
@@ -132,9 +132,8 @@ std::expected<Copied, std::string> copy_to_sqlite(Conn& db, const std::string& p
       sqlite::StmtCache cache(out.db);
       Stmt select(db, std::string("SELECT ") + t.columns + " FROM " + t.name);
       const std::string sql = insert_sql(t.name, t.columns, t.count);
-      auto n = copy_rows(select, t.count, [&] {
-        return std::make_unique<SqliteInsert>(out.db, cache, sql);
-      });
+      auto n = copy_rows(select, t.count,
+                         [&] { return std::make_unique<SqliteInsert>(out.db, cache, sql); });
       if (!n) {
         sqlite::exec(out.db, "ROLLBACK");
         return std::unexpected(std::string("copying ") + t.name + ": " +

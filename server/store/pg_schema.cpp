@@ -126,6 +126,19 @@ const std::vector<const char*> kMigrations{
       updated_ms BIGINT NOT NULL);
     CREATE TABLE tournament_organisers(player TEXT PRIMARY KEY);
     )sql",
+    // 3: room leases (issue 47). In a cluster each room is written by one node at a time: the
+    // one holding its lease, until it expires (by the database's clock, so nodes' clocks may
+    // differ). Each new owner gets a higher epoch, and every write of the room checks that its
+    // node still holds the epoch it took (a fencing token): a node that lost the room, even one
+    // that wakes up late, never writes to it again.
+    R"sql(
+    CREATE TABLE room_leases(
+      room TEXT PRIMARY KEY,
+      node TEXT NOT NULL,
+      epoch BIGINT NOT NULL,
+      expires_at TIMESTAMPTZ NOT NULL);
+    CREATE INDEX room_leases_node ON room_leases(node);
+    )sql",
 };
 
 // Any constant, the same in every node: the advisory lock that serializes migrations.

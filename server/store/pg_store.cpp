@@ -37,11 +37,14 @@ std::expected<std::unique_ptr<PgStore>, std::string> PgStore::open(const std::st
   auto reader = Conn::open(conninfo, kReaderSession);
   if (!reader) return std::unexpected("cannot connect to " + where + ": " + reader.error());
   return std::unique_ptr<PgStore>(
-      new PgStore(std::move(*writer), std::move(*reader), std::move(post)));
+      new PgStore(std::move(*writer), std::move(*reader), std::move(post), conninfo));
 }
 
-PgStore::PgStore(Conn writer, Conn reader, Post post)
-    : writer_db_(std::move(writer)), reader_(std::move(reader)), post_(std::move(post)) {
+PgStore::PgStore(Conn writer, Conn reader, Post post, std::string conninfo)
+    : writer_db_(std::move(writer)),
+      reader_(std::move(reader)),
+      post_(std::move(post)),
+      conninfo_(std::move(conninfo)) {
   writer_ = std::thread([this] { writer_loop(); });
 }
 
@@ -180,7 +183,8 @@ void PgStore::put_player(const StoredPlayer& p, Done done) {
 }
 
 void PgStore::create_room(const RoomRecord& r, Done done) {
-  enqueue(
+  enqueue_room(
+      r.id,
       [r](Conn& db) {
         return Stmt(db,
                     "INSERT INTO rooms(id, game, options, seed, private, spectator_delay, "
@@ -221,7 +225,8 @@ bool set_version(Conn& db, const std::string& room, std::int64_t version) {
 
 void PgStore::put_seat(const std::string& room, int seat, const std::optional<std::string>& player,
                        std::int64_t version, Done done) {
-  enqueue(
+  enqueue_room(
+      room,
       [room, seat, player, version](Conn& db) {
         Stmt s(db,
                "INSERT INTO seats(room, seat, player) VALUES($1, $2, $3) "
@@ -243,11 +248,12 @@ void PgStore::append_move(const MoveRecord& m, Done done) {
   if (live.round != m.round) live = LiveRound{m.round, 0};
   if (m.index != live.moves) {
     // Not the round's next place (a gap the key would not catch): refused, in its turn.
-    enqueue([](Conn&) { return false; }, std::move(done));
+    enqueue([](Conn&) { return false; }, std::move(done));  // never fenced: it fails anyway
     return;
   }
   ++live.moves;
-  enqueue(
+  enqueue_room(
+      m.room,
       [m](Conn& db) {
         Stmt q(db,
                "INSERT INTO moves(room, round, idx, seat, move, version, at_ms, clock_ms) "
@@ -271,7 +277,8 @@ void PgStore::append_move(const MoveRecord& m, Done done) {
 void PgStore::start_round(const std::string& room, int round, const json& options,
                           std::uint64_t seed, const std::string& salt, std::int64_t version,
                           Done done) {
-  enqueue(
+  enqueue_room(
+      room,
       [room, round, options, seed, salt, version](Conn& db) {
         return Stmt(db,
                     "INSERT INTO rounds(room, round, options, seed, salt) VALUES($1, $2, $3, $4, "
@@ -291,7 +298,8 @@ void PgStore::start_round(const std::string& room, int round, const json& option
 void PgStore::finish_round(const std::string& room, int round, const json& outcome,
                            std::int64_t at_ms, Done done) {
   live_.erase(room);
-  enqueue(
+  enqueue_room(
+      room,
       [room, round, outcome, at_ms](Conn& db) {
         return Stmt(db,
                     "UPDATE rounds SET outcome = $3, finished_ms = $4 WHERE room = $1 AND "
@@ -311,7 +319,8 @@ void PgStore::put_table(const std::string& room, int round, std::uint32_t rematc
   const auto text = [](const json& j) {
     return j.is_null() || (j.is_array() && j.empty()) ? std::string() : j.dump();
   };
-  enqueue(
+  enqueue_room(
+      room,
       [room, round, rematch, offer = text(offer), departed = text(departed), version](Conn& db) {
         // NULLIF: an empty text is no offer, nobody gone (NULL, as the SQLite store keeps it).
         return Stmt(db,
@@ -333,7 +342,8 @@ void PgStore::take_back(const std::string& room, int round, int keep, std::int64
   if (const auto it = live_.find(room);
       it != live_.end() && it->second.round == round && it->second.moves > keep)
     it->second.moves = keep;
-  enqueue(
+  enqueue_room(
+      room,
       [room, round, keep, version](Conn& db) {
         return Stmt(db, "DELETE FROM moves WHERE room = $1 AND round = $2 AND idx >= $3")
                    .bind(1, room)
@@ -351,7 +361,8 @@ void PgStore::take_back(const std::string& room, int round, int keep, std::int64
 
 void PgStore::close_room(const std::string& room, Done done) {
   live_.erase(room);
-  enqueue(
+  enqueue_room(
+      room,
       [room](Conn& db) {
         return Stmt(db, "UPDATE rooms SET finished = 2 WHERE id = $1").bind(1, room).run();
       },
@@ -359,7 +370,8 @@ void PgStore::close_room(const std::string& room, Done done) {
 }
 
 void PgStore::append_chat(const ChatRecord& m, Done done) {
-  enqueue(
+  enqueue_room(
+      m.room,
       [m](Conn& db) {
         return Stmt(db,
                     "INSERT INTO chat(room, seq, round, at_move, spectators, player, name, text, "
@@ -381,7 +393,8 @@ void PgStore::append_chat(const ChatRecord& m, Done done) {
 }
 
 void PgStore::delete_chat(const std::string& room, int seq, std::int64_t version, Done done) {
-  enqueue(
+  enqueue_room(
+      room,
       [room, seq, version](Conn& db) {
         return Stmt(db,
                     "UPDATE chat SET deleted = 1, text = '', phrase = '' WHERE room = $1 AND "

@@ -18,6 +18,7 @@
 //   pg_copy.cpp      backups (a SQLite file), and moving a SQLite database in
 //   pg_schema.cpp    migrations
 //   pg_accounts.cpp  accounts, sessions, invitations, ratings and tournaments
+//   pg_leases.cpp    cluster mode: room leases, and the fencing of every write of a room
 #pragma once
 
 #include <atomic>
@@ -28,6 +29,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -47,6 +49,27 @@ class PgStore final : public Storage {
                                                                    Post post, int up_to = 0);
   ~PgStore() override;
   static int schema_version();
+
+  // Cluster mode (issue 47). From here on this store writes as node `node` (unique to this
+  // process: a restarted node is a new one), and every write of a room is fenced: it runs only
+  // if this node still holds the lease epoch it took for the room, checked in the write's own
+  // transaction, under a lock that a takeover waits for. A room this node holds no lease for is
+  // never written. Call before the first write, on the rooms' thread.
+  void fence_as(std::string node);
+  // Takes the room's lease for `ttl_ms` (by the database's clock): if nobody holds it, if its
+  // holder's lease expired (then with the next epoch), or if this node holds it already (then
+  // renewed, same epoch). nullopt: another node holds it. On the rooms' thread: one round trip
+  // on a connection of its own.
+  std::expected<std::optional<std::int64_t>, std::string> take_lease(const std::string& room,
+                                                                     std::int64_t ttl_ms);
+  // Extends every lease this node holds (its heartbeat). Returns the rooms it held and lost
+  // (another node took them after they expired): they must not be served from here any more.
+  std::expected<std::vector<std::string>, std::string> renew_leases(std::int64_t ttl_ms);
+  // Gives the rooms' leases up at once (a node stopping: another may take each room without
+  // waiting for it to expire). Writes already queued for them will fail.
+  std::expected<void, std::string> release_leases(const std::vector<std::string>& rooms);
+  // The epoch this node holds for the room, if any.
+  std::optional<std::int64_t> lease(const std::string& room) const;
 
   // Storage: recovery, health, shutdown.
   std::expected<Loaded, std::string> load(
@@ -115,10 +138,12 @@ class PgStore final : public Storage {
     Done done;
     std::int64_t queued_at;  // SpanTimer time
   };
-  PgStore(pg::Conn writer, pg::Conn reader, Post post);
+  PgStore(pg::Conn writer, pg::Conn reader, Post post, std::string conninfo);
   // Queues a write: `run` executes its statements on the writer's connection, inside the
   // batch's transaction and a savepoint of its own, and says whether they all succeeded.
   void enqueue(std::function<bool(pg::Conn&)> run, Done done);
+  // A write of `room`'s rows: fenced by this node's lease in cluster mode (fence_as).
+  void enqueue_room(const std::string& room, std::function<bool(pg::Conn&)> run, Done done);
   void writer_loop();
   void note_exception(const char* what);
   // Finished rounds of public rooms, newest first; only those `player` sat in unless "".
@@ -147,6 +172,12 @@ class PgStore final : public Storage {
     int moves = 0;
   };
   std::unordered_map<std::string, LiveRound> live_;
+  // Cluster mode: this node's id ("" when not fenced) and the lease epoch it holds per room
+  // (rooms' thread), and the connection that takes and renews leases (rooms' thread only).
+  std::string node_;
+  std::unordered_map<std::string, std::int64_t> leases_;
+  std::string conninfo_;
+  std::optional<pg::Conn> lease_db_;
   CommitStats stats_;
   const SpanTimer queue_timer_{stats_.queued};
   const SpanTimer return_timer_{stats_.returned};

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <future>
 #include <limits>
@@ -113,9 +114,8 @@ TEST_F(PgStoreTest, AnEmptyDatabaseGetsTheWholeSchemaAndTheVersionBeforeUpgrades
   EXPECT_EQ(loaded->rooms[0].rounds.at(0).moves.size(), 1u);
   EXPECT_FALSE(loaded->rooms[0].room.rated) << "the column added by schema 2 has its default";
   // What schema 2 added works on the upgraded database.
-  ASSERT_TRUE(wait([&](Done d) {
-    store->put_account({"ada", "Ada", "$argon2id$x", 100, false}, "", d);
-  }));
+  ASSERT_TRUE(
+      wait([&](Done d) { store->put_account({"ada", "Ada", "$argon2id$x", 100, false}, "", d); }));
   const auto accounts = store->load_accounts();
   ASSERT_TRUE(accounts.has_value()) << accounts.error();
   EXPECT_EQ(accounts->accounts.size(), 1u);
@@ -182,6 +182,70 @@ TEST_F(PgStoreTest, ConnectionsTheDatabaseDroppedAreMadeAgainByTheNextWriteAndRe
   EXPECT_EQ(store->load(kEverything)->players.size(), 1u) << "the write that succeeded, alone";
 }
 
+// Leases (cluster mode): a room is one node's until its lease expires; the next owner gets the
+// next epoch; its holder renews it keeping its epoch; a node stopping gives it up at once.
+TEST_F(PgStoreTest, ARoomsLeaseIsOneNodesUntilItExpiresAndEachNewOwnerGetsTheNextEpoch) {
+  auto a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  a->fence_as("node-a");
+  b->fence_as("node-b");
+  constexpr std::int64_t kLong = 60'000, kShort = 100;
+  EXPECT_EQ(a->take_lease("r1", kLong).value(), std::optional<std::int64_t>(1));
+  EXPECT_EQ(b->take_lease("r1", kLong).value(), std::nullopt) << "a's, for a minute";
+  EXPECT_EQ(a->take_lease("r1", kLong).value(), std::optional<std::int64_t>(1))
+      << "renewed by its holder, same epoch";
+  // Given up (a node stopping): the next node takes it at once, with the next epoch.
+  ASSERT_TRUE(a->release_leases({"r1"}).has_value());
+  EXPECT_EQ(a->lease("r1"), std::nullopt);
+  EXPECT_EQ(b->take_lease("r1", kShort).value(), std::optional<std::int64_t>(2));
+  // Expired (b went quiet): a takes it back, with the epoch after b's.
+  std::this_thread::sleep_for(std::chrono::milliseconds(4 * kShort));
+  EXPECT_EQ(a->take_lease("r1", kLong).value(), std::optional<std::int64_t>(3));
+  // b learns at its heartbeat that it lost the room; a renews what it holds.
+  const auto lost = b->renew_leases(kLong);
+  ASSERT_TRUE(lost.has_value()) << lost.error();
+  EXPECT_EQ(*lost, std::vector<std::string>{"r1"});
+  EXPECT_EQ(b->lease("r1"), std::nullopt);
+  EXPECT_EQ(a->renew_leases(kLong).value(), std::vector<std::string>{});
+  EXPECT_EQ(number("SELECT epoch FROM room_leases WHERE room = 'r1' AND node = 'node-a'"), 3);
+}
+
+// The fencing token at work: a node paused past its lease (here: its lease just ran out) while
+// another took the room over can never write to the room again, whatever it had queued.
+TEST_F(PgStoreTest, AStaleOwnerCannotWriteARoomAnotherNodeTookOver) {
+  auto a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  a->fence_as("node-a");
+  b->fence_as("node-b");
+  EXPECT_FALSE(wait([&](Done d) {
+    a->create_room({"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", ""}, d);
+  })) << "no lease, no write";
+  ASSERT_EQ(a->take_lease("r1", 150).value(), std::optional<std::int64_t>(1));
+  ASSERT_TRUE(wait([&](Done d) {
+    a->create_room({"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", ""}, d);
+  }));
+  ASSERT_TRUE(wait([&](Done d) { a->append_move(MoveRecord{"r1", 1, 0, 0, "a0", 1, 5}, d); }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // a's lease runs out
+  ASSERT_EQ(b->take_lease("r1", 60'000).value(), std::optional<std::int64_t>(2));
+  const auto room = b->load_room("r1", 0);
+  ASSERT_TRUE(room.has_value() && room->has_value());
+  EXPECT_EQ((*room)->rounds.at(0).moves.size(), 1u) << "b takes the room up with a's move";
+  ASSERT_TRUE(wait([&](Done d) { b->append_move(MoveRecord{"r1", 1, 1, 1, "b1", 2, 6}, d); }));
+  // a wakes up and writes what it had: every write of the room is refused.
+  EXPECT_FALSE(wait([&](Done d) { a->append_move(MoveRecord{"r1", 1, 1, 1, "a1", 2, 7}, d); }));
+  EXPECT_FALSE(wait([&](Done d) { a->put_seat("r1", 0, "mallory", 3, d); }));
+  EXPECT_FALSE(wait([&](Done d) { a->close_room("r1", d); }));
+  EXPECT_TRUE(a->available()) << "a fenced write fails alone: the store is fine";
+  EXPECT_TRUE(wait([&](Done d) { a->put_player({"p", "h", "P"}, d); }))
+      << "writes of no room are not fenced";
+  const auto after = b->load_room("r1", 0);
+  ASSERT_TRUE(after.has_value() && after->has_value());
+  EXPECT_EQ((*after)->rounds.at(0).moves,
+            (std::vector<std::pair<int, std::string>>{{0, "a0"}, {1, "b1"}}));
+  EXPECT_TRUE((*after)->seats.empty() || !(*after)->seats.at(0).has_value());
+  EXPECT_EQ(number("SELECT finished FROM rooms WHERE id = 'r1'"), 0);
+}
+
 // A club's SQLite database moves into PostgreSQL whole: every room as a start rebuilds it (a
 // round in play, its moves still in SQLite's log), finished games, accounts, ratings, events;
 // then back into SQLite, the same again.
@@ -211,9 +275,8 @@ TEST_F(PgStoreTest, MigrateMovesAClubsDatabaseIntoPostgresAndBackWithoutLosingAR
         }));
     }
     ASSERT_TRUE(wait([&](Done d) { s.finish_round("ended", 1, outcome, 99, d); }));
-    ASSERT_TRUE(wait([&](Done d) {
-      s.put_account({"ada", "Ada", "$argon2id$x", 100, false, true}, "", d);
-    }));
+    ASSERT_TRUE(wait(
+        [&](Done d) { s.put_account({"ada", "Ada", "$argon2id$x", 100, false, true}, "", d); }));
     ASSERT_TRUE(wait([&](Done d) {
       s.put_rated_game({{"ada", "quantik", 1512.3456789012345, 301.5, 0.0600001, 1, 1, 0, 0, 99}},
                        {{"ended", 1, "ada", "quantik", 99, 1512.3456789012345, 301.5, 12.25}}, d);
@@ -260,12 +323,10 @@ TEST_F(PgStoreTest, MigrateMovesAClubsDatabaseIntoPostgresAndBackWithoutLosingAR
     ASSERT_EQ(games.size(), 1u);
     EXPECT_EQ(games[0].room, "ended");
     // The round in play goes on where it stood: its fourth move is the next, not another third.
-    EXPECT_FALSE(wait([&](Done d) {
-      s.append_move(MoveRecord{"playing", 1, 2, 0, "again", 9, 20}, d);
-    }));
-    EXPECT_TRUE(wait([&](Done d) {
-      s.append_move(MoveRecord{"playing", 1, 3, 1, "m3", 9, 20}, d);
-    }));
+    EXPECT_FALSE(
+        wait([&](Done d) { s.append_move(MoveRecord{"playing", 1, 2, 0, "again", 9, 20}, d); }));
+    EXPECT_TRUE(
+        wait([&](Done d) { s.append_move(MoveRecord{"playing", 1, 3, 1, "m3", 9, 20}, d); }));
   };
   {
     auto pg = open();

@@ -47,7 +47,8 @@ class StorageTest : public ::testing::TestWithParam<std::string> {
     // A parameterized test's name is "Name/store": one folder, not two.
     std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
     std::ranges::replace(name, '/', '-');
-    dir_ = fs::temp_directory_path() / ("plateau-storage-" + name + "-" + std::to_string(::getpid()));
+    dir_ =
+        fs::temp_directory_path() / ("plateau-storage-" + name + "-" + std::to_string(::getpid()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     if (postgres()) {

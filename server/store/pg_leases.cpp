@@ -1,0 +1,130 @@
+// The PostgreSQL store in a cluster (issue 47): room leases with fencing. A node takes a room's
+// lease before it serves the room; each new owner gets the next epoch; every write of the room
+// checks, in its own transaction, that this node still holds the epoch it took. The check locks
+// the lease's row (FOR SHARE), so a takeover waits for a write in flight and the new owner then
+// reads the room with that write in it; a write after the takeover finds another epoch and fails.
+// Lease times are the database's clock, never a node's.
+#include "server/store/pg_store.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace plateau::server {
+
+using pg::Conn;
+using pg::Stmt;
+
+void PgStore::fence_as(std::string node) { node_ = std::move(node); }
+
+std::optional<std::int64_t> PgStore::lease(const std::string& room) const {
+  const auto it = leases_.find(room);
+  return it == leases_.end() ? std::nullopt : std::optional(it->second);
+}
+
+void PgStore::enqueue_room(const std::string& room, std::function<bool(Conn&)> run, Done done) {
+  if (node_.empty()) {
+    enqueue(std::move(run), std::move(done));
+    return;
+  }
+  const auto it = leases_.find(room);
+  if (it == leases_.end()) {
+    // Not this node's room: never written from here. Failed in its turn, like any write.
+    enqueue([](Conn&) { return false; }, std::move(done));
+    return;
+  }
+  enqueue(
+      [room, node = node_, epoch = it->second, run = std::move(run)](Conn& db) {
+        Stmt held(db,
+                  "SELECT 1 FROM room_leases WHERE room = $1 AND node = $2 AND epoch = $3 "
+                  "FOR SHARE");
+        held.bind(1, room).bind(2, node).bind(3, epoch);
+        return held.row() && run(db);
+      },
+      std::move(done));
+}
+
+namespace {
+std::expected<Conn*, std::string> connected(std::optional<Conn>& c, const std::string& conninfo) {
+  if (!c) {
+    auto opened = Conn::open(conninfo, "SET statement_timeout = '10s'; SET lock_timeout = '5s'");
+    if (!opened) return std::unexpected(opened.error());
+    c = std::move(*opened);
+  }
+  return &*c;
+}
+}  // namespace
+
+std::expected<std::optional<std::int64_t>, std::string> PgStore::take_lease(const std::string& room,
+                                                                            std::int64_t ttl_ms) {
+  if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
+  auto db = connected(lease_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  // Free, expired (the next epoch), or ours and still valid (renewed, the same epoch). Taken
+  // while another node's write holds the row (FOR SHARE), this waits for that write's commit.
+  Stmt q(**db,
+         "INSERT INTO room_leases(room, node, epoch, expires_at) "
+         "VALUES($1, $2, 1, clock_timestamp() + $3 * interval '1 millisecond') "
+         "ON CONFLICT(room) DO UPDATE SET "
+         "epoch = CASE WHEN room_leases.node = EXCLUDED.node AND room_leases.expires_at > "
+         "clock_timestamp() THEN room_leases.epoch ELSE room_leases.epoch + 1 END, "
+         "node = EXCLUDED.node, expires_at = EXCLUDED.expires_at "
+         "WHERE room_leases.node = EXCLUDED.node OR room_leases.expires_at <= clock_timestamp() "
+         "RETURNING epoch");
+  q.bind(1, room).bind(2, node_).bind(3, ttl_ms);
+  if (!q.row()) {
+    if (!q.ok()) return std::unexpected("taking the lease of " + room + ": " + q.error());
+    leases_.erase(room);  // another node's
+    return std::optional<std::int64_t>{};
+  }
+  const auto epoch = q.i64(0);
+  leases_[room] = epoch;
+  return std::optional(epoch);
+}
+
+std::expected<std::vector<std::string>, std::string> PgStore::renew_leases(std::int64_t ttl_ms) {
+  if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
+  auto db = connected(lease_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  nlohmann::json held = nlohmann::json::array();
+  for (const auto& [room, epoch] : leases_) held.push_back({room, epoch});
+  // Renewed only where this node still holds the epoch it took; the others were lost.
+  Stmt q(**db,
+         "UPDATE room_leases l SET expires_at = clock_timestamp() + $2 * interval '1 millisecond' "
+         "FROM json_array_elements($1::json) h "
+         "WHERE l.room = h->>0 AND l.epoch = (h->>1)::bigint AND l.node = $3 RETURNING l.room");
+  q.bind(1, held.dump()).bind(2, ttl_ms).bind(3, node_);
+  std::unordered_map<std::string, bool> renewed;
+  while (q.row()) renewed[q.text(0)] = true;
+  if (!q.ok()) return std::unexpected("renewing leases: " + q.error());
+  std::vector<std::string> lost;
+  for (auto it = leases_.begin(); it != leases_.end();) {
+    if (renewed.contains(it->first)) {
+      ++it;
+    } else {
+      lost.push_back(it->first);
+      it = leases_.erase(it);
+    }
+  }
+  return lost;
+}
+
+std::expected<void, std::string> PgStore::release_leases(const std::vector<std::string>& rooms) {
+  if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
+  auto db = connected(lease_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  nlohmann::json held = nlohmann::json::array();
+  for (const auto& room : rooms)
+    if (const auto it = leases_.find(room); it != leases_.end()) {
+      held.push_back({room, it->second});
+      leases_.erase(it);
+    }
+  // Expired now, its epoch kept: the next owner takes the one after.
+  Stmt q(**db,
+         "UPDATE room_leases l SET expires_at = clock_timestamp() "
+         "FROM json_array_elements($1::json) h "
+         "WHERE l.room = h->>0 AND l.epoch = (h->>1)::bigint AND l.node = $2");
+  q.bind(1, held.dump()).bind(2, node_);
+  if (!q.run()) return std::unexpected("releasing leases: " + q.error());
+  return {};
+}
+
+}  // namespace plateau::server
