@@ -41,8 +41,7 @@ std::shared_ptr<Client> Client::make(asio::io_context& io, Options options) {
 }
 
 Client::Client(asio::io_context& io, Options options)
-    : io_(io),
-      options_(std::move(options)),
+    : options_(std::move(options)),
       resolver_(io),
       socket_(io),
       retry_(io),

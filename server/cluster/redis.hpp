@@ -71,7 +71,6 @@ class Client : public std::enable_shared_from_this<Client> {
   void read();
   void dispatch(Reply r);
 
-  boost::asio::io_context& io_;
   Options options_;
   boost::asio::ip::tcp::resolver resolver_;
   boost::asio::ip::tcp::socket socket_;
