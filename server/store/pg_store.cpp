@@ -43,7 +43,7 @@ std::expected<std::unique_ptr<PgStore>, std::string> PgStore::open(const std::st
 PgStore::PgStore(Conn writer, Conn reader, Post post, std::string conninfo)
     : writer_db_(std::move(writer)),
       reader_(std::move(reader)),
-      post_(std::move(post)),
+      writes_(std::move(post), stats_),
       conninfo_(std::move(conninfo)) {
   writer_ = std::thread([this] { writer_loop(); });
 }
@@ -51,35 +51,12 @@ PgStore::PgStore(Conn writer, Conn reader, Post post, std::string conninfo)
 PgStore::~PgStore() { close(); }
 
 void PgStore::close() {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
-  wake_.notify_all();
+  if (!writes_.stop()) return;
   if (writer_.joinable()) writer_.join();
 }
 
 void PgStore::enqueue(std::function<bool(Conn&)> run, Done done) {
-  std::unique_lock lock(mutex_);
-  if (stopping_) {
-    lock.unlock();
-    post_([done = std::move(done)] { done(false); });  // closed: nothing more is written
-    return;
-  }
-  queue_.push_back({std::move(run), std::move(done), queue_timer_.start()});
-  const bool post_handoff = !handoff_posted_;
-  handoff_posted_ = true;
-  lock.unlock();
-  if (!post_handoff) return;
-  // As in the SQLite store: the writer takes the queue once the rooms' thread has handled
-  // everything its last poll brought in, so that one pass's writes share one commit.
-  post_([this] {
-    std::lock_guard lock(mutex_);
-    handoff_posted_ = false;
-    released_ = true;
-    if (!queue_.empty()) wake_.notify_one();
-  });
+  writes_.push(std::move(run), std::move(done));
 }
 
 void PgStore::writer_loop() {
@@ -87,22 +64,15 @@ void PgStore::writer_loop() {
   const SpanTimer commit_timer(stats_.commit);
   Conn& db = writer_db_;
   for (;;) {
-    std::deque<Write> batch;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || (released_ && !queue_.empty()); });
-      if (queue_.empty()) return;  // stopping, and everything is written
-      batch.swap(queue_);
-      released_ = false;
-    }
-    const auto started = commit_timer.start();
-    for (const auto& w : batch) queue_timer_.record(w.queued_at, started);
+    std::int64_t started = 0;
+    auto batch = writes_.take(commit_timer, started);
+    if (batch.empty()) return;  // stopping, and everything is written
     std::vector<char> oks(batch.size(), 0);
     bool committed = false;
     // A connection lost (the database restarted) is made again here, once per batch; while it
     // cannot be, every write fails and /healthz says the store is unavailable.
     if (db.alive()) {
-      try {
+      const bool ran = writes_.guarded([&] {
         committed = db.exec("BEGIN");
         for (std::size_t i = 0; committed && i < batch.size(); ++i) {
           // In PostgreSQL any failed statement spoils the whole transaction: each write gets a
@@ -111,61 +81,22 @@ void PgStore::writer_loop() {
             committed = false;
             break;
           }
-          bool ok = false;
-          try {
-            ok = batch[i].run(db);
-          } catch (const std::exception& e) {
-            note_exception(e.what());
-          } catch (...) {
-            note_exception("unknown exception");
-          }
+          bool ok = false;  // unless it runs through
+          writes_.guarded([&] { ok = batch[i].run(db); });
           committed = ok ? db.exec("RELEASE SAVEPOINT w") : db.exec("ROLLBACK TO SAVEPOINT w");
           oks[i] = ok && committed;
         }
         committed = committed && db.exec("COMMIT");
-      } catch (const std::exception& e) {
-        note_exception(e.what());
-        committed = false;
-      } catch (...) {
-        note_exception("unknown exception");
-        committed = false;
-      }
+      });
+      committed = committed && ran;
       if (!committed) db.exec("ROLLBACK");
     }
     if (!committed) std::ranges::fill(oks, 0);
     available_ = committed;
-    std::vector<std::pair<Done, bool>> results;
-    results.reserve(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      results.emplace_back(std::move(batch[i].done), oks[i] != 0);
     const auto ended = commit_timer.start();
     commit_timer.record(started, ended);
-    stats_.writes += results.size();
-    post_([results = std::move(results), ended, this]() mutable {
-      return_timer_.finish(ended);
-      for (auto& [done, ok] : results) {
-        if (!done) continue;
-        try {
-          done(ok);
-        } catch (const std::exception& e) {
-          note_exception(e.what());
-        } catch (...) {
-          note_exception("unknown exception");
-        }
-      }
-    });
+    writes_.finish(batch, oks, ended);
   }
-}
-
-void PgStore::note_exception(const char* what) {
-  std::lock_guard lock(exception_mutex_);
-  ++exceptions_;
-  last_exception_ = what;
-}
-
-std::pair<std::uint64_t, std::string> PgStore::exceptions() const {
-  std::lock_guard lock(exception_mutex_);
-  return {exceptions_, last_exception_};
 }
 
 void PgStore::put_player(const StoredPlayer& p, Done done) {

@@ -37,6 +37,7 @@
 
 #include "server/store/pg_conn.hpp"
 #include "server/store/storage.hpp"
+#include "server/store/write_queue.hpp"
 
 namespace plateau::server {
 
@@ -77,7 +78,7 @@ class PgStore final : public Storage {
   void close() override;
   const CommitStats& stats() const override { return stats_; }
   bool available() const override { return available_; }
-  std::pair<std::uint64_t, std::string> exceptions() const override;
+  std::pair<std::uint64_t, std::string> exceptions() const override { return writes_.exceptions(); }
 
   // Store (pg_store.cpp; load_room and room_exists in pg_load.cpp).
   void put_player(const StoredPlayer& player, Done done) override;
@@ -133,11 +134,6 @@ class PgStore final : public Storage {
   std::expected<LoadedTournaments, std::string> load_tournaments() override;
 
  private:
-  struct Write {
-    std::function<bool(pg::Conn&)> run;
-    Done done;
-    std::int64_t queued_at;  // SpanTimer time
-  };
   PgStore(pg::Conn writer, pg::Conn reader, Post post, std::string conninfo);
   // Queues a write: `run` executes its statements on the writer's connection, inside the
   // batch's transaction and a savepoint of its own, and says whether they all succeeded.
@@ -145,7 +141,6 @@ class PgStore final : public Storage {
   // A write of `room`'s rows: fenced by this node's lease in cluster mode (fence_as).
   void enqueue_room(const std::string& room, std::function<bool(pg::Conn&)> run, Done done);
   void writer_loop();
-  void note_exception(const char* what);
   // Finished rounds of public rooms, newest first; only those `player` sat in unless "".
   std::vector<GameSummary> summaries(int limit, const std::string& player);
 
@@ -154,18 +149,10 @@ class PgStore final : public Storage {
   // under reader_mutex_.
   pg::Conn reader_;
   std::mutex reader_mutex_;
-  Post post_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Write> queue_;
-  bool handoff_posted_ = false;  // a hand-off is posted to the rooms' thread
-  bool released_ = false;        // the queue was handed off: the writer may take it
-  bool stopping_ = false;
+  CommitStats stats_;
+  WriteQueue<pg::Conn> writes_;
   std::thread writer_;
   std::atomic<bool> available_{true};
-  mutable std::mutex exception_mutex_;
-  std::uint64_t exceptions_ = 0;
-  std::string last_exception_;
   // How many moves each room's round in play has (rooms' thread only): a move must be the next.
   struct LiveRound {
     int round = 0;
@@ -178,9 +165,6 @@ class PgStore final : public Storage {
   std::unordered_map<std::string, std::int64_t> leases_;
   std::string conninfo_;
   std::optional<pg::Conn> lease_db_;
-  CommitStats stats_;
-  const SpanTimer queue_timer_{stats_.queued};
-  const SpanTimer return_timer_{stats_.returned};
 };
 
 }  // namespace plateau::server

@@ -64,7 +64,7 @@ SqliteStore::SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Po
                          CheckpointPolicy policy)
     : db_(db),
       reader_(reader),
-      post_(std::move(post)),
+      writes_(std::move(post), stats_),
       checkpoint_db_(checkpointer),
       checkpointer_(checkpointer, policy, stats_) {
   checkpointer_.start(db_);  // its WAL hook is in place before the writer's first commit
@@ -79,12 +79,7 @@ SqliteStore::~SqliteStore() {
 }
 
 void SqliteStore::close() {
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
-  wake_.notify_all();
+  if (!writes_.stop()) return;
   if (writer_.joinable()) writer_.join();
   checkpointer_.stop();
 }

@@ -33,6 +33,7 @@
 
 #include "server/store/sqlite_checkpoint.hpp"
 #include "server/store/storage.hpp"
+#include "server/store/write_queue.hpp"
 
 struct sqlite3;
 
@@ -57,7 +58,7 @@ class SqliteStore final : public Storage {
   void close() override;
   const CommitStats& stats() const override { return stats_; }
   bool available() const override { return available_; }
-  std::pair<std::uint64_t, std::string> exceptions() const override;
+  std::pair<std::uint64_t, std::string> exceptions() const override { return writes_.exceptions(); }
 
   // Store: the rooms' writes, and their reads of one room.
   void put_player(const StoredPlayer& player, Done done) override;
@@ -120,12 +121,6 @@ class SqliteStore final : public Storage {
 
  private:
   enum class Atomicity { savepoint, single_statement };
-  struct Write {
-    std::function<bool(sqlite::StmtCache&)> run;
-    Done done;
-    Atomicity atomicity;
-    std::int64_t queued_at;  // SpanTimer time
-  };
   SqliteStore(sqlite3* db, sqlite3* reader, sqlite3* checkpointer, Post post,
               CheckpointPolicy policy);
   void enqueue(std::function<bool(sqlite::StmtCache&)> run, Done done,
@@ -134,25 +129,16 @@ class SqliteStore final : public Storage {
   // Deletes the log's rows older than its last kLogKept, copying those of rounds that never
   // ended into `moves` first. Runs on the writer thread, inside a transaction.
   bool prune_log(sqlite::StmtCache& cache);
-  void note_exception(const char* what);
   // Finished rounds of public rooms, newest first; only those `player` sat in unless "".
   std::vector<GameSummary> summaries(int limit, const std::string& player);
 
   sqlite3* db_;
   sqlite3* reader_;
   std::mutex reader_mutex_;
-  Post post_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Write> queue_;
-  bool handoff_posted_ = false;  // a hand-off is posted to the rooms' thread
-  bool released_ = false;        // the queue was handed off: the writer may take it
-  bool stopping_ = false;
+  CommitStats stats_;
+  WriteQueue<sqlite::StmtCache, Atomicity> writes_;
   std::thread writer_;
   std::atomic<bool> available_{true};
-  mutable std::mutex exception_mutex_;
-  std::uint64_t exceptions_ = 0;
-  std::string last_exception_;
   // The moves of each room's round in play, as logged (rooms' thread only). finish_round()
   // writes them into `moves`: reading them back from the log would scan it.
   struct LiveRound {
@@ -166,9 +152,6 @@ class SqliteStore final : public Storage {
   static constexpr std::int64_t kPruneEvery = 512, kLogKept = 8192;
   std::int64_t log_head_ = 0;  // rowid of the last move logged
   std::int64_t logged_since_prune_ = 0;
-  CommitStats stats_;
-  const SpanTimer queue_timer_{stats_.queued};
-  const SpanTimer return_timer_{stats_.returned};
   // Checkpoints run on their own connection and thread, so that copying the WAL into the
   // database (and its fsync) never sits in a commit's path: the writer only asks for one.
   sqlite3* checkpoint_db_;

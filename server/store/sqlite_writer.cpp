@@ -16,25 +16,7 @@ using sqlite::Stmt;
 using sqlite::StmtCache;
 
 void SqliteStore::enqueue(std::function<bool(StmtCache&)> run, Done done, Atomicity atomicity) {
-  std::unique_lock lock(mutex_);
-  if (stopping_) {
-    lock.unlock();
-    post_([done = std::move(done)] { done(false); });  // closed: nothing more is written
-    return;
-  }
-  queue_.push_back({std::move(run), std::move(done), atomicity, queue_timer_.start()});
-  const bool post_handoff = !handoff_posted_;
-  handoff_posted_ = true;
-  lock.unlock();
-  if (!post_handoff) return;
-  // Wake the writer once the rooms' thread has handled everything its last poll brought in, so
-  // that every write of that pass goes into one commit rather than the first one alone.
-  post_([this] {
-    std::lock_guard lock(mutex_);
-    handoff_posted_ = false;
-    released_ = true;
-    if (!queue_.empty()) wake_.notify_one();
-  });
+  writes_.push(std::move(run), std::move(done), atomicity);
 }
 
 void SqliteStore::writer_loop() {
@@ -43,16 +25,9 @@ void SqliteStore::writer_loop() {
   auto run = [&cache](const char* sql) { return Stmt(cache, sql).run(); };
   const SpanTimer commit_timer(stats_.commit);
   for (;;) {
-    std::deque<Write> batch;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || (released_ && !queue_.empty()); });
-      if (queue_.empty()) return;  // stopping, and everything is written
-      batch.swap(queue_);
-      released_ = false;
-    }
-    const auto started = commit_timer.start();
-    for (const auto& w : batch) queue_timer_.record(w.queued_at, started);
+    std::int64_t started = 0;
+    auto batch = writes_.take(commit_timer, started);
+    if (batch.empty()) return;  // stopping, and everything is written
     checkpointer_.before_commit(db_);
     std::vector<char> oks(batch.size(), 0);
     bool committed = false;
@@ -67,7 +42,7 @@ void SqliteStore::writer_loop() {
         // ends the whole transaction (a full disk) fails this write and every one after it.
         committed = committed && !sqlite3_get_autocommit(db_);
         bool ok = committed;
-        if (ok && w.atomicity == Atomicity::single_statement) {
+        if (ok && w.tag == Atomicity::single_statement) {
           try {
             ok = w.run(cache);
           } catch (...) {
@@ -77,15 +52,8 @@ void SqliteStore::writer_loop() {
             throw;
           }
         } else if (ok && run("SAVEPOINT w")) {
-          try {
-            ok = w.run(cache);
-          } catch (const std::exception& e) {
-            note_exception(e.what());
-            ok = false;
-          } catch (...) {
-            note_exception("unknown exception");
-            ok = false;
-          }
+          ok = false;  // unless it runs through
+          writes_.guarded([&] { ok = w.run(cache); });
           if (!ok) run("ROLLBACK TO w");
           run("RELEASE w");
         }
@@ -102,10 +70,10 @@ void SqliteStore::writer_loop() {
       }
       committed = committed && run("COMMIT");
     } catch (const std::exception& e) {
-      note_exception(e.what());
+      writes_.note_exception(e.what());
       committed = false;
     } catch (...) {
-      note_exception("unknown exception");
+      writes_.note_exception("unknown exception");
       committed = false;
     }
     if (!committed) {
@@ -114,39 +82,10 @@ void SqliteStore::writer_loop() {
     }
     // Writable or not, as the last transaction found it: /healthz says so.
     available_ = committed;
-    std::vector<std::pair<Done, bool>> results;
-    results.reserve(batch.size());
-    for (std::size_t i = 0; i < batch.size(); ++i)
-      results.emplace_back(std::move(batch[i].done), oks[i] != 0);
     const auto ended = commit_timer.start();
     commit_timer.record(started, ended);
-    stats_.writes += results.size();
-    post_([results = std::move(results), ended, this]() mutable {
-      return_timer_.finish(ended);
-      // One callback that throws must not keep the others from learning how their write went.
-      for (auto& [done, ok] : results) {
-        if (!done) continue;
-        try {
-          done(ok);
-        } catch (const std::exception& e) {
-          note_exception(e.what());
-        } catch (...) {
-          note_exception("unknown exception");
-        }
-      }
-    });
+    writes_.finish(batch, oks, ended);
   }
-}
-
-void SqliteStore::note_exception(const char* what) {
-  std::lock_guard lock(exception_mutex_);
-  ++exceptions_;
-  last_exception_ = what;
-}
-
-std::pair<std::uint64_t, std::string> SqliteStore::exceptions() const {
-  std::lock_guard lock(exception_mutex_);
-  return {exceptions_, last_exception_};
 }
 
 }  // namespace plateau::server
