@@ -28,7 +28,7 @@ class TournamentStore {
   virtual ~TournamentStore() = default;
   virtual void put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done done) = 0;
   virtual void put_organiser(const std::string& player, bool allowed, Done done) = 0;
-  // On the writer connection, before the first write (like load()).
+  // At start, before the first write (like load()).
   virtual std::expected<LoadedTournaments, std::string> load_tournaments() = 0;
 };
 

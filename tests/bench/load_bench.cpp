@@ -8,10 +8,14 @@
 // its memory per idle connection.
 //
 //   load_bench [--rooms 200] [--spectators 2] [--seconds 10] [--idle 10000] [--game quantik]
-//              [--data none|DIR] [--server PATH] [--pace MOVES_PER_SECOND]
+//              [--data none|DIR] [--store URI] [--db-uid UID] [--server PATH]
+//              [--pace MOVES_PER_SECOND]
 //              [--sweep FROM:STEP:TO] [--p99-ms 10] [--no-single]
 //              [--bot-games 0] [--bot-level normal] [--bot-game quantik]
 //
+// --store URI runs the server on that store instead (a postgres:// URI: store_compare.sh starts
+// a throwaway PostgreSQL and runs both stores side by side); --db-uid UID adds the CPU of that
+// user's processes (the database server's) to the figures, per move.
 // --bot-games N first starts N games of bots against bots (every seat a bot of --bot-level),
 // which think on the server's worker pool through every phase; the human rooms' latency is
 // then measured beside them, and the bots' own figures (/metrics) are printed at the end.
@@ -32,6 +36,7 @@
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -80,7 +85,9 @@ struct Options {
   int idle = 10000;
   std::string game = "quantik";
   std::string data = "none";
-  double pace = 0;  // moves/s offered over all rooms; 0: every player moves as soon as it may
+  std::string store;  // --store: given to the server (a postgres:// URI, say); wins over --data
+  long db_uid = -1;   // --db-uid: whose processes' CPU counts as the database's (postgres's)
+  double pace = 0;    // moves/s offered over all rooms; 0: every player moves as soon as it may
   double sweep_from = 0, sweep_step = 0, sweep_to = 0;  // --sweep; from 0: no sweep
   double p99_ms = 10;
   bool single = true;  // --no-single skips the one-room phase
@@ -376,6 +383,21 @@ double cpu_seconds_of(const std::string& stat_path, std::string* name = nullptr)
 
 double cpu_seconds(pid_t pid) { return cpu_seconds_of("/proc/" + std::to_string(pid) + "/stat"); }
 
+// The CPU seconds of every process of user `uid` (the database server's, for --db-uid), as far
+// as they run now: a database's backends live as long as the server's connections.
+double cpu_seconds_of_user(long uid) {
+  double sum = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc", ec)) {
+    const auto name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    struct stat st{};
+    if (::stat(e.path().c_str(), &st) != 0 || static_cast<long>(st.st_uid) != uid) continue;
+    sum += cpu_seconds_of(e.path().string() + "/stat");
+  }
+  return sum;
+}
+
 // A thread's CPU seconds, and the seconds it was ready to run but waited for a core (from its
 // schedstat; 0 on a kernel without one).
 struct ThreadTime {
@@ -505,6 +527,7 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   for (auto& r : rooms) r->running = true;
   const auto page0 = plateau::testing::http_get(port, "/metrics").body;
   const double cpu0 = cpu_seconds(pid);
+  const double db0 = opt.db_uid >= 0 ? cpu_seconds_of_user(opt.db_uid) : 0;
   auto threads0 = thread_times(pid);
   const double self0 = cpu_seconds(getpid());
   const double self_waited0 = waited_seconds(getpid());
@@ -514,6 +537,7 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = cpu_seconds(pid) - cpu0;
+  const double db_cpu = opt.db_uid >= 0 ? cpu_seconds_of_user(opt.db_uid) - db0 : 0;
   auto threads = thread_times(pid);
   const double self_cpu = cpu_seconds(getpid()) - self0;
   const double self_waited = waited_seconds(getpid()) - self_waited0;
@@ -582,6 +606,11 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
             moves);
   }
   std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu, result.server_ms_per_move);
+  if (opt.db_uid >= 0)
+    std::printf(
+        "  database CPU     %.3f s = %.4f ms per move (every process of uid %ld); with the "
+        "server's: %.4f ms per move\n",
+        db_cpu, per_move(db_cpu), opt.db_uid, per_move(cpu + db_cpu));
   std::printf("  server threads  ");
   for (auto& [name, t] : threads)
     std::printf(" %s %.2f", name.c_str(), (t.cpu - threads0[name].cpu) / elapsed);
@@ -730,6 +759,10 @@ int main(int argc, char** argv) {
       opt.game = v;
     else if (k == "--data")
       opt.data = v;
+    else if (k == "--store")
+      opt.store = v;
+    else if (k == "--db-uid")
+      opt.db_uid = std::stol(v);
     else if (k == "--server")
       server = v;
     else if (k == "--pace")
@@ -764,6 +797,10 @@ int main(int argc, char** argv) {
   // ServerProcess passes --data DIR itself; a later --data none wins over it.
   std::vector<std::string> extra{"--max-connections", "100000"};
   if (opt.data == "none") extra.insert(extra.end(), {"--data", "none"});
+  if (!opt.store.empty()) {
+    extra.insert(extra.end(), {"--store", opt.store});
+    opt.data = opt.store.substr(0, opt.store.find('?'));  // as the figures' header shows it
+  }
   if (opt.bot_games > 0)  // one client makes every bot table
     extra.insert(extra.end(), {"--creates-per-minute", "100000", "--max-rooms-per-player", "100000",
                                "--max-bot-games", std::to_string(opt.bot_games)});
