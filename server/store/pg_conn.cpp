@@ -45,6 +45,15 @@ Conn::~Conn() {
 }
 
 bool Conn::exec(const std::string& sql, std::string* err) {
+  if (pipelining_) {
+    // One statement, sent as a parameterless query (the simple protocol is not allowed here).
+    if (PQsendQueryParams(c_, sql.c_str(), 0, nullptr, nullptr, nullptr, nullptr, 0) != 1) {
+      if (err) *err = error();
+      return false;
+    }
+    sent();
+    return true;
+  }
   if (!alive()) {
     if (err) *err = error();
     return false;
@@ -72,14 +81,71 @@ bool Conn::alive() {
 }
 
 const std::string* Conn::prepared(const std::string& sql) {
-  if (!alive()) return nullptr;
+  if (!pipelining_ && !alive()) return nullptr;
   if (const auto it = names_.find(sql); it != names_.end()) return &it->second;
   std::string name = "s" + std::to_string(names_.size());
+  if (pipelining_) {
+    if (PQsendPrepare(c_, name.c_str(), sql.c_str(), 0, nullptr) != 1) return nullptr;
+    pending_.push_back(sql);
+    return &names_.emplace(sql, std::move(name)).first->second;
+  }
   PGresult* r = PQprepare(c_, name.c_str(), sql.c_str(), 0, nullptr);
   const bool ok = PQresultStatus(r) == PGRES_COMMAND_OK;
   PQclear(r);
   if (!ok) return nullptr;
   return &names_.emplace(sql, std::move(name)).first->second;
+}
+
+void Conn::sent() { pending_.emplace_back(); }
+
+bool Conn::begin_pipeline() {
+  if (!alive() || PQenterPipelineMode(c_) != 1) return false;
+  pipelining_ = true;
+  unpipelinable_ = false;
+  pending_.clear();
+  return true;
+}
+
+bool Conn::sync(std::string* err) {
+  if (!pipelining_) return false;
+  bool ok = PQpipelineSync(c_) == 1;
+  // One result (then a null) per query sent, in order, then the sync's own.
+  for (const auto& prepared_sql : pending_) {
+    PGresult* r = PQgetResult(c_);
+    if (!r) {
+      ok = false;  // the connection broke
+      break;
+    }
+    const auto status = PQresultStatus(r);
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      if (ok && err) {
+        const char* m = PQresultErrorMessage(r);
+        *err = m && *m ? m : error();
+      }
+      ok = false;
+      if (!prepared_sql.empty()) names_.erase(prepared_sql);  // not prepared after all
+    }
+    PQclear(r);
+    while ((r = PQgetResult(c_)) != nullptr) PQclear(r);
+  }
+  pending_.clear();
+  for (;;) {
+    PGresult* r = PQgetResult(c_);
+    if (!r) {
+      if (PQstatus(c_) != CONNECTION_OK) return false;
+      continue;
+    }
+    const bool synced = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+    PQclear(r);
+    if (synced) break;
+  }
+  return ok;
+}
+
+void Conn::end_pipeline() {
+  if (!pipelining_) return;
+  PQexitPipelineMode(c_);
+  pipelining_ = false;
 }
 
 Stmt::Stmt(Conn& c, const std::string& sql) : c_(c), name_(c.prepared(sql)) {
@@ -128,6 +194,13 @@ bool Stmt::run() {
   std::vector<const char*> values;
   values.reserve(params_.size());
   for (const auto& p : params_) values.push_back(p ? p->c_str() : nullptr);
+  if (c_.pipelining()) {
+    // Sent, not waited for: the pipeline's sync says how it went.
+    ok_ = PQsendQueryPrepared(c_.get(), name_->c_str(), static_cast<int>(values.size()),
+                              values.data(), nullptr, nullptr, 0) == 1;
+    if (ok_) c_.sent();
+    return ok_;
+  }
   res_ = PQexecPrepared(c_.get(), name_->c_str(), static_cast<int>(values.size()), values.data(),
                         nullptr, nullptr, 0);
   const auto status = PQresultStatus(res_);
@@ -143,6 +216,12 @@ bool Stmt::run() {
 }
 
 bool Stmt::row() {
+  if (c_.pipelining()) {
+    // Its rows would come only at the sync: not a statement for a pipeline.
+    c_.mark_unpipelinable();
+    ok_ = false;
+    return false;
+  }
   if (!ran_ && !run()) return false;
   if (!ok_) return false;
   ++next_;

@@ -40,13 +40,31 @@ class Conn {
   // failed.
   bool alive();
   // The name of `sql` prepared on this connection, preparing it on first use; nullptr on error.
+  // In a pipeline, the preparation is sent like the statements, not waited for.
   const std::string* prepared(const std::string& sql);
   PGconn* get() const { return c_; }
+
+  // Pipeline mode (libpq's): statements and exec() are sent without waiting for their results,
+  // each returning true at once; sync() sends them on their way and reads every result,
+  // answering whether all succeeded. A statement whose rows are read (Stmt::row) cannot be
+  // pipelined: it fails and marks the pipeline (unpipelinable()), whose caller then runs the
+  // work the ordinary way. After an error the server skips what follows until the next sync.
+  bool begin_pipeline();
+  bool sync(std::string* err = nullptr);
+  void end_pipeline();  // after a sync()
+  bool pipelining() const { return pipelining_; }
+  bool unpipelinable() const { return unpipelinable_; }
+  void mark_unpipelinable() { unpipelinable_ = true; }
+  void sent();  // a query was sent in the pipeline
 
  private:
   PGconn* c_ = nullptr;
   std::string session_;
   std::unordered_map<std::string, std::string> names_;
+  bool pipelining_ = false, unpipelinable_ = false;
+  // The queries sent since the last sync, in order: for a preparation, the SQL it prepared
+  // (forgotten if it failed), else "".
+  std::vector<std::string> pending_;
 };
 
 class Stmt {

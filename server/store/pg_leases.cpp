@@ -33,11 +33,12 @@ void PgStore::enqueue_room(const std::string& room, std::function<bool(Conn&)> r
   }
   enqueue(
       [room, node = node_, epoch = it->second, run = std::move(run)](Conn& db) {
-        Stmt held(db,
-                  "SELECT 1 FROM room_leases WHERE room = $1 AND node = $2 AND epoch = $3 "
-                  "FOR SHARE");
-        held.bind(1, room).bind(2, node).bind(3, epoch);
-        return held.row() && run(db);
+        return Stmt(db, "SELECT plateau_fence($1, $2, $3)")
+                   .bind(1, room)
+                   .bind(2, node)
+                   .bind(3, epoch)
+                   .run() &&
+               run(db);
       },
       std::move(done));
 }

@@ -138,6 +138,19 @@ const std::vector<const char*> kMigrations{
       epoch BIGINT NOT NULL,
       expires_at TIMESTAMPTZ NOT NULL);
     CREATE INDEX room_leases_node ON room_leases(node);
+    -- The check every fenced write starts with: fails the write (and so its savepoint) unless
+    -- node n holds room r at epoch e, and holds the lease's row until the commit, so that a
+    -- takeover waits for the write. One statement that fails, not rows to read: it can be
+    -- pipelined with the write's others.
+    CREATE FUNCTION plateau_fence(r TEXT, n TEXT, e BIGINT) RETURNS void AS $fence$
+    BEGIN
+      PERFORM 1 FROM room_leases WHERE room = r AND node = n AND epoch = e FOR SHARE;
+      IF NOT FOUND THEN
+        RAISE EXCEPTION 'room % is not held by node % at epoch %', r, n, e
+          USING ERRCODE = 'P0001';
+      END IF;
+    END
+    $fence$ LANGUAGE plpgsql;
     )sql",
 };
 

@@ -72,24 +72,14 @@ void PgStore::writer_loop() {
     // A connection lost (the database restarted) is made again here, once per batch; while it
     // cannot be, every write fails and /healthz says the store is unavailable.
     if (db.alive()) {
-      const bool ran = writes_.guarded([&] {
-        committed = db.exec("BEGIN");
-        for (std::size_t i = 0; committed && i < batch.size(); ++i) {
-          // In PostgreSQL any failed statement spoils the whole transaction: each write gets a
-          // savepoint, so that one that fails undoes only itself.
-          if (!db.exec("SAVEPOINT w")) {
-            committed = false;
-            break;
-          }
-          bool ok = false;  // unless it runs through
-          writes_.guarded([&] { ok = batch[i].run(db); });
-          committed = ok ? db.exec("RELEASE SAVEPOINT w") : db.exec("ROLLBACK TO SAVEPOINT w");
-          oks[i] = ok && committed;
-        }
-        committed = committed && db.exec("COMMIT");
-      });
-      committed = committed && ran;
-      if (!committed) db.exec("ROLLBACK");
+      if (pipelined(db, batch)) {
+        committed = true;
+        std::ranges::fill(oks, 1);
+        ++pipelined_;
+      } else {
+        committed = one_by_one(db, batch, oks);
+        ++ordinary_;
+      }
     }
     if (!committed) std::ranges::fill(oks, 0);
     available_ = committed;
@@ -97,6 +87,53 @@ void PgStore::writer_loop() {
     commit_timer.record(started, ended);
     writes_.finish(batch, oks, ended);
   }
+}
+
+// The fast path: the whole batch in one transaction sent as a pipeline, its statements not
+// waited for one by one, with no savepoints (chunked, so that neither side's buffers fill up).
+// It succeeds only if every statement does; otherwise it leaves nothing behind and the batch
+// goes the ordinary way, where a write that fails fails alone. A write that reads rows (rare)
+// cannot be pipelined: its batch goes the ordinary way too.
+bool PgStore::pipelined(Conn& db, std::deque<Write>& batch) {
+  constexpr std::size_t kChunk = 256;  // writes between two syncs
+  if (!db.begin_pipeline()) return false;
+  bool ok = db.exec("BEGIN");
+  for (std::size_t i = 0; ok && i < batch.size(); ++i) {
+    try {
+      ok = batch[i].run(db) && !db.unpipelinable();
+    } catch (...) {
+      ok = false;  // counted when the ordinary way runs it again
+    }
+    if (ok && (i + 1) % kChunk == 0) ok = db.sync();
+  }
+  ok = ok && db.exec("COMMIT");
+  ok = db.sync() && ok;
+  db.end_pipeline();
+  if (!ok) db.exec("ROLLBACK");  // the transaction, open or failed, goes
+  return ok;
+}
+
+// The ordinary way: each write in a savepoint of the batch's transaction, so that one that fails
+// undoes only itself (in PostgreSQL any failed statement spoils the whole transaction).
+bool PgStore::one_by_one(Conn& db, std::deque<Write>& batch, std::vector<char>& oks) {
+  bool committed = false;
+  const bool ran = writes_.guarded([&] {
+    committed = db.exec("BEGIN");
+    for (std::size_t i = 0; committed && i < batch.size(); ++i) {
+      if (!db.exec("SAVEPOINT w")) {
+        committed = false;
+        break;
+      }
+      bool ok = false;  // unless it runs through
+      writes_.guarded([&] { ok = batch[i].run(db); });
+      committed = ok ? db.exec("RELEASE SAVEPOINT w") : db.exec("ROLLBACK TO SAVEPOINT w");
+      oks[i] = ok && committed;
+    }
+    committed = committed && db.exec("COMMIT");
+  });
+  committed = committed && ran;
+  if (!committed) db.exec("ROLLBACK");
+  return committed;
 }
 
 void PgStore::put_player(const StoredPlayer& p, Done done) {

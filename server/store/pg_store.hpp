@@ -69,6 +69,10 @@ class PgStore final : public Storage {
   // Gives the rooms' leases up at once (a node stopping: another may take each room without
   // waiting for it to expire). Writes already queued for them will fail.
   std::expected<void, std::string> release_leases(const std::vector<std::string>& rooms);
+  // Batches committed as one pipeline (the fast path), and those run write by write (a write
+  // failed, or read rows): for the benchmarks and the tests.
+  std::uint64_t pipelined_batches() const { return pipelined_; }
+  std::uint64_t ordinary_batches() const { return ordinary_; }
   // The epoch this node holds for the room, if any.
   std::optional<std::int64_t> lease(const std::string& room) const;
 
@@ -141,6 +145,9 @@ class PgStore final : public Storage {
   // A write of `room`'s rows: fenced by this node's lease in cluster mode (fence_as).
   void enqueue_room(const std::string& room, std::function<bool(pg::Conn&)> run, Done done);
   void writer_loop();
+  using Write = WriteQueue<pg::Conn>::Write;
+  bool pipelined(pg::Conn& db, std::deque<Write>& batch);
+  bool one_by_one(pg::Conn& db, std::deque<Write>& batch, std::vector<char>& oks);
   // Finished rounds of public rooms, newest first; only those `player` sat in unless "".
   std::vector<GameSummary> summaries(int limit, const std::string& player);
 
@@ -153,6 +160,7 @@ class PgStore final : public Storage {
   WriteQueue<pg::Conn> writes_;
   std::thread writer_;
   std::atomic<bool> available_{true};
+  std::atomic<std::uint64_t> pipelined_{0}, ordinary_{0};
   // How many moves each room's round in play has (rooms' thread only): a move must be the next.
   struct LiveRound {
     int round = 0;

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <future>
@@ -18,6 +19,7 @@
 #include "server/store/pg_conn.hpp"
 #include "server/store/pg_store.hpp"
 #include "server/store/sqlite_store.hpp"
+#include "tests/server/post_queue.hpp"
 #include "tests/server/temp_postgres.hpp"
 
 namespace plateau::server {
@@ -180,6 +182,51 @@ TEST_F(PgStoreTest, ConnectionsTheDatabaseDroppedAreMadeAgainByTheNextWriteAndRe
   ASSERT_TRUE(room.has_value()) << "the reader connects again too";
   EXPECT_EQ(room->room.game, "quantik");
   EXPECT_EQ(store->load(kEverything)->players.size(), 1u) << "the write that succeeded, alone";
+}
+
+// A batch goes to PostgreSQL as one pipeline when every write in it succeeds; one that holds a
+// failing write (here in its second chunk of statements) or a write that reads rows is run again
+// write by write, where the failure stays alone and the others all land.
+TEST_F(PgStoreTest, ABatchIsOnePipelineAndAFailingWriteInItFailsAloneAfterAll) {
+  test::PostQueue rooms;
+  auto opened = PgStore::open(uri_, rooms.post());
+  ASSERT_TRUE(opened.has_value()) << opened.error();
+  auto& store = **opened;
+  // Queued in one pass of the rooms' thread: one batch of 301 writes.
+  const auto batch = [&](int first, int bad_at) {
+    std::vector<int> results;
+    for (int i = first; i < first + 301; ++i) {
+      const std::string id = i == bad_at ? "p" + std::to_string(first) : "p" + std::to_string(i);
+      const std::string token = i == bad_at ? "t" + std::to_string(first) : "t" + std::to_string(i);
+      // At bad_at: the first write's token again, which the table's key refuses.
+      store.put_player({id + (i == bad_at ? "x" : ""), token, "P"},
+                       [&results](bool ok) { results.push_back(ok ? 1 : 0); });
+    }
+    EXPECT_TRUE(rooms.run_next());  // the hand-off
+    EXPECT_TRUE(rooms.run_next());  // the completions
+    return results;
+  };
+  const auto clean = batch(0, -1);
+  ASSERT_EQ(clean.size(), 301u);
+  EXPECT_EQ(std::count(clean.begin(), clean.end(), 1), 301);
+  EXPECT_EQ(store.pipelined_batches(), 1u);
+  EXPECT_EQ(store.ordinary_batches(), 0u);
+  const auto dirty = batch(1000, 1280);
+  ASSERT_EQ(dirty.size(), 301u);
+  EXPECT_EQ(std::count(dirty.begin(), dirty.end(), 1), 300);
+  EXPECT_EQ(dirty[280], 0) << "the write with a token taken already";
+  EXPECT_EQ(store.ordinary_batches(), 1u);
+  EXPECT_EQ(number("SELECT count(*) FROM players"), 601);
+  EXPECT_EQ(store.exceptions().first, 0u);
+  // A write that reads rows (a rated game checks it was not rated already) goes write by write.
+  store.put_rated_game({{"p1", "quantik", 1500, 300, 0.06, 1, 1, 0, 0, 9}},
+                       {{"r", 1, "p1", "quantik", 9, 1500, 300, 0}},
+                       [](bool ok) { ASSERT_TRUE(ok); });
+  EXPECT_TRUE(rooms.run_next());
+  EXPECT_TRUE(rooms.run_next());
+  EXPECT_EQ(store.ordinary_batches(), 2u);
+  EXPECT_EQ(number("SELECT count(*) FROM rating_history"), 1);
+  store.close();
 }
 
 // Leases (cluster mode): a room is one node's until its lease expires; the next owner gets the

@@ -24,6 +24,7 @@
 
 #include "server/store/sqlite.hpp"
 #include "server/store/sqlite_store.hpp"
+#include "tests/server/post_queue.hpp"
 
 namespace plateau::server {
 namespace {
@@ -96,36 +97,8 @@ class StoreTest : public ::testing::Test {
   }
 };
 
-// The rooms' thread as the store sees it: what the store posts waits here until the test runs it.
-class PostQueue {
- public:
-  SqliteStore::Post post() {
-    return [this](std::function<void()> f) {
-      std::lock_guard lock(mutex_);
-      queue_.push_back(std::move(f));
-      posted_.notify_all();
-    };
-  }
-  // Runs what was posted, waiting up to 10 s for something to be.
-  bool run_next() {
-    std::unique_lock lock(mutex_);
-    if (!posted_.wait_for(lock, std::chrono::seconds(10), [this] { return !queue_.empty(); }))
-      return false;
-    auto f = std::move(queue_.front());
-    queue_.pop_front();
-    lock.unlock();
-    f();
-    return true;
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable posted_;
-  std::deque<std::function<void()>> queue_;
-};
-
 TEST_F(StoreTest, AWriteIsTimedFromItsArrivalToTheStartOfItsCommit) {
-  PostQueue rooms;
+  test::PostQueue rooms;
   auto opened = SqliteStore::open((dir_ / "plateau.db").string(), rooms.post());
   ASSERT_TRUE(opened.has_value());
   auto& store = **opened;
