@@ -797,15 +797,16 @@ int main(int argc, char** argv) {
   // ServerProcess passes --data DIR itself; a later --data none wins over it.
   std::vector<std::string> extra{"--max-connections", "100000"};
   if (opt.data == "none") extra.insert(extra.end(), {"--data", "none"});
-  if (!opt.store.empty()) {
-    extra.insert(extra.end(), {"--store", opt.store});
-    opt.data = opt.store.substr(0, opt.store.find('?'));  // as the figures' header shows it
-  }
+  if (!opt.store.empty()) extra.insert(extra.end(), {"--store", opt.store});
   if (opt.bot_games > 0)  // one client makes every bot table
     extra.insert(extra.end(), {"--creates-per-minute", "100000", "--max-rooms-per-player", "100000",
                                "--max-bot-games", std::to_string(opt.bot_games)});
-  plateau::testing::ServerProcess srv(
-      opt.data == "none" ? std::filesystem::path() : std::filesystem::path(opt.data), extra);
+  // With --store, the server's --data folder is the test's own (unused) temporary one.
+  plateau::testing::ServerProcess srv(opt.data == "none" || !opt.store.empty()
+                                          ? std::filesystem::path()
+                                          : std::filesystem::path(opt.data),
+                                      extra);
+  if (!opt.store.empty()) opt.data = opt.store.substr(0, opt.store.find('?'));  // as shown
   srv.binary = server;
   const auto port = srv.start();
   if (!port) {
