@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <tuple>
@@ -70,15 +71,25 @@ void playout_values(const rules::Outcome& outcome, int seats, std::vector<double
 
 // The root's moves in the order of what each gains at once in a game that scores: the mover's
 // score after it, less the best of the others', on a sample of what the mover may know (ties
-// in a random order). Empty for a game that does not score.
+// in a random order). Empty for a game that does not score. It is part of the thinking: once
+// `out_of_time` says so (asked every kRankCheck moves), the moves not scored yet rank after
+// the others, in a random order.
+constexpr std::size_t kRankCheck = 8;
 std::unordered_map<std::string, std::size_t> ranked(const State& position, Seat me,
-                                                    const std::vector<Move>& moves,
-                                                    rules::Rng& rng) {
+                                                    const std::vector<Move>& moves, rules::Rng& rng,
+                                                    const std::function<bool()>& out_of_time) {
   std::unordered_map<std::string, std::size_t> rank;
   const auto sample = position.determinize(me, rng);
   if (sample->scores().empty()) return rank;
   std::vector<std::tuple<int, std::uint64_t, const Move*>> gains;
-  for (const auto& m : moves) {
+  bool stopped = false;
+  for (std::size_t k = 0; k < moves.size(); ++k) {
+    const auto& m = moves[k];
+    if (!stopped && k > 0 && k % kRankCheck == 0) stopped = out_of_time();
+    if (stopped) {
+      gains.emplace_back(std::numeric_limits<int>::max(), rng.next(), &m);
+      continue;
+    }
     auto after = sample->clone();
     (void)after->apply(me, m);
     const auto scores = after->scores();
@@ -122,14 +133,15 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
   rules::Rng rng(seed);
   if (!position.determinize(*me, rng)) return std::unexpected(SearchError::cannot_determinize);
   const auto root_moves = position.legal_moves();
-  const auto rank = ranked(position, *me, root_moves, rng);
+  const auto out_of_time = [&] { return budget.time.count() > 0 && now() - start >= budget.time; };
+  const auto rank = ranked(position, *me, root_moves, rng, out_of_time);
   const int seats = position.num_seats();
   Node root(nullptr, Move{}, -1);
   std::size_t made = 0;
   std::vector<double> results(static_cast<std::size_t>(seats));
   const auto spent = [&] {
     if (budget.iterations && made >= budget.iterations) return true;
-    return budget.time.count() > 0 && now() - start >= budget.time;
+    return out_of_time();
   };
   do {
     auto sample = position.determinize(*me, rng);

@@ -112,6 +112,29 @@ TEST(Mcts, StopsWhenTheClockItIsGivenSaysTheTimeIsUp) {
   EXPECT_EQ(both->iterations, 10u) << "whichever bound comes first";
 }
 
+// Ranking the root's moves in a game that scores is thinking too: with hundreds of L-Tiles
+// placements to score and a clock that says the time is up once it has been read a few times,
+// the ranking stops there and the search makes the one iteration it always makes.
+TEST(Mcts, RankingTheMovesStopsWhenTheTimeIsUp) {
+  for (std::uint64_t g = 0; g < 4; ++g) {
+    const auto s = random_position("ltiles", g, 6);
+    if (s->is_over()) continue;
+    ASSERT_GT(s->legal_moves().size(), 40u);
+    auto t = std::chrono::steady_clock::time_point{};
+    int readings = 0;
+    const Now fake = [&] {
+      ++readings;
+      return t += std::chrono::milliseconds(1);
+    };
+    const auto choice = search(*s, {.time = std::chrono::milliseconds(3)}, g, fake);
+    ASSERT_TRUE(choice);
+    EXPECT_EQ(choice->iterations, 1u) << "the ranking used the time up";
+    EXPECT_LE(readings, 5) << "the start, the ranking's checks until the time is up, one iteration";
+    auto after = s->clone();
+    EXPECT_TRUE(after->apply(*s->to_move(), choice->move)) << choice->move.text;
+  }
+}
+
 // A game that gives no way to sample it: a one-move game that keeps State's determinize.
 class Unsampled final : public State {
  public:
