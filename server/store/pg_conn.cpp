@@ -108,7 +108,13 @@ bool Conn::begin_pipeline() {
 
 bool Conn::sync(std::string* err) {
   if (!pipelining_) return false;
-  bool ok = PQpipelineSync(c_) == 1;
+  if (PQpipelineSync(c_) != 1) {
+    // Nothing will answer: the connection is gone (the next alive() makes it again).
+    if (err) *err = error();
+    pending_.clear();
+    return false;
+  }
+  bool ok = true, synced = false;
   // One result (then a null) per query sent, in order, then the sync's own.
   for (const auto& prepared_sql : pending_) {
     PGresult* r = PQgetResult(c_);
@@ -117,27 +123,28 @@ bool Conn::sync(std::string* err) {
       break;
     }
     const auto status = PQresultStatus(r);
+    PQclear(r);
+    if (status == PGRES_PIPELINE_SYNC) {  // fewer answers than queries: never expected
+      ok = false;
+      synced = true;
+      break;
+    }
     if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      if (ok && err) {
-        const char* m = PQresultErrorMessage(r);
-        *err = m && *m ? m : error();
-      }
+      if (ok && err) *err = error();
       ok = false;
       if (!prepared_sql.empty()) names_.erase(prepared_sql);  // not prepared after all
     }
-    PQclear(r);
     while ((r = PQgetResult(c_)) != nullptr) PQclear(r);
   }
   pending_.clear();
-  for (;;) {
+  while (!synced) {
     PGresult* r = PQgetResult(c_);
     if (!r) {
       if (PQstatus(c_) != CONNECTION_OK) return false;
       continue;
     }
-    const bool synced = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
+    synced = PQresultStatus(r) == PGRES_PIPELINE_SYNC;
     PQclear(r);
-    if (synced) break;
   }
   return ok;
 }
