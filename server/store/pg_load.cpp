@@ -10,15 +10,14 @@
 
 namespace plateau::server {
 
-using nlohmann::json;
 using pg::Stmt;
 using pg::Transaction;
 
-using rows::add_times;
 using rows::kChatColumns;
 using rows::kRoomColumns;
 using rows::kRoundColumns;
 using rows::read_chat;
+using rows::read_move;
 using rows::read_room;
 using rows::read_round;
 
@@ -105,20 +104,9 @@ std::expected<Loaded, std::string> PgStore::load(std::int64_t ended_since_ms) {
       const auto room_id = q.text(0);
       const auto it = index.find(room_id);
       if (it == index.end()) continue;
-      auto& version = out.rooms[it->second].version;
-      version = std::max(version, q.i64(5));
-      auto& rounds = out.rooms[it->second].rounds;
-      const auto round = static_cast<std::size_t>(q.i64(1));
-      if (round == 0 || round > rounds.size()) continue;
-      auto& moves = rounds[round - 1].moves;
-      if (static_cast<std::int64_t>(moves.size()) != q.i64(2)) {
-        rounds[round - 1].outcome = json("gap in the move log");
-        continue;
-      }
-      moves.emplace_back(static_cast<int>(q.i64(3)), q.text(4));
-      const auto clock = q.is_null(7) ? std::nullopt : std::optional(q.i64(7));
-      add_times(rounds[round - 1], q.i64(6), clock);
-      if (round == rounds.size()) {
+      auto& room = out.rooms[it->second];
+      const auto round = read_move(q, 1, room.rounds, room.version);
+      if (round != 0 && round == room.rounds.size()) {
         auto& live = in_play[room_id];
         live.round = static_cast<int>(round);
         ++live.moves;
@@ -185,18 +173,8 @@ std::expected<std::optional<StoredRoom>, std::string> PgStore::load_room(
            "ORDER BY round, idx");
     q.bind(1, id);
     while (q.row()) {
-      r.version = std::max(r.version, q.i64(4));
-      const auto round = static_cast<std::size_t>(q.i64(0));
-      if (round == 0 || round > r.rounds.size()) continue;
-      auto& moves = r.rounds[round - 1].moves;
-      if (static_cast<std::int64_t>(moves.size()) != q.i64(1)) {
-        r.rounds[round - 1].outcome = json("gap in the move log");  // replay quarantines it
-        continue;
-      }
-      moves.emplace_back(static_cast<int>(q.i64(2)), q.text(3));
-      const auto clock = q.is_null(6) ? std::nullopt : std::optional(q.i64(6));
-      add_times(r.rounds[round - 1], q.i64(5), clock);
-      if (round == r.rounds.size()) ++live.moves;
+      const auto round = read_move(q, 0, r.rounds, r.version);
+      if (round != 0 && round == r.rounds.size()) ++live.moves;
     }
     if (!q.ok()) return std::unexpected("reading a room's moves: " + q.error());
   }

@@ -3,10 +3,12 @@
 // pg::Stmt: the same i64/text/is_null calls), and how a 64-bit seed is kept in a signed column.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -75,6 +77,26 @@ inline void add_times(RoundRecord& round, std::int64_t at_ms,
                       std::optional<std::int64_t> clock_ms) {
   round.clocks.push_back(clock_ms);
   round.last_move_ms = at_ms;
+}
+
+// A row of `moves` selected as round, idx, seat, move, version, at_ms, clock_ms from column
+// `first` on, into its round of `rounds`, raising `version` to the move's. Returns the round it
+// joined (1-based), or 0: a round the room does not have, or a gap in the round's moves (the
+// round's outcome then says so, and replay quarantines the room rather than change it).
+template <typename Row>
+std::size_t read_move(Row& q, int first, std::vector<RoundRecord>& rounds, std::int64_t& version) {
+  version = std::max(version, q.i64(first + 4));
+  const auto round = static_cast<std::size_t>(q.i64(first));
+  if (round == 0 || round > rounds.size()) return 0;
+  auto& r = rounds[round - 1];
+  if (static_cast<std::int64_t>(r.moves.size()) != q.i64(first + 1)) {
+    r.outcome = nlohmann::json("gap in the move log");
+    return 0;
+  }
+  r.moves.emplace_back(static_cast<int>(q.i64(first + 2)), q.text(first + 3));
+  add_times(r, q.i64(first + 5),
+            q.is_null(first + 6) ? std::nullopt : std::optional(q.i64(first + 6)));
+  return round;
 }
 
 // A row of `rounds` selected as kRoundColumns, from column `first` on.
