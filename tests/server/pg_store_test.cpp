@@ -61,12 +61,10 @@ class PgStoreTest : public ::testing::Test {
     EXPECT_TRUE(store.has_value()) << (store ? "" : store.error());
     return store ? std::move(*store) : nullptr;
   }
+  // Waits for one write to be durable; each such write is a commit of its own.
   template <typename Write>
   static bool wait(Write write) {
-    std::promise<bool> done;
-    auto result = done.get_future();
-    write([&done](bool ok) { done.set_value(ok); });
-    return result.get();
+    return test::wait_for_write(std::move(write));
   }
   std::int64_t number(const std::string& query, const std::string& uri = {}) {
     auto db = pg::Conn::open(uri.empty() ? uri_ : uri);

@@ -1,12 +1,14 @@
-// The rooms' thread as a store sees it, for the stores' tests: what the store posts waits here
-// until the test runs it, so that a test decides when the writer takes its queue (and so which
-// writes share a commit) and when completions run.
+// What the stores' tests share: the rooms' thread as a store sees it (PostQueue: what the store
+// posts waits here until the test runs it, so that a test decides when the writer takes its
+// queue, and so which writes share a commit, and when completions run), and waiting for one
+// write to be durable.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <future>
 #include <mutex>
 
 namespace plateau::test {
@@ -37,5 +39,14 @@ class PostQueue {
   std::condition_variable posted_;
   std::deque<std::function<void()>> queue_;
 };
+
+// Makes one write (`write` is given its callback) and waits until the store says how it went.
+template <typename Write>
+bool wait_for_write(Write write) {
+  std::promise<bool> done;
+  auto result = done.get_future();
+  write([&done](bool ok) { done.set_value(ok); });
+  return result.get();
+}
 
 }  // namespace plateau::test

@@ -20,6 +20,7 @@
 
 #include "server/store/open_store.hpp"
 #include "server/store/pg_conn.hpp"
+#include "tests/server/post_queue.hpp"
 #include "tests/server/temp_postgres.hpp"
 
 namespace plateau::server {
@@ -72,10 +73,7 @@ class StorageTest : public ::testing::TestWithParam<std::string> {
   // Waits for one write to be durable; each such write is a commit of its own.
   template <typename Write>
   static bool wait(Write write) {
-    std::promise<bool> done;
-    auto result = done.get_future();
-    write([&done](bool ok) { done.set_value(ok); });
-    return result.get();
+    return test::wait_for_write(std::move(write));
   }
   // Runs a query of one number on the database directly, as another program would.
   std::int64_t count(const std::string& query) {

@@ -53,10 +53,7 @@ class StoreTest : public ::testing::Test {
   // Waits for one write to be durable; each such write is a commit of its own.
   template <typename Write>
   static bool wait(Write write) {
-    std::promise<bool> done;
-    auto result = done.get_future();
-    write([&done](bool ok) { done.set_value(ok); });
-    return result.get();
+    return test::wait_for_write(std::move(write));
   }
 
   fs::path dir_;
