@@ -107,6 +107,7 @@ void Client::connected_now() {
 }
 
 void Client::fail(const std::string& why) {
+  const bool was_connected = connected_;
   connected_ = false;
   writing_ = false;
   ++generation_;  // every handler of this connection is stale from here
@@ -121,6 +122,7 @@ void Client::fail(const std::string& why) {
   Reply error{Reply::Type::error, "ERR connection lost (" + why + ")", 0, {}};
   for (auto& done : lost)
     if (done) done(error);
+  if (was_connected && on_disconnect_ && !stopped_) on_disconnect_();
   if (stopped_) {
     Reply closed{Reply::Type::error, "ERR client stopped", 0, {}};
     auto waiting = std::move(queued_);

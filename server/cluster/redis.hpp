@@ -56,6 +56,9 @@ class Client : public std::enable_shared_from_this<Client> {
   // Runs after each connection is made (for a subscriber, once Redis confirmed every channel
   // it had: nothing published to them after this is missed); `times` counts them, 1 first.
   void on_connect(std::function<void(int times)> f) { on_connect_ = std::move(f); }
+  // Runs when a connection that was made drops (for a subscriber: messages may be missed from
+  // here until on_connect).
+  void on_disconnect(std::function<void()> f) { on_disconnect_ = std::move(f); }
 
   bool connected() const { return connected_; }
   std::uint64_t reconnections() const { return connects_ > 0 ? connects_ - 1 : 0; }
@@ -94,6 +97,7 @@ class Client : public std::enable_shared_from_this<Client> {
   std::size_t acks_ = 0;  // channel confirmations still awaited on this connection
   OnMessage on_message_;
   std::function<void(int)> on_connect_;
+  std::function<void()> on_disconnect_;
 };
 
 }  // namespace plateau::server::redis

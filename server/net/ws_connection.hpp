@@ -26,6 +26,8 @@ class WsConnection : public Connection {
  public:
   // Sends what is queued, then closes with `code`.
   virtual void close(boost::beast::websocket::close_code code) = 0;
+  // 1013, try again later: the client reconnects at once (a cluster's room moved).
+  void end() override { close(boost::beast::websocket::close_code::try_again_later); }
   // Called every second: a peer silent for half of `idle` is pinged, one silent for all of it
   // (its pong included) is let go. One sweep for all connections, not a timer each.
   virtual void keep_alive(std::chrono::steady_clock::time_point now, std::chrono::seconds idle) = 0;

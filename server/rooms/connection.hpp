@@ -44,6 +44,9 @@ class Connection {
   // The network's delay one way, in milliseconds, as measured (half a ping's round trip); 0
   // when not measured. A clock forgives a mover some of it (RoomSettings::max_lag_credit_ms).
   virtual long lag_ms() const { return 0; }
+  // The server lets the connection go, its frames sent first: its client connects again and
+  // comes back to its rooms (a cluster's room moved to another node). Nothing for a bot.
+  virtual void end() {}
   // The player behind this connection, once it said hello (the lobby sets it).
   const Player* player() const { return player_ ? &*player_ : nullptr; }
   void set_player(Player p) { player_ = std::move(p); }

@@ -188,11 +188,20 @@ void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h
     if (!new_players_.allow(c->address(), now_))
       return reply_error(c, Code::rate_hello,
                          "too many new players from your address; try again in a minute", id);
-    player = Player{random_hex(8), guest_name(h.name)};
-    token = random_hex(16);
-    const auto key = token_key(hash_token(token));
-    player_by_token_[key] = player.id;
-    players_[player.id] = Known{player.name, key, false, false, 0, now_};
+    // In a cluster, a player another node made and stored (the rate above bounds these reads).
+    const auto stored = h.token && shared_.find_player ? shared_.find_player(hash) : std::nullopt;
+    if (stored && !bot_level_in(stored->id)) {
+      restore_player(*stored);
+      token = *h.token;
+      player = Player{stored->id, guest_name(h.name)};
+      players_[player.id].name = player.name;
+    } else {
+      player = Player{random_hex(8), guest_name(h.name)};
+      token = random_hex(16);
+      const auto key = token_key(hash_token(token));
+      player_by_token_[key] = player.id;
+      players_[player.id] = Known{player.name, key, false, false, 0, now_};
+    }
   }
   const bool same = c->player() && c->player()->id == player.id;
   if (c->player() && !same) {
@@ -272,6 +281,9 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   const std::string room_id = new_room_id();
   if (unloaded_.contains(room_id))  // an id in use, out of memory: not a room of this one's
     return reply_error(c, Code::internal, "no room id free; try again", id);
+  // In a cluster, its lease first: its first write is fenced by it.
+  if (shared_.claim_new && !shared_.claim_new(room_id))
+    return reply_error(c, Code::room_unavailable, "the room could not be made; try again", id);
   RoomSettings settings = server_settings();
   settings.is_private = req.is_private;
   settings.rated = req.rated;
@@ -412,38 +424,47 @@ protocol::Status Lobby::Line::status() const {
   return room ? room->status() : protocol::Status::playing;
 }
 
+std::vector<ListedLine> Lobby::public_lines() const {
+  std::vector<ListedLine> lines;
+  for (const auto& [rid, room] : rooms_) {
+    if (room->failed() || room->is_private()) continue;
+    const auto status = room->status();
+    lines.push_back({status == protocol::Status::waiting   ? 0
+                     : status == protocol::Status::playing ? 1
+                                                           : 2,
+                     status == protocol::Status::playing ? room->spectators() : 0,
+                     room->last_activity(),
+                     Line{&rid, room->last_activity(), room.get(), nullptr}.summary()});
+  }
+  for (const auto& [rid, u] : unloaded_)
+    if (!u.is_private)
+      lines.push_back({1, 0, u.last_activity, Line{&rid, u.last_activity, nullptr, &u}.summary()});
+  return lines;
+}
+
 const Lobby::Listing& Lobby::listing() {
   if (listing_.built) return listing_;
   // Public rooms, in the order a visitor looks for them: tables with a seat to take, then games
   // being played (the most watched first), then finished ones; the most recently active first
   // within each. The room id breaks ties, so that pages do not overlap.
-  struct Listed {
-    int rank;
-    int spectators;
-    Line line;
-  };
-  std::vector<Listed> listed;
-  for (const auto& [rid, room] : rooms_) {
-    if (room->failed() || room->is_private()) continue;
-    const auto status = room->status();
-    listed.push_back({status == protocol::Status::waiting   ? 0
-                      : status == protocol::Status::playing ? 1
-                                                            : 2,
-                      status == protocol::Status::playing ? room->spectators() : 0,
-                      Line{&rid, room->last_activity(), room.get(), nullptr}});
-  }
-  for (const auto& [rid, u] : unloaded_)
-    if (!u.is_private) listed.push_back({1, 0, Line{&rid, u.last_activity, nullptr, &u}});
-  std::ranges::sort(listed, [](const Listed& a, const Listed& b) {
-    return std::tie(a.rank, b.spectators, b.line.active, *a.line.id) <
-           std::tie(b.rank, a.spectators, a.line.active, *b.line.id);
+  auto listed = public_lines();
+  // In a cluster, the other nodes' rooms too (a room this node holds is listed as it is here).
+  if (shared_.remote_lines)
+    for (auto& line : shared_.remote_lines()) {
+      const auto rid = line.summary.value("room", std::string());
+      if (!rid.empty() && !rooms_.contains(rid) && !unloaded_.contains(rid))
+        listed.push_back(std::move(line));
+    }
+  const auto room_of = [](const ListedLine& l) { return l.summary.value("room", std::string()); };
+  std::ranges::sort(listed, [&](const ListedLine& a, const ListedLine& b) {
+    return std::tuple(a.rank, b.spectators, b.active, room_of(a)) <
+           std::tuple(b.rank, a.spectators, a.active, room_of(b));
   });
   listing_.all.clear();
   listing_.by_game.clear();
-  for (const auto& l : listed) {
-    auto line = l.line.summary();
-    listing_.by_game[line["game"].get<std::string>()].push_back(listing_.all.size());
-    listing_.all.push_back(std::move(line));
+  for (auto& l : listed) {
+    listing_.by_game[l.summary.value("game", std::string())].push_back(listing_.all.size());
+    listing_.all.push_back(std::move(l.summary));
   }
   listing_.built = true;
   return listing_;
@@ -551,6 +572,7 @@ void Lobby::tick(Millis now) {
       std::vector<std::optional<std::string>> players;
       for (const auto& [p, name] : seated) players.push_back(p);
       forget_room(id, players);
+      released(id);
     } else {
       ++it;
     }
@@ -585,11 +607,12 @@ void Lobby::unload(std::map<std::string, std::shared_ptr<Room>>::iterator it) {
   store_.unload_room(id);
   unloaded_.emplace(id, std::move(u));
   ++counters_.rooms_unloaded;
+  released(id);
 }
 
 std::shared_ptr<Room> Lobby::load(const std::string& id, std::optional<Code>* why) {
   if (id.empty() || id.size() > 64) return nullptr;
-  if (quarantined_.contains(id)) {
+  if (quarantined_.contains(id) || (shared_.holds && !shared_.holds(id))) {
     if (why) *why = Code::room_unavailable;
     return nullptr;
   }
@@ -1039,7 +1062,8 @@ bool Lobby::close_room(const std::string& id) {
   }
   forget_room(id, seated);
   store_.unload_room(id);
-  store_.close_room(id, [id](bool) {});
+  // In a cluster the lease goes with the close's write, not before it (the write is fenced).
+  store_.close_room(id, [this, id](bool) { released(id); });
   listing_.built = false;
   return true;
 }
@@ -1065,6 +1089,56 @@ std::vector<std::string> Lobby::close_rooms(const std::optional<std::string>& pl
       chosen.push_back(rid);
   for (const auto& rid : chosen) close_room(rid);
   return chosen;
+}
+
+void Lobby::evict(const std::string& id) {
+  std::vector<std::optional<std::string>> seated;
+  std::vector<std::shared_ptr<Connection>> in_room;
+  if (const auto it = rooms_.find(id); it != rooms_.end()) {
+    for (const auto& [p, name] : it->second->seated()) seated.push_back(p);
+    for (auto& [c, ids] : rooms_of_)
+      if (ids.erase(id))
+        if (const auto cl = clients_.find(c); cl != clients_.end())
+          if (auto p = cl->second.lock()) in_room.push_back(std::move(p));
+    rooms_.erase(it);
+    room_count_ = rooms_.size();
+  } else if (const auto u = unloaded_.find(id); u != unloaded_.end()) {
+    for (const auto& [p, name] : u->second.seats) seated.push_back(p);
+    unloaded_.erase(u);
+  } else {
+    return;
+  }
+  forget_room(id, seated);
+  store_.unload_room(id);
+  if (const auto d = deadline_of_.find(id); d != deadline_of_.end()) {
+    deadlines_.erase({d->second, id});
+    deadline_of_.erase(d);
+  }
+  listing_.built = false;
+  for (const auto& c : in_room) c->end();
+}
+
+void Lobby::adopt(const Player& player, const std::string& token_hash) {
+  if (players_.contains(player.id) || bot_level_in(player.id) || token_hash.empty()) return;
+  restore_player({player.id, token_hash, player.name, false});
+  // Not known to be stored: its row is written (again: an upsert) when the player sits here.
+  players_[player.id].stored = false;
+}
+
+std::string Lobby::token_hash_of(const std::string& player) const {
+  const auto it = players_.find(player);
+  if (it == players_.end() || it->second.key == TokenKey{}) return {};
+  return to_hex(it->second.key.bytes);
+}
+
+void Lobby::rebind(const std::shared_ptr<Connection>& c, const std::string& room_id) {
+  const auto it = rooms_.find(room_id);
+  if (it == rooms_.end() || !c->player()) return;
+  auto& mine = rooms_of_[c.get()];
+  if (mine.contains(room_id) || !it->second->seat_of(c->player()->id)) return;
+  clients_.try_emplace(c.get(), c);
+  it->second->rebind(c);
+  mine.insert(room_id);
 }
 
 }  // namespace plateau::server

@@ -80,6 +80,30 @@ struct Counters {
   std::uint64_t players_forgotten = 0;
 };
 
+// One public room's line in the lobby's list, with what orders it: a node's own, or one another
+// node shared (cluster mode).
+struct ListedLine {
+  int rank = 0;        // 0 a seat to take, 1 in play, 2 over
+  int spectators = 0;  // of a game in play (the most watched first)
+  Millis active = 0;   // last activity (the most recent first)
+  nlohmann::json summary;
+};
+
+// What a lobby in a cluster (server/cluster/node.hpp) asks of the others. Without it the lobby
+// is alone: every room in its store is its own.
+struct Shared {
+  // Whether this node holds `room` (its lease): a room it does not hold is never loaded here.
+  std::function<bool(const std::string& room)> holds;
+  // Takes the lease of a room about to be created; false: it cannot (the room is not made).
+  std::function<bool(const std::string& room)> claim_new;
+  // The room left this node's memory: its lease may go.
+  std::function<void(const std::string& room)> released;
+  // A player the store knows by their token's hash (one met on another node).
+  std::function<std::optional<StoredPlayer>(const std::string& token_hash)> find_player;
+  // The other nodes' public rooms, for the list.
+  std::function<std::vector<ListedLine>()> remote_lines;
+};
+
 class Lobby : private PlayerDirectory, private TournamentHost {
  public:
   // Where every id, token, seed and salt comes from. The server passes the OS CSPRNG (the
@@ -133,6 +157,23 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   void expire(Millis now);
   // The next flag to come, if any.
   std::optional<Millis> next_deadline();
+
+  // Cluster mode: see Shared.
+  void share(Shared shared) { shared_ = std::move(shared); }
+  // Cluster mode: the room left this node (its lease was lost): out of memory with no write,
+  // and every connection in it is ended (Connection::end), so that its client comes back
+  // through whichever node now holds the room.
+  void evict(const std::string& id);
+  // Cluster mode: a player another node met (a request relayed from there): known here too,
+  // so that their seat is stored under their token.
+  void adopt(const Player& player, const std::string& token_hash);
+  // Cluster mode: the first request of `c` (relayed from another node) for a room in memory
+  // here where its player sits puts it back at its seat, as a hello would have.
+  void rebind(const std::shared_ptr<Connection>& c, const std::string& room);
+  // This node's public rooms in memory, for the other nodes' lists.
+  std::vector<ListedLine> public_lines() const;
+  // The token's hash a player is known by here ("" if none).
+  std::string token_hash_of(const std::string& player) const;
 
   // Recovery: players and rooms read back from the store.
   void restore_player(const StoredPlayer& p);
@@ -254,6 +295,11 @@ class Lobby : private PlayerDirectory, private TournamentHost {
 
   std::unique_ptr<Tournaments> tournaments_;
   FinishedOutcome finished_outcome_;
+  Shared shared_;
+  // The room left memory: the cluster may let its lease go.
+  void released(const std::string& id) {
+    if (shared_.released) shared_.released(id);
+  }
   Store& store_;
   Random random_;
   LobbyLimits limits_;

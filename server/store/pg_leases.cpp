@@ -45,6 +45,7 @@ void PgStore::enqueue_room(const std::string& room, std::function<bool(Conn&)> r
 
 namespace {
 std::expected<Conn*, std::string> connected(std::optional<Conn>& c, const std::string& conninfo) {
+  if (c && !c->alive()) c.reset();  // dropped (the database restarted): made again below
   if (!c) {
     auto opened = Conn::open(conninfo, "SET statement_timeout = '10s'; SET lock_timeout = '5s'");
     if (!opened) return std::unexpected(opened.error());
@@ -55,21 +56,24 @@ std::expected<Conn*, std::string> connected(std::optional<Conn>& c, const std::s
 }  // namespace
 
 std::expected<std::optional<std::int64_t>, std::string> PgStore::take_lease(const std::string& room,
-                                                                            std::int64_t ttl_ms) {
+                                                                            std::int64_t ttl_ms,
+                                                                            bool only_if_stored) {
   if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
   auto db = connected(lease_db_, conninfo_);
   if (!db) return std::unexpected(db.error());
   // Free, expired (the next epoch), or ours and still valid (renewed, the same epoch). Taken
   // while another node's write holds the row (FOR SHARE), this waits for that write's commit.
-  Stmt q(**db,
-         "INSERT INTO room_leases(room, node, epoch, expires_at) "
-         "VALUES($1, $2, 1, clock_timestamp() + $3 * interval '1 millisecond') "
-         "ON CONFLICT(room) DO UPDATE SET "
-         "epoch = CASE WHEN room_leases.node = EXCLUDED.node AND room_leases.expires_at > "
-         "clock_timestamp() THEN room_leases.epoch ELSE room_leases.epoch + 1 END, "
-         "node = EXCLUDED.node, expires_at = EXCLUDED.expires_at "
-         "WHERE room_leases.node = EXCLUDED.node OR room_leases.expires_at <= clock_timestamp() "
-         "RETURNING epoch");
+  Stmt q(
+      **db,
+      std::string("INSERT INTO room_leases(room, node, epoch, expires_at) "
+                  "SELECT $1, $2, 1, clock_timestamp() + $3 * interval '1 millisecond' ") +
+          (only_if_stored ? "WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1) " : "") +
+          "ON CONFLICT(room) DO UPDATE SET "
+          "epoch = CASE WHEN room_leases.node = EXCLUDED.node AND room_leases.expires_at > "
+          "clock_timestamp() THEN room_leases.epoch ELSE room_leases.epoch + 1 END, "
+          "node = EXCLUDED.node, expires_at = EXCLUDED.expires_at "
+          "WHERE room_leases.node = EXCLUDED.node OR room_leases.expires_at <= clock_timestamp() "
+          "RETURNING epoch");
   q.bind(1, room).bind(2, node_).bind(3, ttl_ms);
   if (!q.row()) {
     if (!q.ok()) return std::unexpected("taking the lease of " + room + ": " + q.error());
@@ -79,6 +83,39 @@ std::expected<std::optional<std::int64_t>, std::string> PgStore::take_lease(cons
   const auto epoch = q.i64(0);
   leases_[room] = epoch;
   return std::optional(epoch);
+}
+
+std::expected<std::optional<std::string>, std::string> PgStore::lease_holder(
+    const std::string& room) {
+  auto db = connected(lease_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  Stmt q(**db, "SELECT node FROM room_leases WHERE room = $1 AND expires_at > clock_timestamp()");
+  q.bind(1, room);
+  if (!q.row()) {
+    if (!q.ok()) return std::unexpected("reading the lease of " + room + ": " + q.error());
+    return std::optional<std::string>{};
+  }
+  return std::optional(q.text(0));
+}
+
+std::vector<std::string> PgStore::leased_rooms() const {
+  std::vector<std::string> rooms;
+  rooms.reserve(leases_.size());
+  for (const auto& [room, epoch] : leases_) rooms.push_back(room);
+  return rooms;
+}
+
+std::expected<std::optional<StoredPlayer>, std::string> PgStore::find_player(
+    const std::string& token_hash) {
+  auto db = connected(lease_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  Stmt q(**db, "SELECT id, name FROM players WHERE token_hash = $1");
+  q.bind(1, token_hash);
+  if (!q.row()) {
+    if (!q.ok()) return std::unexpected("reading a player: " + q.error());
+    return std::optional<StoredPlayer>{};
+  }
+  return std::optional(StoredPlayer{q.text(0), token_hash, q.text(1), true});
 }
 
 std::expected<std::vector<std::string>, std::string> PgStore::renew_leases(std::int64_t ttl_ms) {

@@ -60,9 +60,18 @@ class PgStore final : public Storage {
   // Takes the room's lease for `ttl_ms` (by the database's clock): if nobody holds it, if its
   // holder's lease expired (then with the next epoch), or if this node holds it already (then
   // renewed, same epoch). nullopt: another node holds it. On the rooms' thread: one round trip
-  // on a connection of its own.
+  // on a connection of its own. With `only_if_stored`, a room the store does not hold gets no
+  // lease row (nullopt): a client naming random rooms leaves nothing behind.
   std::expected<std::optional<std::int64_t>, std::string> take_lease(const std::string& room,
-                                                                     std::int64_t ttl_ms);
+                                                                     std::int64_t ttl_ms,
+                                                                     bool only_if_stored = false);
+  // The node holding the room's lease, while it is valid; nullopt when nobody does.
+  std::expected<std::optional<std::string>, std::string> lease_holder(const std::string& room);
+  // Every room this node holds a lease for.
+  std::vector<std::string> leased_rooms() const;
+  // The stored player with this token's hash (cluster mode: a player another node made).
+  std::expected<std::optional<StoredPlayer>, std::string> find_player(
+      const std::string& token_hash);
   // Extends every lease this node holds (its heartbeat). Returns the rooms it held and lost
   // (another node took them after they expired): they must not be served from here any more.
   std::expected<std::vector<std::string>, std::string> renew_leases(std::int64_t ttl_ms);
