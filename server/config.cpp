@@ -55,6 +55,20 @@ const std::vector<Setting>& settings() {
          return std::string();
        },
        [](const Config&) { return std::string(); }},
+      {"--cluster", "PLATEAU_CLUSTER",
+       "cluster mode: the Redis that links the nodes (redis://HOST:PORT); needs a postgres:// "
+       "--store shared by every node [default: off, one node alone]",
+       [](Config& c, const std::string& v) {
+         if (!v.starts_with("redis://")) return std::string("must be redis://HOST:PORT");
+         c.cluster = v;
+         return std::string();
+       },
+       [](const Config&) { return std::string(); }},
+      {"--lease-ms", "PLATEAU_LEASE_MS",
+       "cluster mode: a room's lease lasts this long without its node's heartbeat (renewed every "
+       "fifth of it); a dead node's rooms move after it",
+       [](Config& c, const std::string& v) { return parse_number(v, c.lease_ms, 500, 600'000); },
+       [](const Config& c) { return std::to_string(c.lease_ms); }},
       {"--log-level", "PLATEAU_LOG_LEVEL", "trace, debug, info, warn, error or off",
        [](Config& c, const std::string& v) {
          for (const char* l : {"trace", "debug", "info", "warn", "error", "off"})
@@ -419,6 +433,8 @@ std::expected<Config, std::string> parse_config(const std::vector<std::string>& 
     c.data = "none";
   else if (c.store.starts_with("sqlite:"))
     c.data = c.store.substr(7);
+  if (!c.cluster.empty() && !c.store.starts_with("postgres"))
+    return std::unexpected("--cluster needs a --store postgres://... that every node shares");
   if (c.rooms_page > c.rooms_page_max)
     return std::unexpected("--rooms-page is larger than --rooms-page-max");
   if (c.tls_cert.empty() != c.tls_key.empty())

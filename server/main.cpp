@@ -8,12 +8,14 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "server/cluster/node.hpp"
 #include "server/config.hpp"
 #include "server/net/net.hpp"
 #include "server/net/workers.hpp"
 #include "server/rooms/lobby.hpp"
 #include "server/secure_random.hpp"
 #include "server/store/open_store.hpp"
+#include "server/store/pg_store.hpp"
 
 using namespace plateau::server;
 
@@ -178,6 +180,30 @@ int main(int argc, char** argv) {
   // leaves a game of three or four (and a game with bots under way at a restart goes on).
   lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms), config.max_bot_games > 0);
   Server server(config, ioc, lobby, storage.get(), tls);
+  // Cluster mode: this node fences its writes, relays requests for rooms held elsewhere, and
+  // loads a room only once it holds its lease (so it rebuilds none at start).
+  std::shared_ptr<cluster::Node> node;
+  if (!config.cluster.empty()) {
+    auto* pg = dynamic_cast<PgStore*>(storage.get());
+    const auto redis = redis::parse_uri(config.cluster);
+    if (!pg || !redis) {
+      spdlog::critical(
+          "event=cluster_failed error=\"--cluster needs redis://HOST:PORT and a "
+          "postgres:// store\"");
+      return 1;
+    }
+    node = cluster::Node::make(
+        ioc, *pg, lobby,
+        cluster::NodeOptions{
+            .redis = *redis, .lease_ms = config.lease_ms, .max_frame = config.max_frame});
+    node->start();
+    server.use_router(Server::Router{
+        .route = [&node](
+                     const std::shared_ptr<Connection>& c, const std::string& frame,
+                     plateau::protocol::Request req) { node->handle(c, frame, std::move(req)); },
+        .left = [&node](Connection* c) { node->closed(c); },
+        .metrics = [&node](PromText& m) { node->write_metrics(m); }});
+  }
 
   if (storage) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -221,11 +247,14 @@ int main(int argc, char** argv) {
       spdlog::critical("event=store_load_failed error=\"{}\"", loaded_tournaments.error());
       return 1;
     }
+    if (node) loaded_tournaments->tournaments.clear();  // not shared between nodes yet
     if (auto restored = tournaments.restore(*loaded_tournaments); !restored) {
       spdlog::critical("event=store_load_failed error=\"{}\"", restored.error());
       return 1;
     }
     for (const auto& p : loaded->players) lobby.restore_player(p);
+    // A node of a cluster takes each room when someone needs it.
+    if (node) loaded->rooms.clear();
     for (const auto& r : loaded->rooms) {
       std::string why;
       if (lobby.restore_room(r, why)) {
@@ -255,7 +284,12 @@ int main(int argc, char** argv) {
   boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int sig) {
     spdlog::info("event=signal signal={}", sig);
-    server.shutdown([&ioc] { ioc.stop(); });
+    server.shutdown([&ioc, &node] {
+      if (node)
+        node->stop([&ioc] { ioc.stop(); });  // its rooms handed over at once
+      else
+        ioc.stop();
+    });
   });
   ioc.run();
   spdlog::info("event=stopped");

@@ -91,6 +91,7 @@ std::string metrics_text(Server& server) {
               "Times the store copied all of a WAL past its threshold, to start it over.",
               s.restarts);
   }
+  if (server.router().metrics) server.router().metrics(m);
   return m.str();
 }
 

@@ -222,6 +222,8 @@ void Server::on_message(const std::shared_ptr<Connection>& c, std::string frame,
       auto req = protocol::decode(frame, protocol::Limits{config_.max_frame, 32});
       if (!req)
         lobby_.refuse(c, req.error());
+      else if (router_.route)
+        router_.route(c, frame, std::move(*req));
       else
         lobby_.handle(c, std::move(*req));
     }
@@ -239,6 +241,7 @@ void Server::on_message(const std::shared_ptr<Connection>& c, std::string frame,
 void Server::on_left(WsConnection* s) {
   try {
     lobby_.closed(s);
+    if (router_.left) router_.left(s);
   } catch (const std::exception& e) {
     internal_error("closed", e.what());
   } catch (...) {

@@ -30,6 +30,7 @@
 #include "server/config.hpp"
 #include "server/histogram.hpp"
 #include "server/net/front_door.hpp"
+#include "server/net/metrics.hpp"
 #include "server/net/static_files.hpp"
 #include "server/net/throttle.hpp"
 #include "server/net/ws_connection.hpp"
@@ -101,6 +102,19 @@ class Server {
   Backoff& admin_backoff() { return admin_backoff_; }
   RateByKey& import_rate() { return import_rate_; }
 
+  // Cluster mode (server/cluster/node.hpp): decoded requests go to `route`, with their text,
+  // instead of the lobby; `left` hears of each closed connection after the lobby; `metrics`
+  // adds to /metrics.
+  struct Router {
+    std::function<void(const std::shared_ptr<Connection>&, const std::string& frame,
+                       protocol::Request)>
+        route;
+    std::function<void(Connection*)> left;
+    std::function<void(PromText&)> metrics;
+  };
+  void use_router(Router router) { router_ = std::move(router); }
+  const Router& router() const { return router_; }
+
   // Connections register so shutdown can reach them.
   void add(const std::shared_ptr<WsConnection>& s);
   void remove(WsConnection* s);
@@ -156,6 +170,7 @@ class Server {
   Backoff admin_backoff_;
   RateByKey import_rate_;
   bool stopping_ = false;
+  Router router_;
   Health health_;
   FrontDoor door_;  // last: its thread stops first, while all it reaches is still here
 };

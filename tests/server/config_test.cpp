@@ -93,6 +93,30 @@ TEST(Config, TheStoreIsSqliteInTheDataFolderUnlessNamedAndAPostgresUriIsNeverSho
   }
 }
 
+// --cluster turns cluster mode on: a redis:// address, and a PostgreSQL store every node shares.
+TEST(Config, ClusterModeNeedsARedisAddressAndAPostgresStore) {
+  g_env.clear();
+  EXPECT_EQ(parse_config({}, fake_env)->cluster, "") << "off by default: one node alone";
+  const auto on = parse_config(
+      {"--store", "postgres://db/plateau", "--cluster", "redis://r:6379", "--lease-ms", "3000"},
+      fake_env);
+  ASSERT_TRUE(on.has_value()) << on.error();
+  EXPECT_EQ(on->cluster, "redis://r:6379");
+  EXPECT_EQ(on->lease_ms, 3000);
+  const auto sqlite = parse_config({"--cluster", "redis://r:6379"}, fake_env);
+  ASSERT_FALSE(sqlite.has_value());
+  EXPECT_NE(sqlite.error().find("--cluster needs a --store postgres://"), std::string::npos);
+  const auto not_redis =
+      parse_config({"--store", "postgres://db/p", "--cluster", "http://r"}, fake_env);
+  ASSERT_FALSE(not_redis.has_value());
+  EXPECT_FALSE(
+      parse_config({"--store", "postgres://db/p", "--lease-ms", "100"}, fake_env).has_value())
+      << "a lease under 500 ms is refused";
+  g_env = {{"PLATEAU_CLUSTER", "redis://r:1"}, {"PLATEAU_STORE", "postgres://db/p"}};
+  EXPECT_EQ(parse_config({}, fake_env)->cluster, "redis://r:1");
+  g_env.clear();
+}
+
 TEST(Config, BadValuesAreRefusedByName) {
   g_env.clear();
   auto bad = [](std::vector<std::string> args) {

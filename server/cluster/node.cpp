@@ -1,0 +1,696 @@
+#include "server/cluster/node.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <boost/asio/post.hpp>
+
+#include <charconv>
+#include <chrono>
+
+#include "server/secure_random.hpp"
+#include "server/store/pg_store.hpp"
+
+namespace plateau::server::cluster {
+
+namespace {
+
+constexpr std::string_view kPrefix = "plateau:";
+std::string inbox(const std::string& node) { return std::string(kPrefix) + "node:" + node; }
+std::string alive_key(const std::string& node) { return std::string(kPrefix) + "alive:" + node; }
+std::string rooms_key(const std::string& node) { return std::string(kPrefix) + "rooms:" + node; }
+const std::string kNodes = std::string(kPrefix) + "nodes";
+// A holder read from a lease is trusted this long before it is read again.
+constexpr Millis kOwnerFresh = 10'000;
+constexpr int kMaxHops = 3;
+
+std::int64_t wall_us() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+template <class T>
+bool number_in(std::string_view text, T& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+// The room a request names, if any.
+const std::string* room_of(const protocol::Request& req) {
+  return std::visit(
+      [](const auto& m) -> const std::string* {
+        if constexpr (requires { m.room; }) return &m.room;
+        return nullptr;
+      },
+      req.body);
+}
+
+// Splits `text` at its first '\n': (before, after); nullopt without one.
+std::optional<std::pair<std::string_view, std::string_view>> line_of(std::string_view text) {
+  const auto nl = text.find('\n');
+  if (nl == std::string_view::npos) return std::nullopt;
+  return std::pair(text.substr(0, nl), text.substr(nl + 1));
+}
+
+std::vector<std::string_view> words(std::string_view line) {
+  std::vector<std::string_view> out;
+  while (!line.empty()) {
+    const auto sp = line.find(' ');
+    out.push_back(line.substr(0, sp));
+    if (sp == std::string_view::npos) break;
+    line.remove_prefix(sp + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+// A client of another node, as the rooms here see it: its frames go back to that node.
+class RemoteConnection final : public Connection {
+ public:
+  RemoteConnection(std::weak_ptr<Node> node, std::string origin, std::uint64_t number)
+      : node_(std::move(node)), origin_(std::move(origin)), number_(number) {}
+  void send(const Frame& frame) override {
+    if (const auto n = node_.lock()) n->frame_to(origin_, number_, frame);
+  }
+  std::string address() const override { return address_; }
+  long lag_ms() const override { return lag_ms_; }
+  void end() override {
+    if (const auto n = node_.lock()) n->end_remote(origin_, number_);
+  }
+  const std::string& origin() const { return origin_; }
+  std::uint64_t number() const { return number_; }
+  void seen(std::string address, long lag_ms) {
+    address_ = std::move(address);
+    lag_ms_ = lag_ms;
+  }
+
+ private:
+  std::weak_ptr<Node> node_;
+  std::string origin_;
+  std::uint64_t number_;
+  std::string address_;
+  long lag_ms_ = 0;
+};
+
+std::shared_ptr<Node> Node::make(boost::asio::io_context& io, PgStore& store, Lobby& lobby,
+                                 NodeOptions options) {
+  return std::shared_ptr<Node>(new Node(io, store, lobby, std::move(options)));
+}
+
+Node::Node(boost::asio::io_context& io, PgStore& store, Lobby& lobby, NodeOptions options)
+    : io_(io),
+      store_(store),
+      lobby_(lobby),
+      options_(std::move(options)),
+      id_(random_hex(secure_random_u64, 8)),
+      cmd_(redis::Client::make(io, options_.redis)),
+      sub_(redis::Client::make(io, options_.redis)),
+      beat_(io),
+      retry_(io) {
+  if (options_.wait_ms <= 0) options_.wait_ms = 3 * options_.lease_ms;
+}
+
+Node::~Node() {
+  cmd_->stop();
+  sub_->stop();
+}
+
+Millis Node::now() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Node::start() {
+  store_.fence_as(id_);
+  const std::weak_ptr<Node> weak = weak_from_this();
+  Shared shared;
+  shared.holds = [this](const std::string& room) { return store_.lease(room).has_value(); };
+  shared.claim_new = [this](const std::string& room) {
+    const auto took = store_.take_lease(room, options_.lease_ms);
+    if (!took) spdlog::error("event=lease_failed room={} error=\"{}\"", room, took.error());
+    if (!took || !*took) return false;
+    ++stats_.leases_taken;
+    return true;
+  };
+  shared.released = [this](const std::string& room) {
+    if (stopping_ || !store_.lease(room)) return;
+    if (const auto r = store_.release_leases({room}); !r)
+      spdlog::warn("event=lease_release_failed room={} error=\"{}\"", room, r.error());
+  };
+  shared.find_player = [this](const std::string& hash) -> std::optional<StoredPlayer> {
+    auto found = store_.find_player(hash);
+    if (!found) {
+      spdlog::warn("event=player_lookup_failed error=\"{}\"", found.error());
+      return std::nullopt;
+    }
+    return *found;
+  };
+  shared.remote_lines = [this] { return remote_lines_; };
+  lobby_.share(std::move(shared));
+
+  sub_->on_message([weak](const std::string&, const std::string& payload) {
+    if (const auto n = weak.lock()) n->on_message(payload);
+  });
+  sub_->on_disconnect([weak] {
+    if (const auto n = weak.lock()) {
+      ++n->stats_.redis_drops;
+      spdlog::warn("event=cluster_redis_lost node={}", n->id_);
+      n->drop_relays();
+    }
+  });
+  sub_->on_connect([weak](int times) {
+    if (const auto n = weak.lock())
+      spdlog::info("event=cluster_subscribed node={} connection={}", n->id_, times);
+  });
+  sub_->subscribe(inbox(id_));
+  sub_->start();
+  cmd_->start();
+  spdlog::info("event=cluster_node node={} redis={}:{} lease_ms={}", id_, options_.redis.host,
+               options_.redis.port, options_.lease_ms);
+  heartbeat();
+}
+
+std::size_t Node::rooms_held() const { return store_.leased_rooms().size(); }
+
+std::size_t Node::peers() const {
+  std::set<std::string> nodes;
+  for (const auto& [node, conns] : via_) nodes.insert(node);
+  for (const auto& [node, conns] : remote_) nodes.insert(node);
+  return nodes.size();
+}
+
+std::uint64_t Node::number_of(const std::shared_ptr<Connection>& c) {
+  const auto [it, fresh] = number_.try_emplace(c.get(), next_number_);
+  if (fresh) {
+    local_[next_number_] = c;
+    ++next_number_;
+  }
+  return it->second;
+}
+
+void Node::handle(const std::shared_ptr<Connection>& c, const std::string& frame,
+                  protocol::Request req) {
+  const std::string* room = room_of(req);
+  // What names no room (hello, create, the list, tournaments) is this node's own; so is any
+  // request before hello (the lobby refuses it) and a room id no room can have.
+  if (!room || !c->player() || room->empty() || room->size() > 64) {
+    lobby_.handle(c, std::move(req));
+    return;
+  }
+  const std::string id = *room;
+  dispatch(id, Pending{c, frame, std::move(req), 0, now() + options_.wait_ms});
+}
+
+Node::Route Node::route(const std::string& room) {
+  if (store_.lease(room)) return {Where::here, {}};
+  if (const auto it = owners_.find(room); it != owners_.end()) {
+    if (now() - it->second.at < kOwnerFresh && !gone_.contains(it->second.node))
+      return {Where::there, it->second.node};
+    owners_.erase(it);
+  }
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const auto took = store_.take_lease(room, options_.lease_ms, true);
+    if (!took) {
+      spdlog::error("event=lease_failed room={} error=\"{}\"", room, took.error());
+      return {Where::here, {}};  // the lobby cannot load it either: room/unavailable
+    }
+    if (*took) {
+      ++stats_.leases_taken;
+      if (**took > 1) ++stats_.takeovers;
+      return {Where::here, {}};
+    }
+    const auto holder = store_.lease_holder(room);
+    if (!holder) {
+      spdlog::error("event=lease_failed room={} error=\"{}\"", room, holder.error());
+      return {Where::here, {}};
+    }
+    if (!*holder) {
+      // No lease and none taken: the store holds no such room (the lobby says so), unless the
+      // holder's lease ended between the two reads; then once more.
+      continue;
+    }
+    if (**holder == id_) return {Where::here, {}};
+    if (gone_.contains(**holder)) return {Where::wait, {}};
+    owners_[room] = Owner{**holder, now()};
+    return {Where::there, **holder};
+  }
+  return {Where::here, {}};
+}
+
+void Node::dispatch(const std::string& room, Pending p) {
+  // Behind the requests for this room that wait already: in order.
+  if (const auto w = waiting_.find(room); w != waiting_.end()) {
+    w->second.push_back(std::move(p));
+    return;
+  }
+  const auto r = route(room);
+  if (r.where == Where::here) return run_here(room, std::move(p));
+  if (r.where == Where::there) return relay(r.node, room, std::move(p));
+  waiting_[room].push_back(std::move(p));
+  arm_retry();
+}
+
+void Node::arm_retry() {
+  if (retry_armed_ || stopping_) return;
+  retry_armed_ = true;
+  retry_.expires_after(std::chrono::milliseconds(200));
+  retry_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+    if (const auto n = weak.lock(); n && !ec) {
+      n->retry_armed_ = false;
+      n->retry_waiting();
+    }
+  });
+}
+
+void Node::run_here(const std::string& room, Pending p) {
+  const auto c = p.connection.lock();
+  if (!c) return;
+  // A player back through another node, or whose room just came here: at their seat again.
+  lobby_.rebind(c, room);
+  lobby_.handle(c, std::move(p.request));
+}
+
+void Node::relay(const std::string& node, const std::string& room, Pending p) {
+  const auto c = p.connection.lock();
+  if (!c || !c->player()) return;
+  if (p.hops >= kMaxHops) {
+    lobby_.refuse(c, {protocol::Code::room_unavailable,
+                      "the room is moving between servers; try again", p.request.id});
+    return;
+  }
+  std::string origin = id_;
+  std::uint64_t number = 0;
+  if (const auto* rc = dynamic_cast<RemoteConnection*>(c.get())) {
+    // Relayed on from here: its frames still go straight to the node it is a client of.
+    origin = rc->origin();
+    number = rc->number();
+  } else {
+    number = number_of(c);
+    relayed_to_[number].insert(node);
+    via_[node].insert(number);
+  }
+  const nlohmann::json meta{{"p", c->player()->id},
+                            {"n", c->player()->name},
+                            {"h", lobby_.token_hash_of(c->player()->id)},
+                            {"a", c->address()},
+                            {"l", c->lag_ms()}};
+  std::string message = "R " + origin + " " + std::to_string(number) + " " +
+                        std::to_string(p.hops + 1) + "\n" + meta.dump() + "\n" + p.frame;
+  ++stats_.relayed_out;
+  publish(node, std::move(message),
+          [weak = weak_from_this(), room, p = std::move(p)](bool heard) mutable {
+            const auto n = weak.lock();
+            if (!n || heard) return;
+            // Nobody heard it: that node is gone (its lease will end), or it is subscribing
+            // again after Redis came back. Either way the request is sent again, in order,
+            // once the room's holder is read again.
+            n->owners_.erase(room);
+            n->waiting_[room].push_back(std::move(p));
+            n->arm_retry();
+          });
+}
+
+void Node::retry_waiting() {
+  if (waiting_.empty() || stopping_) return;
+  const Millis t = now();
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    const std::string room = it->first;
+    auto& queue = it->second;
+    // Those that waited too long are refused.
+    while (!queue.empty() && queue.front().until <= t) {
+      if (const auto c = queue.front().connection.lock()) {
+        ++stats_.waited_out;
+        lobby_.refuse(c, {protocol::Code::room_unavailable,
+                          "the server that held this room is gone and it is not free yet; "
+                          "try again",
+                          queue.front().request.id});
+      }
+      queue.pop_front();
+    }
+    if (queue.empty()) {
+      it = waiting_.erase(it);
+      continue;
+    }
+    const auto r = route(room);
+    if (r.where == Where::wait) {
+      ++it;
+      continue;
+    }
+    auto ready = std::move(queue);
+    it = waiting_.erase(it);
+    for (auto& p : ready) {
+      if (r.where == Where::here)
+        run_here(room, std::move(p));
+      else
+        relay(r.node, room, std::move(p));
+    }
+  }
+  if (!waiting_.empty()) arm_retry();
+}
+
+void Node::closed(Connection* c) {
+  const auto it = number_.find(c);
+  if (it == number_.end()) return;
+  const auto number = it->second;
+  number_.erase(it);
+  local_.erase(number);
+  if (const auto r = relayed_to_.find(number); r != relayed_to_.end()) {
+    for (const auto& node : r->second) {
+      publish(node, "C " + id_ + " " + std::to_string(number));
+      if (const auto v = via_.find(node); v != via_.end()) {
+        v->second.erase(number);
+        if (v->second.empty()) via_.erase(v);
+      }
+    }
+    relayed_to_.erase(r);
+  }
+}
+
+void Node::publish(const std::string& node, std::string message, std::function<void(bool)> done) {
+  cmd_->command({"PUBLISH", inbox(node), std::move(message)},
+                [done = std::move(done)](const redis::Reply& r) {
+                  if (done) done(r.type == redis::Reply::Type::integer && r.integer > 0);
+                });
+}
+
+void Node::on_message(const std::string& payload) {
+  if (payload.empty()) return;
+  try {
+    switch (payload[0]) {
+      case 'R':
+        return on_request(payload);
+      case 'F':
+        return on_frames(payload);
+      case 'E': {  // E <number>: the holder ends our client (its room moved)
+        std::uint64_t number = 0;
+        if (!number_in(std::string_view(payload).substr(2), number)) return;
+        if (const auto it = local_.find(number); it != local_.end())
+          if (const auto c = it->second.lock()) c->end();
+        return;
+      }
+      case 'C': {  // C <origin> <number>: a client of another node is gone
+        const auto w = words(std::string_view(payload).substr(2));
+        std::uint64_t number = 0;
+        if (w.size() != 2 || !number_in(w[1], number)) return;
+        const auto o = remote_.find(std::string(w[0]));
+        if (o == remote_.end()) return;
+        if (const auto it = o->second.find(number); it != o->second.end()) {
+          lobby_.closed(it->second.get());
+          o->second.erase(it);
+        }
+        if (o->second.empty()) remote_.erase(o);
+        return;
+      }
+      default:
+        return;
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("event=internal_error where=cluster error=\"{}\"", e.what());
+  }
+}
+
+void Node::on_request(const std::string& payload) {
+  // R <origin> <number> <hops>\n<meta>\n<frame>
+  const auto head = line_of(payload);
+  if (!head) return;
+  const auto w = words(head->first.substr(2));
+  const auto rest = line_of(head->second);
+  std::uint64_t number = 0;
+  int hops = 0;
+  if (w.size() != 3 || !rest || !number_in(w[1], number) || !number_in(w[2], hops)) return;
+  const auto meta = nlohmann::json::parse(rest->first, nullptr, false);
+  if (!meta.is_object()) return;
+  auto req = protocol::decode(rest->second, protocol::Limits{options_.max_frame, 32});
+  if (!req) return;  // its node decoded it already: not from a node of ours
+  const std::string origin(w[0]);
+  auto& conn = remote_[origin][number];
+  if (!conn) conn = std::make_shared<RemoteConnection>(weak_from_this(), origin, number);
+  conn->seen(meta.value("a", std::string()), meta.value("l", 0L));
+  const Player player{meta.value("p", std::string()), meta.value("n", std::string())};
+  if (player.id.empty()) return;
+  if (conn->player() && conn->player()->id != player.id)
+    lobby_.closed(conn.get());  // hello'd again
+  lobby_.adopt(player, meta.value("h", std::string()));
+  conn->set_player(player);
+  ++stats_.relayed_in;
+  const std::string* room = room_of(*req);
+  if (!room) return;
+  const std::string id = *room;
+  dispatch(id, Pending{conn, std::string(rest->second), std::move(*req), hops,
+                       now() + options_.wait_ms});
+}
+
+void Node::frame_to(const std::string& origin, std::uint64_t conn, const Frame& frame) {
+  auto& batches = out_[origin];
+  // A frame sent to several clients in a row (one audience) goes once, with their numbers.
+  if (!batches.empty() && batches.back().frame == frame)
+    batches.back().conns.push_back(conn);
+  else
+    batches.push_back({frame, {conn}});
+  if (!flush_posted_) {
+    flush_posted_ = true;
+    boost::asio::post(io_, [weak = weak_from_this()] {
+      if (const auto n = weak.lock()) n->flush_frames();
+    });
+  }
+}
+
+void Node::flush_frames() {
+  flush_posted_ = false;
+  auto out = std::move(out_);
+  out_.clear();
+  for (auto& [node, batches] : out) {
+    // F <sent µs>\n then, per frame: <bytes> <n1>,<n2>,...\n<frame>
+    std::string message = "F " + std::to_string(wall_us()) + "\n";
+    for (const auto& b : batches) {
+      message += std::to_string(b.frame->size());
+      message += ' ';
+      for (std::size_t i = 0; i < b.conns.size(); ++i) {
+        if (i) message += ',';
+        message += std::to_string(b.conns[i]);
+      }
+      message += '\n';
+      message += *b.frame;
+    }
+    stats_.frames_out += batches.size();
+    publish(node, std::move(message));
+  }
+}
+
+void Node::on_frames(const std::string& payload) {
+  auto head = line_of(payload);
+  if (!head) return;
+  std::int64_t sent = 0;
+  if (number_in(head->first.substr(2), sent)) stats_.pubsub_lag.record_us(wall_us() - sent);
+  std::string_view rest = head->second;
+  while (!rest.empty()) {
+    const auto line = line_of(rest);
+    if (!line) return;
+    const auto sp = line->first.find(' ');
+    std::size_t size = 0;
+    if (sp == std::string_view::npos || !number_in(line->first.substr(0, sp), size) ||
+        size > line->second.size())
+      return;
+    const auto frame = make_frame(std::string(line->second.substr(0, size)));
+    ++stats_.frames_in;
+    std::string_view conns = line->first.substr(sp + 1);
+    while (!conns.empty()) {
+      const auto comma = conns.find(',');
+      std::uint64_t number = 0;
+      if (number_in(conns.substr(0, comma), number))
+        if (const auto it = local_.find(number); it != local_.end())
+          if (const auto c = it->second.lock()) c->send(frame);
+      if (comma == std::string_view::npos) break;
+      conns.remove_prefix(comma + 1);
+    }
+    rest = line->second.substr(size);
+  }
+}
+
+void Node::end_remote(const std::string& origin, std::uint64_t conn) {
+  publish(origin, "E " + std::to_string(conn));
+  const auto o = remote_.find(origin);
+  if (o == remote_.end()) return;
+  if (const auto it = o->second.find(conn); it != o->second.end()) {
+    const auto keep = it->second;  // alive through closed()
+    o->second.erase(it);
+    lobby_.closed(keep.get());
+  }
+  if (o->second.empty()) remote_.erase(o);
+}
+
+void Node::heartbeat() {
+  if (stopping_) return;
+  const Millis lease = options_.lease_ms;
+  // Our leases, renewed: those lost (we were paused past them) leave at once, unwritten.
+  if (const auto lost = store_.renew_leases(lease); !lost) {
+    spdlog::error("event=lease_renew_failed node={} error=\"{}\"", id_, lost.error());
+  } else {
+    for (const auto& room : *lost) {
+      ++stats_.leases_lost;
+      spdlog::warn("event=lease_lost node={} room={}", id_, room);
+      lobby_.evict(room);
+    }
+  }
+  const std::string ttl = std::to_string(lease);
+  cmd_->command({"SET", alive_key(id_), std::to_string(now()), "PX", ttl});
+  nlohmann::json mine = nlohmann::json::array();
+  for (auto& l : lobby_.public_lines())
+    mine.push_back({l.rank, l.spectators, l.active, std::move(l.summary)});
+  cmd_->command({"SET", rooms_key(id_), mine.dump(), "PX", ttl});
+  cmd_->command({"SADD", kNodes, id_});
+  // The nodes we relay to or for: one whose heartbeat is gone is gone.
+  std::vector<std::string> peers;
+  for (const auto& [node, conns] : via_) peers.push_back(node);
+  for (const auto& [node, conns] : remote_)
+    if (std::ranges::find(peers, node) == peers.end()) peers.push_back(node);
+  if (!peers.empty()) {
+    std::vector<std::string> args{"MGET"};
+    for (const auto& p : peers) args.push_back(alive_key(p));
+    cmd_->command(std::move(args), [weak = weak_from_this(), peers](const redis::Reply& r) {
+      const auto n = weak.lock();
+      if (!n || r.type != redis::Reply::Type::array || r.elements.size() != peers.size()) return;
+      for (std::size_t i = 0; i < peers.size(); ++i)
+        if (r.elements[i].type == redis::Reply::Type::nil) n->peer_gone(peers[i]);
+    });
+  }
+  read_lists();
+  // Nodes seen gone are forgotten once their leases are surely over.
+  std::erase_if(gone_, [&](const auto& g) { return now() - g.second > 2 * lease; });
+  beat_.expires_after(std::chrono::milliseconds(std::max<Millis>(100, lease / 5)));
+  beat_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
+    if (const auto n = weak.lock(); n && !ec) n->heartbeat();
+  });
+}
+
+void Node::read_lists() {
+  cmd_->command({"SMEMBERS", kNodes}, [weak = weak_from_this()](const redis::Reply& r) {
+    const auto n = weak.lock();
+    if (!n || r.type != redis::Reply::Type::array) return;
+    std::vector<std::string> nodes;
+    for (const auto& e : r.elements)
+      if (e.type == redis::Reply::Type::bulk && e.str != n->id_) nodes.push_back(e.str);
+    if (nodes.empty()) {
+      n->remote_lines_.clear();
+      return;
+    }
+    std::vector<std::string> args{"MGET"};
+    for (const auto& node : nodes) args.push_back(rooms_key(node));
+    n->cmd_->command(std::move(args), [weak = n->weak_from_this(), nodes](const redis::Reply& r) {
+      const auto n = weak.lock();
+      if (!n || r.type != redis::Reply::Type::array || r.elements.size() != nodes.size()) return;
+      std::vector<ListedLine> lines;
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        if (r.elements[i].type != redis::Reply::Type::bulk) {
+          n->cmd_->command({"SREM", kNodes, nodes[i]});  // gone: its list expired
+          continue;
+        }
+        const auto list = nlohmann::json::parse(r.elements[i].str, nullptr, false);
+        if (!list.is_array()) continue;
+        for (const auto& l : list)
+          if (l.is_array() && l.size() == 4 && l[0].is_number_integer() &&
+              l[1].is_number_integer() && l[2].is_number_integer() && l[3].is_object())
+            lines.push_back({l[0].get<int>(), l[1].get<int>(), l[2].get<Millis>(), l[3]});
+      }
+      n->remote_lines_ = std::move(lines);
+    });
+  });
+}
+
+void Node::peer_gone(const std::string& node) {
+  if (node == id_) return;
+  ++stats_.peers_lost;
+  gone_[node] = now();
+  spdlog::warn("event=cluster_peer_gone node={} peer={}", id_, node);
+  std::erase_if(owners_, [&](const auto& o) { return o.second.node == node; });
+  // Our clients in its rooms end, and come back through whichever node takes each room.
+  if (const auto v = via_.find(node); v != via_.end()) {
+    const auto numbers = v->second;
+    via_.erase(v);
+    for (const auto number : numbers) {
+      if (const auto r = relayed_to_.find(number); r != relayed_to_.end()) r->second.erase(node);
+      if (const auto it = local_.find(number); it != local_.end())
+        if (const auto c = it->second.lock()) c->end();
+    }
+  }
+  // Its clients here are gone with it.
+  if (const auto o = remote_.find(node); o != remote_.end()) {
+    const auto conns = std::move(o->second);
+    remote_.erase(o);
+    for (const auto& [number, conn] : conns) lobby_.closed(conn.get());
+  }
+}
+
+void Node::drop_relays() {
+  std::vector<std::shared_ptr<Connection>> ended;
+  for (const auto& [number, weak] : local_)
+    if (relayed_to_.contains(number))
+      if (auto c = weak.lock()) ended.push_back(std::move(c));
+  via_.clear();
+  relayed_to_.clear();
+  owners_.clear();
+  auto remote = std::move(remote_);
+  remote_.clear();
+  for (const auto& [node, conns] : remote)
+    for (const auto& [number, conn] : conns) lobby_.closed(conn.get());
+  for (const auto& c : ended) c->end();
+}
+
+void Node::stop(std::function<void()> done) {
+  stopping_ = true;
+  beat_.cancel();
+  retry_.cancel();
+  // Every room this node held may be taken at once by the next request for it.
+  const auto held = store_.leased_rooms();
+  if (!held.empty())
+    if (const auto r = store_.release_leases(held); !r)
+      spdlog::error("event=lease_release_failed node={} error=\"{}\"", id_, r.error());
+  spdlog::info("event=cluster_leaving node={} rooms_released={}", id_, held.size());
+  for (const auto& [origin, conns] : remote_)
+    for (const auto& [number, conn] : conns) publish(origin, "E " + std::to_string(number));
+  remote_.clear();
+  cmd_->command({"DEL", alive_key(id_), rooms_key(id_)});
+  cmd_->command({"SREM", kNodes, id_});
+  // Done once Redis answered all of it, or after a second.
+  auto timer = std::make_shared<boost::asio::steady_timer>(io_, std::chrono::seconds(1));
+  auto once = std::make_shared<std::function<void()>>(std::move(done));
+  const auto finish = [timer, once] {
+    timer->cancel();
+    if (*once) std::exchange(*once, nullptr)();
+  };
+  cmd_->command({"PING"}, [finish](const redis::Reply&) { finish(); });
+  timer->async_wait([finish](const boost::system::error_code& ec) {
+    if (!ec) finish();
+  });
+}
+
+void Node::write_metrics(PromText& m) const {
+  m.gauge("plateau_cluster_rooms_held", "Rooms whose lease this node holds.", rooms_held());
+  m.gauge("plateau_cluster_peers", "Other nodes this node relays to or for.", peers());
+  m.counter("plateau_cluster_relayed_out_total",
+            "Requests of this node's clients sent on to the node holding their room.",
+            stats_.relayed_out);
+  m.counter("plateau_cluster_relayed_in_total", "Requests from other nodes' clients run here.",
+            stats_.relayed_in);
+  m.counter("plateau_cluster_frames_out_total", "Frames sent to other nodes (once per node).",
+            stats_.frames_out);
+  m.counter("plateau_cluster_frames_in_total", "Frames from other nodes fanned out here.",
+            stats_.frames_in);
+  m.counter("plateau_cluster_leases_taken_total", "Room leases this node took.",
+            stats_.leases_taken);
+  m.counter("plateau_cluster_takeovers_total",
+            "Room leases taken that a holder had before (a later epoch).", stats_.takeovers);
+  m.counter("plateau_cluster_leases_lost_total", "Rooms dropped here because their lease was gone.",
+            stats_.leases_lost);
+  m.counter("plateau_cluster_peers_lost_total", "Nodes seen gone (their heartbeat expired).",
+            stats_.peers_lost);
+  m.counter("plateau_cluster_redis_drops_total", "Connections to Redis lost.", stats_.redis_drops);
+  m.counter("plateau_cluster_waited_out_total",
+            "Requests refused after waiting for a gone node's lease to end.", stats_.waited_out);
+  stats_.pubsub_lag.write(m.stream(), "plateau_cluster_pubsub_lag_seconds",
+                          "From a holder publishing frames to their fan-out on this node.");
+}
+
+}  // namespace plateau::server::cluster

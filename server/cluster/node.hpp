@@ -1,0 +1,190 @@
+// A node of a cluster (issue 47): several plateau-server processes that share one PostgreSQL
+// store and one Redis, behind a load balancer with no sticky sessions.
+//
+// Each room is run by one node at a time, the holder of its lease (PgStore::take_lease), and
+// every write of the room is fenced by that lease's epoch. A client may connect to any node: a
+// request for a room held elsewhere is relayed to the holder through Redis, the holder runs it
+// as it runs its own clients' (the relayed client is a Connection there), and the frames for
+// that client come back the same way. The holder sends each frame once per node that has
+// clients for it, with the list of those clients, and that node fans it out: a room's patches
+// cross Redis at most once per audience and per node.
+//
+// Channels and keys (all under "plateau:"):
+//   node:<id>     each node's inbox (PUBLISH): relayed requests, frames, ends, closes
+//   alive:<id>    a node's heartbeat, expiring after one lease: a node without one is gone
+//   rooms:<id>    a node's public rooms for the lobby's list, expiring the same way
+//   nodes         the set of node ids, for the lists
+//
+// A room is taken when someone needs it: the first request for a room nobody holds (or whose
+// holder's lease ran out) makes this node its holder, and the lobby loads it from the store. A
+// node that loses a lease (it was paused past it) drops the room with no write and ends the
+// connections in it; their clients reconnect and come back through the new holder. A node that
+// dies: its clients' sockets close; the other nodes see its heartbeat go, end their clients
+// that were in its rooms, and the next request for each room takes it over once its lease ends.
+// SIGTERM hands every room over at once (stop()).
+//
+// Everything runs on the io_context's thread, like the lobby. Lease round trips to PostgreSQL
+// run there too, as the lobby's reads of the store do: one per room a node starts to serve, one
+// per heartbeat for all of them.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "protocol/messages.hpp"
+#include "server/cluster/redis.hpp"
+#include "server/histogram.hpp"
+#include "server/net/metrics.hpp"
+#include "server/rooms/lobby.hpp"
+
+namespace plateau::server {
+class PgStore;
+}
+
+namespace plateau::server::cluster {
+
+struct NodeOptions {
+  redis::Options redis;
+  Millis lease_ms = 5'000;         // a lease unrenewed this long ends; renewed every fifth of it
+  std::size_t max_frame = 65'536;  // the largest request decoded (the WebSocket limit)
+  // A request for a room whose holder is gone waits this long for the room's lease (0: three
+  // leases), then is refused (room/unavailable).
+  Millis wait_ms = 0;
+};
+
+struct NodeStats {
+  std::uint64_t relayed_out = 0;  // requests sent on to the node holding their room
+  std::uint64_t relayed_in = 0;   // requests another node sent here
+  std::uint64_t frames_out = 0;   // frames sent to other nodes (each once per node)
+  std::uint64_t frames_in = 0;    // frames from other nodes, fanned out here
+  std::uint64_t leases_taken = 0;
+  std::uint64_t takeovers = 0;    // leases taken that another node had held (epoch > 1)
+  std::uint64_t leases_lost = 0;  // rooms dropped because their lease was gone
+  std::uint64_t peers_lost = 0;   // nodes seen gone (no heartbeat)
+  std::uint64_t redis_drops = 0;  // connections to Redis lost
+  std::uint64_t waited_out = 0;   // requests refused after waiting for a lease
+  LatencyHistogram pubsub_lag;    // from a holder's publish to the fan-out here (wall clocks)
+};
+
+class RemoteConnection;
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  static std::shared_ptr<Node> make(boost::asio::io_context& io, PgStore& store, Lobby& lobby,
+                                    NodeOptions options);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // This process's node id: 64 random bits (a restarted node is a new one).
+  const std::string& id() const { return id_; }
+  // Fences the store as this node, gives the lobby its Shared, connects to Redis and starts
+  // the heartbeat. Call before the server serves.
+  void start();
+  // A decoded request from a client of this node (`frame` its text, to relay as it came).
+  void handle(const std::shared_ptr<Connection>& c, const std::string& frame,
+              protocol::Request req);
+  // A client of this node is gone: the nodes it was relayed to forget it.
+  void closed(Connection* c);
+  // SIGTERM, after the store wrote what it had: every lease goes at once, the clients relayed
+  // here are ended (they reconnect elsewhere), and this node leaves the lists. `done` runs once
+  // Redis has it all (or after a second).
+  void stop(std::function<void()> done);
+
+  std::size_t rooms_held() const;
+  std::size_t peers() const;
+  const NodeStats& stats() const { return stats_; }
+  // /metrics lines for this node.
+  void write_metrics(PromText& m) const;
+
+ private:
+  friend class RemoteConnection;
+  Node(boost::asio::io_context& io, PgStore& store, Lobby& lobby, NodeOptions options);
+
+  struct Pending {
+    std::weak_ptr<Connection> connection;
+    std::string frame;
+    protocol::Request request;
+    int hops = 0;
+    Millis until = 0;  // refused after this, while waiting for the room's lease
+  };
+  enum class Where { here, there, wait };
+  struct Route {
+    Where where;
+    std::string node;
+  };
+  Route route(const std::string& room);
+  void dispatch(const std::string& room, Pending p);
+  void run_here(const std::string& room, Pending p);
+  void relay(const std::string& node, const std::string& room, Pending p);
+  void retry_waiting();
+  void arm_retry();  // retry_waiting() in 200 ms
+  void on_message(const std::string& payload);
+  void on_request(const std::string& payload);
+  void on_frames(const std::string& payload);
+  void heartbeat();
+  void read_lists();
+  void peer_gone(const std::string& node);
+  // Redis dropped (messages may be lost): every relayed client ends and comes back.
+  void drop_relays();
+  // A frame for a client of `origin`, batched per node until this pass of the loop ends.
+  void frame_to(const std::string& origin, std::uint64_t conn, const Frame& frame);
+  void flush_frames();
+  // The holder ends a client of another node (its room moved).
+  void end_remote(const std::string& origin, std::uint64_t conn);
+  void publish(const std::string& node, std::string message,
+               std::function<void(bool heard)> done = {});
+  std::uint64_t number_of(const std::shared_ptr<Connection>& c);
+  Millis now() const;
+
+  boost::asio::io_context& io_;
+  PgStore& store_;
+  Lobby& lobby_;
+  NodeOptions options_;
+  std::string id_;
+  std::shared_ptr<redis::Client> cmd_, sub_;
+  boost::asio::steady_timer beat_, retry_;
+  bool retry_armed_ = false;
+  bool stopping_ = false;
+  NodeStats stats_;
+
+  // Where rooms held elsewhere are (learned from their leases), and when that was read.
+  struct Owner {
+    std::string node;
+    Millis at = 0;
+  };
+  std::unordered_map<std::string, Owner> owners_;
+  std::unordered_map<std::string, Millis> gone_;        // nodes seen gone, and when
+  std::map<std::string, std::deque<Pending>> waiting_;  // per room, in order
+
+  // This node's clients whose requests went to other nodes: their numbers, and which nodes.
+  std::unordered_map<Connection*, std::uint64_t> number_;
+  std::unordered_map<std::uint64_t, std::weak_ptr<Connection>> local_;
+  std::unordered_map<std::uint64_t, std::set<std::string>> relayed_to_;
+  std::unordered_map<std::string, std::set<std::uint64_t>> via_;  // node -> our clients there
+  std::uint64_t next_number_ = 1;
+
+  // Other nodes' clients with requests run here, by origin node then number.
+  std::map<std::string, std::map<std::uint64_t, std::shared_ptr<RemoteConnection>>> remote_;
+
+  // Frames waiting for the end of this pass, per node: each frame with its clients there.
+  struct Batch {
+    Frame frame;
+    std::vector<std::uint64_t> conns;
+  };
+  std::map<std::string, std::vector<Batch>> out_;
+  bool flush_posted_ = false;
+
+  std::vector<ListedLine> remote_lines_;  // the other nodes' public rooms, read each beat
+};
+
+}  // namespace plateau::server::cluster

@@ -1,0 +1,330 @@
+// A cluster of three plateau-server processes on 127.0.0.1 (issue 47), sharing a throwaway
+// PostgreSQL and a private redis-server: players on different nodes, spectators on a third,
+// a holder killed with SIGKILL under load, a holder paused past its lease, Redis restarted.
+#include <signal.h>
+
+#include <array>
+
+#include "../server/temp_postgres.hpp"
+#include "../server/temp_redis.hpp"
+#include "client_seat.hpp"
+#include "http_client.hpp"
+
+namespace plateau::testing {
+namespace {
+
+using test::TempPostgres;
+using test::TempRedis;
+
+constexpr const char* kLeaseMs =
+    "4000";  // renewed every 800 ms: a busy machine's stalls stay under it
+
+struct Cluster {
+  std::unique_ptr<TempPostgres> pg;
+  std::unique_ptr<TempRedis> redis;
+  std::string store;
+  std::array<std::unique_ptr<ServerProcess>, 3> nodes;
+  std::array<unsigned short, 3> ports{};
+
+  // Starts node i (again); false when it did not come up.
+  bool start(int i) {
+    if (!nodes[i])
+      nodes[i] = std::make_unique<ServerProcess>(
+          std::filesystem::path{},
+          std::vector<std::string>{"--store", store, "--cluster", redis->uri(), "--lease-ms",
+                                   kLeaseMs, "--unload-after", "3600"});
+    ports[i] = nodes[i]->start();
+    return ports[i] != 0;
+  }
+  std::string logs() const {
+    std::string out;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i]) out += "--- node " + std::to_string(i) + "\n" + nodes[i]->log().substr(0, 6000);
+    return out;
+  }
+};
+
+// Call as ASSERT_NO_FATAL_FAILURE(make_cluster(c)).
+void make_cluster(Cluster& c) {
+  auto pg = TempPostgres::start();
+  ASSERT_TRUE(pg.has_value()) << pg.error();
+  c.pg = std::move(*pg);
+  auto redis = TempRedis::start();
+  ASSERT_TRUE(redis.has_value()) << redis.error();
+  c.redis = std::move(*redis);
+  c.store = c.pg->fresh_database();
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(c.start(i)) << c.logs();
+}
+
+std::string metrics(unsigned short port) { return http_get(port, "/metrics").body; }
+
+// The value of an unlabelled metric in /metrics text (-1 when absent).
+double metric(const std::string& text, const std::string& name) {
+  const auto at = text.find("\n" + name + " ");
+  if (at == std::string::npos) return -1;
+  return std::stod(text.substr(at + name.size() + 2));
+}
+
+// A client back on another node with its token: a player joins its seat again (the node
+// relays it, or takes the room once its holder's lease is over), a spectator watches again.
+// Call as ASSERT_NO_FATAL_FAILURE(...).
+void rejoin(unsigned short port, const std::string& token, const std::string& room, bool spectator,
+            std::unique_ptr<Seat>& out) {
+  std::optional<json> joined;
+  // A holder just killed: the node waits for its lease (4 s here) before it takes the room. A
+  // holder that stopped answering: the node ends its clients there once it sees it gone, and
+  // they connect again, as a browser does.
+  for (int attempt = 0; attempt < 4 && !joined; ++attempt) {
+    out = connect(port, "again", token);
+    out->room = room;
+    out->ws.send({{"type", "join"}, {"room", room}, {"as", spectator ? "spectator" : "player"}});
+    joined = out->ws.recv_until(
+        [](const json& m) { return m["type"] == "joined" || m["type"] == "error"; }, 20s,
+        [&](const json& m) { out->take(m); });
+  }
+  ASSERT_TRUE(joined.has_value());
+  ASSERT_EQ((*joined)["type"], "joined") << joined->dump();
+  Seat& s = *out;
+  ASSERT_TRUE(s.ws.recv_until([&](const json&) { return !s.state.is_null(); }, 10s,
+                              [&](const json& m) { s.take(m); }));
+}
+
+json without_presence(json st) {
+  for (auto& s : st["seats"]) {
+    s.erase("connected");
+    s.erase("name");
+  }
+  st.erase("gone");
+  return st;
+}
+
+// Two players on two nodes and a spectator on the third play every game to the end; the
+// spectator's patched copy equals a fresh sync at every step.
+TEST(Cluster, PlayersOnTwoNodesAndASpectatorOnTheThirdPlayEveryGame) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  std::uint64_t seed = 7;
+  for (const rules::Game* g : rules::all_games()) {
+    SCOPED_TRACE(std::string(g->id()));
+    auto p0 = connect(c.ports[0], "Ann");
+    auto p1 = connect(c.ports[1], "Bob");
+    auto eve = connect(c.ports[2], "Eve");
+    const auto room = create(*p0, std::string(g->id()), {{"players", 2}});
+    ASSERT_FALSE(room.empty());
+    ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
+    ASSERT_NO_FATAL_FAILURE(join(*p0, room));
+    ASSERT_NO_FATAL_FAILURE(join(*p1, room));
+    ASSERT_TRUE(eve->reach(p1->version));
+    ASSERT_NO_FATAL_FAILURE(play_out({p0.get(), p1.get()}, *eve, seed++, true));
+  }
+  // The lobby of any node lists the rooms held by the others.
+  auto visitor = connect(c.ports[2], "Visitor");
+  visitor->ws.send({{"type", "rooms"}});
+  std::optional<json> list;
+  for (int i = 0; i < 30; ++i) {  // the lists are shared once a heartbeat (800 ms here)
+    visitor->ws.send({{"type", "rooms"}});
+    list = visitor->ws.recv_type("rooms");
+    if (list && (*list)["rooms"].size() >= rules::all_games().size()) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_TRUE(list.has_value());
+  EXPECT_GE((*list)["rooms"].size(), rules::all_games().size()) << list->dump();
+  const auto m0 = metrics(c.ports[0]), m1 = metrics(c.ports[1]), m2 = metrics(c.ports[2]);
+  EXPECT_GE(metric(m0, "plateau_cluster_rooms_held"), 1) << m0;
+  EXPECT_GT(metric(m0, "plateau_cluster_relayed_in_total"), 0) << m0;
+  EXPECT_GT(metric(m1, "plateau_cluster_relayed_out_total"), 0) << m1;
+  EXPECT_GT(metric(m2, "plateau_cluster_frames_in_total"), 0) << m2;
+  EXPECT_EQ(metric(m1, "plateau_cluster_rooms_held"), 0) << m1;
+}
+
+// kill -9 the node holding 50 running games: every acknowledged move is still there, every
+// game finishes on the other nodes, and versions go on with no gap.
+TEST(Cluster, KillNineTheHolderOfFiftyGamesLosesNoMoveAndTheGamesFinishElsewhere) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  struct Game {
+    std::string room;
+    std::unique_ptr<Seat> p0, p1;
+    json acked;
+    std::int64_t version = 0;
+  };
+  std::vector<Game> games(50);
+  rules::Rng pick(47);
+  const auto& ids = rules::all_games();
+  for (std::size_t i = 0; i < games.size(); ++i) {
+    auto& g = games[i];
+    g.p0 = connect(c.ports[0], "A" + std::to_string(i));  // node 0 creates: it holds them
+    g.p1 = connect(c.ports[1], "B" + std::to_string(i));
+    g.room = create(*g.p0, std::string(ids[i % ids.size()]->id()), {{"players", 2}});
+    ASSERT_FALSE(g.room.empty());
+    ASSERT_NO_FATAL_FAILURE(join(*g.p0, g.room));
+    ASSERT_NO_FATAL_FAILURE(join(*g.p1, g.room));
+    ASSERT_TRUE(g.p0->reach(g.p1->version));
+    const int moves = 1 + static_cast<int>(pick.below(5));
+    for (int k = 0; k < moves && g.p0->state["status"] == "playing"; ++k) {
+      Seat& m = g.p0->state["to_move"] == 0 ? *g.p0 : *g.p1;
+      const auto& legal = m.state["legal_moves"];
+      const auto v = m.version;
+      m.ws.send({{"type", "move"},
+                 {"room", g.room},
+                 {"version", v},
+                 {"move", legal[pick.below(legal.size())]}});
+      ASSERT_TRUE(g.p0->reach(v + 1));
+      ASSERT_TRUE(g.p1->reach(v + 1)) << "acknowledged: both saw it";
+    }
+    g.acked = g.p1->state;
+    g.version = g.p1->version;
+  }
+  EXPECT_EQ(metric(metrics(c.ports[0]), "plateau_cluster_rooms_held"), 50);
+  c.nodes[0]->kill(SIGKILL);
+  // Node 1 sees node 0's heartbeat go and ends its clients that were in node 0's rooms.
+  for (auto& g : games) {
+    g.p1->ws.recv_until([](const json&) { return false; }, 100ms);
+    if (!g.p1->ws.closed()) g.p1->ws.recv_until([](const json&) { return false; }, 15s);
+    EXPECT_TRUE(g.p1->ws.closed()) << "node 1 ended its client of a room held by the dead node";
+    g.p0->ws.close();
+  }
+  for (std::size_t i = 0; i < games.size(); ++i) {
+    auto& g = games[i];
+    SCOPED_TRACE("room " + g.room);
+    std::unique_ptr<Seat> a, b;
+    ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[1 + i % 2], g.p0->token, g.room, false, a));
+    ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[2 - i % 2], g.p1->token, g.room, false, b));
+    ASSERT_TRUE(a->reach(b->version));
+    ASSERT_TRUE(b->reach(a->version));
+    EXPECT_EQ(without_presence(b->state), without_presence(g.acked))
+        << "every acknowledged move is there";
+    EXPECT_GT(b->version, g.version) << "the new holder starts above every version shown";
+    auto eve = connect(c.ports[1 + (i + 1) % 2], "Eve");
+    ASSERT_NO_FATAL_FAILURE(join(*eve, g.room, true));
+    ASSERT_NO_FATAL_FAILURE(play_out({a.get(), b.get()}, *eve, 100 + i, false));
+  }
+  const auto m1 = metrics(c.ports[1]), m2 = metrics(c.ports[2]);
+  EXPECT_EQ(
+      metric(m1, "plateau_cluster_takeovers_total") + metric(m2, "plateau_cluster_takeovers_total"),
+      50)
+      << m1 << m2;
+  EXPECT_GE(metric(m1, "plateau_cluster_peers_lost_total"), 1) << m1;
+}
+
+// A holder paused (SIGSTOP) past its lease while another node takes its room and plays on:
+// once resumed, it cannot write to the room, and its clients never see their stale moves
+// acknowledged.
+TEST(Cluster, AStaleHolderPausedPastItsLeaseCannotWrite) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  auto p0 = connect(c.ports[0], "Ann");
+  auto p1 = connect(c.ports[0], "Bob");
+  const auto room = create(*p0, "quantik", {{"players", 2}});
+  ASSERT_NO_FATAL_FAILURE(join(*p0, room));
+  ASSERT_NO_FATAL_FAILURE(join(*p1, room));
+  ASSERT_TRUE(p0->reach(p1->version));
+  ASSERT_TRUE(p1->reach(p0->version));
+  // The player to move is the one who plays on both sides of the pause.
+  const bool swapped = p0->state["to_move"] != 0;
+  if (swapped) std::swap(p0, p1);
+  const json stale_move = p0->state["legal_moves"][0];
+  const json fresh_move = p0->state["legal_moves"].back();
+  ASSERT_NE(stale_move, fresh_move);
+
+  ::kill(c.nodes[0]->pid(), SIGSTOP);
+  // The mover comes back through node 1, which takes the room once node 0's lease is over.
+  std::unique_ptr<Seat> ann;
+  ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[1], p0->token, room, false, ann));
+  const auto v = ann->version;
+  ann->ws.send({{"type", "move"}, {"room", room}, {"version", v}, {"move", fresh_move}});
+  ASSERT_TRUE(ann->reach(v + 1)) << c.logs();
+
+  ::kill(c.nodes[0]->pid(), SIGCONT);
+  // The stale holder's client moves at once, as the room it still has in memory allows.
+  p0->ws.send({{"type", "move"}, {"room", room}, {"version", p0->version}, {"move", stale_move}});
+  const auto stale_version = p0->version;
+  p0->ws.recv_until([](const json&) { return false; }, 4s, [&](const json& m) { p0->take(m); });
+  EXPECT_EQ(p0->version, stale_version) << "the stale move was never acknowledged";
+  // The store has the new holder's move alone, and node 0 let the room go.
+  auto watcher = connect(c.ports[2], "Eve");
+  ASSERT_NO_FATAL_FAILURE(join(*watcher, room, true));
+  EXPECT_EQ(watcher->state["board"], ann->state["board"]);
+  EXPECT_EQ(watcher->state, fresh_sync(*watcher));
+  const auto m0 = metrics(c.ports[0]);
+  EXPECT_EQ(metric(m0, "plateau_cluster_rooms_held"), 0) << m0;
+  EXPECT_GE(metric(m0, "plateau_cluster_leases_lost_total"), 1) << m0;
+  // And the game goes on at the new holder.
+  const auto v2 = ann->version;
+  auto bob = std::unique_ptr<Seat>();
+  ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[2], p1->token, room, false, bob));
+  ASSERT_TRUE(bob->reach(v2));
+  // In seat order.
+  std::vector<Seat*> seats{ann.get(), bob.get()};
+  if (swapped) std::swap(seats[0], seats[1]);
+  ASSERT_NO_FATAL_FAILURE(play_out(seats, *watcher, 5, false));
+}
+
+// Redis restarted during play: the nodes connect and subscribe again, the clients that were
+// relayed are ended and come back, and the game finishes with no version lost.
+TEST(Cluster, RedisRestartedDuringPlayNodesReconnectAndClientsResume) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  auto p0 = connect(c.ports[0], "Ann");
+  auto p1 = connect(c.ports[1], "Bob");
+  auto eve = connect(c.ports[2], "Eve");
+  const auto room = create(*p0, "kwinty", {{"players", 2}});
+  ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
+  ASSERT_NO_FATAL_FAILURE(join(*p0, room));
+  ASSERT_NO_FATAL_FAILURE(join(*p1, room));
+  ASSERT_TRUE(eve->reach(p1->version));
+  rules::Rng pick(3);
+  for (int k = 0; k < 3; ++k) {
+    ASSERT_TRUE(p0->reach(eve->version));
+    ASSERT_TRUE(p1->reach(eve->version));
+    Seat& m = p0->state["to_move"] == 0 ? *p0 : *p1;
+    const auto v = m.version;
+    m.ws.send({{"type", "move"},
+               {"room", room},
+               {"version", v},
+               {"move", m.state["legal_moves"][pick.below(m.state["legal_moves"].size())]}});
+    ASSERT_TRUE(eve->reach(v + 1));
+  }
+  const json before = eve->state;
+  ASSERT_TRUE(c.redis->restart()) << c.redis->log();
+  // The relayed clients (Bob on node 1, Eve on node 2) are ended; they come back.
+  for (auto* s : {p1.get(), eve.get()}) {
+    s->ws.recv_until([](const json&) { return false; }, 8s);
+    EXPECT_TRUE(s->ws.closed()) << "a relayed client is ended when Redis drops";
+  }
+  std::unique_ptr<Seat> bob, watcher;
+  ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[1], p1->token, room, false, bob));
+  ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[2], eve->token, room, true, watcher));
+  EXPECT_EQ(without_presence(watcher->state), without_presence(before));
+  ASSERT_TRUE(p0->reach(watcher->version));
+  ASSERT_NO_FATAL_FAILURE(play_out({p0.get(), bob.get()}, *watcher, 11, true));
+  for (int i = 1; i < 3; ++i)
+    EXPECT_GE(metric(metrics(c.ports[i]), "plateau_cluster_redis_drops_total"), 1);
+}
+
+// SIGTERM hands the node's rooms over at once: another node takes each at the next request,
+// with no wait for a lease to end.
+TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  auto p0 = connect(c.ports[0], "Ann");
+  auto p1 = connect(c.ports[1], "Bob");
+  const auto room = create(*p0, "quantik", {{"players", 2}});
+  ASSERT_NO_FATAL_FAILURE(join(*p0, room));
+  ASSERT_NO_FATAL_FAILURE(join(*p1, room));
+  ASSERT_TRUE(p0->reach(p1->version));
+  EXPECT_EQ(c.nodes[0]->stop(SIGTERM), 0);
+  p1->ws.recv_until([](const json&) { return false; }, 3s);
+  EXPECT_TRUE(p1->ws.closed()) << "the stopping holder ended the client relayed to it";
+  const auto t0 = std::chrono::steady_clock::now();
+  std::unique_ptr<Seat> ann, bob;
+  ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[2], p0->token, room, false, ann));
+  ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[1], p1->token, room, false, bob));
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3000ms) << "no wait for the 4 s lease to end";
+  auto eve = connect(c.ports[1], "Eve");
+  ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
+  ASSERT_NO_FATAL_FAILURE(play_out({ann.get(), bob.get()}, *eve, 1, false));
+}
+
+}  // namespace
+}  // namespace plateau::testing
