@@ -56,10 +56,12 @@ const std::vector<Setting>& settings() {
        },
        [](const Config&) { return std::string(); }},
       {"--cluster", "PLATEAU_CLUSTER",
-       "cluster mode: the Redis that links the nodes (redis://HOST:PORT); needs a postgres:// "
+       "cluster mode: the Redis that links the nodes (redis://[:PASSWORD@]HOST:PORT); needs a "
+       "postgres:// "
        "--store shared by every node [default: off, one node alone]",
        [](Config& c, const std::string& v) {
-         if (!v.starts_with("redis://")) return std::string("must be redis://HOST:PORT");
+         if (!v.starts_with("redis://"))
+           return std::string("must be redis://[:PASSWORD@]HOST:PORT");
          c.cluster = v;
          return std::string();
        },

@@ -1,5 +1,7 @@
 #include "server/cluster/redis.hpp"
 
+#include <charconv>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/write.hpp>
 
@@ -13,8 +15,36 @@ std::optional<Options> parse_uri(const std::string& uri) {
   if (!uri.starts_with(scheme)) return std::nullopt;
   std::string rest = uri.substr(scheme.size());
   if (const auto slash = rest.find('/'); slash != std::string::npos) rest.resize(slash);
-  if (rest.empty() || rest.find('@') != std::string::npos) return std::nullopt;
   Options o;
+  // [[user]:password@]: AUTH on every connection (percent-encoded, as in any URI).
+  if (const auto at = rest.rfind('@'); at != std::string::npos) {
+    const std::string userinfo = rest.substr(0, at);
+    rest = rest.substr(at + 1);
+    const auto colon = userinfo.find(':');
+    if (colon == std::string::npos) return std::nullopt;  // a password is what it is for
+    const auto decoded = [](std::string_view in) -> std::optional<std::string> {
+      std::string out;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (in[i] != '%') {
+          out += in[i];
+          continue;
+        }
+        int v = 0;
+        if (i + 2 >= in.size() ||
+            std::from_chars(in.data() + i + 1, in.data() + i + 3, v, 16).ptr != in.data() + i + 3)
+          return std::nullopt;
+        out += static_cast<char>(v);
+        i += 2;
+      }
+      return out;
+    };
+    const auto user = decoded(std::string_view(userinfo).substr(0, colon));
+    const auto password = decoded(std::string_view(userinfo).substr(colon + 1));
+    if (!user || !password || password->empty()) return std::nullopt;
+    o.user = *user;
+    o.password = *password;
+  }
+  if (rest.empty()) return std::nullopt;
   // [::1]:6379, host:6379, host
   if (rest.front() == '[') {
     const auto close = rest.find(']');
@@ -87,6 +117,11 @@ void Client::connected_now() {
   ++connects_;
   parser_ = Parser();
   acks_ = 0;
+  // AUTH before anything else; its answer is the connection's first reply.
+  auth_pending_ = !options_.password.empty();
+  if (auth_pending_)
+    send(options_.user.empty() ? encode({"AUTH", options_.password})
+                               : encode({"AUTH", options_.user, options_.password}));
   if (subscriber_ && !channels_.empty()) {
     std::vector<std::string> args{"SUBSCRIBE"};
     args.insert(args.end(), channels_.begin(), channels_.end());
@@ -211,6 +246,12 @@ void Client::read() {
 }
 
 void Client::dispatch(Reply r) {
+  if (auth_pending_) {
+    auth_pending_ = false;
+    // Refused: said once, and tried again later like any failed connection.
+    if (r.is_error()) return fail("AUTH refused: " + r.str);
+    return;
+  }
   if (subscriber_) {
     // ["message", channel, payload]; subscribe and unsubscribe confirmations are not waited for.
     if (r.type != Reply::Type::array || r.elements.size() != 3) return;

@@ -26,11 +26,13 @@ namespace plateau::server::redis {
 struct Options {
   std::string host = "127.0.0.1";
   std::string port = "6379";
+  std::string user, password;  // AUTH on every connection when a password is given
   std::chrono::milliseconds retry_min{50}, retry_max{2000};  // the pause between connect tries
   std::size_t max_queued = 100'000;  // commands waiting for a connection, beyond: failed at once
 };
 
-// redis://HOST:PORT (the port defaults to 6379); nullopt if it is not one.
+// redis://[[USER]:PASSWORD@]HOST[:PORT] (the port defaults to 6379; the user and password
+// percent-encoded); nullopt if it is not one.
 std::optional<Options> parse_uri(const std::string& uri);
 
 class Client : public std::enable_shared_from_this<Client> {
@@ -94,7 +96,8 @@ class Client : public std::enable_shared_from_this<Client> {
   std::deque<OnReply> in_flight_;
   std::set<std::string> channels_;
   bool subscriber_ = false;
-  std::size_t acks_ = 0;  // channel confirmations still awaited on this connection
+  std::size_t acks_ = 0;       // channel confirmations still awaited on this connection
+  bool auth_pending_ = false;  // the next reply answers AUTH
   OnMessage on_message_;
   std::function<void(int)> on_connect_;
   std::function<void()> on_disconnect_;

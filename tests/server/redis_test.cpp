@@ -105,9 +105,17 @@ TEST(RedisUri, HostAndPortAreReadAndAnythingElseIsRefused) {
   EXPECT_EQ(parse_uri("redis://cache")->port, "6379");
   EXPECT_EQ(parse_uri("redis://[::1]:7000")->host, "::1");
   EXPECT_EQ(parse_uri("redis://cache:6379/")->host, "cache");
-  for (const char* bad : {"http://x", "redis://", "redis://:6379", "redis://h:0", "redis://h:70000",
-                          "redis://h:x", "redis://user:pw@h:1", "redis://[::1"})
+  for (const char* bad :
+       {"http://x", "redis://", "redis://:6379", "redis://h:0", "redis://h:70000", "redis://h:x",
+        "redis://user@h:1", "redis://:@h", "redis://:%zz@h", "redis://[::1"})
     EXPECT_FALSE(parse_uri(bad).has_value()) << bad;
+  // A password (and a user, Redis 6's ACLs), percent-encoded as in any URI.
+  const auto auth = parse_uri("redis://:s3cret%40x@cache:6380");
+  ASSERT_TRUE(auth.has_value());
+  EXPECT_EQ(auth->password, "s3cret@x");
+  EXPECT_EQ(auth->user, "");
+  EXPECT_EQ(auth->host, "cache");
+  EXPECT_EQ(parse_uri("redis://plateau:pw@h")->user, "plateau");
 }
 
 class RedisTest : public ::testing::Test {
@@ -238,4 +246,49 @@ TEST_F(RedisTest, AfterRedisRestartsTheClientsConnectAgainAndSubscribeAgain) {
 }
 
 }  // namespace
+// A Redis with a password: a client that gives it (AUTH first on each connection) is served,
+// commands and subscriptions alike; one with a wrong password is refused and says why.
+TEST_F(RedisTest, APasswordIsSentFirstOnEveryConnectionAndAWrongOneIsRefused) {
+  auto admin = client();
+  std::optional<Reply> set;
+  admin->command({"CONFIG", "SET", "requirepass", "s3cret word"}, [&](const Reply& r) { set = r; });
+  ASSERT_TRUE(run_until([&] { return set.has_value(); }));
+  ASSERT_EQ(set->str, "OK");
+  auto with = [&](const std::string& password) {
+    auto o = parse_uri("redis://:" + password + "@127.0.0.1:" + std::to_string(server_->port()));
+    o->retry_min = std::chrono::milliseconds(20);
+    o->retry_max = std::chrono::milliseconds(200);
+    return Client::make(io_, *o);
+  };
+  auto good = with("s3cret%20word");
+  auto sub = with("s3cret%20word");
+  std::vector<std::string> heard;
+  sub->on_message([&](const std::string&, const std::string& m) { heard.push_back(m); });
+  bool subscribed = false;
+  sub->on_connect([&](int) { subscribed = true; });
+  sub->subscribe("ch");
+  good->start();
+  sub->start();
+  ASSERT_TRUE(run_until([&] { return subscribed; }));
+  std::optional<Reply> pong, published;
+  good->command({"PING"}, [&](const Reply& r) { pong = r; });
+  good->command({"PUBLISH", "ch", "hi"}, [&](const Reply& r) { published = r; });
+  ASSERT_TRUE(run_until([&] { return heard.size() == 1 && pong && published; }));
+  EXPECT_EQ(pong->str, "PONG");
+  EXPECT_EQ(published->integer, 1);
+  EXPECT_EQ(heard[0], "hi");
+
+  auto bad = with("wrong");
+  bad->start();
+  std::optional<Reply> never;
+  bad->command({"PING"}, [&](const Reply& r) { never = r; });
+  ASSERT_TRUE(run_until([&] {
+    return bad->last_error().find("AUTH refused") != std::string::npos;
+  })) << bad->last_error();
+  EXPECT_TRUE(!never || never->is_error()) << "nothing runs without the password";
+  bad->stop();
+  good->stop();
+  sub->stop();
+}
+
 }  // namespace plateau::server::redis
