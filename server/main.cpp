@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "server/cluster/node.hpp"
+#include "server/cluster/noticed_stores.hpp"
 #include "server/config.hpp"
 #include "server/net/net.hpp"
 #include "server/net/workers.hpp"
@@ -142,8 +143,33 @@ int main(int argc, char** argv) {
           .chat_chars = config.chat_max_chars});
   // Accounts: their passwords are hashed on the workers below (declared after, so that the
   // hashes still running end before the accounts do).
+  // Cluster mode: this node fences its writes, relays requests for rooms held elsewhere, loads
+  // a room only once it holds its lease (so it rebuilds none at start), and tells the others
+  // what its accounts and ratings wrote (cluster/noticed_stores.hpp).
+  std::shared_ptr<cluster::Node> node;
+  std::optional<cluster::NoticedAccountStore> noticed_accounts;
+  std::optional<cluster::NoticedRatingStore> noticed_ratings;
+  if (!config.cluster.empty()) {
+    auto* pg = dynamic_cast<PgStore*>(storage.get());
+    const auto redis = redis::parse_uri(config.cluster);
+    if (!pg || !redis) {
+      spdlog::critical(
+          "event=cluster_failed error=\"--cluster needs redis://[:PASSWORD@]HOST:PORT and a "
+          "postgres:// store\"");
+      return 1;
+    }
+    node = cluster::Node::make(
+        ioc, *pg, lobby,
+        cluster::NodeOptions{
+            .redis = *redis, .lease_ms = config.lease_ms, .max_frame = config.max_frame});
+    const auto tell = [&node](std::string notice) { node->tell(std::move(notice)); };
+    noticed_accounts.emplace(*storage, tell);
+    noticed_ratings.emplace(*storage, tell);
+  }
   NullAccountStore null_accounts;
-  AccountStore& account_store = storage ? static_cast<AccountStore&>(*storage) : null_accounts;
+  AccountStore& account_store = noticed_accounts ? static_cast<AccountStore&>(*noticed_accounts)
+                                : storage        ? static_cast<AccountStore&>(*storage)
+                                                 : null_accounts;
   std::unique_ptr<Accounts> accounts;
   // The bots think here, off the loop; declared after the lobby, so it goes first and the
   // searches still running end before any room does.
@@ -161,7 +187,9 @@ int main(int argc, char** argv) {
       [] { return now_ms(); });
   lobby.use_accounts(*accounts);
   NullRatingStore null_ratings;
-  Ratings ratings(storage ? static_cast<RatingStore&>(*storage) : null_ratings);
+  Ratings ratings(noticed_ratings ? static_cast<RatingStore&>(*noticed_ratings)
+                  : storage       ? static_cast<RatingStore&>(*storage)
+                                  : null_ratings);
   lobby.use_ratings(ratings);
   // Tournaments: their tables are the lobby's rooms, with each seat reserved for its player.
   NullTournamentStore null_tournaments;
@@ -180,23 +208,8 @@ int main(int argc, char** argv) {
   // leaves a game of three or four (and a game with bots under way at a restart goes on).
   lobby.use_bots(workers, std::chrono::milliseconds(config.bot_think_ms), config.max_bot_games > 0);
   Server server(config, ioc, lobby, storage.get(), tls);
-  // Cluster mode: this node fences its writes, relays requests for rooms held elsewhere, and
-  // loads a room only once it holds its lease (so it rebuilds none at start).
-  std::shared_ptr<cluster::Node> node;
-  if (!config.cluster.empty()) {
-    auto* pg = dynamic_cast<PgStore*>(storage.get());
-    const auto redis = redis::parse_uri(config.cluster);
-    if (!pg || !redis) {
-      spdlog::critical(
-          "event=cluster_failed error=\"--cluster needs redis://HOST:PORT and a "
-          "postgres:// store\"");
-      return 1;
-    }
-    node = cluster::Node::make(
-        ioc, *pg, lobby,
-        cluster::NodeOptions{
-            .redis = *redis, .lease_ms = config.lease_ms, .max_frame = config.max_frame});
-    node->start();
+  if (node) {
+    node->start(accounts.get(), &ratings);
     server.use_router(Server::Router{
         .route = [&node](
                      const std::shared_ptr<Connection>& c, const std::string& frame,

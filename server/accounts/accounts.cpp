@@ -86,6 +86,59 @@ void Accounts::restore(const LoadedAccounts& loaded) {
   for (const auto& i : loaded.invites) invites_[i.code_hash] = i;
 }
 
+void Accounts::forget_sessions(const std::vector<std::string>& token_hashes) {
+  std::vector<std::string> ended;
+  for (const auto& h : token_hashes) {
+    const auto it = sessions_.find(h);
+    if (it == sessions_.end()) continue;
+    auto& mine = sessions_of_[it->second.player];
+    std::erase(mine, h);
+    if (mine.empty()) sessions_of_.erase(it->second.player);
+    sessions_.erase(it);
+    ended.push_back(h);
+  }
+  if (directory_ && !ended.empty()) directory_->sessions_ended(ended);
+}
+
+void Accounts::reload(const std::string& player, const std::optional<AccountRow>& row,
+                      const std::vector<SessionRow>& sessions) {
+  const auto before = accounts_.find(player);
+  const bool was = before != accounts_.end();
+  if (was) {
+    by_name_.erase(name_key(before->second.name));
+    accounts_.erase(before);
+  }
+  // The sessions this node knew that the store no longer has end here too.
+  std::vector<std::string> gone;
+  if (const auto mine = sessions_of_.find(player); mine != sessions_of_.end())
+    for (const auto& h : mine->second)
+      if (!row ||
+          std::ranges::none_of(sessions, [&](const SessionRow& s) { return s.token_hash == h; }))
+        gone.push_back(h);
+  forget_sessions(gone);
+  if (!row) {
+    sessions_of_.erase(player);
+    if (was && directory_) directory_->renamed(player, std::string(kDeletedName));
+    return;
+  }
+  by_name_[name_key(row->name)] = player;
+  accounts_[player] = *row;
+  for (const auto& s : sessions)
+    if (s.player == player && sessions_.emplace(s.token_hash, s).second)
+      sessions_of_[player].push_back(s.token_hash);
+  if (directory_) {
+    if (!was)
+      directory_->became_account(player, row->name);  // its guest token signs nobody in here
+    else
+      directory_->renamed(player, row->name);
+  }
+}
+
+void Accounts::reload_invites(const std::vector<InviteRow>& invites) {
+  invites_.clear();
+  for (const auto& i : invites) invites_[i.code_hash] = i;
+}
+
 AccountRow* Accounts::find_name(std::string_view name) {
   const auto it = by_name_.find(name_key(name));
   return it == by_name_.end() ? nullptr : &accounts_.at(it->second);

@@ -93,6 +93,15 @@ class Accounts {
   void use_directory(PlayerDirectory* directory) { directory_ = directory; }
   // At start, before anyone says hello.
   void restore(const LoadedAccounts& loaded);
+  // Cluster mode: what another node changed, read back from the shared store. The account of
+  // `player` as stored now (nullopt: none, or deleted) and its sessions replace what this node
+  // held; a session gone signs its connections here out.
+  void reload(const std::string& player, const std::optional<AccountRow>& row,
+              const std::vector<SessionRow>& sessions);
+  // Cluster mode: sessions ended on another node; their connections here are signed out.
+  void forget_sessions(const std::vector<std::string>& token_hashes);
+  // Cluster mode: the invitations as stored now.
+  void reload_invites(const std::vector<InviteRow>& invites);
 
   struct Signup {
     std::string name;

@@ -19,6 +19,7 @@ std::string inbox(const std::string& node) { return std::string(kPrefix) + "node
 std::string alive_key(const std::string& node) { return std::string(kPrefix) + "alive:" + node; }
 std::string rooms_key(const std::string& node) { return std::string(kPrefix) + "rooms:" + node; }
 const std::string kNodes = std::string(kPrefix) + "nodes";
+const std::string kAll = std::string(kPrefix) + "all";  // notices, to every node
 // A holder read from a lease is trusted this long before it is read again.
 constexpr Millis kOwnerFresh = 10'000;
 constexpr int kMaxHops = 3;
@@ -122,7 +123,9 @@ Millis Node::now() const {
       .count();
 }
 
-void Node::start() {
+void Node::start(Accounts* accounts, Ratings* ratings) {
+  accounts_ = accounts;
+  ratings_ = ratings;
   store_.fence_as(id_);
   const std::weak_ptr<Node> weak = weak_from_this();
   Shared shared;
@@ -148,10 +151,20 @@ void Node::start() {
     return *found;
   };
   shared.remote_lines = [this] { return remote_lines_; };
+  shared.before_rating = [this](const std::vector<std::string>& players) {
+    if (!ratings_) return;
+    for (const auto& p : players)
+      if (const auto rows = store_.ratings_of(p); rows) ratings_->restore(*rows);
+  };
   lobby_.share(std::move(shared));
 
-  sub_->on_message([weak](const std::string&, const std::string& payload) {
-    if (const auto n = weak.lock()) n->on_message(payload);
+  sub_->on_message([weak](const std::string& channel, const std::string& payload) {
+    const auto n = weak.lock();
+    if (!n) return;
+    if (channel == kAll)
+      n->on_notice(payload);
+    else
+      n->on_message(payload);
   });
   sub_->on_disconnect([weak] {
     if (const auto n = weak.lock()) {
@@ -161,10 +174,13 @@ void Node::start() {
     }
   });
   sub_->on_connect([weak](int times) {
-    if (const auto n = weak.lock())
-      spdlog::info("event=cluster_subscribed node={} connection={}", n->id_, times);
+    const auto n = weak.lock();
+    if (!n) return;
+    spdlog::info("event=cluster_subscribed node={} connection={}", n->id_, times);
+    if (times > 1) n->resync();  // what was told while Redis was away is read from the store
   });
   sub_->subscribe(inbox(id_));
+  sub_->subscribe(kAll);
   sub_->start();
   cmd_->start();
   spdlog::info("event=cluster_node node={} redis={}:{} lease_ms={}", id_, options_.redis.host,
@@ -442,6 +458,65 @@ void Node::on_request(const std::string& payload) {
                        now() + options_.wait_ms});
 }
 
+void Node::tell(std::string notice) {
+  cmd_->command({"PUBLISH", kAll, id_ + " " + std::move(notice)});
+}
+
+void Node::on_notice(const std::string& payload) {
+  const auto w = words(payload);
+  if (w.size() < 2 || w[0] == id_ || w[1].size() != 1) return;  // our own, or not a notice
+  ++stats_.notices_in;
+  try {
+    switch (w[1][0]) {
+      case 'A':  // an account (or its sessions) changed
+        if (accounts_ && w.size() == 3) {
+          const std::string player(w[2]);
+          const auto read = store_.accounts_of(player);
+          if (!read) throw std::runtime_error(read.error());
+          std::optional<AccountRow> row;
+          if (!read->accounts.empty()) row = read->accounts.front();
+          accounts_->reload(player, row, read->sessions);
+        }
+        return;
+      case 'S':  // sessions ended
+        if (accounts_) accounts_->forget_sessions(std::vector<std::string>(w.begin() + 2, w.end()));
+        return;
+      case 'I':  // the invitations changed
+        if (accounts_) {
+          const auto read = store_.accounts_of("");
+          if (!read) throw std::runtime_error(read.error());
+          accounts_->reload_invites(read->invites);
+        }
+        return;
+      case 'R':  // ratings changed
+        if (ratings_)
+          for (std::size_t i = 2; i < w.size(); ++i) {
+            const auto rows = store_.ratings_of(std::string(w[i]));
+            if (!rows) throw std::runtime_error(rows.error());
+            ratings_->restore(*rows);
+          }
+        return;
+      default:
+        return;
+    }
+  } catch (const std::exception& e) {
+    spdlog::error("event=cluster_notice_failed node={} notice=\"{}\" error=\"{}\"", id_,
+                  payload.substr(0, 200), e.what());
+  }
+}
+
+void Node::resync() {
+  if (accounts_)
+    if (const auto read = store_.accounts_of(""); read) {
+      std::map<std::string, std::vector<SessionRow>> sessions;
+      for (const auto& s : read->sessions) sessions[s.player].push_back(s);
+      for (const auto& a : read->accounts) accounts_->reload(a.player, a, sessions[a.player]);
+      accounts_->reload_invites(read->invites);
+    }
+  if (ratings_)
+    if (const auto rows = store_.ratings_of(""); rows) ratings_->restore(*rows);
+}
+
 void Node::frame_to(const std::string& origin, std::uint64_t conn, const Frame& frame) {
   auto& batches = out_[origin];
   // A frame sent to several clients in a row (one audience) goes once, with their numbers.
@@ -687,6 +762,8 @@ void Node::write_metrics(PromText& m) const {
   m.counter("plateau_cluster_peers_lost_total", "Nodes seen gone (their heartbeat expired).",
             stats_.peers_lost);
   m.counter("plateau_cluster_redis_drops_total", "Connections to Redis lost.", stats_.redis_drops);
+  m.counter("plateau_cluster_notices_total",
+            "Accounts and ratings another node changed, read again here.", stats_.notices_in);
   m.counter("plateau_cluster_waited_out_total",
             "Requests refused after waiting for a gone node's lease to end.", stats_.waited_out);
   stats_.pubsub_lag.write(m.stream(), "plateau_cluster_pubsub_lag_seconds",

@@ -44,6 +44,7 @@
 #include "server/cluster/redis.hpp"
 #include "server/histogram.hpp"
 #include "server/net/metrics.hpp"
+#include "server/ratings/ratings.hpp"
 #include "server/rooms/lobby.hpp"
 
 namespace plateau::server {
@@ -72,6 +73,7 @@ struct NodeStats {
   std::uint64_t peers_lost = 0;   // nodes seen gone (no heartbeat)
   std::uint64_t redis_drops = 0;  // connections to Redis lost
   std::uint64_t waited_out = 0;   // requests refused after waiting for a lease
+  std::uint64_t notices_in = 0;   // accounts and ratings another node changed, read again here
   LatencyHistogram pubsub_lag;    // from a holder's publish to the fan-out here (wall clocks)
 };
 
@@ -88,8 +90,11 @@ class Node : public std::enable_shared_from_this<Node> {
   // This process's node id: 64 random bits (a restarted node is a new one).
   const std::string& id() const { return id_; }
   // Fences the store as this node, gives the lobby its Shared, connects to Redis and starts
-  // the heartbeat. Call before the server serves.
-  void start();
+  // the heartbeat. Call before the server serves. `accounts` and `ratings` (may be null) are
+  // kept as the store has them: read again when another node says it changed them.
+  void start(Accounts* accounts = nullptr, Ratings* ratings = nullptr);
+  // Tells every other node what this one wrote (noticed_stores.hpp).
+  void tell(std::string notice);
   // A decoded request from a client of this node (`frame` its text, to relay as it came).
   void handle(const std::shared_ptr<Connection>& c, const std::string& frame,
               protocol::Request req);
@@ -129,6 +134,9 @@ class Node : public std::enable_shared_from_this<Node> {
   void retry_waiting();
   void arm_retry();  // retry_waiting() in 200 ms
   void on_message(const std::string& payload);
+  void on_notice(const std::string& payload);
+  // Every account and rating read again (notices may have been missed while Redis was away).
+  void resync();
   void on_request(const std::string& payload);
   void on_frames(const std::string& payload);
   void heartbeat();
@@ -185,6 +193,8 @@ class Node : public std::enable_shared_from_this<Node> {
   bool flush_posted_ = false;
 
   std::vector<ListedLine> remote_lines_;  // the other nodes' public rooms, read each beat
+  Accounts* accounts_ = nullptr;
+  Ratings* ratings_ = nullptr;
 };
 
 }  // namespace plateau::server::cluster

@@ -65,6 +65,10 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
   Tournaments* tournaments = server.lobby().tournaments();
   if (!tournaments)
     return fail(http::status::not_found, "tournament/off", "this server runs no tournaments");
+  // Not shared between the nodes of a cluster yet (issue 47): none is made on one.
+  if (server.router().route && !reads)
+    return fail(http::status::not_found, "tournament/off",
+                "tournaments run on a single-node server; this one is a node of a cluster");
   const TournamentMillis now = now_ms();
 
   if (reads) {

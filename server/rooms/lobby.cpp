@@ -997,6 +997,8 @@ void Lobby::rate_round(const Room& room, const json& outcome) {
     if (!player || !is_account(*player)) return;  // never: only accounts sit at a rated table
     players.push_back(*player);
   }
+  // In a cluster, their ratings as stored now: another node may have rated them since.
+  if (shared_.before_rating) shared_.before_rating(players);
   ratings_->rate(std::string(room.game_id()), room.id(), room.round(), players, outcome, now_,
                  [this](bool ok) {
                    if (!ok) ++counters_.refused["store/ratings_failed"];

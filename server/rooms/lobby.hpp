@@ -102,6 +102,8 @@ struct Shared {
   std::function<std::optional<StoredPlayer>(const std::string& token_hash)> find_player;
   // The other nodes' public rooms, for the list.
   std::function<std::vector<ListedLine>()> remote_lines;
+  // The players of a rated game that just ended: their ratings are read again first.
+  std::function<void(const std::vector<std::string>& players)> before_rating;
 };
 
 class Lobby : private PlayerDirectory, private TournamentHost {

@@ -111,27 +111,36 @@ void PgStore::drop_invite(const std::string& code_hash, Done done) {
       std::move(done));
 }
 
-std::expected<LoadedAccounts, std::string> PgStore::load_accounts() {
+std::expected<LoadedAccounts, std::string> PgStore::load_accounts() { return accounts_of(""); }
+
+std::expected<LoadedAccounts, std::string> PgStore::accounts_of(const std::string& player) {
   std::lock_guard lock(reader_mutex_);
   LoadedAccounts out;
   const auto failed = [](const char* what, const Stmt& q) {
     return std::unexpected(std::string("reading ") + what + ": " + q.error());
   };
+  // Every account (player ""), or one.
+  const std::string where = player.empty() ? "" : " WHERE player = $1";
+  const auto bound = [&](Stmt& q) {
+    if (!player.empty()) q.bind(1, player);
+  };
   {
     Stmt q(reader_,
-           "SELECT player, name, password_hash, created_ms, disabled, muted FROM accounts");
+           "SELECT player, name, password_hash, created_ms, disabled, muted FROM accounts" + where);
+    bound(q);
     while (q.row())
       out.accounts.push_back(
           {q.text(0), q.text(1), q.text(2), q.i64(3), q.i64(4) != 0, q.i64(5) != 0});
     if (!q.ok()) return failed("accounts", q);
   }
   {
-    Stmt q(reader_,
-           "SELECT token_hash, player, device, created_ms FROM sessions ORDER BY created_ms");
+    Stmt q(reader_, "SELECT token_hash, player, device, created_ms FROM sessions" + where +
+                        " ORDER BY created_ms");
+    bound(q);
     while (q.row()) out.sessions.push_back({q.text(0), q.text(1), q.text(2), q.i64(3)});
     if (!q.ok()) return failed("sessions", q);
   }
-  {
+  if (player.empty()) {
     Stmt q(reader_, "SELECT code_hash, created_ms, expires_ms FROM invites");
     while (q.row()) out.invites.push_back({q.text(0), q.i64(1), q.i64(2)});
     if (!q.ok()) return failed("invites", q);
@@ -189,11 +198,17 @@ void PgStore::put_rated_game(const std::vector<RatingRow>& ratings,
 }
 
 std::expected<std::vector<RatingRow>, std::string> PgStore::load_ratings() {
+  return ratings_of("");
+}
+
+std::expected<std::vector<RatingRow>, std::string> PgStore::ratings_of(const std::string& player) {
   std::lock_guard lock(reader_mutex_);
   std::vector<RatingRow> out;
   Stmt q(reader_,
          "SELECT player, game, rating, deviation, volatility, games, wins, draws, losses, last_ms "
-         "FROM ratings");
+         "FROM ratings" +
+             std::string(player.empty() ? "" : " WHERE player = $1"));
+  if (!player.empty()) q.bind(1, player);
   while (q.row())
     out.push_back({q.text(0), q.text(1), q.f64(2), q.f64(3), q.f64(4), static_cast<int>(q.i64(5)),
                    static_cast<int>(q.i64(6)), static_cast<int>(q.i64(7)),

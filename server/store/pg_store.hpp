@@ -136,6 +136,11 @@ class PgStore final : public Storage {
   void put_invite(const InviteRow& invite, Done done) override;
   void drop_invite(const std::string& code_hash, Done done) override;
   std::expected<LoadedAccounts, std::string> load_accounts() override;
+  // One player's account and sessions (cluster mode: what another node changed); "": all,
+  // with the invitations.
+  std::expected<LoadedAccounts, std::string> accounts_of(const std::string& player);
+  // One player's ratings in every game; "": everyone's.
+  std::expected<std::vector<RatingRow>, std::string> ratings_of(const std::string& player);
   void put_rated_game(const std::vector<RatingRow>& ratings,
                       const std::vector<RatingChange>& changes, Done done) override;
   std::expected<std::vector<RatingRow>, std::string> load_ratings() override;

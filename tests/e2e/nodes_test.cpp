@@ -32,7 +32,8 @@ struct Cluster {
       nodes[i] = std::make_unique<ServerProcess>(
           std::filesystem::path{},
           std::vector<std::string>{"--store", store, "--cluster", redis->uri(), "--lease-ms",
-                                   kLeaseMs, "--unload-after", "3600"});
+                                   kLeaseMs, "--unload-after", "3600", "--password-memory-kib",
+                                   "64", "--password-ops", "1", "--logins-per-minute", "1000"});
     ports[i] = nodes[i]->start();
     return ports[i] != 0;
   }
@@ -324,6 +325,55 @@ TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
   auto eve = connect(c.ports[1], "Eve");
   ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
   ASSERT_NO_FATAL_FAILURE(play_out({ann.get(), bob.get()}, *eve, 1, false));
+}
+
+// Accounts and their sessions are the store's, on every node: an account made on one node
+// signs in on another, and a session ended on one is ended on the others at once.
+TEST(Cluster, AnAccountMadeOnOneNodeSignsInOnAnotherAndALogoutEndsItEverywhere) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  using boost::beast::http::verb;
+  const auto made = http_request(c.ports[0], verb::post, "/api/accounts/register",
+                                 json{{"name", "Ada"}, {"password", "correct horse"}}.dump());
+  ASSERT_EQ(made.status, 201) << made.body;
+  const std::string token = json::parse(made.body)["token"];
+  const std::map<std::string, std::string> bearer{{"Authorization", "Bearer " + token}};
+  // Node 1 heard of it (a notice through Redis, then a read of the store).
+  HttpReply me;
+  for (int i = 0; i < 50; ++i) {
+    me = http_request(c.ports[1], verb::get, "/api/accounts/me", "", bearer);
+    if (me.status == 200) break;
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(me.status, 200) << me.body;
+  EXPECT_EQ(json::parse(me.body)["name"], "Ada");
+  // The name is taken on every node.
+  const auto again = http_request(c.ports[2], verb::post, "/api/accounts/register",
+                                  json{{"name", "ada"}, {"password", "another horse"}}.dump());
+  EXPECT_EQ(again.status, 409) << again.body;
+  // Signed in on node 2's WebSocket, as the account.
+  auto ws = std::make_unique<Seat>();
+  ASSERT_EQ(ws->ws.connect("127.0.0.1", c.ports[2]), "");
+  ws->ws.send({{"type", "hello"}, {"name", "whoever"}, {"token", token}});
+  const auto welcome = ws->expect("welcome");
+  ASSERT_TRUE(welcome.has_value());
+  EXPECT_EQ((*welcome)["account"], "Ada") << welcome->dump();
+  // Logged out on node 1: node 2 signs its connection out, and node 0 refuses the token.
+  EXPECT_EQ(http_request(c.ports[1], verb::post, "/api/accounts/logout", "{}", bearer).status, 200);
+  const auto out = ws->ws.recv_until(
+      [](const json& m) { return m.value("code", "") == "account/signed_out"; }, 5s);
+  EXPECT_TRUE(out.has_value()) << "node 2 heard that the session ended";
+  int status = 0;
+  for (int i = 0; i < 50 && status != 401; ++i) {
+    status = http_request(c.ports[0], verb::get, "/api/accounts/me", "", bearer).status;
+    if (status != 401) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_EQ(status, 401);
+  EXPECT_GE(metric(metrics(c.ports[2]), "plateau_cluster_notices_total"), 2);
+  // Tournaments are not shared between nodes yet: a node of a cluster makes none.
+  const auto t = http_request(c.ports[0], verb::post, "/api/tournaments/create", "{}", bearer);
+  EXPECT_EQ(t.status, 404);
+  EXPECT_NE(t.body.find("tournament/off"), std::string::npos) << t.body;
 }
 
 }  // namespace
