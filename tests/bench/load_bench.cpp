@@ -8,7 +8,8 @@
 // its memory per idle connection.
 //
 //   load_bench [--rooms 200] [--spectators 2] [--seconds 10] [--idle 10000] [--game quantik]
-//              [--data none|DIR] [--store URI] [--db-uid UID] [--server PATH]
+//              [--data none|DIR] [--store URI] [--db-uid UID[,UID]] [--server PATH]
+//              [--cluster redis://HOST:PORT --nodes N]
 //              [--pace MOVES_PER_SECOND]
 //              [--sweep FROM:STEP:TO] [--p99-ms 10] [--no-single]
 //              [--bot-games 0] [--bot-level normal] [--bot-game quantik]
@@ -16,6 +17,9 @@
 // --store URI runs the server on that store instead (a postgres:// URI: store_compare.sh starts
 // a throwaway PostgreSQL and runs both stores side by side); --db-uid UID adds the CPU of that
 // user's processes (the database server's) to the figures, per move.
+// --cluster with --nodes N starts N servers as the nodes of one cluster on that Redis (and the
+// --store PostgreSQL): each room's players are on two nodes and its spectators on a third, and
+// the server CPU is summed over all N (cluster_compare.sh runs it beside one node).
 // --bot-games N first starts N games of bots against bots (every seat a bot of --bot-level),
 // which think on the server's worker pool through every phase; the human rooms' latency is
 // then measured beside them, and the bots' own figures (/metrics) are printed at the end.
@@ -86,8 +90,12 @@ struct Options {
   std::string game = "quantik";
   std::string data = "none";
   std::string store;  // --store: given to the server (a postgres:// URI, say); wins over --data
-  long db_uid = -1;   // --db-uid: whose processes' CPU counts as the database's (postgres's)
-  double pace = 0;    // moves/s offered over all rooms; 0: every player moves as soon as it may
+  // --db-uid UID[,UID]: whose processes' CPU counts as the database's (postgres's, and in a
+  // cluster Redis's too)
+  std::vector<long> db_uids;
+  std::string cluster;  // --cluster redis://...: --nodes servers, each a node of one cluster
+  int nodes = 1;
+  double pace = 0;  // moves/s offered over all rooms; 0: every player moves as soon as it may
   double sweep_from = 0, sweep_step = 0, sweep_to = 0;  // --sweep; from 0: no sweep
   double p99_ms = 10;
   bool single = true;  // --no-single skips the one-room phase
@@ -118,11 +126,19 @@ class Room;
 using plateau::bench::Conn;
 using plateau::bench::Loop;
 
-// A table: 2 players and S spectators.
+// The servers the rooms talk to: one, or the nodes of a cluster.
+struct Servers {
+  std::vector<unsigned short> ports;
+  std::vector<pid_t> pids;
+};
+
+// A table: 2 players and S spectators. Against a cluster of N nodes, room r's first player
+// (who creates it, so that node holds it) is on node r % N, the second on the next node, and
+// the spectators on the one after: every move reaches its spectators through another node.
 class Room {
  public:
-  Room(Loop& loop, unsigned short port, const Options& opt, Stats& stats, int index,
-       std::function<void()> ready)
+  Room(Loop& loop, const std::vector<unsigned short>& ports, const Options& opt, Stats& stats,
+       int index, std::function<void()> ready)
       : loop_(loop),
         stats_(stats),
         rng_(static_cast<std::uint64_t>(index) * 7919 + 1),
@@ -177,7 +193,8 @@ class Room {
         }
         on_message(i, json::parse(text, nullptr, false));
       };
-      conns_[i]->start(port, [this, i] {
+      const auto node = static_cast<std::size_t>(index + std::min(i, 2)) % ports.size();
+      conns_[i]->start(ports[node], [this, i] {
         conns_[i]->send(json{{"type", "hello"}, {"name", "b" + std::to_string(i)}}.dump());
         if (++connected_ == static_cast<int>(conns_.size()))
           conns_[0]->send(json{{"type", "create"}, {"game", game_}}.dump());
@@ -509,14 +526,35 @@ void print_period_check(const std::vector<double>& latency_us, const std::vector
   std::printf(" %% (10 each if no CPU quota's period stops the machine)\n");
 }
 
-PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const std::string& label,
+std::string uids_text(const std::vector<long>& uids) {
+  std::string out;
+  for (const long uid : uids) out += (out.empty() ? "" : ",") + std::to_string(uid);
+  return out;
+}
+
+// The CPU seconds of every process of these users.
+double cpu_seconds_of_users(const std::vector<long>& uids) {
+  double sum = 0;
+  for (const long uid : uids) sum += cpu_seconds_of_user(uid);
+  return sum;
+}
+
+PhaseResult run_phase(const Options& opt, const Servers& servers, const std::string& label,
                       bool print = true) {
+  const unsigned short port = servers.ports[0];
+  const pid_t pid = servers.pids[0];
+  const auto servers_cpu = [&servers] {
+    double sum = 0;
+    for (const pid_t p : servers.pids) sum += cpu_seconds(p);
+    return sum;
+  };
   Loop loop;
   Stats stats;
   std::vector<std::unique_ptr<Room>> rooms;
   int ready = 0;
   for (int r = 0; r < opt.rooms; ++r)
-    rooms.push_back(std::make_unique<Room>(loop, port, opt, stats, r, [&ready] { ++ready; }));
+    rooms.push_back(
+        std::make_unique<Room>(loop, servers.ports, opt, stats, r, [&ready] { ++ready; }));
   const auto setup_deadline = Clock::now() + std::chrono::seconds(60);
   while (ready < opt.rooms && Clock::now() < setup_deadline)
     loop.run_for(std::chrono::milliseconds(50));
@@ -526,8 +564,8 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   loop.run_for(std::chrono::seconds(1));
   for (auto& r : rooms) r->running = true;
   const auto page0 = plateau::testing::http_get(port, "/metrics").body;
-  const double cpu0 = cpu_seconds(pid);
-  const double db0 = opt.db_uid >= 0 ? cpu_seconds_of_user(opt.db_uid) : 0;
+  const double cpu0 = servers_cpu();
+  const double db0 = cpu_seconds_of_users(opt.db_uids);
   auto threads0 = thread_times(pid);
   const double self0 = cpu_seconds(getpid());
   const double self_waited0 = waited_seconds(getpid());
@@ -536,8 +574,8 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
   loop.run_for(
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.seconds)));
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
-  const double cpu = cpu_seconds(pid) - cpu0;
-  const double db_cpu = opt.db_uid >= 0 ? cpu_seconds_of_user(opt.db_uid) - db0 : 0;
+  const double cpu = servers_cpu() - cpu0;
+  const double db_cpu = cpu_seconds_of_users(opt.db_uids) - db0;
   auto threads = thread_times(pid);
   const double self_cpu = cpu_seconds(getpid()) - self0;
   const double self_waited = waited_seconds(getpid()) - self_waited0;
@@ -555,11 +593,11 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
                            stats.errors,
                            machine.busy};
   if (!print) return result;
-  std::printf("%s: rooms=%d spectators=%d game=%s store=%s ready=%d pace=%s\n", label.c_str(),
-              opt.rooms, opt.spectators, opt.game.c_str(), opt.data.c_str(), ready,
-              opt.pace > 0
-                  ? (std::to_string(static_cast<long>(opt.pace)) + " moves/s offered").c_str()
-                  : "none");
+  std::printf(
+      "%s: rooms=%d spectators=%d game=%s store=%s nodes=%zu ready=%d pace=%s\n", label.c_str(),
+      opt.rooms, opt.spectators, opt.game.c_str(), opt.data.c_str(), servers.pids.size(), ready,
+      opt.pace > 0 ? (std::to_string(static_cast<long>(opt.pace)) + " moves/s offered").c_str()
+                   : "none");
   std::printf("  moves            %llu in %.1f s = %.0f moves/s\n",
               static_cast<unsigned long long>(stats.moves), elapsed,
               static_cast<double>(stats.moves) / elapsed);
@@ -605,12 +643,15 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
          counter(page0, "plateau_broadcast_bytes_total")) /
             moves);
   }
-  std::printf("  server CPU       %.3f s = %.4f ms per move\n", cpu, result.server_ms_per_move);
-  if (opt.db_uid >= 0)
+  std::printf("  server CPU       %.3f s = %.4f ms per move (%zu server process%s)\n", cpu,
+              result.server_ms_per_move, servers.pids.size(), servers.pids.size() > 1 ? "es" : "");
+  if (!opt.db_uids.empty())
     std::printf(
-        "  database CPU     %.3f s = %.4f ms per move (every process of uid %ld); with the "
+        "  database CPU     %.3f s = %.4f ms per move (every process of uid %s); with the "
         "server's: %.4f ms per move\n",
-        db_cpu, per_move(db_cpu), opt.db_uid, per_move(cpu + db_cpu));
+        db_cpu, per_move(db_cpu), uids_text(opt.db_uids).c_str(), per_move(cpu + db_cpu));
+  if (servers.pids.size() > 1)
+    std::printf("  (the metrics, threads and memory here and below are node 0's)\n");
   std::printf("  server threads  ");
   for (auto& [name, t] : threads)
     std::printf(" %s %.2f", name.c_str(), (t.cpu - threads0[name].cpu) / elapsed);
@@ -638,7 +679,7 @@ PhaseResult run_phase(const Options& opt, unsigned short port, pid_t pid, const 
 }
 
 // Paced phases at rising loads; prints one line each and the highest load within the target.
-void sweep_phases(Options opt, unsigned short port, pid_t pid) {
+void sweep_phases(Options opt, const Servers& servers) {
   std::printf(
       "sweep: rooms=%d spectators=%d game=%s store=%s, %.0f s per load, target mover p99 <= %g "
       "ms\n",
@@ -648,7 +689,7 @@ void sweep_phases(Options opt, unsigned short port, pid_t pid) {
   double best = 0;
   for (double pace = opt.sweep_from; pace <= opt.sweep_to + 1e-9; pace += opt.sweep_step) {
     opt.pace = pace;
-    const auto r = run_phase(opt, port, pid, "", false);
+    const auto r = run_phase(opt, servers, "", false);
     const bool kept_up = r.moves_per_s >= 0.95 * pace;
     std::printf("  %9.0f %9.0f %9.3f %9.3f %13.3f %11.4f %11.4f %5.0f%% %6llu%s\n", pace,
                 r.moves_per_s, r.mover_p50_ms, r.mover_p99_ms, r.socket_p99_ms,
@@ -761,8 +802,13 @@ int main(int argc, char** argv) {
       opt.data = v;
     else if (k == "--store")
       opt.store = v;
-    else if (k == "--db-uid")
-      opt.db_uid = std::stol(v);
+    else if (k == "--db-uid") {
+      std::istringstream in(v);
+      for (std::string uid; std::getline(in, uid, ',');) opt.db_uids.push_back(std::stol(uid));
+    } else if (k == "--cluster")
+      opt.cluster = v;
+    else if (k == "--nodes")
+      opt.nodes = std::stoi(v);
     else if (k == "--server")
       server = v;
     else if (k == "--pace")
@@ -801,18 +847,30 @@ int main(int argc, char** argv) {
   if (opt.bot_games > 0)  // one client makes every bot table
     extra.insert(extra.end(), {"--creates-per-minute", "100000", "--max-rooms-per-player", "100000",
                                "--max-bot-games", std::to_string(opt.bot_games)});
-  // With --store, the server's --data folder is the test's own (unused) temporary one.
-  plateau::testing::ServerProcess srv(opt.data == "none" || !opt.store.empty()
-                                          ? std::filesystem::path()
-                                          : std::filesystem::path(opt.data),
-                                      extra);
-  if (!opt.store.empty()) opt.data = opt.store.substr(0, opt.store.find('?'));  // as shown
-  srv.binary = server;
-  const auto port = srv.start();
-  if (!port) {
-    std::cerr << "server did not start:\n" << srv.log();
-    return 1;
+  if (opt.nodes > 1 && (opt.cluster.empty() || opt.store.empty())) {
+    std::cerr << "--nodes N wants --cluster redis://... and --store postgres://...\n";
+    return 2;
   }
+  if (!opt.cluster.empty()) extra.insert(extra.end(), {"--cluster", opt.cluster});
+  // With --store, the server's --data folder is the test's own (unused) temporary one.
+  std::vector<std::unique_ptr<plateau::testing::ServerProcess>> procs;
+  Servers servers;
+  for (int n = 0; n < std::max(1, opt.nodes); ++n) {
+    auto& srv = *procs.emplace_back(std::make_unique<plateau::testing::ServerProcess>(
+        opt.data == "none" || !opt.store.empty() ? std::filesystem::path()
+                                                 : std::filesystem::path(opt.data),
+        extra));
+    srv.binary = server;
+    const auto p = srv.start();
+    if (!p) {
+      std::cerr << "server did not start:\n" << srv.log();
+      return 1;
+    }
+    servers.ports.push_back(p);
+    servers.pids.push_back(srv.pid());
+  }
+  if (!opt.store.empty()) opt.data = opt.store.substr(0, opt.store.find('?'));  // as shown
+  const auto port = servers.ports[0];
   plateau::client::WsClient keeper;
   double bot_moves_before = 0;
   if (opt.bot_games > 0) {
@@ -827,11 +885,11 @@ int main(int argc, char** argv) {
   Options one = opt;
   one.rooms = 1;
   one.pace = 0;  // one room, one move at a time: latency with nothing else to do
-  if (opt.single) run_phase(one, port, srv.pid(), "R=1");
+  if (opt.single) run_phase(one, servers, "R=1");
   if (opt.sweep_from > 0)
-    sweep_phases(opt, port, srv.pid());
+    sweep_phases(opt, servers);
   else
-    run_phase(opt, port, srv.pid(), "R=" + std::to_string(opt.rooms));
+    run_phase(opt, servers, "R=" + std::to_string(opt.rooms));
   if (opt.bot_games > 0) {
     const auto m = plateau::testing::http_get(port, "/metrics").body;
     const double secs = std::chrono::duration<double>(Clock::now() - bots_started).count();
@@ -845,7 +903,7 @@ int main(int argc, char** argv) {
         metric(m, "plateau_bot_failures_total"), metric(m, "plateau_bot_jobs_pending"));
     std::fflush(stdout);
   }
-  if (opt.idle > 0) idle_phase(opt.idle, port, srv.pid());
-  srv.stop();
+  if (opt.idle > 0) idle_phase(opt.idle, port, servers.pids[0]);
+  for (auto& srv : procs) srv->stop();
   return 0;
 }
