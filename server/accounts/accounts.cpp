@@ -326,15 +326,7 @@ void Accounts::open_session(const std::string& player, std::string device,
 
 void Accounts::drop_sessions(std::vector<std::string> hashes, std::function<void(bool)> then) {
   // Gone from memory at once (no request may use them from now), from the disk with the write.
-  for (const auto& h : hashes) {
-    const auto it = sessions_.find(h);
-    if (it == sessions_.end()) continue;
-    auto& mine = sessions_of_[it->second.player];
-    std::erase(mine, h);
-    if (mine.empty()) sessions_of_.erase(it->second.player);
-    sessions_.erase(it);
-  }
-  if (directory_) directory_->sessions_ended(hashes);
+  forget_sessions(hashes);
   store_.drop_sessions(hashes, std::move(then));
 }
 

@@ -209,6 +209,12 @@ std::uint64_t Node::number_of(const std::shared_ptr<Connection>& c) {
 void Node::handle(const std::shared_ptr<Connection>& c, const std::string& frame,
                   protocol::Request req) {
   const std::string* room = room_of(req);
+  if (const auto* hello = std::get_if<protocol::Hello>(&req.body)) {
+    if (hello->resume.empty())
+      resume_.erase(c.get());
+    else
+      resume_[c.get()] = hello->resume;
+  }
   // What names no room (hello, create, the list, tournaments) is this node's own; so is any
   // request before hello (the lobby refuses it) and a room id no room can have.
   if (!room || !c->player() || room->empty() || room->size() > 64) {
@@ -216,7 +222,21 @@ void Node::handle(const std::shared_ptr<Connection>& c, const std::string& frame
     return;
   }
   const std::string id = *room;
-  dispatch(id, Pending{c, frame, std::move(req), 0, now() + options_.wait_ms});
+  dispatch(
+      id, Pending{c, frame, std::move(req), 0, now() + options_.wait_ms, take_resume(c.get(), id)});
+}
+
+std::optional<std::int64_t> Node::take_resume(Connection* c, const std::string& room) {
+  const auto it = resume_.find(c);
+  if (it == resume_.end()) return std::nullopt;
+  std::optional<std::int64_t> held;
+  std::erase_if(it->second, [&](const auto& r) {
+    if (r.first != room) return false;
+    held = r.second;
+    return true;
+  });
+  if (it->second.empty()) resume_.erase(it);
+  return held;
 }
 
 Node::Route Node::route(const std::string& room) {
@@ -283,8 +303,9 @@ void Node::arm_retry() {
 void Node::run_here(const std::string& room, Pending p) {
   const auto c = p.connection.lock();
   if (!c) return;
-  // A player back through another node, or whose room just came here: at their seat again.
-  lobby_.rebind(c, room);
+  // A player back through another node, or whose room just came here: at their seat again
+  // (with the patches since the version they hold, when the room kept them).
+  lobby_.rebind(c, room, p.held);
   lobby_.handle(c, std::move(p.request));
 }
 
@@ -307,11 +328,12 @@ void Node::relay(const std::string& node, const std::string& room, Pending p) {
     relayed_to_[number].insert(node);
     via_[node].insert(number);
   }
-  const nlohmann::json meta{{"p", c->player()->id},
-                            {"n", c->player()->name},
-                            {"h", lobby_.token_hash_of(c->player()->id)},
-                            {"a", c->address()},
-                            {"l", c->lag_ms()}};
+  nlohmann::json meta{{"p", c->player()->id},
+                      {"n", c->player()->name},
+                      {"h", lobby_.token_hash_of(c->player()->id)},
+                      {"a", c->address()},
+                      {"l", c->lag_ms()}};
+  if (p.held) meta["v"] = *p.held;
   std::string message = "R " + origin + " " + std::to_string(number) + " " +
                         std::to_string(p.hops + 1) + "\n" + meta.dump() + "\n" + p.frame;
   ++stats_.relayed_out;
@@ -367,6 +389,7 @@ void Node::retry_waiting() {
 }
 
 void Node::closed(Connection* c) {
+  resume_.erase(c);
   const auto it = number_.find(c);
   if (it == number_.end()) return;
   const auto number = it->second;
@@ -454,8 +477,11 @@ void Node::on_request(const std::string& payload) {
   const std::string* room = room_of(*req);
   if (!room) return;
   const std::string id = *room;
+  std::optional<std::int64_t> held;
+  if (const auto v = meta.find("v"); v != meta.end() && v->is_number_integer())
+    held = v->get<std::int64_t>();
   dispatch(id, Pending{conn, std::string(rest->second), std::move(*req), hops,
-                       now() + options_.wait_ms});
+                       now() + options_.wait_ms, held});
 }
 
 void Node::tell(std::string notice) {
@@ -632,8 +658,11 @@ void Node::heartbeat() {
     });
   }
   read_lists();
-  // Nodes seen gone are forgotten once their leases are surely over.
-  std::erase_if(gone_, [&](const auto& g) { return now() - g.second > 2 * lease; });
+  // Nodes seen gone are forgotten once their leases are surely over, and holders read long ago
+  // (they are read again when next needed).
+  const Millis t = now();
+  std::erase_if(gone_, [&](const auto& g) { return t - g.second > 2 * lease; });
+  std::erase_if(owners_, [&](const auto& o) { return t - o.second.at >= kOwnerFresh; });
   beat_.expires_after(std::chrono::milliseconds(std::max<Millis>(100, lease / 5)));
   beat_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
     if (const auto n = weak.lock(); n && !ec) n->heartbeat();

@@ -121,6 +121,9 @@ class Node : public std::enable_shared_from_this<Node> {
     protocol::Request request;
     int hops = 0;
     Millis until = 0;  // refused after this, while waiting for the room's lease
+    // The version of the room the client still holds (its hello's resume), for its seat's
+    // first request through another node: the holder then sends only the patches since.
+    std::optional<std::int64_t> held{};
   };
   enum class Where { here, there, wait };
   struct Route {
@@ -180,6 +183,10 @@ class Node : public std::enable_shared_from_this<Node> {
   std::unordered_map<std::uint64_t, std::set<std::string>> relayed_to_;
   std::unordered_map<std::string, std::set<std::uint64_t>> via_;  // node -> our clients there
   std::uint64_t next_number_ = 1;
+  // What each client of this node said it holds (hello's resume), until its first request for
+  // each of those rooms.
+  std::unordered_map<Connection*, std::vector<std::pair<std::string, std::int64_t>>> resume_;
+  std::optional<std::int64_t> take_resume(Connection* c, const std::string& room);
 
   // Other nodes' clients with requests run here, by origin node then number.
   std::map<std::string, std::map<std::uint64_t, std::shared_ptr<RemoteConnection>>> remote_;

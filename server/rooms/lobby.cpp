@@ -1133,13 +1133,14 @@ std::string Lobby::token_hash_of(const std::string& player) const {
   return to_hex(it->second.key.bytes);
 }
 
-void Lobby::rebind(const std::shared_ptr<Connection>& c, const std::string& room_id) {
+void Lobby::rebind(const std::shared_ptr<Connection>& c, const std::string& room_id,
+                   std::optional<std::int64_t> held) {
   const auto it = rooms_.find(room_id);
   if (it == rooms_.end() || !c->player()) return;
   auto& mine = rooms_of_[c.get()];
   if (mine.contains(room_id) || !it->second->seat_of(c->player()->id)) return;
   clients_.try_emplace(c.get(), c);
-  it->second->rebind(c);
+  it->second->rebind(c, held);
   mine.insert(room_id);
 }
 

@@ -170,8 +170,10 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   // so that their seat is stored under their token.
   void adopt(const Player& player, const std::string& token_hash);
   // Cluster mode: the first request of `c` (relayed from another node) for a room in memory
-  // here where its player sits puts it back at its seat, as a hello would have.
-  void rebind(const std::shared_ptr<Connection>& c, const std::string& room);
+  // here where its player sits puts it back at its seat, as a hello would have (`held`: the
+  // version its client still holds, from that hello's resume).
+  void rebind(const std::shared_ptr<Connection>& c, const std::string& room,
+              std::optional<std::int64_t> held = {});
   // This node's public rooms in memory, for the other nodes' lists.
   std::vector<ListedLine> public_lines() const;
   // The token's hash a player is known by here ("" if none).

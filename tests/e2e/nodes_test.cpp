@@ -99,6 +99,30 @@ json without_presence(json st) {
   return st;
 }
 
+// Ann on node `a` makes a table of `game` for two, and sits with Bob on node `b` (Eve, if given,
+// watching from before the first move). Call as ASSERT_NO_FATAL_FAILURE(...).
+struct Two {
+  std::string room;
+  std::unique_ptr<Seat> ann, bob, eve;
+};
+void seat_two(const Cluster& c, int a, int b, const std::string& game, Two& t, int eve = -1) {
+  t.ann = connect(c.ports[a], "Ann");
+  t.bob = connect(c.ports[b], "Bob");
+  t.room = create(*t.ann, game, {{"players", 2}});
+  ASSERT_FALSE(t.room.empty());
+  if (eve >= 0) {
+    t.eve = connect(c.ports[eve], "Eve");
+    ASSERT_NO_FATAL_FAILURE(join(*t.eve, t.room, true));
+  }
+  ASSERT_NO_FATAL_FAILURE(join(*t.ann, t.room));
+  ASSERT_NO_FATAL_FAILURE(join(*t.bob, t.room));
+  ASSERT_TRUE(t.ann->reach(t.bob->version));
+  ASSERT_TRUE(t.bob->reach(t.ann->version));
+  if (t.eve) {
+    ASSERT_TRUE(t.eve->reach(t.bob->version));
+  }
+}
+
 // Two players on two nodes and a spectator on the third play every game to the end; the
 // spectator's patched copy equals a fresh sync at every step.
 TEST(Cluster, PlayersOnTwoNodesAndASpectatorOnTheThirdPlayEveryGame) {
@@ -107,16 +131,9 @@ TEST(Cluster, PlayersOnTwoNodesAndASpectatorOnTheThirdPlayEveryGame) {
   std::uint64_t seed = 7;
   for (const rules::Game* g : rules::all_games()) {
     SCOPED_TRACE(std::string(g->id()));
-    auto p0 = connect(c.ports[0], "Ann");
-    auto p1 = connect(c.ports[1], "Bob");
-    auto eve = connect(c.ports[2], "Eve");
-    const auto room = create(*p0, std::string(g->id()), {{"players", 2}});
-    ASSERT_FALSE(room.empty());
-    ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
-    ASSERT_NO_FATAL_FAILURE(join(*p0, room));
-    ASSERT_NO_FATAL_FAILURE(join(*p1, room));
-    ASSERT_TRUE(eve->reach(p1->version));
-    ASSERT_NO_FATAL_FAILURE(play_out({p0.get(), p1.get()}, *eve, seed++, true));
+    Two t;
+    ASSERT_NO_FATAL_FAILURE(seat_two(c, 0, 1, std::string(g->id()), t, 2));
+    ASSERT_NO_FATAL_FAILURE(play_out({t.ann.get(), t.bob.get()}, *t.eve, seed++, true));
   }
   // The lobby of any node lists the rooms held by the others.
   auto visitor = connect(c.ports[2], "Visitor");
@@ -214,13 +231,11 @@ TEST(Cluster, KillNineTheHolderOfFiftyGamesLosesNoMoveAndTheGamesFinishElsewhere
 TEST(Cluster, AStaleHolderPausedPastItsLeaseCannotWrite) {
   Cluster c;
   ASSERT_NO_FATAL_FAILURE(make_cluster(c));
-  auto p0 = connect(c.ports[0], "Ann");
-  auto p1 = connect(c.ports[0], "Bob");
-  const auto room = create(*p0, "quantik", {{"players", 2}});
-  ASSERT_NO_FATAL_FAILURE(join(*p0, room));
-  ASSERT_NO_FATAL_FAILURE(join(*p1, room));
-  ASSERT_TRUE(p0->reach(p1->version));
-  ASSERT_TRUE(p1->reach(p0->version));
+  Two t;
+  ASSERT_NO_FATAL_FAILURE(seat_two(c, 0, 0, "quantik", t));
+  auto& p0 = t.ann;
+  auto& p1 = t.bob;
+  const auto& room = t.room;
   // The player to move is the one who plays on both sides of the pause.
   const bool swapped = p0->state["to_move"] != 0;
   if (swapped) std::swap(p0, p1);
@@ -266,14 +281,12 @@ TEST(Cluster, AStaleHolderPausedPastItsLeaseCannotWrite) {
 TEST(Cluster, RedisRestartedDuringPlayNodesReconnectAndClientsResume) {
   Cluster c;
   ASSERT_NO_FATAL_FAILURE(make_cluster(c));
-  auto p0 = connect(c.ports[0], "Ann");
-  auto p1 = connect(c.ports[1], "Bob");
-  auto eve = connect(c.ports[2], "Eve");
-  const auto room = create(*p0, "kwinty", {{"players", 2}});
-  ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
-  ASSERT_NO_FATAL_FAILURE(join(*p0, room));
-  ASSERT_NO_FATAL_FAILURE(join(*p1, room));
-  ASSERT_TRUE(eve->reach(p1->version));
+  Two t;
+  ASSERT_NO_FATAL_FAILURE(seat_two(c, 0, 1, "kwinty", t, 2));
+  auto& p0 = t.ann;
+  auto& p1 = t.bob;
+  auto& eve = t.eve;
+  const auto& room = t.room;
   rules::Rng pick(3);
   for (int k = 0; k < 3; ++k) {
     ASSERT_TRUE(p0->reach(eve->version));
@@ -308,12 +321,11 @@ TEST(Cluster, RedisRestartedDuringPlayNodesReconnectAndClientsResume) {
 TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
   Cluster c;
   ASSERT_NO_FATAL_FAILURE(make_cluster(c));
-  auto p0 = connect(c.ports[0], "Ann");
-  auto p1 = connect(c.ports[1], "Bob");
-  const auto room = create(*p0, "quantik", {{"players", 2}});
-  ASSERT_NO_FATAL_FAILURE(join(*p0, room));
-  ASSERT_NO_FATAL_FAILURE(join(*p1, room));
-  ASSERT_TRUE(p0->reach(p1->version));
+  Two t;
+  ASSERT_NO_FATAL_FAILURE(seat_two(c, 0, 1, "quantik", t));
+  auto& p0 = t.ann;
+  auto& p1 = t.bob;
+  const auto& room = t.room;
   EXPECT_EQ(c.nodes[0]->stop(SIGTERM), 0);
   p1->ws.recv_until([](const json&) { return false; }, 3s);
   EXPECT_TRUE(p1->ws.closed()) << "the stopping holder ended the client relayed to it";
@@ -325,6 +337,62 @@ TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
   auto eve = connect(c.ports[1], "Eve");
   ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
   ASSERT_NO_FATAL_FAILURE(play_out({ann.get(), bob.get()}, *eve, 1, false));
+}
+
+// A player whose own node went away comes back through another one with the version it holds:
+// the holder sends only the patches it missed, as one node would.
+TEST(Cluster, APlayerBackThroughAnotherNodeGetsOnlyThePatchesItMissed) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  Two t;
+  ASSERT_NO_FATAL_FAILURE(seat_two(c, 0, 1, "quantik", t, 2));
+  const auto move = [&](Seat& s) {
+    const auto v = s.version;
+    s.ws.send(
+        {{"type", "move"}, {"room", t.room}, {"version", v}, {"move", s.state["legal_moves"][0]}});
+    ASSERT_TRUE(t.eve->reach(v + 1));
+    ASSERT_TRUE(t.ann->reach(v + 1));
+    ASSERT_TRUE(t.bob->reach(v + 1));
+  };
+  // Ann (seat 0) is to move once Bob drops.
+  if (t.ann->state["to_move"] != 0) {
+    ASSERT_NO_FATAL_FAILURE(move(*t.bob));
+  }
+  const json held = t.bob->state;
+  const auto held_version = t.bob->version;
+  c.nodes[1]->kill(SIGKILL);  // Bob's node is gone; the room's holder, node 0, is not
+  t.bob->ws.close();
+  ASSERT_TRUE(
+      t.eve->shows([](const json& st) { return st["seats"][1]["connected"] == false; }, 10s));
+  const auto v = t.ann->version;
+  t.ann->ws.send({{"type", "move"},
+                  {"room", t.room},
+                  {"version", v},
+                  {"move", t.ann->state["legal_moves"][0]}});
+  ASSERT_TRUE(t.eve->reach(v + 1));
+
+  Seat back;
+  back.room = t.room;
+  back.state = held;
+  back.version = held_version;
+  ASSERT_EQ(back.ws.connect("127.0.0.1", c.ports[2]), "");
+  back.ws.send({{"type", "hello"},
+                {"name", "Bob"},
+                {"token", t.bob->token},
+                {"resume", {{t.room, held_version}}}});
+  ASSERT_TRUE(back.expect("welcome").has_value());
+  back.ws.send({{"type", "join"}, {"room", t.room}, {"as", "player"}, {"version", held_version}});
+  std::vector<std::string> types;
+  ASSERT_TRUE(back.ws.recv_until([&](const json&) { return back.version >= t.eve->version; }, 10s,
+                                 [&](const json& m) {
+                                   types.push_back(m.value("type", ""));
+                                   back.take(m);
+                                 }))
+      << "types so far: " << json(types).dump();
+  EXPECT_EQ(std::ranges::count(types, "full"), 0) << json(types).dump();
+  EXPECT_GE(std::ranges::count(types, "patch"), 1) << json(types).dump();
+  EXPECT_EQ(back.state["board"], t.eve->state["board"]);
+  EXPECT_EQ(back.state, fresh_sync(back)) << "the patched copy is the state";
 }
 
 // Accounts and their sessions are the store's, on every node: an account made on one node
