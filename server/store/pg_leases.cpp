@@ -55,25 +55,37 @@ std::expected<Conn*, std::string> connected(std::optional<Conn>& c, const std::s
 }
 }  // namespace
 
+namespace {
+// This node's heartbeat, now + ttl: every lease it holds lives as long as it does. A CTE, so
+// that it goes with the statement it starts (one round trip).
+constexpr const char* kBeat =
+    "WITH beat AS (INSERT INTO node_heartbeats(node, expires_at) "
+    "VALUES($2, clock_timestamp() + $3 * interval '1 millisecond') "
+    "ON CONFLICT(node) DO UPDATE SET expires_at = EXCLUDED.expires_at RETURNING 1) ";
+// Whether room_leases' row `l` is held: by a node whose heartbeat goes on.
+constexpr const char* kHeld =
+    "EXISTS (SELECT 1 FROM node_heartbeats h WHERE h.node = l.node AND h.expires_at > "
+    "clock_timestamp())";
+}  // namespace
+
 std::expected<std::optional<std::int64_t>, std::string> PgStore::take_lease(const std::string& room,
                                                                             std::int64_t ttl_ms,
                                                                             bool only_if_stored) {
   if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
   auto db = connected(lease_db_, conninfo_);
   if (!db) return std::unexpected(db.error());
-  // Free, expired (the next epoch), or ours and still valid (renewed, the same epoch). Taken
-  // while another node's write holds the row (FOR SHARE), this waits for that write's commit.
-  Stmt q(
-      **db,
-      std::string("INSERT INTO room_leases(room, node, epoch, expires_at) "
-                  "SELECT $1, $2, 1, clock_timestamp() + $3 * interval '1 millisecond' ") +
-          (only_if_stored ? "WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1) " : "") +
-          "ON CONFLICT(room) DO UPDATE SET "
-          "epoch = CASE WHEN room_leases.node = EXCLUDED.node AND room_leases.expires_at > "
-          "clock_timestamp() THEN room_leases.epoch ELSE room_leases.epoch + 1 END, "
-          "node = EXCLUDED.node, expires_at = EXCLUDED.expires_at "
-          "WHERE room_leases.node = EXCLUDED.node OR room_leases.expires_at <= clock_timestamp() "
-          "RETURNING epoch");
+  // Free (no node, or a node whose heartbeat stopped: the next epoch), or this node's already
+  // (the same epoch). Taken while another node's write holds the row (FOR SHARE), this waits for
+  // that write's commit. The heartbeat goes with it: a node's first lease makes its heartbeat.
+  Stmt q(**db, std::string(kBeat) +
+                   "INSERT INTO room_leases AS l(room, node, epoch, expires_at) "
+                   "SELECT $1, $2, 1, clock_timestamp() FROM beat " +
+                   (only_if_stored ? "WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1) " : "") +
+                   "ON CONFLICT(room) DO UPDATE SET "
+                   "epoch = CASE WHEN l.node = EXCLUDED.node THEN l.epoch ELSE l.epoch + 1 END, "
+                   "node = EXCLUDED.node, expires_at = EXCLUDED.expires_at "
+                   "WHERE l.node = EXCLUDED.node OR l.node = '' OR NOT " +
+                   kHeld + " RETURNING epoch");
   q.bind(1, room).bind(2, node_).bind(3, ttl_ms);
   if (!q.row()) {
     if (!q.ok()) return std::unexpected("taking the lease of " + room + ": " + q.error());
@@ -89,7 +101,9 @@ std::expected<std::optional<std::string>, std::string> PgStore::lease_holder(
     const std::string& room) {
   auto db = connected(lease_db_, conninfo_);
   if (!db) return std::unexpected(db.error());
-  Stmt q(**db, "SELECT node FROM room_leases WHERE room = $1 AND expires_at > clock_timestamp()");
+  Stmt q(**db, std::string("SELECT l.node FROM room_leases l WHERE l.room = $1 AND l.node <> '' "
+                           "AND ") +
+                   kHeld);
   q.bind(1, room);
   if (!q.row()) {
     if (!q.ok()) return std::unexpected("reading the lease of " + room + ": " + q.error());
@@ -124,24 +138,17 @@ std::expected<std::vector<std::string>, std::string> PgStore::renew_leases(std::
   if (!db) return std::unexpected(db.error());
   nlohmann::json held = nlohmann::json::array();
   for (const auto& [room, epoch] : leases_) held.push_back({room, epoch});
-  // Renewed only where this node still holds the epoch it took; the others were lost.
-  Stmt q(**db,
-         "UPDATE room_leases l SET expires_at = clock_timestamp() + $2 * interval '1 millisecond' "
-         "FROM json_array_elements($1::json) h "
-         "WHERE l.room = h->>0 AND l.epoch = (h->>1)::bigint AND l.node = $3 RETURNING l.room");
-  q.bind(1, held.dump()).bind(2, ttl_ms).bind(3, node_);
-  std::unordered_map<std::string, bool> renewed;
-  while (q.row()) renewed[q.text(0)] = true;
-  if (!q.ok()) return std::unexpected("renewing leases: " + q.error());
+  // The heartbeat, and, read without a lock (a fenced write may hold a row), the rooms this
+  // node held and lost: another node took each after the heartbeat had stopped.
+  Stmt q(**db, std::string(kBeat) +
+                   "SELECT h->>0 FROM json_array_elements($1::json) h, beat WHERE NOT EXISTS "
+                   "(SELECT 1 FROM room_leases l WHERE l.room = h->>0 AND l.node = $2 AND "
+                   "l.epoch = (h->>1)::bigint)");
+  q.bind(1, held.dump()).bind(2, node_).bind(3, ttl_ms);
   std::vector<std::string> lost;
-  for (auto it = leases_.begin(); it != leases_.end();) {
-    if (renewed.contains(it->first)) {
-      ++it;
-    } else {
-      lost.push_back(it->first);
-      it = leases_.erase(it);
-    }
-  }
+  while (q.row()) lost.push_back(q.text(0));
+  if (!q.ok()) return std::unexpected("renewing leases: " + q.error());
+  for (const auto& room : lost) leases_.erase(room);
   return lost;
 }
 
@@ -155,9 +162,9 @@ std::expected<void, std::string> PgStore::release_leases(const std::vector<std::
       held.push_back({room, it->second});
       leases_.erase(it);
     }
-  // Expired now, its epoch kept: the next owner takes the one after.
+  // Nobody's now, its epoch kept: the next owner takes the one after.
   Stmt q(**db,
-         "UPDATE room_leases l SET expires_at = clock_timestamp() "
+         "UPDATE room_leases l SET node = '' "
          "FROM json_array_elements($1::json) h "
          "WHERE l.room = h->>0 AND l.epoch = (h->>1)::bigint AND l.node = $2");
   q.bind(1, held.dump()).bind(2, node_);

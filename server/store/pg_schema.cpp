@@ -152,6 +152,16 @@ const std::vector<const char*> kMigrations{
     END
     $fence$ LANGUAGE plpgsql;
     )sql",
+    // 4: a lease lives as long as its node's heartbeat. Renewing every lease row each beat
+    // locked rows that fenced writes held FOR SHARE, in another order: the two deadlocked (each
+    // a second, until PostgreSQL broke it). A node now renews one row of its own, which no
+    // write locks; a room's row changes only when the room changes hands, and a takeover still
+    // waits for the write in flight. A released room's row names no node ('').
+    R"sql(
+    CREATE TABLE node_heartbeats(
+      node TEXT PRIMARY KEY,
+      expires_at TIMESTAMPTZ NOT NULL);
+    )sql",
 };
 
 // Any constant, the same in every node: the advisory lock that serializes migrations.

@@ -291,6 +291,34 @@ TEST_F(PgStoreTest, AStaleOwnerCannotWriteARoomAnotherNodeTookOver) {
   EXPECT_EQ(number("SELECT finished FROM rooms WHERE id = 'r1'"), 0);
 }
 
+// A heartbeat never waits for a write in flight: a fenced write holds its rooms' lease rows (FOR
+// SHARE) until it commits, and renewing every row each beat deadlocked with such writes (a
+// second each, until PostgreSQL broke the cycle). A node's heartbeat is a row of its own.
+TEST_F(PgStoreTest, AHeartbeatNeverWaitsForAFencedWriteInFlight) {
+  auto a = open();
+  ASSERT_TRUE(a);
+  a->fence_as("node-a");
+  ASSERT_EQ(a->take_lease("r1", 60'000).value(), std::optional<std::int64_t>(1));
+  ASSERT_EQ(a->take_lease("r2", 60'000).value(), std::optional<std::int64_t>(1));
+  // Another transaction, as the writer's would be, holds both rows, and stays open.
+  auto writer = pg::Conn::open(uri_);
+  ASSERT_TRUE(writer.has_value());
+  ASSERT_TRUE(writer->exec("BEGIN"));
+  ASSERT_TRUE(
+      writer->exec("SELECT plateau_fence('r1', 'node-a', 1); "
+                   "SELECT plateau_fence('r2', 'node-a', 1)"));
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto lost = a->renew_leases(60'000);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_TRUE(lost.has_value()) << lost.error();
+  EXPECT_TRUE(lost->empty());
+  EXPECT_LT(took, std::chrono::milliseconds(500)) << "the heartbeat waited for the write";
+  ASSERT_TRUE(writer->exec("COMMIT"));
+  EXPECT_EQ(number("SELECT count(*) FROM node_heartbeats WHERE node = 'node-a' AND expires_at > "
+                   "clock_timestamp() + interval '50 seconds'"),
+            1);
+}
+
 // A club's SQLite database moves into PostgreSQL whole: every room as a start rebuilds it (a
 // round in play, its moves still in SQLite's log), finished games, accounts, ratings, events;
 // then back into SQLite, the same again.
