@@ -7,6 +7,8 @@
 # and Redis's (their processes' uids). By hand, never in CI.
 #
 #   tests/bench/cluster_compare.sh [BUILD_DIR] [load_bench flags...]   (default: build, --rooms 200)
+# PHASES="cluster" runs only some of the three (sqlite, postgres, cluster); KEEP_LOGS=PREFIX
+# keeps PostgreSQL's log as PREFIX.pg.log.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${1:-$root/build}
@@ -30,6 +32,7 @@ redis_uid=$(stat -c %u "$dir/redis")
 # A free port for Redis (it listens on 127.0.0.1 only).
 redis_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 stop() {
+  [ -n "${KEEP_LOGS:-}" ] && cp "$dir/pg/log" "$KEEP_LOGS.pg.log" 2>/dev/null || true
   "${as_pg[@]}" "$bin/pg_ctl" -D "$dir/pg/data" -m immediate stop >/dev/null 2>&1 || true
   [ -f "$dir/redis/pid" ] && kill "$(cat "$dir/redis/pid")" 2>/dev/null || true
   sleep 0.2
@@ -45,14 +48,20 @@ trap stop EXIT
 for _ in $(seq 50); do [ -f "$dir/redis/pid" ] && break; sleep 0.1; done
 pg() { echo "postgresql:///$1?host=$dir/pg&port=5432&user=postgres"; }
 db() { "${as_pg[@]}" "$bin/psql" -q -h "$dir/pg" -U postgres -d postgres -c "CREATE DATABASE $1" >/dev/null; }
+phases=${PHASES:-sqlite postgres cluster}
 mkdir -p "$dir/sqlite"
-echo "== one node, SQLite (--data $dir/sqlite)"
-"$build/tests/bench/load_bench" "${flags[@]}" --data "$dir/sqlite"
-echo
-echo "== one node, PostgreSQL 15 (same machine, Unix socket)"
-db one
-"$build/tests/bench/load_bench" "${flags[@]}" --store "$(pg one)" --db-uid "$pg_uid"
-echo
+if [[ " $phases " == *" sqlite "* ]]; then
+  echo "== one node, SQLite (--data $dir/sqlite)"
+  "$build/tests/bench/load_bench" "${flags[@]}" --data "$dir/sqlite"
+  echo
+fi
+if [[ " $phases " == *" postgres "* ]]; then
+  echo "== one node, PostgreSQL 15 (same machine, Unix socket)"
+  db one
+  "$build/tests/bench/load_bench" "${flags[@]}" --store "$(pg one)" --db-uid "$pg_uid"
+  echo
+fi
+[[ " $phases " == *" cluster "* ]] || exit 0
 echo "== three nodes, PostgreSQL 15 + Redis $(redis-server --version | sed -E 's/.*v=([0-9.]+).*/\1/')"
 db three
 "$build/tests/bench/load_bench" "${flags[@]}" --store "$(pg three)" \

@@ -228,6 +228,10 @@ class Room {
     if (sent == sent_.end()) return;
     const auto now = Clock::now();
     const double us = std::chrono::duration<double, std::micro>(now - sent->second.at).count();
+    // In a cluster the last spectator may see a move before its mover does: the entry goes
+    // once both have.
+    if (i == sent->second.mover) sent->second.mover_seen = true;
+    if (i == static_cast<int>(conns_.size()) - 1) sent->second.spectator_seen = true;
     if (i == sent->second.mover && running) {
       stats_.mover_us.push_back(us);
       stats_.mover_read_ms.push_back(
@@ -236,12 +240,9 @@ class Room {
           std::chrono::duration<double, std::micro>(conns_[i]->arrived - sent->second.wall)
               .count());
     }
-    if (i == static_cast<int>(conns_.size()) - 1) {
-      if (running) stats_.spectator_us.push_back(us);
+    if (i == static_cast<int>(conns_.size()) - 1 && running) stats_.spectator_us.push_back(us);
+    if (sent->second.mover_seen && (spectators_ == 0 || sent->second.spectator_seen))
       sent_.erase(sent);
-    } else if (spectators_ == 0 && i == sent->second.mover) {
-      sent_.erase(sent);
-    }
   }
 
   // Reads the JSON array of plain strings that follows `"value":` at `at` into `out`. False when
@@ -325,7 +326,7 @@ class Room {
       const auto now = Clock::now();
       if (interval_ == Clock::duration::zero() || next_due_ <= now) {
         next_due_ += interval_;
-        send_move(i, std::move(move));
+        send_move(i, move);
       } else {
         // A newer wait replaces this one, as a timer set again would.
         loop_.at(next_due_, [this, i, wait = ++wait_, move = std::move(move)] {
@@ -371,6 +372,7 @@ class Room {
     int mover;             // by which connection
     std::chrono::system_clock::time_point
         wall;  // the same instant, on the kernel's timestamp clock
+    bool mover_seen = false, spectator_seen = false;
   };
   std::map<std::int64_t, Sent> sent_;
   std::int64_t pending_ = -1;
@@ -566,6 +568,8 @@ PhaseResult run_phase(const Options& opt, const Servers& servers, const std::str
   const auto page0 = plateau::testing::http_get(port, "/metrics").body;
   const double cpu0 = servers_cpu();
   const double db0 = cpu_seconds_of_users(opt.db_uids);
+  std::vector<double> each0;
+  for (const long uid : opt.db_uids) each0.push_back(cpu_seconds_of_user(uid));
   auto threads0 = thread_times(pid);
   const double self0 = cpu_seconds(getpid());
   const double self_waited0 = waited_seconds(getpid());
@@ -576,6 +580,9 @@ PhaseResult run_phase(const Options& opt, const Servers& servers, const std::str
   const double elapsed = std::chrono::duration<double>(Clock::now() - t0).count();
   const double cpu = servers_cpu() - cpu0;
   const double db_cpu = cpu_seconds_of_users(opt.db_uids) - db0;
+  std::vector<double> each;
+  for (std::size_t u = 0; u < opt.db_uids.size(); ++u)
+    each.push_back(cpu_seconds_of_user(opt.db_uids[u]) - each0[u]);
   auto threads = thread_times(pid);
   const double self_cpu = cpu_seconds(getpid()) - self0;
   const double self_waited = waited_seconds(getpid()) - self_waited0;
@@ -650,6 +657,10 @@ PhaseResult run_phase(const Options& opt, const Servers& servers, const std::str
         "  database CPU     %.3f s = %.4f ms per move (every process of uid %s); with the "
         "server's: %.4f ms per move\n",
         db_cpu, per_move(db_cpu), uids_text(opt.db_uids).c_str(), per_move(cpu + db_cpu));
+  if (opt.db_uids.size() > 1)
+    for (std::size_t u = 0; u < each.size(); ++u)
+      std::printf("    uid %-10ld %.3f s = %.4f ms per move\n", opt.db_uids[u], each[u],
+                  per_move(each[u]));
   if (servers.pids.size() > 1)
     std::printf("  (the metrics, threads and memory here and below are node 0's)\n");
   std::printf("  server threads  ");
@@ -841,7 +852,8 @@ int main(int argc, char** argv) {
   setrlimit(RLIMIT_NOFILE, &lim);
 
   // ServerProcess passes --data DIR itself; a later --data none wins over it.
-  std::vector<std::string> extra{"--max-connections", "100000"};
+  // Every client is 127.0.0.1: the per-address cap would stop the idle phase at its default.
+  std::vector<std::string> extra{"--max-connections", "100000", "--max-per-ip", "100000"};
   if (opt.data == "none") extra.insert(extra.end(), {"--data", "none"});
   if (!opt.store.empty()) extra.insert(extra.end(), {"--store", opt.store});
   if (opt.bot_games > 0)  // one client makes every bot table
