@@ -637,9 +637,11 @@ void Node::heartbeat() {
   }
   const std::string ttl = std::to_string(lease);
   cmd_->command({"SET", alive_key(id_), std::to_string(now()), "PX", ttl});
+  // [rank, spectators, active, summary, private, [[player, seat]...], to_move, deadline]
   nlohmann::json mine = nlohmann::json::array();
-  for (auto& l : lobby_.public_lines())
-    mine.push_back({l.rank, l.spectators, l.active, std::move(l.summary)});
+  for (auto& l : lobby_.lines(true))
+    mine.push_back({l.rank, l.spectators, l.active, std::move(l.summary), l.is_private, l.players,
+                    l.to_move, l.deadline ? nlohmann::json(*l.deadline) : nlohmann::json()});
   cmd_->command({"SET", rooms_key(id_), mine.dump(), "PX", ttl});
   cmd_->command({"SADD", kNodes, id_});
   // The nodes we relay to or for: one whose heartbeat is gone is gone.
@@ -693,10 +695,20 @@ void Node::read_lists() {
         }
         const auto list = nlohmann::json::parse(r.elements[i].str, nullptr, false);
         if (!list.is_array()) continue;
-        for (const auto& l : list)
-          if (l.is_array() && l.size() == 4 && l[0].is_number_integer() &&
-              l[1].is_number_integer() && l[2].is_number_integer() && l[3].is_object())
-            lines.push_back({l[0].get<int>(), l[1].get<int>(), l[2].get<Millis>(), l[3]});
+        for (const auto& l : list) {
+          if (!l.is_array() || l.size() != 8 || !l[0].is_number_integer() ||
+              !l[1].is_number_integer() || !l[2].is_number_integer() || !l[3].is_object() ||
+              !l[4].is_boolean() || !l[5].is_array() || !l[6].is_number_integer())
+            continue;
+          ListedLine line{l[0].get<int>(), l[1].get<int>(), l[2].get<Millis>(), l[3],
+                          l[4].get<bool>()};
+          for (const auto& p : l[5])
+            if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_number_integer())
+              line.players.emplace_back(p[0].get<std::string>(), p[1].get<int>());
+          line.to_move = l[6].get<int>();
+          if (l[7].is_number_integer()) line.deadline = l[7].get<Millis>();
+          lines.push_back(std::move(line));
+        }
       }
       n->remote_lines_ = std::move(lines);
     });

@@ -424,22 +424,35 @@ protocol::Status Lobby::Line::status() const {
   return room ? room->status() : protocol::Status::playing;
 }
 
-std::vector<ListedLine> Lobby::public_lines() const {
-  std::vector<ListedLine> lines;
+std::vector<ListedLine> Lobby::lines(bool with_private) const {
+  std::vector<ListedLine> out;
+  const auto add = [&](const std::string& rid, const Line& line, int rank, int spectators,
+                       const auto& seats, bool is_private) {
+    ListedLine l{rank, spectators, line.active, line.summary(), is_private};
+    for (std::size_t s = 0; s < seats.size(); ++s)
+      if (seats[s].first && !bot_level_in(*seats[s].first))
+        l.players.emplace_back(*seats[s].first, static_cast<int>(s));
+    const int seat = line.to_move();
+    if (line.status() == protocol::Status::playing && seat >= 0 &&
+        !(line.room && line.room->has_left(seat)))
+      l.to_move = seat;
+    if (const auto d = deadline_of_.find(rid); d != deadline_of_.end()) l.deadline = d->second;
+    out.push_back(std::move(l));
+  };
   for (const auto& [rid, room] : rooms_) {
-    if (room->failed() || room->is_private()) continue;
+    if (room->failed() || (room->is_private() && !with_private)) continue;
     const auto status = room->status();
-    lines.push_back({status == protocol::Status::waiting   ? 0
-                     : status == protocol::Status::playing ? 1
-                                                           : 2,
-                     status == protocol::Status::playing ? room->spectators() : 0,
-                     room->last_activity(),
-                     Line{&rid, room->last_activity(), room.get(), nullptr}.summary()});
+    add(rid, Line{&rid, room->last_activity(), room.get(), nullptr},
+        status == protocol::Status::waiting   ? 0
+        : status == protocol::Status::playing ? 1
+                                              : 2,
+        status == protocol::Status::playing ? room->spectators() : 0, room->seated(),
+        room->is_private());
   }
   for (const auto& [rid, u] : unloaded_)
-    if (!u.is_private)
-      lines.push_back({1, 0, u.last_activity, Line{&rid, u.last_activity, nullptr, &u}.summary()});
-  return lines;
+    if (!u.is_private || with_private)
+      add(rid, Line{&rid, u.last_activity, nullptr, &u}, 1, 0, u.seats, u.is_private);
+  return out;
 }
 
 const Lobby::Listing& Lobby::listing() {
@@ -447,12 +460,13 @@ const Lobby::Listing& Lobby::listing() {
   // Public rooms, in the order a visitor looks for them: tables with a seat to take, then games
   // being played (the most watched first), then finished ones; the most recently active first
   // within each. The room id breaks ties, so that pages do not overlap.
-  auto listed = public_lines();
-  // In a cluster, the other nodes' rooms too (a room this node holds is listed as it is here).
+  auto listed = lines();
+  // In a cluster, the other nodes' public rooms too (a room this node holds is listed as it is
+  // here).
   if (shared_.remote_lines)
     for (auto& line : shared_.remote_lines()) {
       const auto rid = line.summary.value("room", std::string());
-      if (!rid.empty() && !rooms_.contains(rid) && !unloaded_.contains(rid))
+      if (!line.is_private && !rid.empty() && !rooms_.contains(rid) && !unloaded_.contains(rid))
         listed.push_back(std::move(line));
     }
   const auto room_of = [](const ListedLine& l) { return l.summary.value("room", std::string()); };
@@ -512,7 +526,8 @@ void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms
   const std::size_t shown = std::min(mine.size(), kMineListed);
   std::partial_sort(mine.begin(), mine.begin() + static_cast<std::ptrdiff_t>(shown), mine.end(),
                     recent);
-  json yours = json::array();
+  // (activity, room, entry): this node's tables, then in a cluster those held by other nodes.
+  std::vector<std::tuple<Millis, std::string, json>> entries;
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& [line, seat] = mine[i];
     json entry = line.summary();
@@ -523,8 +538,28 @@ void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms
     // When the seat to move runs out of time, for a client to sort by (correspondence games).
     if (const auto d = deadline_of_.find(*line.id); d != deadline_of_.end())
       entry["deadline"] = d->second;
-    yours.push_back(std::move(entry));
+    entries.emplace_back(line.active, *line.id, std::move(entry));
   }
+  if (shared_.remote_lines)
+    for (auto& line : shared_.remote_lines()) {
+      const auto rid = line.summary.value("room", std::string());
+      if (rooms_.contains(rid) || unloaded_.contains(rid)) continue;
+      for (const auto& [player, seat] : line.players) {
+        if (player != c->player()->id) continue;
+        json entry = std::move(line.summary);
+        entry["you"] = seat;
+        entry["your_turn"] = line.to_move == seat;
+        if (line.deadline) entry["deadline"] = *line.deadline;
+        entries.emplace_back(line.active, rid, std::move(entry));
+        break;
+      }
+    }
+  std::ranges::sort(entries, [](const auto& a, const auto& b) {
+    return std::pair(std::get<0>(b), std::get<1>(a)) < std::pair(std::get<0>(a), std::get<1>(b));
+  });
+  json yours = json::array();
+  for (std::size_t i = 0; i < entries.size() && i < kMineListed; ++i)
+    yours.push_back(std::move(std::get<2>(entries[i])));
   c->send(make_frame(protocol::encode_rooms(id, out, total, from, yours)));
 }
 

@@ -87,6 +87,13 @@ struct ListedLine {
   int spectators = 0;  // of a game in play (the most watched first)
   Millis active = 0;   // last activity (the most recent first)
   nlohmann::json summary;
+  // For the lists of the tables a player sits at, on the other nodes of a cluster: private
+  // tables are shared too (never listed publicly), with who sits where (people, not bots), the
+  // seat to move (-1: none, or its player left) and when its time runs out.
+  bool is_private = false;
+  std::vector<std::pair<std::string, int>> players{};
+  int to_move = -1;
+  std::optional<Millis> deadline{};
 };
 
 // What a lobby in a cluster (server/cluster/node.hpp) asks of the others. Without it the lobby
@@ -174,8 +181,9 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   // version its client still holds, from that hello's resume).
   void rebind(const std::shared_ptr<Connection>& c, const std::string& room,
               std::optional<std::int64_t> held = {});
-  // This node's public rooms in memory, for the other nodes' lists.
-  std::vector<ListedLine> public_lines() const;
+  // This node's rooms for the lists: the public ones, and with `with_private` the private ones
+  // too (for the other nodes of a cluster).
+  std::vector<ListedLine> lines(bool with_private = false) const;
   // The token's hash a player is known by here ("" if none).
   std::string token_hash_of(const std::string& player) const;
 

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <array>
+#include <set>
 
 #include "../server/temp_postgres.hpp"
 #include "../server/temp_redis.hpp"
@@ -147,6 +148,29 @@ TEST(Cluster, PlayersOnTwoNodesAndASpectatorOnTheThirdPlayEveryGame) {
   }
   ASSERT_TRUE(list.has_value());
   EXPECT_GE((*list)["rooms"].size(), rules::all_games().size()) << list->dump();
+  // A private table too: never in the public list, but among its players' own tables on
+  // every node, with whose turn it is.
+  Two p;
+  ASSERT_NO_FATAL_FAILURE(seat_two(c, 0, 1, "quantik", p));
+  p.ann->ws.send({{"type", "create"}, {"game", "quantik"}, {"private", true}});
+  const auto made = p.ann->ws.recv_type("created");
+  ASSERT_TRUE(made.has_value());
+  const std::string secret = (*made)["room"];
+  p.bob->room = secret;
+  ASSERT_NO_FATAL_FAILURE(join(*p.bob, secret));
+  std::optional<json> bobs;
+  for (int i = 0; i < 30; ++i) {
+    p.bob->ws.send({{"type", "rooms"}});
+    bobs = p.bob->ws.recv_type("rooms");
+    if (bobs && (*bobs)["mine"].size() >= 2) break;
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_TRUE(bobs.has_value());
+  std::set<std::string> his;
+  for (const auto& t : (*bobs)["mine"]) his.insert(t["room"].get<std::string>());
+  EXPECT_TRUE(his.contains(secret) && his.contains(p.room))
+      << "node 1 lists Bob's tables that node 0 holds: " << bobs->dump();
+  for (const auto& t : (*bobs)["rooms"]) EXPECT_NE(t["room"], secret) << "private";
   const auto m0 = metrics(c.ports[0]), m1 = metrics(c.ports[1]), m2 = metrics(c.ports[2]);
   EXPECT_GE(metric(m0, "plateau_cluster_rooms_held"), 1) << m0;
   EXPECT_GT(metric(m0, "plateau_cluster_relayed_in_total"), 0) << m0;
