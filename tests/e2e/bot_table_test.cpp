@@ -162,7 +162,9 @@ TEST(BotsOverSockets, TheTerminalClientPlaysEveryGameWithTheEngineFromItsSeatsVi
   for (const std::string game : {"quantik", "kwinty", "turris", "quirky", "on_top", "ltiles"}) {
     SCOPED_TRACE(game);
     // The engine's player creates the table; a random one joins it from a second process.
-    const std::string host = "timeout 120 " + cli + " --name Engine bot --game " + game +
+    // Each client is bounded, generously: under ASan on a busy 2-core machine an L-Tiles game of
+    // the engine's took past 120 s once (about 15 s alone).
+    const std::string host = "timeout 300 " + cli + " --name Engine bot --game " + game +
                              " --level easy --seed 3 > /tmp/plateau-cli-" +
                              std::to_string(::getpid()) + ".out 2>&1 &";
     const std::string out_file = "/tmp/plateau-cli-" + std::to_string(::getpid()) + ".out";
@@ -175,7 +177,7 @@ TEST(BotsOverSockets, TheTerminalClientPlaysEveryGameWithTheEngineFromItsSeatsVi
       if (in >> word && word == "room") in >> room;
     }
     ASSERT_FALSE(room.empty()) << "the engine's client made no table";
-    const auto guest = run("timeout 120 " + cli + " --name Guest bot --seed 5 --room " + room);
+    const auto guest = run("timeout 300 " + cli + " --name Guest bot --seed 5 --room " + room);
     EXPECT_NE(guest.find("over: "), std::string::npos) << guest;
     std::string host_out;
     for (int i = 0; i < 200; ++i) {  // it ends when it sees the end, as the guest did
