@@ -246,33 +246,29 @@ Node::Route Node::route(const std::string& room) {
       return {Where::there, it->second.node};
     owners_.erase(it);
   }
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    const auto took = store_.take_lease(room, options_.lease_ms, true);
-    if (!took) {
-      spdlog::error("event=lease_failed room={} error=\"{}\"", room, took.error());
-      return {Where::here, {}};  // the lobby cannot load it either: room/unavailable
-    }
-    if (*took) {
-      ++stats_.leases_taken;
-      if (**took > 1) ++stats_.takeovers;
-      return {Where::here, {}};
-    }
-    const auto holder = store_.lease_holder(room);
-    if (!holder) {
-      spdlog::error("event=lease_failed room={} error=\"{}\"", room, holder.error());
-      return {Where::here, {}};
-    }
-    if (!*holder) {
-      // No lease and none taken: the store holds no such room (the lobby says so), unless the
-      // holder's lease ended between the two reads; then once more.
-      continue;
-    }
-    if (**holder == id_) return {Where::here, {}};
-    if (gone_.contains(**holder)) return {Where::wait, {}};
-    owners_[room] = Owner{**holder, now()};
-    return {Where::there, **holder};
+  // Two round trips at most for a room this node has not seen: a client naming random rooms
+  // costs no more (take_lease leaves no row for a room the store does not hold).
+  const auto took = store_.take_lease(room, options_.lease_ms, true);
+  if (!took) {
+    spdlog::error("event=lease_failed room={} error=\"{}\"", room, took.error());
+    return {Where::here, {}};  // the lobby cannot load it either: room/unavailable
   }
-  return {Where::here, {}};
+  if (*took) {
+    ++stats_.leases_taken;
+    if (**took > 1) ++stats_.takeovers;
+    return {Where::here, {}};
+  }
+  const auto holder = store_.lease_holder(room);
+  if (!holder) {
+    spdlog::error("event=lease_failed room={} error=\"{}\"", room, holder.error());
+    return {Where::here, {}};
+  }
+  // Nobody holds it and it was not taken: the store has no such room, and the lobby says so
+  // (or its holder's heartbeat ended between the two reads: the client's next try takes it).
+  if (!*holder || **holder == id_) return {Where::here, {}};
+  if (gone_.contains(**holder)) return {Where::wait, {}};
+  owners_[room] = Owner{**holder, now()};
+  return {Where::there, **holder};
 }
 
 void Node::dispatch(const std::string& room, Pending p) {
