@@ -150,7 +150,7 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
     }
     return *found;
   };
-  shared.remote_lines = [this] { return remote_lines_; };
+  shared.remote_lines = [this]() -> const std::vector<ListedLine>& { return remote_lines_; };
   shared.before_rating = [this](const std::vector<std::string>& players) {
     if (!ratings_) return;
     for (const auto& p : players)
@@ -702,6 +702,7 @@ void Node::read_lists() {
             if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_number_integer())
               line.players.emplace_back(p[0].get<std::string>(), p[1].get<int>());
           line.to_move = l[6].get<int>();
+          line.room = line.summary.value("room", std::string());
           if (l[7].is_number_integer()) line.deadline = l[7].get<Millis>();
           lines.push_back(std::move(line));
         }

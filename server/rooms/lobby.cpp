@@ -437,6 +437,7 @@ std::vector<ListedLine> Lobby::lines(bool with_private) const {
         !(line.room && line.room->has_left(seat)))
       l.to_move = seat;
     if (const auto d = deadline_of_.find(rid); d != deadline_of_.end()) l.deadline = d->second;
+    l.room = rid;
     out.push_back(std::move(l));
   };
   for (const auto& [rid, room] : rooms_) {
@@ -464,15 +465,13 @@ const Lobby::Listing& Lobby::listing() {
   // In a cluster, the other nodes' public rooms too (a room this node holds is listed as it is
   // here).
   if (shared_.remote_lines)
-    for (auto& line : shared_.remote_lines()) {
-      const auto rid = line.summary.value("room", std::string());
-      if (!line.is_private && !rid.empty() && !rooms_.contains(rid) && !unloaded_.contains(rid))
-        listed.push_back(std::move(line));
-    }
-  const auto room_of = [](const ListedLine& l) { return l.summary.value("room", std::string()); };
-  std::ranges::sort(listed, [&](const ListedLine& a, const ListedLine& b) {
-    return std::tuple(a.rank, b.spectators, b.active, room_of(a)) <
-           std::tuple(b.rank, a.spectators, a.active, room_of(b));
+    for (const auto& line : shared_.remote_lines())
+      if (!line.is_private && !line.room.empty() && !rooms_.contains(line.room) &&
+          !unloaded_.contains(line.room))
+        listed.push_back(line);
+  std::ranges::sort(listed, [](const ListedLine& a, const ListedLine& b) {
+    return std::tie(a.rank, b.spectators, b.active, a.room) <
+           std::tie(b.rank, a.spectators, a.active, b.room);
   });
   listing_.all.clear();
   listing_.by_game.clear();
@@ -541,16 +540,15 @@ void Lobby::list(const std::shared_ptr<Connection>& c, const protocol::ListRooms
     entries.emplace_back(line.active, *line.id, std::move(entry));
   }
   if (shared_.remote_lines)
-    for (auto& line : shared_.remote_lines()) {
-      const auto rid = line.summary.value("room", std::string());
-      if (rooms_.contains(rid) || unloaded_.contains(rid)) continue;
+    for (const auto& line : shared_.remote_lines()) {
+      if (rooms_.contains(line.room) || unloaded_.contains(line.room)) continue;
       for (const auto& [player, seat] : line.players) {
         if (player != c->player()->id) continue;
-        json entry = std::move(line.summary);
+        json entry = line.summary;
         entry["you"] = seat;
         entry["your_turn"] = line.to_move == seat;
         if (line.deadline) entry["deadline"] = *line.deadline;
-        entries.emplace_back(line.active, rid, std::move(entry));
+        entries.emplace_back(line.active, line.room, std::move(entry));
         break;
       }
     }

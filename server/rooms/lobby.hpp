@@ -94,6 +94,7 @@ struct ListedLine {
   std::vector<std::pair<std::string, int>> players{};
   int to_move = -1;
   std::optional<Millis> deadline{};
+  std::string room{};  // its id (the summary's "room")
 };
 
 // What a lobby in a cluster (server/cluster/node.hpp) asks of the others. Without it the lobby
@@ -108,7 +109,7 @@ struct Shared {
   // A player the store knows by their token's hash (one met on another node).
   std::function<std::optional<StoredPlayer>(const std::string& token_hash)> find_player;
   // The other nodes' public rooms, for the list.
-  std::function<std::vector<ListedLine>()> remote_lines;
+  std::function<const std::vector<ListedLine>&()> remote_lines;
   // The players of a rated game that just ended: their ratings are read again first.
   std::function<void(const std::vector<std::string>& players)> before_rating;
 };
