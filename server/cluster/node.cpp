@@ -179,6 +179,15 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
     spdlog::info("event=cluster_subscribed node={} connection={}", n->id_, times);
     if (times > 1) n->resync();  // what was told while Redis was away is read from the store
   });
+  cmd_->on_connect([weak](int times) {
+    const auto n = weak.lock();
+    if (!n) return;
+    n->commands_up_at_ = n->now();
+    // Redis may have come back empty: say we are alive at once, not at the next beat.
+    if (times > 1 && !n->stopping_)
+      n->cmd_->command({"SET", alive_key(n->id_), std::to_string(n->now()), "PX",
+                        std::to_string(n->options_.lease_ms)});
+  });
   sub_->subscribe(inbox(id_));
   sub_->subscribe(kAll);
   sub_->start();
@@ -429,6 +438,7 @@ void Node::on_message(const std::string& payload) {
         const auto w = words(std::string_view(payload).substr(2));
         std::uint64_t number = 0;
         if (w.size() != 2 || !number_in(w[1], number)) return;
+        heard_[std::string(w[0])] = now();
         const auto o = remote_.find(std::string(w[0]));
         if (o == remote_.end()) return;
         if (const auto it = o->second.find(number); it != o->second.end()) {
@@ -460,6 +470,7 @@ void Node::on_request(const std::string& payload) {
   auto req = protocol::decode(rest->second, protocol::Limits{options_.max_frame, 32});
   if (!req) return;  // its node decoded it already: not from a node of ours
   const std::string origin(w[0]);
+  heard_[origin] = now();
   auto& conn = remote_[origin][number];
   if (!conn) conn = std::make_shared<RemoteConnection>(weak_from_this(), origin, number);
   conn->seen(meta.value("a", std::string()), meta.value("l", 0L));
@@ -559,8 +570,8 @@ void Node::flush_frames() {
   auto out = std::move(out_);
   out_.clear();
   for (auto& [node, batches] : out) {
-    // F <sent µs>\n then, per frame: <bytes> <n1>,<n2>,...\n<frame>
-    std::string message = "F " + std::to_string(wall_us()) + "\n";
+    // F <sent µs> <sender>\n then, per frame: <bytes> <n1>,<n2>,...\n<frame>
+    std::string message = "F " + std::to_string(wall_us()) + " " + id_ + "\n";
     for (const auto& b : batches) {
       message += std::to_string(b.frame->size());
       message += ' ';
@@ -579,8 +590,10 @@ void Node::flush_frames() {
 void Node::on_frames(const std::string& payload) {
   auto head = line_of(payload);
   if (!head) return;
+  const auto w = words(head->first.substr(2));
   std::int64_t sent = 0;
-  if (number_in(head->first.substr(2), sent)) stats_.pubsub_lag.record_us(wall_us() - sent);
+  if (!w.empty() && number_in(w[0], sent)) stats_.pubsub_lag.record_us(wall_us() - sent);
+  if (w.size() == 2) heard_[std::string(w[1])] = now();
   std::string_view rest = head->second;
   while (!rest.empty()) {
     const auto line = line_of(rest);
@@ -651,8 +664,15 @@ void Node::heartbeat() {
     cmd_->command(std::move(args), [weak = weak_from_this(), peers](const redis::Reply& r) {
       const auto n = weak.lock();
       if (!n || r.type != redis::Reply::Type::array || r.elements.size() != peers.size()) return;
-      for (std::size_t i = 0; i < peers.size(); ++i)
-        if (r.elements[i].type == redis::Reply::Type::nil) n->peer_gone(peers[i]);
+      const Millis t = n->now(), lease = n->options_.lease_ms;
+      // Just connected again: Redis may have restarted empty, and the peers not beaten yet.
+      if (t - n->commands_up_at_ < lease) return;
+      for (std::size_t i = 0; i < peers.size(); ++i) {
+        if (r.elements[i].type != redis::Reply::Type::nil) continue;
+        if (const auto h = n->heard_.find(peers[i]); h != n->heard_.end() && t - h->second < lease)
+          continue;
+        n->peer_gone(peers[i]);
+      }
     });
   }
   read_lists();
@@ -660,6 +680,7 @@ void Node::heartbeat() {
   // (they are read again when next needed).
   const Millis t = now();
   std::erase_if(gone_, [&](const auto& g) { return t - g.second > 2 * lease; });
+  std::erase_if(heard_, [&](const auto& h) { return t - h.second > 2 * lease; });
   std::erase_if(owners_, [&](const auto& o) { return t - o.second.at >= kOwnerFresh; });
   beat_.expires_after(std::chrono::milliseconds(std::max<Millis>(100, lease / 5)));
   beat_.async_wait([weak = weak_from_this()](const boost::system::error_code& ec) {
@@ -728,11 +749,16 @@ void Node::peer_gone(const std::string& node) {
         if (const auto c = it->second.lock()) c->end();
     }
   }
-  // Its clients here are gone with it.
+  // Its clients here are gone with it. Should it be alive after all (paused, or cut from
+  // Redis for a while), each is ended there too, so that it comes back rather than waiting,
+  // unfed, in a room that no longer sends it anything.
   if (const auto o = remote_.find(node); o != remote_.end()) {
     const auto conns = std::move(o->second);
     remote_.erase(o);
-    for (const auto& [number, conn] : conns) lobby_.closed(conn.get());
+    for (const auto& [number, conn] : conns) {
+      publish(node, "E " + std::to_string(number));
+      lobby_.closed(conn.get());
+    }
   }
 }
 

@@ -174,7 +174,11 @@ class Node : public std::enable_shared_from_this<Node> {
     Millis at = 0;
   };
   std::unordered_map<std::string, Owner> owners_;
-  std::unordered_map<std::string, Millis> gone_;        // nodes seen gone, and when
+  std::unordered_map<std::string, Millis> gone_;  // nodes seen gone, and when
+  // When each peer last sent us something: a node heard from within a lease is alive, whatever
+  // its heartbeat key says (after Redis restarts empty, the keys come back one beat later).
+  std::unordered_map<std::string, Millis> heard_;
+  Millis commands_up_at_ = 0;                           // when the command connection was last made
   std::map<std::string, std::deque<Pending>> waiting_;  // per room, in order
 
   // This node's clients whose requests went to other nodes: their numbers, and which nodes.

@@ -340,6 +340,32 @@ TEST(Cluster, RedisRestartedDuringPlayNodesReconnectAndClientsResume) {
     EXPECT_GE(metric(metrics(c.ports[i]), "plateau_cluster_redis_drops_total"), 1);
 }
 
+// A spectator's node paused past its heartbeat: the holder counts it gone and lets its
+// clients go. When the node wakes, its spectator is ended (and comes back), never left
+// connected to a room that no longer feeds it.
+TEST(Cluster, ANodeThatWakesAfterBeingCountedGoneEndsItsClientsThere) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  Two t;
+  ASSERT_NO_FATAL_FAILURE(seat_two(c, 0, 0, "quantik", t, 2));
+  auto& eve = t.eve;
+  ::kill(c.nodes[2]->pid(), SIGSTOP);
+  bool counted = false;
+  for (int i = 0; i < 150 && !counted; ++i) {
+    counted = metric(metrics(c.ports[0]), "plateau_cluster_peers_lost_total") >= 1;
+    if (!counted) std::this_thread::sleep_for(100ms);
+  }
+  ::kill(c.nodes[2]->pid(), SIGCONT);
+  ASSERT_TRUE(counted) << "the holder saw the paused node gone\n" << c.logs();
+  eve->ws.recv_until([](const json&) { return false; }, 10s, [&](const json& m) { eve->take(m); });
+  EXPECT_TRUE(eve->ws.closed()) << "the woken node ended the client the holder let go";
+  std::unique_ptr<Seat> watcher;
+  ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[2], eve->token, t.room, true, watcher));
+  ASSERT_TRUE(t.ann->reach(watcher->version));
+  ASSERT_TRUE(t.bob->reach(watcher->version));
+  ASSERT_NO_FATAL_FAILURE(play_out({t.ann.get(), t.bob.get()}, *watcher, 5, true));
+}
+
 // SIGTERM hands the node's rooms over at once: another node takes each at the next request,
 // with no wait for a lease to end.
 TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
