@@ -2,13 +2,13 @@
 # Installs what Plateau needs from Debian 12's packages, only if something is missing.
 #   deps.sh build   the compiler, CMake and libraries
 #   deps.sh test    the same, plus PostgreSQL 15 and Redis 7 (the cluster's tests start their
-#                   own servers), Chromium and Node.js for the browser tests, and clang 19 with
+#                   own servers), HAProxy (proxy_test runs one in front of a server), Chromium and Node.js for the browser tests, and clang 19 with
 #                   libFuzzer for scripts/fuzz.sh, clang-tidy and clang-format 19
 set -euo pipefail
 want=(g++ cmake ninja-build ccache pkg-config libboost-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
       libsqlite3-dev libpq-dev libsodium-dev libssl-dev libjemalloc-dev openssl libgtest-dev sqlite3 curl ca-certificates)
 if [ "${1:-build}" = test ]; then
-  want+=(postgresql-15 redis-server chromium clang-19 libclang-rt-19-dev clang-tidy-19 clang-format-19)
+  want+=(postgresql-15 redis-server haproxy chromium clang-19 libclang-rt-19-dev clang-tidy-19 clang-format-19)
   command -v node >/dev/null 2>&1 || want+=(nodejs)
   command -v npm >/dev/null 2>&1 || want+=(npm)
 fi

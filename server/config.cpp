@@ -5,6 +5,7 @@
 #include <functional>
 #include <string_view>
 
+#include "server/net/proxy_header.hpp"
 #include "server/store/open_store.hpp"
 
 namespace plateau::server {
@@ -110,6 +111,16 @@ const std::vector<Setting>& settings() {
          return parse_number<std::size_t>(v, c.max_per_ip, 1, 10'000'000);
        },
        [](const Config& c) { return std::to_string(c.max_per_ip); }},
+      {"--proxy-protocol-from", "PLATEAU_PROXY_PROTOCOL_FROM",
+       "balancers in front (addresses or blocks, comma-separated, e.g. 10.0.0.0/8): their "
+       "connections must open with a PROXY protocol header (v1 or v2, HAProxy's send-proxy-v2), "
+       "and count against every per-address limit as the client it names [default: none]",
+       [](Config& c, const std::string& v) {
+         if (const auto blocks = AddressBlocks::parse(v); !blocks) return blocks.error();
+         c.proxy_protocol_from = v;
+         return std::string();
+       },
+       [](const Config& c) { return c.proxy_protocol_from; }},
       {"--max-frame", "PLATEAU_MAX_FRAME", "largest WebSocket message in bytes",
        [](Config& c, const std::string& v) {
          return parse_number<std::size_t>(v, c.max_frame, 256, 16 << 20);

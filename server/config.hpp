@@ -24,6 +24,9 @@ struct Config {
   std::size_t max_rooms = 10'000;
   std::size_t max_connections = 20'000;  // every accepted socket counts, HTTP or WebSocket
   std::size_t max_per_ip = 256;  // open connections from one address (a club behind one NAT)
+  // Balancers (addresses and blocks, comma-separated) whose connections open with a PROXY
+  // protocol header naming the client (net/proxy_header.hpp); "": none, no header read.
+  std::string proxy_protocol_from;
   std::size_t max_frame = 64 * 1024;
   int rate = 50;           // messages per second a connection may send (burst: twice that)
   int grace_seconds = 10;  // a dropped player's seat shows them connected this long

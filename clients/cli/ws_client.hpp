@@ -54,15 +54,32 @@ class BasicWsClient {
     // Asynchronous steps, so that the stream's expiry bounds them all (it does not bound
     // blocking calls): connect, start the transport (TLS: its handshake), open /ws.
     const std::string target_host = host + ":" + std::to_string(port);
-    beast::get_lowest_layer(ws_).expires_after(timeout);
-    beast::get_lowest_layer(ws_).async_connect(
-        results, [&](boost::system::error_code e, const auto&) {
-          if (e) return void(ec = e);
-          Transport<Stream>::async_start(ws_.next_layer(), host, [&](boost::system::error_code e2) {
-            if (e2) return void(ec = e2);
-            ws_.async_handshake(target_host, "/ws", [&](boost::system::error_code e3) { ec = e3; });
-          });
-        });
+    auto& tcp = beast::get_lowest_layer(ws_);
+    tcp.expires_after(timeout);
+    const auto start = [&] {
+      Transport<Stream>::async_start(ws_.next_layer(), host, [&](boost::system::error_code e2) {
+        if (e2) return void(ec = e2);
+        ws_.async_handshake(target_host, "/ws", [&](boost::system::error_code e3) { ec = e3; });
+      });
+    };
+    const auto connected = [&](boost::system::error_code e) {
+      if (e) return void(ec = e);
+      if (preamble_.empty()) return start();
+      boost::asio::async_write(tcp, boost::asio::buffer(preamble_),
+                               [&](boost::system::error_code e1, std::size_t) {
+                                 if (e1) return void(ec = e1);
+                                 start();
+                               });
+    };
+    if (source_.is_unspecified()) {
+      tcp.async_connect(results, [&](boost::system::error_code e, const auto&) { connected(e); });
+    } else {
+      const auto to = results.begin()->endpoint();
+      tcp.socket().open(to.protocol(), ec);
+      if (!ec) tcp.socket().bind({source_, 0}, ec);
+      if (ec) return ec.message();
+      tcp.async_connect(to, connected);
+    }
     ioc_.restart();
     ioc_.run();
     if (ec) return ec.message();
@@ -74,6 +91,12 @@ class BasicWsClient {
         });
     return "";
   }
+
+  // For tests of what stands in front of the server: bytes sent first, as they are, once the
+  // TCP connection is made (a PROXY protocol header), and the local address to connect from
+  // (127.0.0.2, say: a second client address on one machine). Set before connect().
+  void preamble(std::string bytes) { preamble_ = std::move(bytes); }
+  void connect_from(boost::asio::ip::address source) { source_ = std::move(source); }
 
   // Sends a ping; its pong shows in pongs() once a later read has passed it.
   bool ping(const std::string& payload) {
@@ -163,6 +186,8 @@ class BasicWsClient {
   boost::beast::flat_buffer buffer_;
   std::deque<nlohmann::json> inbox_;
   std::vector<std::string> pongs_;
+  std::string preamble_;
+  boost::asio::ip::address source_;
   bool reading_ = false;
   bool closed_ = false;
 };

@@ -12,6 +12,12 @@ void ConnectionSlot::release() {
   if (entry_) entry_->table->release(std::exchange(entry_, nullptr));
 }
 
+// The key lives as long as its entry, which lives while this slot holds it; keys are never
+// changed once made, so reading it needs no lock.
+asio::ip::address ConnectionSlot::address() const {
+  return entry_ ? *entry_->address : asio::ip::address();
+}
+
 std::size_t ConnectionTable::AddressHash::operator()(const asio::ip::address& a) const noexcept {
   if (a.is_v4()) return std::hash<std::uint32_t>{}(a.to_v4().to_uint());
   const auto bytes = a.to_v6().to_bytes();

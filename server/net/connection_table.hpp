@@ -29,6 +29,9 @@ class ConnectionSlot {
   }
   ~ConnectionSlot() { release(); }
   explicit operator bool() const { return entry_ != nullptr; }
+  // The address the connection is counted by: its client's (named by a trusted balancer's
+  // PROXY header, or the peer's), an IPv6 one cut to its /64. Empty for an empty slot.
+  boost::asio::ip::address address() const;
 
  private:
   friend class ConnectionTable;

@@ -20,6 +20,7 @@
 
 #include "server/net/http_api.hpp"
 #include "server/net/net.hpp"
+#include "server/net/proxy_header.hpp"
 #include "server/net/ws_connection.hpp"
 
 namespace plateau::server::connections {
@@ -77,6 +78,20 @@ void async_end(TlsStream& stream, Handler&& handler) {
   stream.async_shutdown(std::forward<Handler>(handler));
 }
 
+// The address a connection counts by: the one its slot was counted by at the door, else (a
+// connection made without the door, as in tests) its peer's. Empty if the peer is gone.
+template <class Lowest>
+std::string client_address(const ConnectionSlot& slot, Lowest& lowest) {
+  if (slot) return slot.address().to_string();
+  beast::error_code ec;
+  asio::ip::address peer;
+  if constexpr (requires { lowest.socket(); })
+    peer = lowest.socket().remote_endpoint(ec).address();
+  else
+    peer = lowest.remote_endpoint(ec).address();
+  return ec ? std::string() : client_key(peer).to_string();
+}
+
 template <class Stream>
 class BasicWsConnection final : public WsConnection,
                                 public std::enable_shared_from_this<BasicWsConnection<Stream>> {
@@ -84,22 +99,9 @@ class BasicWsConnection final : public WsConnection,
   // Takes the connection over from the HTTP connection that read the upgrade request.
   BasicWsConnection(Stream&& stream, Server& server, ConnectionSlot slot)
       : ws_(std::move(stream)), server_(server), slot_(std::move(slot)) {
-    // Read once: the socket may be gone when the lobby asks. An IPv6 peer counts by its /64, the
-    // block one subscriber holds, so that it cannot dodge per-address limits by changing address.
-    beast::error_code ec;
-    auto& lowest = beast::get_lowest_layer(ws_);
-    auto peer = [&] {
-      if constexpr (requires { lowest.socket(); })
-        return lowest.socket().remote_endpoint(ec).address();
-      else
-        return lowest.remote_endpoint(ec).address();
-    }();
-    if (!ec && peer.is_v6() && !peer.to_v6().is_v4_mapped()) {
-      auto bytes = peer.to_v6().to_bytes();
-      std::fill(bytes.begin() + 8, bytes.end(), 0);
-      peer = asio::ip::address_v6(bytes);
-    }
-    if (!ec) address_ = peer.to_string();
+    // The address it was counted by at the door (the client's, even behind a balancer; an IPv6
+    // one by its /64), read once: the lobby's per-address limits count by it.
+    address_ = client_address(slot_, beast::get_lowest_layer(ws_));
   }
   using std::enable_shared_from_this<BasicWsConnection<Stream>>::shared_from_this;
 
@@ -426,9 +428,7 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
  public:
   HttpConnection(Stream&& stream, Server& server, ConnectionSlot slot)
       : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {
-    beast::error_code ec;
-    const auto ep = beast::get_lowest_layer(stream_).socket().remote_endpoint(ec);
-    if (!ec) peer_ = ep.address().to_string();
+    peer_ = client_address(slot_, beast::get_lowest_layer(stream_));
   }
   using std::enable_shared_from_this<HttpConnection<Stream>>::shared_from_this;
 

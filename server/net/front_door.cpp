@@ -93,11 +93,81 @@ void FrontDoor::accept() {
       }
       beast::error_code no_peer;
       const auto peer = socket.remote_endpoint(no_peer);
-      // Over a limit (or the peer already gone): closed before any byte is read.
-      if (auto slot = no_peer ? ConnectionSlot() : count_(peer.address()))
+      if (!no_peer && !proxies_.empty() && proxies_.contains(peer.address())) {
+        read_proxy(std::make_shared<Arrival>(std::move(socket), peer.address(), at_the_door_));
+      } else if (auto slot = no_peer ? ConnectionSlot() : count_(peer.address())) {
+        // Over a limit (or the peer already gone): closed before any byte is read.
         look(std::move(socket), std::move(slot));
+      }
     }
     accept();
+  });
+}
+
+// A connection from a trusted balancer, its PROXY header being read.
+struct FrontDoor::Arrival {
+  Arrival(tcp::socket s, asio::ip::address from, std::atomic<std::size_t>& held)
+      : socket(std::move(s)), timer(socket.get_executor()), proxy(std::move(from)), count(held) {}
+  ~Arrival() {
+    if (waiting) --count;
+  }
+  Arrival(const Arrival&) = delete;
+  Arrival& operator=(const Arrival&) = delete;
+  tcp::socket socket;
+  asio::steady_timer timer;
+  asio::ip::address proxy;
+  std::string got;       // the header's bytes read so far (all of them header: see below)
+  bool waiting = false;  // counted at the door while it waits for more bytes
+  std::atomic<std::size_t>& count;
+};
+
+void FrontDoor::refuse_proxied(const Arrival& a, const char* why) {
+  ++proxy_refused_;
+  spdlog::warn("event=proxy_header_refused proxy={} why={}", a.proxy.to_string(), why);
+}
+
+// Reads the header without reading a byte past it: what has come is peeked at; when it holds
+// the whole header, exactly the header is read, and the request after it stays for the loop.
+// When it does not, all of it is header, and is read, so that the next wait is for new bytes.
+void FrontDoor::read_proxy(std::shared_ptr<Arrival> a) {
+  const auto refuse = [&](const char* why) { refuse_proxied(*a, why); };
+  const int fd = a->socket.native_handle();
+  char buf[kMaxProxyHeader];
+  const auto n = ::recv(fd, buf, kMaxProxyHeader - a->got.size(), MSG_PEEK | MSG_DONTWAIT);
+  if (n == 0) return;  // gone before a word
+  if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return;
+  if (n > 0) {
+    const auto seen = a->got + std::string(buf, static_cast<std::size_t>(n));
+    const auto header = read_proxy_header(seen);
+    if (header.status == ProxyHeader::Status::invalid) return refuse("malformed");
+    const auto take = header.status == ProxyHeader::Status::ok ? header.length - a->got.size()
+                                                               : static_cast<std::size_t>(n);
+    if (::recv(fd, buf, take, MSG_DONTWAIT) != static_cast<ssize_t>(take)) return;
+    if (header.status == ProxyHeader::Status::ok) {
+      a->timer.cancel();
+      if (auto slot = count_(header.client.value_or(a->proxy)))
+        look(std::move(a->socket), std::move(slot));
+      return;
+    }
+    a->got.append(buf, take);
+    if (a->got.size() >= kMaxProxyHeader) return refuse("too_long");
+  }
+  if (!a->waiting) {
+    if (at_the_door_ >= kMaxAtTheDoor) return refuse("door_full");
+    a->waiting = true;
+    ++at_the_door_;  // and less when `a` goes
+    a->timer.expires_after(proxy_wait_);
+    a->timer.async_wait([a](beast::error_code ec) {
+      beast::error_code ignored;
+      if (!ec) a->socket.cancel(ignored);
+    });
+  }
+  a->socket.async_wait(tcp::socket::wait_read, [this, a](beast::error_code ec) {
+    if (ec) {
+      if (ec == asio::error::operation_aborted) refuse_proxied(*a, "timeout");
+      return;
+    }
+    if (a->socket.is_open()) read_proxy(a);
   });
 }
 

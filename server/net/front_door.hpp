@@ -28,6 +28,7 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "server/net/connection_table.hpp"
+#include "server/net/proxy_header.hpp"
 
 namespace plateau::server {
 
@@ -64,6 +65,14 @@ class FrontDoor {
   // Binds and listens (on the caller's thread); the port stays readable from any thread.
   std::expected<void, std::string> listen(const boost::asio::ip::tcp::endpoint& at);
   unsigned short port() const { return port_; }
+  // Connections from these balancers open with a PROXY protocol header (proxy_header.hpp),
+  // read here before anything else: they are counted, and served, as from the client it names.
+  // A connection from them without a valid header within kProxyWait is closed. Call before
+  // start().
+  void trust_proxies(AddressBlocks proxies, std::chrono::milliseconds wait = kProxyWait) {
+    proxies_ = std::move(proxies);
+    proxy_wait_ = wait;
+  }
   // Starts the door's thread; stop() closes the listening socket and joins it.
   void start();
   void stop();
@@ -71,13 +80,19 @@ class FrontDoor {
   std::uint64_t accept_failures() const { return accept_failures_; }
   std::uint64_t health_answers() const { return health_answers_; }
   std::size_t at_the_door() const { return at_the_door_; }
+  // Connections from a trusted balancer closed for a missing, malformed or late header.
+  std::uint64_t proxy_refused() const { return proxy_refused_; }
 
   static constexpr std::size_t kMaxAtTheDoor = 256;
   static constexpr std::chrono::milliseconds kLookWait{200};
   static constexpr std::chrono::seconds kAnswerTimeout{5};
+  static constexpr std::chrono::milliseconds kProxyWait{5000};
 
  private:
   void accept();
+  struct Arrival;
+  void read_proxy(std::shared_ptr<Arrival> a);
+  void refuse_proxied(const Arrival& a, const char* why);
   void look(Socket socket, ConnectionSlot slot);
   void answer(Socket socket, ConnectionSlot slot);
   void hand_over(Socket socket, ConnectionSlot slot);
@@ -93,6 +108,9 @@ class FrontDoor {
   boost::asio::ip::tcp protocol_ = boost::asio::ip::tcp::v4();  // of the listening socket
   std::atomic<std::uint64_t> accept_failures_{0};
   std::atomic<std::uint64_t> health_answers_{0};
+  std::atomic<std::uint64_t> proxy_refused_{0};
+  AddressBlocks proxies_;
+  std::chrono::milliseconds proxy_wait_ = kProxyWait;
   // Declared before ioc_, so that they outlive the connections it still holds when it goes.
   std::atomic<std::size_t> at_the_door_{
       0};                        // connections held here now (written by the door's thread)

@@ -57,6 +57,10 @@ std::string metrics_text(Server& server) {
   m.counter("plateau_accept_failures_total",
             "Accepts that failed for want of file descriptors or memory.",
             server.accept_failures());
+  m.counter("plateau_proxy_headers_refused_total",
+            "Connections from a --proxy-protocol-from balancer closed for a missing, malformed or "
+            "late PROXY header.",
+            server.proxy_headers_refused());
   m.counter("plateau_health_answers_at_door_total",
             "/healthz requests answered by the front door, off the event loop.",
             server.health_answers_at_door());

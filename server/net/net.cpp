@@ -102,6 +102,11 @@ std::expected<void, std::string> Server::start() {
   const auto address = asio::ip::make_address(config_.host, ec);
   if (ec) return std::unexpected("bad --host " + config_.host + ": " + ec.message());
   const tcp::endpoint endpoint{address, static_cast<unsigned short>(config_.port)};
+  if (!config_.proxy_protocol_from.empty()) {
+    auto proxies = AddressBlocks::parse(config_.proxy_protocol_from);
+    if (!proxies) return std::unexpected("bad --proxy-protocol-from: " + proxies.error());
+    door_.trust_proxies(std::move(*proxies));
+  }
   if (auto listening = door_.listen(endpoint); !listening)
     return std::unexpected("cannot listen on " + config_.host + ":" + std::to_string(config_.port) +
                            ": " + listening.error());
@@ -149,7 +154,8 @@ unsigned short Server::port() const { return door_.port(); }
 
 ConnectionSlot Server::count(const asio::ip::address& peer) {
   ConnectionTable::Refusal why{};
-  auto slot = connections_->admit(peer, config_.max_connections, config_.max_per_ip, why);
+  auto slot =
+      connections_->admit(client_key(peer), config_.max_connections, config_.max_per_ip, why);
   if (why == ConnectionTable::Refusal::too_many) ++stats_.refused_max_connections;
   if (why == ConnectionTable::Refusal::too_many_from_address) ++stats_.refused_max_per_ip;
   return slot;

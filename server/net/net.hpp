@@ -94,6 +94,7 @@ class Server {
   // the front door (front_door.hpp), from any thread.
   std::uint64_t accept_failures() const { return door_.accept_failures(); }
   std::uint64_t health_answers_at_door() const { return door_.health_answers(); }
+  std::uint64_t proxy_headers_refused() const { return door_.proxy_refused(); }
   const Config& config() const { return config_; }
   Lobby& lobby() { return lobby_; }
   Storage* store() { return store_; }

@@ -117,6 +117,22 @@ TEST(Config, ClusterModeNeedsARedisAddressAndAPostgresStore) {
   g_env.clear();
 }
 
+TEST(Config, TheBalancersWhosePROXYHeadersAreBelievedAreAddressBlocks) {
+  g_env.clear();
+  EXPECT_EQ(parse_config({}, fake_env)->proxy_protocol_from, "") << "none by default";
+  const auto on = parse_config({"--proxy-protocol-from", "10.0.0.0/8,fd00::7"}, fake_env);
+  ASSERT_TRUE(on.has_value()) << on.error();
+  EXPECT_EQ(on->proxy_protocol_from, "10.0.0.0/8,fd00::7");
+  for (const char* bad : {"10.0.0.0/40", "haproxy", "10.0.0.1/"}) {
+    const auto c = parse_config({"--proxy-protocol-from", bad}, fake_env);
+    ASSERT_FALSE(c.has_value()) << bad;
+    EXPECT_NE(c.error().find("--proxy-protocol-from"), std::string::npos) << c.error();
+  }
+  g_env = {{"PLATEAU_PROXY_PROTOCOL_FROM", "172.30.60.250"}};
+  EXPECT_EQ(parse_config({}, fake_env)->proxy_protocol_from, "172.30.60.250");
+  g_env.clear();
+}
+
 TEST(Config, BadValuesAreRefusedByName) {
   g_env.clear();
   auto bad = [](std::vector<std::string> args) {

@@ -214,5 +214,92 @@ TEST(FrontDoor, TheServerAnswersHealthWhileItsLoopIsStuck) {
   running.join();
 }
 
+// Behind a balancer that speaks the PROXY protocol (--proxy-protocol-from): its connections are
+// counted as the client its header names, the header is read and the request after it is not,
+// and a connection from it without a good header in time is closed.
+TEST(FrontDoor, ATrustedBalancersConnectionCountsAsTheClientItNames) {
+  asio::io_context loop;
+  Health health;
+  struct Admitted {
+    tcp::socket socket;
+    std::string address;
+  };
+  std::vector<Admitted> admitted;
+  Places places;
+  FrontDoor door(loop, health, true, places.count(), [&](tcp::socket s, ConnectionSlot slot) {
+    admitted.push_back({std::move(s), slot.address().to_string()});
+  });
+  door.trust_proxies(*AddressBlocks::parse("127.0.0.0/8"), 300ms);
+  ASSERT_TRUE(door.listen(kLoopback));
+  door.start();
+  asio::io_context client_ioc;
+  const std::string request = "GET /index.html HTTP/1.1\r\nHost: a\r\n\r\n";
+  const auto read_request = [&](tcp::socket& s) {
+    std::string got(request.size(), '\0');
+    asio::read(s, asio::buffer(got));
+    return got;
+  };
+  // The header and the request in one write.
+  auto one = dial(client_ioc, door.port());
+  asio::write(*one, asio::buffer("PROXY TCP4 203.0.113.7 127.0.0.1 5000 80\r\n" + request));
+  ASSERT_TRUE(run_until(loop, [&] { return admitted.size() == 1; }));
+  EXPECT_EQ(admitted[0].address, "203.0.113.7");
+  EXPECT_EQ(read_request(admitted[0].socket), request) << "the header read, and nothing more";
+  // The header in pieces, the request after a pause.
+  const std::string header = "PROXY TCP4 198.51.100.1 127.0.0.1 5001 80\r\n";
+  auto two = dial(client_ioc, door.port());
+  asio::write(*two, asio::buffer(header.substr(0, 9)));
+  std::this_thread::sleep_for(50ms);
+  asio::write(*two, asio::buffer(header.substr(9)));
+  std::this_thread::sleep_for(50ms);
+  asio::write(*two, asio::buffer(request));
+  ASSERT_TRUE(run_until(loop, [&] { return admitted.size() == 2; }));
+  EXPECT_EQ(admitted[1].address, "198.51.100.1");
+  EXPECT_EQ(read_request(admitted[1].socket), request);
+  // A health check behind a header (HAProxy's checks send LOCAL) is answered at the door.
+  const std::string local("\r\n\r\n\0\r\nQUIT\n\x20\x00\x00\x00", 16);
+  const auto answer = raw_exchange(door.port(), local + "GET /healthz HTTP/1.1\r\n\r\n");
+  EXPECT_TRUE(answer.starts_with("HTTP/1.1 200")) << answer;
+  EXPECT_EQ(door.health_answers(), 1u);
+  // No header, a bad one, or none in time: closed, never handed on.
+  EXPECT_EQ(raw_exchange(door.port(), request), "");
+  EXPECT_EQ(raw_exchange(door.port(), "PROXY TCP4 nonsense\r\n" + request), "");
+  auto silent = dial(client_ioc, door.port());
+  char byte = 0;
+  boost::system::error_code ec;
+  silent->read_some(asio::buffer(&byte, 1), ec);  // returns when the door closes it
+  EXPECT_EQ(ec, asio::error::eof);
+  EXPECT_EQ(door.proxy_refused(), 3u);
+  EXPECT_EQ(admitted.size(), 2u);
+  EXPECT_EQ(door.at_the_door(), 0u);
+  door.stop();
+}
+
+// A header from anyone else is not believed: the connection counts as its peer, and the header
+// stays in its bytes for the HTTP parser to refuse.
+TEST(FrontDoor, AHeaderFromAnUntrustedPeerIsNotRead) {
+  asio::io_context loop;
+  Health health;
+  std::vector<std::pair<tcp::socket, std::string>> admitted;
+  Places places;
+  FrontDoor door(loop, health, true, places.count(), [&](tcp::socket s, ConnectionSlot slot) {
+    admitted.emplace_back(std::move(s), slot.address().to_string());
+  });
+  door.trust_proxies(*AddressBlocks::parse("10.0.0.0/8"), 300ms);
+  ASSERT_TRUE(door.listen(kLoopback));
+  door.start();
+  asio::io_context client_ioc;
+  const std::string bytes = "PROXY TCP4 203.0.113.7 127.0.0.1 5000 80\r\nGET / HTTP/1.1\r\n\r\n";
+  auto c = dial(client_ioc, door.port());
+  asio::write(*c, asio::buffer(bytes));
+  ASSERT_TRUE(run_until(loop, [&] { return admitted.size() == 1; }));
+  EXPECT_EQ(admitted[0].second, "127.0.0.1");
+  std::string got(bytes.size(), '\0');
+  asio::read(admitted[0].first, asio::buffer(got));
+  EXPECT_EQ(got, bytes);
+  EXPECT_EQ(door.proxy_refused(), 0u);
+  door.stop();
+}
+
 }  // namespace
 }  // namespace plateau::server
