@@ -121,6 +121,16 @@ const std::vector<Setting>& settings() {
          return std::string();
        },
        [](const Config& c) { return c.proxy_protocol_from; }},
+      {"--forwarded-for-from", "PLATEAU_FORWARDED_FOR_FROM",
+       "reverse proxies in front (addresses or blocks, comma-separated, e.g. 127.0.0.1): a "
+       "request from them counts against every per-address limit as the client their "
+       "X-Forwarded-For names [default: none, the header is never read]",
+       [](Config& c, const std::string& v) {
+         if (const auto blocks = AddressBlocks::parse(v); !blocks) return blocks.error();
+         c.forwarded_for_from = v;
+         return std::string();
+       },
+       [](const Config& c) { return c.forwarded_for_from; }},
       {"--max-frame", "PLATEAU_MAX_FRAME", "largest WebSocket message in bytes",
        [](Config& c, const std::string& v) {
          return parse_number<std::size_t>(v, c.max_frame, 256, 16 << 20);

@@ -27,6 +27,8 @@ struct Config {
   // Balancers (addresses and blocks, comma-separated) whose connections open with a PROXY
   // protocol header naming the client (net/proxy_header.hpp); "": none, no header read.
   std::string proxy_protocol_from;
+  // Reverse proxies (addresses and blocks) whose X-Forwarded-For names the client; "": none.
+  std::string forwarded_for_from;
   std::size_t max_frame = 64 * 1024;
   int rate = 50;           // messages per second a connection may send (burst: twice that)
   int grace_seconds = 10;  // a dropped player's seat shows them connected this long

@@ -54,6 +54,11 @@ class BasicWsClient {
     // Asynchronous steps, so that the stream's expiry bounds them all (it does not bound
     // blocking calls): connect, start the transport (TLS: its handshake), open /ws.
     const std::string target_host = host + ":" + std::to_string(port);
+    if (!headers_.empty())
+      ws_.set_option(boost::beast::websocket::stream_base::decorator(
+          [h = headers_](boost::beast::websocket::request_type& req) {
+            for (const auto& [name, value] : h) req.insert(name, value);
+          }));
     auto& tcp = beast::get_lowest_layer(ws_);
     tcp.expires_after(timeout);
     const auto start = [&] {
@@ -97,6 +102,10 @@ class BasicWsClient {
   // (127.0.0.2, say: a second client address on one machine). Set before connect().
   void preamble(std::string bytes) { preamble_ = std::move(bytes); }
   void connect_from(boost::asio::ip::address source) { source_ = std::move(source); }
+  // A header the opening request carries besides the handshake's (X-Forwarded-For, say).
+  void header(std::string name, std::string value) {
+    headers_.emplace_back(std::move(name), std::move(value));
+  }
 
   // Sends a ping; its pong shows in pongs() once a later read has passed it.
   bool ping(const std::string& payload) {
@@ -188,6 +197,7 @@ class BasicWsClient {
   std::vector<std::string> pongs_;
   std::string preamble_;
   boost::asio::ip::address source_;
+  std::vector<std::pair<std::string, std::string>> headers_;
   bool reading_ = false;
   bool closed_ = false;
 };

@@ -81,15 +81,20 @@ void async_end(TlsStream& stream, Handler&& handler) {
 // The address a connection counts by: the one its slot was counted by at the door, else (a
 // connection made without the door, as in tests) its peer's. Empty if the peer is gone.
 template <class Lowest>
-std::string client_address(const ConnectionSlot& slot, Lowest& lowest) {
-  if (slot) return slot.address().to_string();
+asio::ip::address counted_address(const ConnectionSlot& slot, Lowest& lowest) {
+  if (slot) return slot.address();
   beast::error_code ec;
   asio::ip::address peer;
   if constexpr (requires { lowest.socket(); })
     peer = lowest.socket().remote_endpoint(ec).address();
   else
     peer = lowest.remote_endpoint(ec).address();
-  return ec ? std::string() : client_key(peer).to_string();
+  return ec ? asio::ip::address() : client_key(peer);
+}
+template <class Lowest>
+std::string client_address(const ConnectionSlot& slot, Lowest& lowest) {
+  const auto a = counted_address(slot, lowest);
+  return a.is_unspecified() ? std::string() : a.to_string();
 }
 
 template <class Stream>
@@ -428,6 +433,7 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
  public:
   HttpConnection(Stream&& stream, Server& server, ConnectionSlot slot)
       : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {
+    from_ = counted_address(slot_, beast::get_lowest_layer(stream_));
     peer_ = client_address(slot_, beast::get_lowest_layer(stream_));
   }
   using std::enable_shared_from_this<HttpConnection<Stream>>::shared_from_this;
@@ -510,6 +516,7 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
                     "a malformed HTTP request (" + ec.message() + ")");
     if (ec) return;
     auto req = parser_->release();
+    if (!count_forwarded(req)) return;
     if (websocket::is_upgrade(req)) {
       if (req.target() != beast::string_view("/ws") || !server_.accepting_ws())
         return respond(text_response(req, http::status::not_found, "no WebSocket here\n"));
@@ -541,6 +548,31 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
     }
   }
 
+  // Behind a reverse proxy (--forwarded-for-from), a request is for the client its
+  // X-Forwarded-For names: the connection counts as that client from here on (against
+  // --max-per-ip), and the per-address limits of HTTP and of the WebSocket it may become apply to
+  // that client. False when that client is at --max-per-ip: the request is refused.
+  bool count_forwarded(const http::request<http::string_body>& req) {
+    std::string values;
+    for (auto [it, end] = req.equal_range("X-Forwarded-For"); it != end; ++it) {
+      if (!values.empty()) values += ',';
+      values.append(it->value().data(), it->value().size());
+    }
+    const auto client = server_.forwarded_client(from_, values);
+    if (!client) return true;
+    const auto key = client_key(*client);
+    if (slot_ && slot_.address() == key) return true;
+    auto moved = server_.recount(key);
+    if (!moved) {
+      refuse(http::status::too_many_requests, "http/too_many_connections",
+             "too many connections from your address (--max-per-ip)");
+      return false;
+    }
+    slot_ = std::move(moved);
+    peer_ = key.to_string();
+    return true;
+  }
+
   void respond(HttpResponse res) {
     responding_ = true;
     auto shared = std::make_shared<HttpResponse>(std::move(res));
@@ -556,7 +588,8 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Server& server_;
-  std::string peer_;  // the client's address, for logs and limits
+  asio::ip::address from_;  // the address the connection came from (a proxy's, behind one)
+  std::string peer_;        // the client's address, for logs and limits
   ConnectionSlot
       slot_;  // counted against --max-connections and --max-per-ip; the WebSocket takes it over
   bool responding_ = false;  // an answer to the last request is being written

@@ -131,6 +131,19 @@ void FrontDoor::refuse_proxied(const Arrival& a, const char* why) {
 // When it does not, all of it is header, and is read, so that the next wait is for new bytes.
 void FrontDoor::read_proxy(std::shared_ptr<Arrival> a) {
   const auto refuse = [&](const char* why) { refuse_proxied(*a, why); };
+  // Unless it waits for more below, the connection is done here: handed on, or closed now (the
+  // timer's handler also holds `a`, and would keep the socket open until it fires).
+  bool waits = false;
+  struct Done {
+    Arrival& a;
+    const bool& waits;
+    ~Done() {
+      if (waits) return;
+      beast::error_code ignored;
+      a.timer.cancel();
+      a.socket.close(ignored);
+    }
+  } done{*a, waits};
   const int fd = a->socket.native_handle();
   char buf[kMaxProxyHeader];
   const auto n = ::recv(fd, buf, kMaxProxyHeader - a->got.size(), MSG_PEEK | MSG_DONTWAIT);
@@ -144,7 +157,6 @@ void FrontDoor::read_proxy(std::shared_ptr<Arrival> a) {
                                                                : static_cast<std::size_t>(n);
     if (::recv(fd, buf, take, MSG_DONTWAIT) != static_cast<ssize_t>(take)) return;
     if (header.status == ProxyHeader::Status::ok) {
-      a->timer.cancel();
       if (auto slot = count_(header.client.value_or(a->proxy)))
         look(std::move(a->socket), std::move(slot));
       return;
@@ -162,6 +174,7 @@ void FrontDoor::read_proxy(std::shared_ptr<Arrival> a) {
       if (!ec) a->socket.cancel(ignored);
     });
   }
+  waits = true;
   a->socket.async_wait(tcp::socket::wait_read, [this, a](beast::error_code ec) {
     if (ec) {
       if (ec == asio::error::operation_aborted) refuse_proxied(*a, "timeout");

@@ -57,6 +57,7 @@ std::expected<std::shared_ptr<asio::ssl::context>, std::string> load_tls_context
 Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* store,
                std::shared_ptr<asio::ssl::context> tls)
     : config_(std::move(config)),
+      forwarded_from_(AddressBlocks::parse(config_.forwarded_for_from).value_or(AddressBlocks{})),
       ioc_(ioc),
       lobby_(lobby),
       store_(store),
@@ -154,11 +155,31 @@ unsigned short Server::port() const { return door_.port(); }
 
 ConnectionSlot Server::count(const asio::ip::address& peer) {
   ConnectionTable::Refusal why{};
-  auto slot =
-      connections_->admit(client_key(peer), config_.max_connections, config_.max_per_ip, why);
+  // A reverse proxy's connections count as their clients once their first request names them
+  // (recount()): until then, its address is not held to --max-per-ip, or a burst of players
+  // reconnecting through it would be refused before saying who they are.
+  const bool proxy = !forwarded_from_.empty() && forwarded_from_.contains(peer);
+  auto slot = connections_->admit(client_key(peer), config_.max_connections,
+                                  proxy ? config_.max_connections : config_.max_per_ip, why);
   if (why == ConnectionTable::Refusal::too_many) ++stats_.refused_max_connections;
   if (why == ConnectionTable::Refusal::too_many_from_address) ++stats_.refused_max_per_ip;
   return slot;
+}
+
+std::optional<asio::ip::address> Server::forwarded_client(const asio::ip::address& peer,
+                                                          std::string_view values) const {
+  if (forwarded_from_.empty() || values.empty() || !forwarded_from_.contains(peer))
+    return std::nullopt;
+  return plateau::server::forwarded_client(values, forwarded_from_);
+}
+
+ConnectionSlot Server::recount(const asio::ip::address& client) {
+  ConnectionTable::Refusal why{};
+  // The connection is counted already: its new place is no new connection in all.
+  auto moved =
+      connections_->admit(client_key(client), config_.max_connections + 1, config_.max_per_ip, why);
+  if (why == ConnectionTable::Refusal::too_many_from_address) ++stats_.refused_max_per_ip;
+  return moved;
 }
 
 void Server::serve(tcp::socket socket, ConnectionSlot slot) {

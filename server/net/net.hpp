@@ -21,7 +21,9 @@
 #include <expected>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>  // before Asio: Boost 1.74's awaitable.hpp forgets it
 
@@ -122,6 +124,14 @@ class Server {
   bool accepting_ws() const;
   // Open connections of every kind (each counts against --max-connections and --max-per-ip).
   std::size_t open_connections() const { return connections_->open(); }
+  // Behind a reverse proxy (--forwarded-for-from): the client a request from `peer` is for,
+  // as its X-Forwarded-For names it; nullopt when `peer` is no such proxy, or names no one.
+  std::optional<boost::asio::ip::address> forwarded_client(const boost::asio::ip::address& peer,
+                                                           std::string_view values) const;
+  // A connection's new place when it counts as `client` from now on (against --max-per-ip; it
+  // keeps its old place until it takes this one), or an empty one when that client is at its
+  // limit.
+  ConnectionSlot recount(const boost::asio::ip::address& client);
 
   // A whole message from a WebSocket, for the lobby: `within_rate` says whether the connection
   // is under --rate. Whatever the lobby throws is caught here: the client gets internal/error,
@@ -152,6 +162,7 @@ class Server {
   void watch_store();
 
   Config config_;
+  AddressBlocks forwarded_from_;  // --forwarded-for-from
   boost::asio::io_context& ioc_;
   Lobby& lobby_;
   Storage* store_;

@@ -144,6 +144,30 @@ bool AddressBlocks::contains(const ip::address& a) const {
   });
 }
 
+std::optional<ip::address> forwarded_client(std::string_view values, const AddressBlocks& trusted) {
+  while (!values.empty()) {
+    const auto comma = values.rfind(',');
+    std::string_view entry = comma == std::string_view::npos ? values : values.substr(comma + 1);
+    values = comma == std::string_view::npos ? std::string_view() : values.substr(0, comma);
+    while (!entry.empty() && (entry.front() == ' ' || entry.front() == '\t'))
+      entry.remove_prefix(1);
+    while (!entry.empty() && (entry.back() == ' ' || entry.back() == '\t')) entry.remove_suffix(1);
+    if (entry.empty()) continue;
+    if (entry.front() == '[') {  // [IPv6] or [IPv6]:port
+      const auto close = entry.find(']');
+      if (close == std::string_view::npos) return std::nullopt;
+      entry = entry.substr(1, close - 1);
+    } else if (std::ranges::count(entry, ':') == 1) {  // IPv4:port
+      entry = entry.substr(0, entry.find(':'));
+    }
+    boost::system::error_code ec;
+    const auto a = ip::make_address(std::string(entry), ec);
+    if (ec) return std::nullopt;
+    if (!trusted.contains(a)) return a;
+  }
+  return std::nullopt;
+}
+
 ip::address client_key(const ip::address& a) {
   if (a.is_v4()) return a;
   const auto v6 = a.to_v6();

@@ -56,6 +56,15 @@ class AddressBlocks {
   std::vector<Block> blocks_;
 };
 
+// The client that a chain of reverse proxies names in X-Forwarded-For (`values`: every value
+// of the header, in order, joined by commas). Each proxy appends the address it was reached
+// from, so the list is read from the right: past the addresses of proxies in `trusted`, the
+// first is the client (anything further left the client could have written itself). Entries
+// may carry a port ("203.0.113.7:4711", "[2001:db8::1]:443"). nullopt if there is none, or the
+// one to believe is not an address.
+std::optional<boost::asio::ip::address> forwarded_client(std::string_view values,
+                                                         const AddressBlocks& trusted);
+
 // The key a client's address is counted by: an IPv6 address by its /64 (the block one subscriber
 // holds, so that changing address within it dodges no limit), an IPv4-mapped one as IPv4.
 boost::asio::ip::address client_key(const boost::asio::ip::address& a);

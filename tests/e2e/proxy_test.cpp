@@ -33,9 +33,11 @@ std::string v2(std::array<unsigned char, 4> client) {
 // A player whose connection opens with `preamble` (a PROXY header) or comes from `source`;
 // null if the server refused it.
 std::unique_ptr<Seat> seat(unsigned short port, const std::string& name,
-                           const std::string& preamble, const char* source = nullptr) {
+                           const std::string& preamble, const char* source = nullptr,
+                           const char* forwarded_for = nullptr) {
   auto s = std::make_unique<Seat>();
   s->ws.preamble(preamble);
+  if (forwarded_for) s->ws.header("X-Forwarded-For", forwarded_for);
   if (source) s->ws.connect_from(boost::asio::ip::make_address(source));
   if (s->ws.connect("127.0.0.1", port) != "") return nullptr;
   s->ws.send({{"type", "hello"}, {"name", name}});
@@ -82,6 +84,37 @@ TEST(Proxy, EachClientNamedByTheBalancerHasItsOwnLimits) {
   const auto m = metrics_via_local(port);
   EXPECT_EQ(metric_in(m, "plateau_proxy_headers_refused_total"), 1) << m;
   EXPECT_EQ(metric_in(m, R"(plateau_connections_refused_total{limit="max_per_ip"})"), 1) << m;
+}
+
+// Behind a reverse proxy that speaks HTTP (nginx, Caddy: --forwarded-for-from), each request
+// counts as the client the proxy appended to X-Forwarded-For; nobody else's header is read.
+TEST(Proxy, BehindAReverseProxyEachForwardedClientHasItsOwnLimits) {
+  ServerProcess server(
+      {}, {"--forwarded-for-from", "127.0.0.1", "--max-per-ip", "1", "--creates-per-minute", "1"});
+  const auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto ada = seat(port, "Ada", "", nullptr, "203.0.113.1");
+  ASSERT_TRUE(ada) << server.log();
+  EXPECT_FALSE(seat(port, "Ada2", "", nullptr, "203.0.113.1")) << "a second from that client";
+  // A client's own entry, left of the one the proxy appended, is not believed.
+  auto bob = seat(port, "Bob", "", nullptr, "203.0.113.1, 198.51.100.2");
+  ASSERT_TRUE(bob) << "counted as 198.51.100.2, not as Ada's address";
+  EXPECT_FALSE(seat(port, "Bob2", "", nullptr, "198.51.100.2"));
+  EXPECT_FALSE(create(*ada, "quantik").empty());
+  ada->ws.send({{"type", "create"}, {"game", "quantik"}});
+  EXPECT_EQ(refusal(*ada), "rate/creates");
+  EXPECT_FALSE(create(*bob, "quantik").empty()) << "Bob's address has its own minute";
+  // From anywhere but the proxy the header is ignored: 127.0.0.2 is one client, whatever it says.
+  auto eve = seat(port, "Eve", "", "127.0.0.2", "192.0.2.1");
+  ASSERT_TRUE(eve);
+  EXPECT_FALSE(seat(port, "Eve2", "", "127.0.0.2", "192.0.2.2"));
+  // The proxy itself, naming nobody, is no client: it is held to no per-address limit while
+  // its connections say whom they are for (a third and a fourth connection from it, here).
+  const auto metrics = http_get(port, "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_EQ(http_get(port, "/healthz").status, 200);
+  EXPECT_EQ(metric_in(metrics.body, R"(plateau_connections_refused_total{limit="max_per_ip"})"), 3)
+      << metrics.body;
 }
 
 // A private HAProxy in front of the server, as docker/haproxy.cfg has it: HTTP mode, health

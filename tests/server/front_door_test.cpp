@@ -229,7 +229,7 @@ TEST(FrontDoor, ATrustedBalancersConnectionCountsAsTheClientItNames) {
   FrontDoor door(loop, health, true, places.count(), [&](tcp::socket s, ConnectionSlot slot) {
     admitted.push_back({std::move(s), slot.address().to_string()});
   });
-  door.trust_proxies(*AddressBlocks::parse("127.0.0.0/8"), 300ms);
+  door.trust_proxies(*AddressBlocks::parse("127.0.0.0/8"), 3s);
   ASSERT_TRUE(door.listen(kLoopback));
   door.start();
   asio::io_context client_ioc;
@@ -261,9 +261,19 @@ TEST(FrontDoor, ATrustedBalancersConnectionCountsAsTheClientItNames) {
   const auto answer = raw_exchange(door.port(), local + "GET /healthz HTTP/1.1\r\n\r\n");
   EXPECT_TRUE(answer.starts_with("HTTP/1.1 200")) << answer;
   EXPECT_EQ(door.health_answers(), 1u);
-  // No header, a bad one, or none in time: closed, never handed on.
+  // No header, a bad one, or none in time: closed, never handed on. A bad one is closed as soon
+  // as it is seen, even when the door had to wait for it.
   EXPECT_EQ(raw_exchange(door.port(), request), "");
-  EXPECT_EQ(raw_exchange(door.port(), "PROXY TCP4 nonsense\r\n" + request), "");
+  auto late = dial(client_ioc, door.port());
+  std::this_thread::sleep_for(100ms);
+  const auto t0 = std::chrono::steady_clock::now();
+  asio::write(*late, asio::buffer("PROXY TCP4 nonsense\r\n" + request));
+  boost::system::error_code late_ec;
+  char late_byte = 0;
+  late->read_some(asio::buffer(&late_byte, 1), late_ec);
+  EXPECT_TRUE(late_ec == asio::error::eof || late_ec == asio::error::connection_reset)
+      << late_ec.message();
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s) << "closed at once, not at the wait's end";
   auto silent = dial(client_ioc, door.port());
   char byte = 0;
   boost::system::error_code ec;

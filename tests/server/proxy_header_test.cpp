@@ -137,6 +137,26 @@ TEST(AddressBlocks, HoldTheirAddressesAndNoOthers) {
     EXPECT_FALSE(AddressBlocks::parse(bad).has_value()) << bad;
 }
 
+TEST(ForwardedFor, TheClientIsReadFromTheRightPastTrustedProxies) {
+  const auto proxies = *AddressBlocks::parse("127.0.0.1,10.0.0.0/8");
+  const auto client = [&](std::string_view v) {
+    const auto a = forwarded_client(v, proxies);
+    return a ? a->to_string() : std::string("none");
+  };
+  EXPECT_EQ(client("203.0.113.7"), "203.0.113.7");
+  // What the client wrote itself is further left than what the proxy appended.
+  EXPECT_EQ(client("6.6.6.6, 203.0.113.7"), "203.0.113.7");
+  EXPECT_EQ(client("203.0.113.7, 10.1.1.1"), "203.0.113.7") << "past a trusted inner proxy";
+  EXPECT_EQ(client("203.0.113.7,10.1.1.1,127.0.0.1"), "203.0.113.7");
+  EXPECT_EQ(client("203.0.113.7:4711"), "203.0.113.7");
+  EXPECT_EQ(client("[2001:db8::1]:443"), "2001:db8::1");
+  EXPECT_EQ(client(" 2001:db8::2 "), "2001:db8::2");
+  EXPECT_EQ(client(""), "none");
+  EXPECT_EQ(client("10.1.1.1, 127.0.0.1"), "none") << "only proxies: no client named";
+  EXPECT_EQ(client("203.0.113.7, unknown"), "none") << "the entry to believe is no address";
+  EXPECT_EQ(client("[2001:db8::1"), "none");
+}
+
 TEST(AddressBlocks, AClientCountsByItsIPv6SlashSixtyFour) {
   EXPECT_EQ(client_key(ip::make_address("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).to_string(),
             "2001:db8:1:2::");
