@@ -1,11 +1,10 @@
 // Runs the real plateau-server binary on 127.0.0.1 with a fresh data directory, for tests that
-// need real sockets, restarts or kill -9. Bounded: every wait has a timeout, and the destructor
-// kills what is left.
+// need real sockets, restarts or kill -9. Bounded: every wait has a timeout, the destructor
+// kills what is left, and the server dies with the test process should that end first.
 #pragma once
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,9 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "../server/child_process.hpp"
 #include "build_paths.hpp"
-
-extern char** environ;
 
 namespace plateau::testing {
 
@@ -78,16 +76,10 @@ class ServerProcess {
                                   "--max-rooms-per-player",
                                   "1000000"};
     args.insert(args.end(), extra_.begin(), extra_.end());
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    const int rc = posix_spawn(&pid_, argv[0], &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) return 0;
+    // A child that dies with the test process however that ends (a crash, a ctest timeout),
+    // rather than outliving it holding ports and files.
+    pid_ = plateau::test::spawn_child(binary, std::move(args), log_.string(), false);
+    if (pid_ < 0) return 0;
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     const std::regex listening(R"(event=listening host=\S+ port=(\d+))");
     while (std::chrono::steady_clock::now() < deadline) {

@@ -5,6 +5,8 @@
 
 #include <fcntl.h>
 
+#include <fstream>
+
 #include "client_seat.hpp"
 #include "http_client.hpp"
 
@@ -13,6 +15,43 @@ namespace {
 
 using nlohmann::json;
 using namespace std::chrono_literals;
+
+// The harness: a test process that dies before its ServerProcess is destroyed (a crash, a
+// ctest timeout) takes its server with it, instead of leaving it running with its port.
+TEST(Harness, AServerDiesWithTheTestProcessThatStartedIt) {
+  const auto data = std::filesystem::temp_directory_path() /
+                    ("plateau-test-harness-" + std::to_string(::getpid()));
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  const pid_t test = ::fork();
+  ASSERT_GE(test, 0);
+  if (test == 0) {
+    ::close(fds[0]);
+    auto* server = new ServerProcess(data);  // never destroyed: the process just ends
+    const pid_t pid = server->start() != 0 ? server->pid() : -1;
+    (void)!::write(fds[1], &pid, sizeof pid);
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  pid_t server = -1;
+  ASSERT_EQ(::read(fds[0], &server, sizeof server), static_cast<ssize_t>(sizeof server));
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(test, &status, 0);
+  ASSERT_GT(server, 0) << "the server started";
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    // Reaped by init (or a subreaper) once killed; until then it may show as a zombie.
+    std::ifstream stat("/proc/" + std::to_string(server) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), {});
+    gone = text.empty() || text.find(") Z") != std::string::npos;
+    if (!gone) std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_TRUE(gone) << "server " << server << " outlived the test process";
+  if (!gone) ::kill(server, SIGKILL);
+  std::error_code ec;
+  std::filesystem::remove_all(data, ec);
+}
 
 class Sockets : public ::testing::Test {
  protected:

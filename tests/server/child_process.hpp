@@ -37,9 +37,10 @@ inline int free_port() {
   return port;
 }
 
-// Starts `program` with `args` (argv[0] first), its output appended to `log`; -1 on failure.
+// Starts `program` with `args` (argv[0] first), its output appended to `log` (or written over
+// it: `append` false); -1 on failure.
 inline pid_t spawn_child(const std::string& program, std::vector<std::string> args,
-                         const std::string& log) {
+                         const std::string& log, bool append = true) {
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -49,7 +50,7 @@ inline pid_t spawn_child(const std::string& program, std::vector<std::string> ar
   // The child, until exec: async-signal-safe calls only.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
-  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC), 0644);
   if (fd >= 0) {
     ::dup2(fd, 1);
     ::dup2(fd, 2);
