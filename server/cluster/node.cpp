@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <unordered_set>
 
 #include "server/secure_random.hpp"
 #include "server/store/pg_store.hpp"
@@ -19,6 +20,8 @@ std::string inbox(const std::string& node) { return std::string(kPrefix) + "node
 std::string alive_key(const std::string& node) { return std::string(kPrefix) + "alive:" + node; }
 std::string rooms_key(const std::string& node) { return std::string(kPrefix) + "rooms:" + node; }
 const std::string kNodes = std::string(kPrefix) + "nodes";
+// The last lines of nodes gone (room -> line): listed until a node takes each room.
+const std::string kOrphans = std::string(kPrefix) + "orphans";
 const std::string kAll = std::string(kPrefix) + "all";  // notices, to every node
 // A holder read from a lease is trusted this long before it is read again.
 constexpr Millis kOwnerFresh = 10'000;
@@ -139,6 +142,7 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
   };
   shared.released = [this](const std::string& room) {
     if (stopping_ || !store_.lease(room)) return;
+    unorphan(room);  // an orphan line written late (a node gone just then) is stale too
     if (const auto r = store_.release_leases({room}); !r)
       spdlog::warn("event=lease_release_failed room={} error=\"{}\"", room, r.error());
   };
@@ -264,7 +268,10 @@ Node::Route Node::route(const std::string& room) {
   }
   if (*took) {
     ++stats_.leases_taken;
-    if (**took > 1) ++stats_.takeovers;
+    if (**took > 1) {
+      ++stats_.takeovers;
+      unorphan(room);  // listed by this node from now on
+    }
     return {Where::here, {}};
   }
   const auto holder = store_.lease_holder(room);
@@ -688,6 +695,28 @@ void Node::heartbeat() {
   });
 }
 
+namespace {
+
+// A line of a node's list, as heartbeat() writes it: [rank, spectators, active, summary,
+// private, [[player, seat]...], to_move, deadline].
+std::optional<ListedLine> line_of_list(const nlohmann::json& l) {
+  if (!l.is_array() || l.size() != 8 || !l[0].is_number_integer() || !l[1].is_number_integer() ||
+      !l[2].is_number_integer() || !l[3].is_object() || !l[4].is_boolean() || !l[5].is_array() ||
+      !l[6].is_number_integer())
+    return std::nullopt;
+  ListedLine line{l[0].get<int>(), l[1].get<int>(), l[2].get<Millis>(), l[3], l[4].get<bool>()};
+  for (const auto& p : l[5])
+    if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_number_integer())
+      line.players.emplace_back(p[0].get<std::string>(), p[1].get<int>());
+  line.to_move = l[6].get<int>();
+  line.room = line.summary.value("room", std::string());
+  if (l[7].is_number_integer()) line.deadline = l[7].get<Millis>();
+  if (line.room.empty()) return std::nullopt;
+  return line;
+}
+
+}  // namespace
+
 void Node::read_lists() {
   cmd_->command({"SMEMBERS", kNodes}, [weak = weak_from_this()](const redis::Reply& r) {
     const auto n = weak.lock();
@@ -695,10 +724,7 @@ void Node::read_lists() {
     std::vector<std::string> nodes;
     for (const auto& e : r.elements)
       if (e.type == redis::Reply::Type::bulk && e.str != n->id_) nodes.push_back(e.str);
-    if (nodes.empty()) {
-      n->remote_lines_.clear();
-      return;
-    }
+    if (nodes.empty()) return n->read_orphans({});
     std::vector<std::string> args{"MGET"};
     for (const auto& node : nodes) args.push_back(rooms_key(node));
     n->cmd_->command(std::move(args), [weak = n->weak_from_this(), nodes](const redis::Reply& r) {
@@ -707,29 +733,57 @@ void Node::read_lists() {
       std::vector<ListedLine> lines;
       for (std::size_t i = 0; i < nodes.size(); ++i) {
         if (r.elements[i].type != redis::Reply::Type::bulk) {
-          n->cmd_->command({"SREM", kNodes, nodes[i]});  // gone: its list expired
+          // Gone: its list expired. What it listed last stays listed, as orphans, until
+          // someone opens each room (and the node that takes it lists it).
+          n->orphan(nodes[i]);
+          n->cmd_->command({"SREM", kNodes, nodes[i]});
           continue;
         }
-        const auto list = nlohmann::json::parse(r.elements[i].str, nullptr, false);
+        auto list = nlohmann::json::parse(r.elements[i].str, nullptr, false);
         if (!list.is_array()) continue;
-        for (const auto& l : list) {
-          if (!l.is_array() || l.size() != 8 || !l[0].is_number_integer() ||
-              !l[1].is_number_integer() || !l[2].is_number_integer() || !l[3].is_object() ||
-              !l[4].is_boolean() || !l[5].is_array() || !l[6].is_number_integer())
-            continue;
-          ListedLine line{l[0].get<int>(), l[1].get<int>(), l[2].get<Millis>(), l[3],
-                          l[4].get<bool>()};
-          for (const auto& p : l[5])
-            if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_number_integer())
-              line.players.emplace_back(p[0].get<std::string>(), p[1].get<int>());
-          line.to_move = l[6].get<int>();
-          line.room = line.summary.value("room", std::string());
-          if (l[7].is_number_integer()) line.deadline = l[7].get<Millis>();
-          lines.push_back(std::move(line));
-        }
+        for (const auto& l : list)
+          if (auto line = line_of_list(l)) lines.push_back(std::move(*line));
+        n->last_lists_[nodes[i]] = std::move(list);
       }
-      n->remote_lines_ = std::move(lines);
+      n->read_orphans(std::move(lines));
     });
+  });
+}
+
+void Node::orphan(const std::string& node) {
+  const auto it = last_lists_.find(node);
+  if (it == last_lists_.end()) return;
+  std::vector<std::string> args{"HSET", kOrphans};
+  for (const auto& l : it->second)
+    if (const auto line = line_of_list(l)) {
+      args.push_back(line->room);
+      args.push_back(l.dump());
+    }
+  last_lists_.erase(it);
+  if (args.size() > 2) cmd_->command(std::move(args));
+}
+
+void Node::unorphan(const std::string& room) { cmd_->command({"HDEL", kOrphans, room}); }
+
+void Node::read_orphans(std::vector<ListedLine> lines) {
+  cmd_->command({"HGETALL", kOrphans}, [weak = weak_from_this(),
+                                        lines = std::move(lines)](const redis::Reply& r) mutable {
+    const auto n = weak.lock();
+    if (!n) return;
+    if (r.type == redis::Reply::Type::array) {
+      std::unordered_set<std::string> listed;
+      for (const auto& l : lines) listed.insert(l.room);
+      for (std::size_t i = 0; i + 1 < r.elements.size(); i += 2) {
+        const auto& room = r.elements[i].str;
+        // Listed by its holder, or held here (in this node's own lines): not an orphan now.
+        if (listed.contains(room) || n->store_.lease(room)) continue;
+        auto line = line_of_list(nlohmann::json::parse(r.elements[i + 1].str, nullptr, false));
+        if (!line || line->room != room) continue;
+        line->spectators = 0;  // nobody watches a room no node holds
+        lines.push_back(std::move(*line));
+      }
+    }
+    n->remote_lines_ = std::move(lines);
   });
 }
 

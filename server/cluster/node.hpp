@@ -144,6 +144,10 @@ class Node : public std::enable_shared_from_this<Node> {
   void on_frames(const std::string& payload);
   void heartbeat();
   void read_lists();
+  // The other nodes' lines, then the orphans (the last lines of nodes gone) that no node holds.
+  void read_orphans(std::vector<ListedLine> lines);
+  void orphan(const std::string& node);
+  void unorphan(const std::string& room);
   void peer_gone(const std::string& node);
   // Redis dropped (messages may be lost): every relayed client ends and comes back.
   void drop_relays();
@@ -178,6 +182,8 @@ class Node : public std::enable_shared_from_this<Node> {
   // When each peer last sent us something: a node heard from within a lease is alive, whatever
   // its heartbeat key says (after Redis restarts empty, the keys come back one beat later).
   std::unordered_map<std::string, Millis> heard_;
+  // Each other node's list as last read: when the node is gone, its lines become orphans.
+  std::unordered_map<std::string, nlohmann::json> last_lists_;
   Millis commands_up_at_ = 0;                           // when the command connection was last made
   std::map<std::string, std::deque<Pending>> waiting_;  // per room, in order
 

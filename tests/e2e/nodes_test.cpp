@@ -366,6 +366,55 @@ TEST(Cluster, ANodeThatWakesAfterBeingCountedGoneEndsItsClientsThere) {
   ASSERT_NO_FATAL_FAILURE(play_out({t.ann.get(), t.bob.get()}, *watcher, 5, true));
 }
 
+// How many times a node's public list shows `room`.
+int times_listed(Seat& s, const std::string& room) {
+  s.ws.send({{"type", "rooms"}});
+  const auto list = s.ws.recv_type("rooms");
+  if (!list) return -1;
+  int n = 0;
+  for (const auto& r : (*list)["rooms"])
+    if (r.value("room", std::string()) == room) ++n;
+  return n;
+}
+
+// A node killed with a table waiting for a player: the table stays in every node's list after
+// the dead node's own list has expired, and once a player opens it elsewhere, the node that
+// took it lists it, once.
+TEST(Cluster, ADeadNodesTablesStayListedUntilAnotherNodeTakesThem) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  auto ann = connect(c.ports[0], "Ann");
+  const auto room = create(*ann, "quantik", {{"players", 2}});
+  ASSERT_FALSE(room.empty());
+  ASSERT_NO_FATAL_FAILURE(join(*ann, room));
+  auto visitor = connect(c.ports[1], "Visitor");
+  bool seen = false;
+  for (int i = 0; i < 50 && !seen; ++i) {
+    seen = times_listed(*visitor, room) == 1;
+    if (!seen) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_TRUE(seen) << "node 1 lists node 0's table";
+  c.nodes[0]->kill(SIGKILL);
+  // Node 0's list expires one lease (4 s) after its last heartbeat; well past that, the table
+  // is still listed on both other nodes.
+  std::this_thread::sleep_for(7s);
+  EXPECT_EQ(times_listed(*visitor, room), 1) << "an orphan, still listed";
+  auto other = connect(c.ports[2], "Other");
+  EXPECT_EQ(times_listed(*other, room), 1);
+  // Bob opens it through node 2, which takes the room; the game starts.
+  auto bob = connect(c.ports[2], "Bob");
+  std::unique_ptr<Seat> back;
+  ASSERT_NO_FATAL_FAILURE(rejoin(c.ports[2], bob->token, room, false, back));
+  ASSERT_EQ(back->state["status"], "playing") << back->state.dump();
+  bool once = false;
+  for (int i = 0; i < 50 && !once; ++i) {
+    once = times_listed(*visitor, room) == 1;
+    if (!once) std::this_thread::sleep_for(100ms);
+  }
+  EXPECT_TRUE(once) << "listed once, by the node that took it";
+  EXPECT_GE(metric(metrics(c.ports[2]), "plateau_cluster_takeovers_total"), 1);
+}
+
 // SIGTERM hands the node's rooms over at once: another node takes each at the next request,
 // with no wait for a lease to end.
 TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
