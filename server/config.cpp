@@ -30,6 +30,13 @@ std::string parse_number(const std::string& text, T& out, T min, T max) {
   return "";
 }
 
+// A list of address blocks (net/proxy_header.hpp), kept as given once it parses.
+std::string set_blocks(std::string& out, const std::string& v) {
+  if (const auto blocks = AddressBlocks::parse(v); !blocks) return blocks.error();
+  out = v;
+  return "";
+}
+
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> list{
       {"--host", "PLATEAU_HOST", "address to listen on",
@@ -115,21 +122,13 @@ const std::vector<Setting>& settings() {
        "balancers in front (addresses or blocks, comma-separated, e.g. 10.0.0.0/8): their "
        "connections must open with a PROXY protocol header (v1 or v2, HAProxy's send-proxy-v2), "
        "and count against every per-address limit as the client it names [default: none]",
-       [](Config& c, const std::string& v) {
-         if (const auto blocks = AddressBlocks::parse(v); !blocks) return blocks.error();
-         c.proxy_protocol_from = v;
-         return std::string();
-       },
+       [](Config& c, const std::string& v) { return set_blocks(c.proxy_protocol_from, v); },
        [](const Config& c) { return c.proxy_protocol_from; }},
       {"--forwarded-for-from", "PLATEAU_FORWARDED_FOR_FROM",
        "reverse proxies in front (addresses or blocks, comma-separated, e.g. 127.0.0.1): a "
        "request from them counts against every per-address limit as the client their "
        "X-Forwarded-For names [default: none, the header is never read]",
-       [](Config& c, const std::string& v) {
-         if (const auto blocks = AddressBlocks::parse(v); !blocks) return blocks.error();
-         c.forwarded_for_from = v;
-         return std::string();
-       },
+       [](Config& c, const std::string& v) { return set_blocks(c.forwarded_for_from, v); },
        [](const Config& c) { return c.forwarded_for_from; }},
       {"--max-frame", "PLATEAU_MAX_FRAME", "largest WebSocket message in bytes",
        [](Config& c, const std::string& v) {
