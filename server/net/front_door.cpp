@@ -165,7 +165,10 @@ void FrontDoor::read_proxy(std::shared_ptr<Arrival> a) {
     if (a->got.size() >= kMaxProxyHeader) return refuse("too_long");
   }
   if (!a->waiting) {
-    if (at_the_door_ >= kMaxAtTheDoor) return refuse("door_full");
+    // A balancer's connections all wait here for their header (there is no loop to hand them
+    // to before it): a reconnecting crowd through it may hold many at once, each a socket and a
+    // timer, for at most proxy_wait_.
+    if (at_the_door_ >= kMaxProxiedWaiting) return refuse("door_full");
     a->waiting = true;
     ++at_the_door_;  // and less when `a` goes
     a->timer.expires_after(proxy_wait_);

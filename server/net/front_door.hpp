@@ -10,7 +10,9 @@
 // every TLS one, is handed to the loop with its place in the count, and served there as before.
 // Connections the door holds are few and brief: at most kMaxAtTheDoor at once, each for at most
 // kLookWait before it is handed on, or kAnswerTimeout while its health answer is read and written;
-// past that number, connections go straight to the loop.
+// past that number, connections go straight to the loop. Connections from a trusted balancer
+// (trust_proxies) wait here for their PROXY header, at most kMaxProxiedWaiting at once and
+// kProxyWait each.
 #pragma once
 
 #include <atomic>
@@ -84,6 +86,7 @@ class FrontDoor {
   std::uint64_t proxy_refused() const { return proxy_refused_; }
 
   static constexpr std::size_t kMaxAtTheDoor = 256;
+  static constexpr std::size_t kMaxProxiedWaiting = 8192;  // awaiting their PROXY header
   static constexpr std::chrono::milliseconds kLookWait{200};
   static constexpr std::chrono::seconds kAnswerTimeout{5};
   static constexpr std::chrono::milliseconds kProxyWait{5000};
