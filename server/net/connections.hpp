@@ -81,15 +81,20 @@ void async_end(TlsStream& stream, Handler&& handler) {
 // The address a connection counts by: the one its slot was counted by at the door, else (a
 // connection made without the door, as in tests) its peer's. Empty if the peer is gone.
 template <class Lowest>
-asio::ip::address counted_address(const ConnectionSlot& slot, Lowest& lowest) {
-  if (slot) return slot.address();
+asio::ip::address peer_of(Lowest& lowest) {
   beast::error_code ec;
   asio::ip::address peer;
   if constexpr (requires { lowest.socket(); })
     peer = lowest.socket().remote_endpoint(ec).address();
   else
     peer = lowest.remote_endpoint(ec).address();
-  return ec ? asio::ip::address() : client_key(peer);
+  return ec ? asio::ip::address() : peer;
+}
+template <class Lowest>
+asio::ip::address counted_address(const ConnectionSlot& slot, Lowest& lowest) {
+  if (slot) return slot.address();
+  const auto peer = peer_of(lowest);
+  return peer.is_unspecified() ? peer : client_key(peer);
 }
 template <class Lowest>
 std::string client_address(const ConnectionSlot& slot, Lowest& lowest) {
@@ -433,7 +438,9 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
  public:
   HttpConnection(Stream&& stream, Server& server, ConnectionSlot slot)
       : stream_(std::move(stream)), server_(server), slot_(std::move(slot)) {
-    from_ = counted_address(slot_, beast::get_lowest_layer(stream_));
+    // The peer itself, not the key it is counted by: an IPv6 proxy is trusted by its whole
+    // address, never by its /64.
+    from_ = peer_of(beast::get_lowest_layer(stream_));
     peer_ = client_address(slot_, beast::get_lowest_layer(stream_));
   }
   using std::enable_shared_from_this<HttpConnection<Stream>>::shared_from_this;
@@ -588,7 +595,7 @@ class HttpConnection final : public std::enable_shared_from_this<HttpConnection<
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   Server& server_;
-  asio::ip::address from_;  // the address the connection came from (a proxy's, behind one)
+  asio::ip::address from_;  // the peer the connection came from (a proxy's, behind one)
   std::string peer_;        // the client's address, for logs and limits
   ConnectionSlot
       slot_;  // counted against --max-connections and --max-per-ip; the WebSocket takes it over

@@ -117,6 +117,32 @@ TEST(Proxy, BehindAReverseProxyEachForwardedClientHasItsOwnLimits) {
       << metrics.body;
 }
 
+// A proxy on IPv6 is trusted by its own address (not by the /64 clients are counted by).
+TEST(Proxy, AnIPv6ReverseProxyIsTrustedByItsAddress) {
+  {
+    boost::asio::io_context ioc;
+    boost::asio::ip::tcp::acceptor probe(ioc);
+    boost::system::error_code ec;
+    probe.open(boost::asio::ip::tcp::v6(), ec);
+    if (!ec) probe.bind({boost::asio::ip::make_address("::1"), 0}, ec);
+    if (ec) GTEST_SKIP() << "no IPv6 loopback on this machine: " << ec.message();
+  }
+  ServerProcess server({}, {"--host", "::1", "--forwarded-for-from", "::1", "--max-per-ip", "1"});
+  const auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto connect6 = [&](const char* name, const char* forwarded) {
+    auto s = std::make_unique<Seat>();
+    s->ws.header("X-Forwarded-For", forwarded);
+    if (s->ws.connect("::1", port) != "") return std::unique_ptr<Seat>();
+    s->ws.send({{"type", "hello"}, {"name", name}});
+    return s->expect("welcome") ? std::move(s) : std::unique_ptr<Seat>();
+  };
+  auto ada = connect6("Ada", "2001:db8:1::5");
+  ASSERT_TRUE(ada) << server.log();
+  EXPECT_FALSE(connect6("Ada2", "2001:db8:1::6")) << "the same /64: the same client";
+  EXPECT_TRUE(connect6("Bob", "2001:db8:2::5")) << "another client through the same proxy";
+}
+
 // A private HAProxy in front of the server, as docker/haproxy.cfg has it: HTTP mode, health
 // checks on /healthz, send-proxy-v2. Killed with the test.
 class TempHaproxy {
