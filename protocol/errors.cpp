@@ -129,6 +129,8 @@ std::string_view code_string(Code c) {
       return "tournament/full";
     case Code::tournament_accounts:
       return "tournament/accounts_only";
+    case Code::tournament_unavailable:
+      return "tournament/unavailable";
     case Code::internal_error:
       return "internal/error";
     case Code::internal:

@@ -69,12 +69,14 @@ enum class Code {
   chat_muted,      // chat/muted: the host muted this account
   chat_full,       // chat/full: the table's chat holds as many messages as it may
   seat_reserved,   // seat/reserved: this table's seats are a tournament's, each for one player
-  tournament_not_found,  // tournament/not_found
-  tournament_closed,     // tournament/closed: registration is over (or the event was cancelled)
-  tournament_full,       // tournament/full: the event has as many players as it may
-  tournament_accounts,   // tournament/accounts_only: the event takes accounts only; sign in
-  internal_error,        // internal/error: the server failed while handling the message (logged)
-  internal,              // server/internal (kept last: tests walk the codes up to it)
+  tournament_not_found,    // tournament/not_found
+  tournament_closed,       // tournament/closed: registration is over (or the event was cancelled)
+  tournament_full,         // tournament/full: the event has as many players as it may
+  tournament_accounts,     // tournament/accounts_only: the event takes accounts only; sign in
+  tournament_unavailable,  // tournament/unavailable: (a cluster) no node directs the events just
+                           // now; try again in a few seconds
+  internal_error,          // internal/error: the server failed while handling the message (logged)
+  internal,                // server/internal (kept last: tests walk the codes up to it)
 };
 
 std::string_view code_string(Code c);

@@ -11,6 +11,7 @@
 #include "server/cluster/node.hpp"
 #include "server/cluster/noticed_stores.hpp"
 #include "server/config.hpp"
+#include "server/net/http_api.hpp"
 #include "server/net/net.hpp"
 #include "server/net/workers.hpp"
 #include "server/rooms/lobby.hpp"
@@ -149,6 +150,7 @@ int main(int argc, char** argv) {
   std::shared_ptr<cluster::Node> node;
   std::optional<cluster::NoticedAccountStore> noticed_accounts;
   std::optional<cluster::NoticedRatingStore> noticed_ratings;
+  std::optional<cluster::NoticedTournamentStore> noticed_tournaments;
   if (!config.cluster.empty()) {
     auto* pg = dynamic_cast<PgStore*>(storage.get());
     const auto redis = redis::parse_uri(config.cluster);
@@ -165,6 +167,7 @@ int main(int argc, char** argv) {
     const auto tell = [&node](std::string notice) { node->tell(std::move(notice)); };
     noticed_accounts.emplace(*storage, tell);
     noticed_ratings.emplace(*storage, tell);
+    noticed_tournaments.emplace(*storage, tell);
   }
   NullAccountStore null_accounts;
   AccountStore& account_store = noticed_accounts ? static_cast<AccountStore&>(*noticed_accounts)
@@ -194,7 +197,9 @@ int main(int argc, char** argv) {
   // Tournaments: their tables are the lobby's rooms, with each seat reserved for its player.
   NullTournamentStore null_tournaments;
   Tournaments& tournaments = lobby.make_tournaments(
-      storage ? static_cast<TournamentStore&>(*storage) : null_tournaments,
+      noticed_tournaments ? static_cast<TournamentStore&>(*noticed_tournaments)
+      : storage           ? static_cast<TournamentStore&>(*storage)
+                          : null_tournaments,
       [&storage](const std::string& room) -> std::optional<nlohmann::json> {
         if (!storage) return std::nullopt;
         const auto record = storage->read_record(room, 1);
@@ -260,7 +265,6 @@ int main(int argc, char** argv) {
       spdlog::critical("event=store_load_failed error=\"{}\"", loaded_tournaments.error());
       return 1;
     }
-    if (node) loaded_tournaments->tournaments.clear();  // not shared between nodes yet
     if (auto restored = tournaments.restore(*loaded_tournaments); !restored) {
       spdlog::critical("event=store_load_failed error=\"{}\"", restored.error());
       return 1;
@@ -278,8 +282,15 @@ int main(int argc, char** argv) {
                       r.room.game, why);
       }
     }
-    // A round's games that ended while the server was down count now.
-    tournaments.resume(now_ms());
+    // A round's games that ended while the server was down count now. A node of a cluster
+    // directs the events only once it holds their lease (it may at once).
+    if (node)
+      node->serve_tournaments(
+          [&server](nlohmann::json op, std::function<void(nlohmann::json)> done) {
+            run_tournament_op(server, op, done);
+          });
+    else
+      tournaments.resume(now_ms());
     server.stats().recovery_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     spdlog::info("event=recovered rooms={} quarantined={} players={} seconds={:.3f}",

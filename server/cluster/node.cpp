@@ -8,6 +8,7 @@
 #include <chrono>
 #include <unordered_set>
 
+#include "server/cluster/wire.hpp"
 #include "server/secure_random.hpp"
 #include "server/store/pg_store.hpp"
 
@@ -33,12 +34,6 @@ std::int64_t wall_us() {
       .count();
 }
 
-template <class T>
-bool number_in(std::string_view text, T& out) {
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
-  return ec == std::errc() && end == text.data() + text.size();
-}
-
 // The room a request names, if any.
 const std::string* room_of(const protocol::Request& req) {
   return std::visit(
@@ -47,24 +42,6 @@ const std::string* room_of(const protocol::Request& req) {
         return nullptr;
       },
       req.body);
-}
-
-// Splits `text` at its first '\n': (before, after); nullopt without one.
-std::optional<std::pair<std::string_view, std::string_view>> line_of(std::string_view text) {
-  const auto nl = text.find('\n');
-  if (nl == std::string_view::npos) return std::nullopt;
-  return std::pair(text.substr(0, nl), text.substr(nl + 1));
-}
-
-std::vector<std::string_view> words(std::string_view line) {
-  std::vector<std::string_view> out;
-  while (!line.empty()) {
-    const auto sp = line.find(' ');
-    out.push_back(line.substr(0, sp));
-    if (sp == std::string_view::npos) break;
-    line.remove_prefix(sp + 1);
-  }
-  return out;
 }
 
 }  // namespace
@@ -158,7 +135,7 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
   shared.before_rating = [this](const std::vector<std::string>& players) {
     if (!ratings_) return;
     for (const auto& p : players)
-      if (const auto rows = store_.ratings_of(p); rows) ratings_->restore(*rows);
+      if (const auto rows = store_.ratings_of(p); rows) ratings_->reload(p, *rows);
   };
   lobby_.share(std::move(shared));
 
@@ -201,7 +178,9 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
   heartbeat();
 }
 
-std::size_t Node::rooms_held() const { return store_.leased_rooms().size(); }
+std::size_t Node::rooms_held() const {
+  return store_.leased_rooms().size() - (store_.lease(kTournamentLease) ? 1 : 0);
+}
 
 std::size_t Node::peers() const {
   std::set<std::string> nodes;
@@ -441,6 +420,10 @@ void Node::on_message(const std::string& payload) {
           if (const auto c = it->second.lock()) c->end();
         return;
       }
+      case 'D':  // D <origin> <number>\n<op>: a change of the tournaments, for their director
+        return on_director_op(payload);
+      case 'd':  // d <number>\n<answer>: the director's answer
+        return on_director_answer(payload);
       case 'C': {  // C <origin> <number>: a client of another node is gone
         const auto w = words(std::string_view(payload).substr(2));
         std::uint64_t number = 0;
@@ -528,12 +511,19 @@ void Node::on_notice(const std::string& payload) {
           accounts_->reload_invites(read->invites);
         }
         return;
+      case 'T':  // a tournament changed
+      case 'O':  // the organisers changed
+      case 'G':  // a tournament table's game ended
+      case 'P':  // a frame for a player
+      case 'X':  // close a tournament table
+        return on_tournament_notice(w[1][0], payload, w);
       case 'R':  // ratings changed
         if (ratings_)
           for (std::size_t i = 2; i < w.size(); ++i) {
-            const auto rows = store_.ratings_of(std::string(w[i]));
+            const std::string player(w[i]);
+            const auto rows = store_.ratings_of(player);
             if (!rows) throw std::runtime_error(rows.error());
-            ratings_->restore(*rows);
+            ratings_->reload(player, *rows);
           }
         return;
       default:
@@ -555,6 +545,7 @@ void Node::resync() {
     }
   if (ratings_)
     if (const auto rows = store_.ratings_of(""); rows) ratings_->restore(*rows);
+  reload_tournaments();
 }
 
 void Node::frame_to(const std::string& origin, std::uint64_t conn, const Frame& frame) {
@@ -646,6 +637,10 @@ void Node::heartbeat() {
     spdlog::error("event=lease_renew_failed node={} error=\"{}\"", id_, lost.error());
   } else {
     for (const auto& room : *lost) {
+      if (room == kTournamentLease) {
+        stop_directing();
+        continue;
+      }
       ++stats_.leases_lost;
       spdlog::warn("event=lease_lost node={} room={}", id_, room);
       lobby_.evict(room);
@@ -683,6 +678,7 @@ void Node::heartbeat() {
     });
   }
   read_lists();
+  try_directing();
   // Nodes seen gone are forgotten once their leases are surely over, and holders read long ago
   // (they are read again when next needed).
   const Millis t = now();
@@ -882,6 +878,16 @@ void Node::write_metrics(PromText& m) const {
   m.counter("plateau_cluster_redis_drops_total", "Connections to Redis lost.", stats_.redis_drops);
   m.counter("plateau_cluster_notices_total",
             "Accounts and ratings another node changed, read again here.", stats_.notices_in);
+  m.gauge("plateau_cluster_tournament_director",
+          "1 while this node directs the tournaments, else 0.", directs_tournaments() ? 1 : 0);
+  m.counter("plateau_cluster_tournament_takeovers_total",
+            "Times this node started directing the tournaments.", stats_.tournament_takeovers);
+  m.family("plateau_cluster_tournament_ops_total",
+           "Changes of the tournaments: sent to their director (out), run as the director (in).",
+           "counter");
+  m.labelled("plateau_cluster_tournament_ops_total", "direction=\"out\"",
+             stats_.tournament_ops_out);
+  m.labelled("plateau_cluster_tournament_ops_total", "direction=\"in\"", stats_.tournament_ops_in);
   m.counter("plateau_cluster_waited_out_total",
             "Requests refused after waiting for a gone node's lease to end.", stats_.waited_out);
   stats_.pubsub_lag.write(m.stream(), "plateau_cluster_pubsub_lag_seconds",

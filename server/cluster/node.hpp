@@ -14,6 +14,9 @@
 //   alive:<id>    a node's heartbeat, expiring after one lease: a node without one is gone
 //   rooms:<id>    a node's public rooms for the lobby's list, expiring the same way
 //   nodes         the set of node ids, for the lists
+//   all           notices to every node (noticed_stores.hpp, node_tournaments.cpp)
+//
+// Tournaments have one director among the nodes (serve_tournaments, node_tournaments.cpp).
 //
 // A room is taken when someone needs it: the first request for a room nobody holds (or whose
 // holder's lease ran out) makes this node its holder, and the lobby loads it from the store. A
@@ -74,7 +77,10 @@ struct NodeStats {
   std::uint64_t redis_drops = 0;  // connections to Redis lost
   std::uint64_t waited_out = 0;   // requests refused after waiting for a lease
   std::uint64_t notices_in = 0;   // accounts and ratings another node changed, read again here
-  LatencyHistogram pubsub_lag;    // from a holder's publish to the fan-out here (wall clocks)
+  std::uint64_t tournament_takeovers = 0;  // times this node started directing the tournaments
+  std::uint64_t tournament_ops_out = 0;    // changes of the tournaments sent to their director
+  std::uint64_t tournament_ops_in = 0;     // changes other nodes sent here, as the director
+  LatencyHistogram pubsub_lag;  // from a holder's publish to the fan-out here (wall clocks)
 };
 
 class RemoteConnection;
@@ -95,6 +101,20 @@ class Node : public std::enable_shared_from_this<Node> {
   void start(Accounts* accounts = nullptr, Ratings* ratings = nullptr);
   // Tells every other node what this one wrote (noticed_stores.hpp).
   void tell(std::string notice);
+  // Tournaments (node_tournaments.cpp), once the server has loaded the store. One node at a time
+  // directs them: the holder of their lease (kTournamentLease), taken by the first node to ask
+  // for it at a heartbeat, fenced like a room's, and handed over at SIGTERM or when its node
+  // dies. It runs them as a lone server does (its writes go through a NoticedTournamentStore).
+  // Every other node keeps a copy of the events for the reads, read again at each notice, and
+  // sends each change (an organiser's call, a player's registration) to the director with
+  // `run`'s arguments: the director runs `run` (run_tournament_op) and sends its answer back.
+  // The director's tables are its rooms; one another node took over (the director died) ends
+  // there, and that node tells the director to read its outcome; frames for a player reach
+  // every node.
+  using TournamentOp =
+      std::function<void(nlohmann::json op, std::function<void(nlohmann::json answer)> done)>;
+  void serve_tournaments(TournamentOp run);
+  bool directs_tournaments() const;
   // A decoded request from a client of this node (`frame` its text, to relay as it came).
   void handle(const std::shared_ptr<Connection>& c, const std::string& frame,
               protocol::Request req);
@@ -143,6 +163,16 @@ class Node : public std::enable_shared_from_this<Node> {
   void on_request(const std::string& payload);
   void on_frames(const std::string& payload);
   void heartbeat();
+  // Tournaments (node_tournaments.cpp).
+  void try_directing();
+  void stop_directing();
+  void reload_tournaments();  // a copy: everything again from the store
+  bool ask_director(nlohmann::json op, std::function<void(std::optional<nlohmann::json>)> done);
+  void on_director_op(const std::string& payload);
+  void on_director_answer(const std::string& payload);
+  void on_tournament_notice(char kind, const std::string& payload,
+                            const std::vector<std::string_view>& words);
+  void check_table(const std::string& room, int tries);
   void read_lists();
   // The other nodes' lines, then the orphans (the last lines of nodes gone) that no node holds.
   void read_orphans(std::vector<ListedLine> lines);
@@ -212,6 +242,22 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<ListedLine> remote_lines_;  // the other nodes' public rooms, read each beat
   Accounts* accounts_ = nullptr;
   Ratings* ratings_ = nullptr;
+
+  // Tournaments: how the director runs a change, and the changes this node sent it that wait
+  // for an answer (each with its deadline).
+  TournamentOp run_op_;
+  struct Ask {
+    std::function<void(std::optional<nlohmann::json>)> done;
+    std::shared_ptr<boost::asio::steady_timer> timer;
+  };
+  std::unordered_map<std::uint64_t, Ask> asks_;
+  std::uint64_t next_ask_ = 1;
+  // Seats of tables held elsewhere, as last read from the store, and when.
+  struct SeatsRead {
+    Millis at = 0;
+    std::vector<bool> taken;
+  };
+  std::unordered_map<std::string, SeatsRead> seats_read_;
 };
 
 }  // namespace plateau::server::cluster

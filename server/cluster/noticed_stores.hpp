@@ -8,6 +8,8 @@
 //   S <hash> ...      sessions ended: sign their connections out at once
 //   I                 the invitations changed
 //   R <player> ...    ratings changed
+//   T <event>         a tournament changed (its director wrote it): read it again
+//   O                 the tournaments' organisers changed
 #pragma once
 
 #include <functional>
@@ -15,10 +17,14 @@
 
 #include "server/store/account_store.hpp"
 #include "server/store/rating_store.hpp"
+#include "server/store/tournament_store.hpp"
 
 namespace plateau::server::cluster {
 
 using Tell = std::function<void(std::string notice)>;
+
+// `done`, after telling the others `notice` if the write succeeded.
+Done then_tell(const Tell& tell, std::string notice, Done done);
 
 class NoticedAccountStore final : public AccountStore {
  public:
@@ -35,8 +41,6 @@ class NoticedAccountStore final : public AccountStore {
   }
 
  private:
-  // `done`, after telling the others `notice` if the write succeeded.
-  Done then_tell(std::string notice, Done done);
   AccountStore& store_;
   Tell tell_;
 };
@@ -61,6 +65,26 @@ class NoticedRatingStore final : public RatingStore {
 
  private:
   RatingStore& store_;
+  Tell tell_;
+};
+
+// The director's writes of the events (Tournaments): the other nodes' copies read them again.
+class NoticedTournamentStore final : public TournamentStore {
+ public:
+  NoticedTournamentStore(TournamentStore& store, Tell tell)
+      : store_(store), tell_(std::move(tell)) {}
+  void put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done done) override {
+    store_.put_tournament(t, at_ms, then_tell(tell_, "T " + t.id, std::move(done)));
+  }
+  void put_organiser(const std::string& player, bool allowed, Done done) override {
+    store_.put_organiser(player, allowed, then_tell(tell_, "O", std::move(done)));
+  }
+  std::expected<LoadedTournaments, std::string> load_tournaments() override {
+    return store_.load_tournaments();
+  }
+
+ private:
+  TournamentStore& store_;
   Tell tell_;
 };
 

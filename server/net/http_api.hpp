@@ -69,6 +69,12 @@ nlohmann::json games_json(const std::vector<GameSummary>& games);
 // Returns false for any other target.
 bool answer_tournaments(Server& server, const HttpRequest& req, const std::string& peer,
                         const HttpReply& reply);
+// A change of the tournaments, as answer_tournaments (or a node of a cluster, for its own
+// clients) sent it: run here, where they are directed. `done` gets {status, body} or {status,
+// code, message}; a registration (op "enter") {refused: code or null}; {unavailable: true}
+// when this server does not direct the events (it stopped, in a cluster).
+void run_tournament_op(Server& server, const nlohmann::json& op,
+                       const std::function<void(nlohmann::json)>& done);
 
 // The accounts' calls, /api/accounts/... and the admin's /admin/accounts... and /admin/invites
 // (account_api.cpp): answered through `reply`, at once or once a password is hashed. Returns

@@ -65,11 +65,6 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
   Tournaments* tournaments = server.lobby().tournaments();
   if (!tournaments)
     return fail(http::status::not_found, "tournament/off", "this server runs no tournaments");
-  // Not shared between the nodes of a cluster yet (issue 47): none is made on one.
-  if (server.router().route && !reads)
-    return fail(http::status::not_found, "tournament/off",
-                "tournaments run on a single-node server; this one is a node of a cluster");
-  const TournamentMillis now = now_ms();
 
   if (reads) {
     if (req.method() != http::verb::get && req.method() != http::verb::head)
@@ -111,7 +106,58 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
     }
   }
 
-  if (admin) {
+  // The change itself runs where the events are directed: here, or (a node of a cluster that
+  // does not direct them) on the director, which answers through Redis.
+  const std::string kind =
+      admin ? "organiser" : target.substr(std::string_view("/api/tournaments/").size());
+  if (kind != "organiser" && kind != "create" && kind != "start" && kind != "cancel" &&
+      kind != "remove")
+    return fail(http::status::not_found, "api/not_found", "no such call");
+  json op{{"op", kind},
+          {"body", body},
+          {"organiser", organiser ? account->player : ""},
+          {"peer", peer}};
+  auto answer = [reply, head](std::optional<json> result) {
+    if (!result || !result->is_object() || !result->contains("status")) {
+      reply(json_error(head, http::status::service_unavailable, "tournament/unavailable",
+                       "no server directs the tournaments just now; try again in a few seconds"));
+      return;
+    }
+    const auto status = static_cast<http::status>(result->value("status", 500));
+    if (result->contains("code"))
+      reply(json_error(head, status, result->value("code", ""), result->value("message", "")));
+    else
+      reply(json_response(head, status, result->value("body", json::object())));
+  };
+  if (const auto& ask = server.lobby().shared().to_director; ask && ask(op, answer)) return true;
+  run_tournament_op(server, op, [answer](json result) { answer(std::move(result)); });
+  return true;
+}
+
+void run_tournament_op(Server& server, const json& op, const std::function<void(json)>& done) {
+  Tournaments* tournaments = server.lobby().tournaments();
+  const auto fail = [&](http::status status, std::string_view code, std::string message) {
+    done(json{{"status", static_cast<int>(status)}, {"code", code}, {"message", message}});
+  };
+  const auto ok = [&](http::status status, json body) {
+    done(json{{"status", static_cast<int>(status)}, {"body", std::move(body)}});
+  };
+  if (!tournaments || !tournaments->directing() || !op.is_object())
+    return done(json{{"unavailable", true}});
+  const TournamentMillis now = now_ms();
+  const std::string kind = op.value("op", "");
+  const json body = op.value("body", json::object());
+  const std::string organiser = op.value("organiser", "");
+  const std::string peer = op.value("peer", "");
+
+  if (kind == "enter") {  // a player's own registration (the WebSocket's `tournament`)
+    const auto refused =
+        tournaments->enter(op.value("id", ""), op.value("player", ""), op.value("name", ""),
+                           op.value("enter", false), now, op.value("account", false));
+    return done(json{{"refused", refused ? json(*refused) : json()}});
+  }
+
+  if (kind == "organiser") {
     Accounts* accounts = server.lobby().accounts();
     const auto name = body.find("name"), allowed = body.find("allowed");
     if (name == body.end() || !name->is_string() || allowed == body.end() || !allowed->is_boolean())
@@ -122,16 +168,17 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
       return fail(http::status::not_found, "account/no_such_account", "no account of this name");
     const bool yes = allowed->get<bool>();
     const std::string shown = a->name;
-    tournaments->set_organiser(a->player, yes, [reply, head, shown, yes](bool ok) {
-      reply(ok ? json_response(head, http::status::ok, json{{"name", shown}, {"organiser", yes}})
-               : json_error(head, http::status::internal_server_error, "account/store_failed",
-                            "the server could not store this; try again"));
+    tournaments->set_organiser(a->player, yes, [done, shown, yes](bool stored) {
+      done(stored ? json{{"status", 200}, {"body", {{"name", shown}, {"organiser", yes}}}}
+                  : json{{"status", 500},
+                         {"code", "account/store_failed"},
+                         {"message", "the server could not store this; try again"}});
     });
     spdlog::info("event=admin_organiser name=\"{}\" allowed={}", shown, yes);
-    return true;
+    return;
   }
 
-  if (target == "/api/tournaments/create") {
+  if (kind == "create") {
     TournamentSpec spec;
     const auto text = [&](const char* key) -> std::optional<std::string> {
       const auto it = body.find(key);
@@ -177,7 +224,7 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
       return fail(http::status::bad_request, "tournament/bad_request",
                   "'accounts_only' is true or false");
     spec.accounts_only = members != body.end() && members->is_boolean() && members->get<bool>();
-    spec.organiser = organiser ? account->player : "";
+    spec.organiser = organiser;
     const auto made = tournaments->create(std::move(spec), now);
     if (!made) {
       const auto status = made.error().code == "tournament/too_many"
@@ -186,18 +233,17 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
       return fail(status, made.error().code, made.error().message);
     }
     spdlog::info("event=tournament_created id={} peer={}", *made, peer);
-    reply(json_response(head, http::status::created, json{{"id", *made}}));
-    return true;
+    return ok(http::status::created, json{{"id", *made}});
   }
 
   const auto id = body.find("id");
   if (id == body.end() || !id->is_string())
     return fail(http::status::bad_request, "tournament/bad_request", "'id' is required");
   // An organiser acts on their own events; the host on any.
-  if (organiser && tournaments->organiser_of(*id) != account->player)
+  if (!organiser.empty() && tournaments->organiser_of(*id) != organiser)
     return fail(http::status::forbidden, "tournament/forbidden", "this event is another's");
   std::optional<TournamentError> refused;
-  if (target == "/api/tournaments/remove") {
+  if (kind == "remove") {
     const auto player = body.find("player");
     if (player == body.end() || !player->is_string())
       return fail(http::status::bad_request, "tournament/bad_request", "'player' is required");
@@ -205,9 +251,9 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
       refused = TournamentError{*code, *code == "tournament/closed"
                                            ? "the event has started: its players stay"
                                            : "no such event"};
-  } else if (target == "/api/tournaments/start")
+  } else if (kind == "start")
     refused = tournaments->start(*id, now);
-  else if (target == "/api/tournaments/cancel")
+  else if (kind == "cancel")
     refused = tournaments->cancel(*id, now);
   else
     return fail(http::status::not_found, "api/not_found", "no such call");
@@ -216,9 +262,7 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
         refused->code == "tournament/not_found" ? http::status::not_found : http::status::conflict,
         refused->code, refused->message);
   const auto detail = tournaments->detail(*id);
-  reply(json_response(head, http::status::ok,
-                      json{{"id", *id}, {"status", detail ? (*detail)["status"] : json()}}));
-  return true;
+  ok(http::status::ok, json{{"id", *id}, {"status", detail ? (*detail)["status"] : json()}});
 }
 
 }  // namespace plateau::server

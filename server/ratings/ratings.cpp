@@ -58,6 +58,11 @@ void Ratings::restore(const std::vector<RatingRow>& rows) {
   for (const auto& r : rows) rows_[{r.player, r.game}] = r;
 }
 
+void Ratings::reload(const std::string& player, const std::vector<RatingRow>& rows) {
+  std::erase_if(rows_, [&](const auto& entry) { return entry.first.first == player; });
+  restore(rows);
+}
+
 RatingRow Ratings::of(const std::string& player, const std::string& game) const {
   const auto it = rows_.find({player, game});
   if (it != rows_.end()) return it->second;

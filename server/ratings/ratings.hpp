@@ -30,6 +30,9 @@ class Ratings {
  public:
   explicit Ratings(RatingStore& store) : store_(store) {}
   void restore(const std::vector<RatingRow>& rows);
+  // The player's ratings as stored now (`rows`, all theirs): a game of theirs this server rated
+  // but could not store is forgotten (a cluster reads them again before each rated game).
+  void reload(const std::string& player, const std::vector<RatingRow>& rows);
 
   // A rated round ended: `players` by seat (each an account), `outcome` as stored, at `at_ms`.
   // Updates the ratings at once and writes them; returns each seat's change (by seat).

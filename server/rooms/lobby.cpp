@@ -897,8 +897,12 @@ RoomSettings Lobby::server_settings() {
                       .round_ended =
                           [this](const Room& room, const json& outcome) {
                             rate_round(room, outcome);
-                            if (tournaments_)
+                            if (!tournaments_) return;
+                            if (tournaments_->directing())
                               tournaments_->round_ended(room.id(), room.round(), outcome, now_);
+                            else if (shared_.table_ended && room.round() == 1 &&
+                                     tournaments_->open_table(room.id()))
+                              shared_.table_ended(room.id());
                           },
                       .reserved = {}};
 }
@@ -916,9 +920,37 @@ Tournaments& Lobby::make_tournaments(TournamentStore& store, FinishedOutcome fin
 void Lobby::enter_tournament(const std::shared_ptr<Connection>& c,
                              const protocol::TournamentEntry& t, const json& id) {
   const std::string& player = c->player()->id;
+  // In a cluster the director registers them (its answer comes back later, if the client is
+  // still there; none at all: the service is away for now).
+  if (tournaments_ && shared_.to_director) {
+    json op{{"op", "enter"},    {"id", t.tournament},
+            {"player", player}, {"name", c->player()->name},
+            {"enter", t.enter}, {"account", is_account(player)}};
+    const std::weak_ptr<Connection> weak = c;
+    if (shared_.to_director(std::move(op), [this, weak, t, id](std::optional<json> answer) {
+          const auto conn = weak.lock();
+          if (!conn || !conn->player()) return;
+          if (!answer || !answer->is_object() || answer->contains("unavailable")) {
+            ++counters_.refused["tournament/unavailable"];
+            return reply_error(conn, Code::tournament_unavailable,
+                               "no server directs the tournaments just now; try again", id);
+          }
+          const auto refused = answer->value("refused", json());
+          entered_tournament(
+              conn, t, id,
+              refused.is_string() ? std::optional(refused.get<std::string>()) : std::nullopt);
+        }))
+      return;
+  }
   const auto refused = tournaments_ ? tournaments_->enter(t.tournament, player, c->player()->name,
                                                           t.enter, now_, is_account(player))
                                     : std::optional<std::string>("tournament/not_found");
+  entered_tournament(c, t, id, refused);
+}
+
+void Lobby::entered_tournament(const std::shared_ptr<Connection>& c,
+                               const protocol::TournamentEntry& t, const json& id,
+                               const std::optional<std::string>& refused) {
   if (!refused) {
     if (t.enter) store_player(c->player()->id);  // a name the standings can show after a restart
     c->send(make_frame(protocol::encode_tournament_entry(id, t.tournament, t.enter)));
@@ -955,6 +987,8 @@ std::expected<std::string, std::string> Lobby::open_table(const std::string& gam
   if (!match) return std::unexpected("these options do not go together");
   const std::string room_id = new_room_id();
   if (unloaded_.contains(room_id)) return std::unexpected("no room id free");
+  if (shared_.claim_new && !shared_.claim_new(room_id))  // a cluster's: its writes are fenced
+    return std::unexpected("the room's lease could not be taken");
   RoomSettings settings = server_settings();
   settings.clock = control;
   settings.reserved = players;
@@ -973,15 +1007,32 @@ std::expected<std::string, std::string> Lobby::open_table(const std::string& gam
 
 std::vector<bool> Lobby::seated(const std::string& room_id) {
   const auto room = find(room_id);
+  if (!room && shared_.seats_elsewhere && tournaments_)
+    return shared_.seats_elsewhere(room_id,
+                                   static_cast<int>(tournaments_->reserved(room_id).size()));
   if (!room) return {};
   std::vector<bool> out;
   for (const auto& [player, name] : room->seated()) out.push_back(player.has_value());
   return out;
 }
 
-void Lobby::close_table(const std::string& room) { close_room(room); }
+void Lobby::close_table(const std::string& room) {
+  // In a cluster, a table another node holds is closed there; one nobody holds, here.
+  if (shared_.close_elsewhere && !rooms_.contains(room) && !unloaded_.contains(room)) {
+    if (shared_.close_elsewhere(room)) return;
+    find(room);  // now held here: loaded, to be closed
+  }
+  close_room(room);
+}
+
+bool Lobby::ends_here(const std::string& room) { return !shared_.holds || rooms_.contains(room); }
 
 void Lobby::tell(const std::string& player, const std::string& frame) {
+  tell_here(player, frame);
+  if (shared_.tell_others) shared_.tell_others(player, frame);
+}
+
+void Lobby::tell_here(const std::string& player, const std::string& frame) {
   const auto shared = make_frame(frame);
   for (const auto& [raw, weak] : clients_)
     if (const auto c = weak.lock(); c && c->player() && c->player()->id == player) c->send(shared);
@@ -1030,11 +1081,27 @@ void Lobby::rate_round(const Room& room, const json& outcome) {
     if (!player || !is_account(*player)) return;  // never: only accounts sit at a rated table
     players.push_back(*player);
   }
-  // In a cluster, their ratings as stored now: another node may have rated them since.
+  rate_players(std::string(room.game_id()), room.id(), room.round(), players, outcome, now_, 0);
+}
+
+void Lobby::rate_players(const std::string& game, const std::string& room, int round,
+                         const std::vector<std::string>& players, const json& outcome, Millis at,
+                         int tries) {
+  // In a cluster, their ratings as stored now: another node may have rated them since. If
+  // another rates one of them before this write lands, the write is refused (its rows no longer
+  // follow the stored ones) and the game is rated again from the new rows: a few times at most,
+  // then it waits for the next start (unrated games are rated then).
+  constexpr int kTries = 4;
   if (shared_.before_rating) shared_.before_rating(players);
-  ratings_->rate(std::string(room.game_id()), room.id(), room.round(), players, outcome, now_,
-                 [this](bool ok) {
-                   if (!ok) ++counters_.refused["store/ratings_failed"];
+  ratings_->rate(game, room, round, players, outcome, at,
+                 [this, game, room, round, players, outcome, at, tries](bool ok) {
+                   if (ok) return;
+                   if (shared_.before_rating && tries + 1 < kTries) {
+                     ++counters_.refused["store/ratings_conflict"];
+                     return rate_players(game, room, round, players, outcome, at, tries + 1);
+                   }
+                   if (shared_.before_rating) shared_.before_rating(players);  // as stored
+                   ++counters_.refused["store/ratings_failed"];
                  });
 }
 

@@ -112,6 +112,21 @@ struct Shared {
   std::function<const std::vector<ListedLine>&()> remote_lines;
   // The players of a rated game that just ended: their ratings are read again first.
   std::function<void(const std::vector<std::string>& players)> before_rating;
+
+  // Tournaments, run by one node (their director; see Tournaments::directing()):
+  // A change of an event sent to the director (TournamentOp), its answer given to `done`
+  // (nullopt: no director answered). False: this node directs, and runs it itself.
+  std::function<bool(nlohmann::json op, std::function<void(std::optional<nlohmann::json>)> done)>
+      to_director;
+  // A frame for a player's connections on the other nodes.
+  std::function<void(const std::string& player, const std::string& frame)> tell_others;
+  // Which seats of a room held elsewhere are taken, as stored (empty: no such room).
+  std::function<std::vector<bool>(const std::string& room, int seats)> seats_elsewhere;
+  // Closes a table held elsewhere: true if its holder was told to; false if this node now
+  // holds it (then it closes it itself).
+  std::function<bool(const std::string& room)> close_elsewhere;
+  // A tournament table's game ended here, on a node that does not direct: the director reads it.
+  std::function<void(const std::string& room)> table_ended;
 };
 
 class Lobby : private PlayerDirectory, private TournamentHost {
@@ -170,6 +185,11 @@ class Lobby : private PlayerDirectory, private TournamentHost {
 
   // Cluster mode: see Shared.
   void share(Shared shared) { shared_ = std::move(shared); }
+  const Shared& shared() const { return shared_; }
+  // A frame for the player's connections to this node (a tournament's news, in a cluster).
+  void tell_here(const std::string& player, const std::string& frame);
+  // A tournament's table: closed here, or where it is held (TournamentHost::close_table).
+  void close_tournament_table(const std::string& room) { close_table(room); }
   // Cluster mode: the room left this node (its lease was lost): out of memory with no write,
   // and every connection in it is ended (Connection::end), so that its client comes back
   // through whichever node now holds the room.
@@ -303,8 +323,11 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   void tell(const std::string& player, const std::string& frame) override;
   std::string name_of(const std::string& player) override;
   std::optional<nlohmann::json> finished_outcome(const std::string& room) override;
+  bool ends_here(const std::string& room) override;
   void enter_tournament(const std::shared_ptr<Connection>& c, const protocol::TournamentEntry& t,
                         const nlohmann::json& id);
+  void entered_tournament(const std::shared_ptr<Connection>& c, const protocol::TournamentEntry& t,
+                          const nlohmann::json& id, const std::optional<std::string>& refused);
 
   std::unique_ptr<Tournaments> tournaments_;
   FinishedOutcome finished_outcome_;
@@ -365,6 +388,9 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   RateByKey chat_rate_, chat_rate_by_address_;
   // A round of a rated room ended: its players' ratings move.
   void rate_round(const Room& room, const nlohmann::json& outcome);
+  void rate_players(const std::string& game, const std::string& room, int round,
+                    const std::vector<std::string>& players, const nlohmann::json& outcome,
+                    Millis at, int tries);
   bool is_account(const std::string& player) const {
     return accounts_ && accounts_->of_player(player);
   }

@@ -2,6 +2,7 @@
 // the port of sqlite_accounts.cpp. Writes go through the writer's group commit like every other
 // (each in a savepoint of its own); the reads (at start, and a profile's history) take the
 // readers' connection.
+#include <algorithm>
 #include <mutex>
 
 #include "server/store/pg_conn.hpp"
@@ -151,33 +152,39 @@ std::expected<LoadedAccounts, std::string> PgStore::accounts_of(const std::strin
 void PgStore::put_rated_game(const std::vector<RatingRow>& ratings,
                              const std::vector<RatingChange>& changes, Done done) {
   enqueue(
-      [ratings, changes](pg::Conn& db) {
+      [ratings, changes, fenced = !node_.empty()](pg::Conn& db) {
         // A game rated already (its changes are there) is not rated again.
         if (!changes.empty()) {
           Stmt q(db, "SELECT count(*) FROM rating_history WHERE room = $1 AND round = $2");
           q.bind(1, changes[0].room).bind(2, std::int64_t{changes[0].round});
           if (q.row() && q.i64(0) > 0) return true;
         }
-        for (const auto& r : ratings)
-          if (!Stmt(db,
-                    "INSERT INTO ratings(player, game, rating, deviation, volatility, games, "
-                    "wins, draws, losses, last_ms) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, "
-                    "$10) ON CONFLICT (player, game) DO UPDATE SET rating = EXCLUDED.rating, "
-                    "deviation = EXCLUDED.deviation, volatility = EXCLUDED.volatility, "
-                    "games = EXCLUDED.games, wins = EXCLUDED.wins, draws = EXCLUDED.draws, "
-                    "losses = EXCLUDED.losses, last_ms = EXCLUDED.last_ms")
-                   .bind(1, r.player)
-                   .bind(2, r.game)
-                   .bind_real(3, r.rating)
-                   .bind_real(4, r.deviation)
-                   .bind_real(5, r.volatility)
-                   .bind(6, std::int64_t{r.games})
-                   .bind(7, std::int64_t{r.wins})
-                   .bind(8, std::int64_t{r.draws})
-                   .bind(9, std::int64_t{r.losses})
-                   .bind(10, r.last_ms)
-                   .run())
-            return false;
+        // In a cluster, each row follows the one it was computed from: its game count one more
+        // than the stored row's (none stored: its first game). Another node that rated this
+        // player in between wrote that count first, and this write fails, whole: the node reads
+        // the ratings again and rates the game once more (Lobby::rate_players). A lone server is
+        // the only writer: its rows are written as they are.
+        for (const auto& r : ratings) {
+          Stmt up(db,
+                  "INSERT INTO ratings(player, game, rating, deviation, volatility, games, "
+                  "wins, draws, losses, last_ms) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+                  "$10) ON CONFLICT (player, game) DO UPDATE SET rating = EXCLUDED.rating, "
+                  "deviation = EXCLUDED.deviation, volatility = EXCLUDED.volatility, "
+                  "games = EXCLUDED.games, wins = EXCLUDED.wins, draws = EXCLUDED.draws, "
+                  "losses = EXCLUDED.losses, last_ms = EXCLUDED.last_ms" +
+                      std::string(fenced ? " WHERE ratings.games = EXCLUDED.games - 1" : ""));
+          up.bind(1, r.player)
+              .bind(2, r.game)
+              .bind_real(3, r.rating)
+              .bind_real(4, r.deviation)
+              .bind_real(5, r.volatility)
+              .bind(6, std::int64_t{r.games})
+              .bind(7, std::int64_t{r.wins})
+              .bind(8, std::int64_t{r.draws})
+              .bind(9, std::int64_t{r.losses})
+              .bind(10, r.last_ms);
+          if (!up.run() || (fenced && up.affected() != 1)) return false;
+        }
         for (const auto& c : changes)
           if (!Stmt(db,
                     "INSERT INTO rating_history(room, round, player, game, at_ms, rating, "
@@ -261,8 +268,11 @@ std::vector<RatingChange> PgStore::rating_history(const std::string& player) {
   return out;
 }
 
+// In a cluster the events and the organisers are written by the director alone, fenced by its
+// lease like a room's rows (enqueue_room writes unfenced when this store is not a node's).
 void PgStore::put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done done) {
-  enqueue(
+  enqueue_room(
+      kTournamentLease,
       [t, at_ms](pg::Conn& db) {
         return Stmt(db,
                     "INSERT INTO tournaments(id, doc, updated_ms) VALUES($1, $2, $3) "
@@ -277,7 +287,8 @@ void PgStore::put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done do
 }
 
 void PgStore::put_organiser(const std::string& player, bool allowed, Done done) {
-  enqueue(
+  enqueue_room(
+      kTournamentLease,
       [player, allowed](pg::Conn& db) {
         return allowed ? Stmt(db,
                               "INSERT INTO tournament_organisers(player) VALUES($1) "
@@ -308,6 +319,36 @@ std::expected<LoadedTournaments, std::string> PgStore::load_tournaments() {
     if (!q.ok()) return failed("organisers", q);
   }
   return out;
+}
+
+std::expected<std::string, std::string> PgStore::tournament_doc(const std::string& id) {
+  std::lock_guard lock(reader_mutex_);
+  Stmt q(reader_, "SELECT doc FROM tournaments WHERE id = $1");
+  q.bind(1, id);
+  if (q.row()) return q.text(0);
+  if (!q.ok()) return std::unexpected("reading tournament " + id + ": " + q.error());
+  return std::string();
+}
+
+std::expected<std::vector<bool>, std::string> PgStore::seats_taken(const std::string& room,
+                                                                   int seats) {
+  std::lock_guard lock(reader_mutex_);
+  {
+    Stmt exists(reader_, "SELECT 1 FROM rooms WHERE id = $1");
+    exists.bind(1, room);
+    if (!exists.row()) {
+      if (!exists.ok()) return std::unexpected("reading room " + room + ": " + exists.error());
+      return std::vector<bool>{};
+    }
+  }
+  std::vector<bool> taken(static_cast<std::size_t>(std::max(seats, 0)), false);
+  Stmt q(reader_, "SELECT seat FROM seats WHERE room = $1 AND player IS NOT NULL");
+  q.bind(1, room);
+  while (q.row())
+    if (const auto seat = q.i64(0); seat >= 0 && seat < seats)
+      taken[static_cast<std::size_t>(seat)] = true;
+  if (!q.ok()) return std::unexpected("reading the seats of " + room + ": " + q.error());
+  return taken;
 }
 
 }  // namespace plateau::server

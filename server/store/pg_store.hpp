@@ -41,6 +41,10 @@
 
 namespace plateau::server {
 
+// The lease a cluster's tournament director holds (issue 47): not a room (a room's id is never
+// this), but leased, renewed and fenced like one, so that only its holder writes the events.
+inline constexpr const char* kTournamentLease = "~tournaments";
+
 class PgStore final : public Storage {
  public:
   // Connects to `conninfo` (a postgres:// URI) twice (the writer's connection and the readers'),
@@ -150,6 +154,11 @@ class PgStore final : public Storage {
   void put_tournament(const TournamentDoc& t, std::int64_t at_ms, Done done) override;
   void put_organiser(const std::string& player, bool allowed, Done done) override;
   std::expected<LoadedTournaments, std::string> load_tournaments() override;
+  // Cluster mode: one event's document as stored now ("" when there is none).
+  std::expected<std::string, std::string> tournament_doc(const std::string& id);
+  // Cluster mode: which of the room's first `seats` seats are taken, as stored; empty when the
+  // store has no such room.
+  std::expected<std::vector<bool>, std::string> seats_taken(const std::string& room, int seats);
 
  private:
   PgStore(pg::Conn writer, pg::Conn reader, Post post, std::string conninfo);

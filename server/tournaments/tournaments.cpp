@@ -172,7 +172,54 @@ std::expected<void, std::string> Tournaments::restore(const LoadedTournaments& l
   return {};
 }
 
+std::expected<void, std::string> Tournaments::reload(const LoadedTournaments& loaded) {
+  events_.clear();
+  event_of_room_.clear();
+  organisers_.clear();
+  return restore(loaded);
+}
+
+std::expected<void, std::string> Tournaments::refresh(const std::string& id,
+                                                      const std::string& doc) {
+  if (const auto it = events_.find(id); it != events_.end()) {
+    for (const auto& t : it->second.tables) event_of_room_.erase(t.room);
+    events_.erase(it);
+  }
+  if (doc.empty()) return {};
+  return restore(LoadedTournaments{.tournaments = {{id, doc}}, .organisers = {}});
+}
+
+bool Tournaments::open_table(const std::string& room) const {
+  const auto it = event_of_room_.find(room);
+  if (it == event_of_room_.end()) return false;
+  const auto e = events_.find(it->second);
+  if (e == events_.end() || e->second.status != Status::running) return false;
+  return std::ranges::any_of(e->second.tables, [&](const Table& t) {
+    return t.room == room && t.round == e->second.round && !t.points;
+  });
+}
+
+void Tournaments::check_ended(const std::string& room, TournamentMillis now) {
+  if (!directing_ || !open_table(room)) return;
+  if (const auto outcome = host_.finished_outcome(room)) round_ended(room, 1, *outcome, now);
+}
+
+void Tournaments::poll_ended(TournamentMillis now) {
+  constexpr TournamentMillis kPollMs = 5'000;
+  if (now - polled_ms_ < kPollMs) return;
+  polled_ms_ = now;
+  std::vector<std::string> elsewhere;
+  for (const auto& [id, e] : events_) {
+    if (e.status != Status::running) continue;
+    for (const auto& t : e.tables)
+      if (t.round == e.round && !t.points && !t.room.empty() && !host_.ends_here(t.room))
+        elsewhere.push_back(t.room);
+  }
+  for (const auto& room : elsewhere) check_ended(room, now);
+}
+
 void Tournaments::resume(TournamentMillis now) {
+  if (!directing_) return;
   for (auto& [id, e] : events_) {
     if (e.status != Status::running) continue;
     e.no_show_from = now;
@@ -401,6 +448,7 @@ void Tournaments::score(Table& t, const json& outcome) {
 
 void Tournaments::round_ended(const std::string& room, int round, const json& outcome,
                               TournamentMillis now) {
+  if (!directing_) return;
   const auto it = event_of_room_.find(room);
   if (it == event_of_room_.end() || round != 1) return;  // a tournament game is one round
   Event* e = find(it->second);
@@ -438,6 +486,8 @@ void Tournaments::forfeit_no_shows(Event& e, TournamentMillis now) {
 }
 
 void Tournaments::tick(TournamentMillis now) {
+  if (!directing_) return;
+  poll_ended(now);
   for (auto& [id, e] : events_) {
     if (e.status == Status::registering && e.spec.starts_ms <= now) begin(e, now);
     if (e.status != Status::running) continue;

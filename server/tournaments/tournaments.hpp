@@ -48,6 +48,12 @@ class TournamentHost {
   virtual std::string name_of(const std::string& player) = 0;
   // The outcome of the room's first round as stored, when it ended (read at a restart).
   virtual std::optional<nlohmann::json> finished_outcome(const std::string& room) = 0;
+  // Whether the room's end reaches round_ended() here. In a cluster a table another node holds
+  // (it took the room over) ends there: its outcome is read from the store instead.
+  virtual bool ends_here(const std::string& room) {
+    (void)room;
+    return true;
+  }
 };
 
 struct TournamentLimits {
@@ -84,6 +90,23 @@ class Tournaments {
 
   // At start, before the rooms come back: the events as stored.
   std::expected<void, std::string> restore(const LoadedTournaments& loaded);
+
+  // Cluster mode (issue 47): one node at a time directs the events (it holds their lease);
+  // every other node keeps a copy, read again from the store when the director says it wrote
+  // an event, and sends each change to the director. A copy answers the reads (list, detail,
+  // reserved seats, waiting tables) and never writes: tick(), resume() and round_ended() do
+  // nothing on it. A lone server directs, always.
+  bool directing() const { return directing_; }
+  void direct(bool yes) { directing_ = yes; }
+  // Everything as the store has it now (a node that starts directing, or a copy after Redis
+  // was away): what was in memory goes.
+  std::expected<void, std::string> reload(const LoadedTournaments& loaded);
+  // One event as the store has it now (`doc` empty: it is gone).
+  std::expected<void, std::string> refresh(const std::string& id, const std::string& doc);
+  // Whether `room` is a table of a running event whose game has not ended.
+  bool open_table(const std::string& room) const;
+  // The director reads the outcome of a table whose game ended on another node.
+  void check_ended(const std::string& room, TournamentMillis now);
   // Once the rooms are back: each running round's games that ended while the server was down
   // count now, and no-shows are timed afresh from `now`.
   void resume(TournamentMillis now);
@@ -171,6 +194,8 @@ class Tournaments {
   static void score(Table& t, const nlohmann::json& outcome);
   void forfeit_no_shows(Event& e, TournamentMillis now);
   std::string shown_name(const Event& e, const std::string& player);
+  // Tables held elsewhere whose games ended, read from the store (every kPollMs at most).
+  void poll_ended(TournamentMillis now);
 
   TournamentStore& store_;
   TournamentHost& host_;
@@ -179,6 +204,8 @@ class Tournaments {
   std::map<std::string, Event> events_;
   std::map<std::string, std::string> event_of_room_;
   std::set<std::string> organisers_;
+  bool directing_ = true;
+  TournamentMillis polled_ms_ = 0;
 };
 
 }  // namespace plateau::server

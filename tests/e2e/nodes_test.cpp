@@ -9,6 +9,7 @@
 #include "../server/temp_postgres.hpp"
 #include "../server/temp_redis.hpp"
 #include "client_seat.hpp"
+#include "entrant.hpp"
 #include "http_client.hpp"
 
 namespace plateau::testing {
@@ -34,7 +35,8 @@ struct Cluster {
           std::filesystem::path{},
           std::vector<std::string>{"--store", store, "--cluster", redis->uri(), "--lease-ms",
                                    kLeaseMs, "--unload-after", "3600", "--password-memory-kib",
-                                   "64", "--password-ops", "1", "--logins-per-minute", "1000"});
+                                   "64", "--password-ops", "1", "--logins-per-minute", "1000",
+                                   "--admin-token", kTestAdminToken});
     ports[i] = nodes[i]->start();
     return ports[i] != 0;
   }
@@ -537,10 +539,132 @@ TEST(Cluster, AnAccountMadeOnOneNodeSignsInOnAnotherAndALogoutEndsItEverywhere) 
   }
   EXPECT_EQ(status, 401);
   EXPECT_GE(metric(metrics(c.ports[2]), "plateau_cluster_notices_total"), 2);
-  // Tournaments are not shared between nodes yet: a node of a cluster makes none.
-  const auto t = http_request(c.ports[0], verb::post, "/api/tournaments/create", "{}", bearer);
-  EXPECT_EQ(t.status, 404);
-  EXPECT_NE(t.body.find("tournament/off"), std::string::npos) << t.body;
+}
+
+// The node directing the tournaments (its metric says so); -1 if none within `limit`.
+int director(Cluster& c, std::chrono::seconds limit, int not_this = -1) {
+  const auto until = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < until) {
+    for (int i = 0; i < 3; ++i)
+      if (i != not_this && c.nodes[i] && !c.nodes[i]->exited() &&
+          metric(metrics(c.ports[i]), "plateau_cluster_tournament_director") == 1)
+        return i;
+    std::this_thread::sleep_for(100ms);
+  }
+  return -1;
+}
+
+// A tournament in a cluster: one node directs it, the others send it every change and keep a
+// copy for the reads. Created and started through nodes that do not direct it, with players on
+// every node; in round 2, with every table under way, the director is killed with SIGKILL:
+// another node takes the event over, the tables move to the nodes their players come back
+// through, and the event finishes with every game counted once.
+TEST(Cluster, ATournamentRunsAcrossTheNodesAndSurvivesTheDeathOfItsDirector) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  using boost::beast::http::verb;
+  const int d = director(c, 15s);
+  ASSERT_GE(d, 0) << c.logs();
+  const int other = (d + 1) % 3, third = (d + 2) % 3;
+  const auto made = http_request(c.ports[other], verb::post, "/api/tournaments/create",
+                                 json{{"name", "Cluster Swiss"},
+                                      {"game", "quantik"},
+                                      {"format", "swiss"},
+                                      {"rounds", 2},
+                                      {"starts", std::int64_t{1} << 45}}
+                                     .dump(),
+                                 admin_header());
+  ASSERT_EQ(made.status, 201) << made.body << c.logs();
+  const std::string id = json::parse(made.body)["id"];
+  // Anyone else is refused there too, with the director's answer.
+  EXPECT_EQ(
+      http_request(c.ports[third], verb::post, "/api/tournaments/start", json{{"id", id}}.dump())
+          .status,
+      401);
+
+  // Two players on a node that does not direct, one on the other, one on the director.
+  std::array<std::atomic<unsigned short>, 4> port;
+  const std::array<int, 4> on{other, other, third, d};
+  for (int i = 0; i < 4; ++i) port[i] = c.ports[on[i]];
+  std::atomic<bool> open{false};
+  std::vector<std::unique_ptr<Entrant>> players;
+  for (int i = 0; i < 4; ++i)
+    players.push_back(
+        std::make_unique<Entrant>("P" + std::to_string(i), id, port[i], 2000 + i, 2, open));
+  std::atomic<unsigned short> read_port{c.ports[third]};  // a copy's reads
+  const auto registered =
+      wait_for(read_port, id, [](const json& e) { return e["players"].size() == 4; }, 30s);
+  ASSERT_EQ(registered["players"].size(), 4u) << registered.dump() << c.logs();
+  ASSERT_EQ(http_request(c.ports[other], verb::post, "/api/tournaments/start",
+                         json{{"id", id}}.dump(), admin_header())
+                .status,
+            200);
+
+  const auto second = wait_for(
+      read_port, id,
+      [](const json& e) {
+        // (The copy may still say "registering" for a moment after the start.)
+        return e["round"] == 2 || e["status"] == "finished" || e["status"] == "cancelled";
+      },
+      120s);
+  ASSERT_EQ(second["round"], 2) << second.dump() << c.logs();
+  const json round_one = second["rounds_played"][0];
+  const auto playing = wait_for(
+      read_port, id,
+      [](const json& e) {
+        return e["round"] == 2 &&
+               std::ranges::all_of(e["rounds_played"][1]["tables"],
+                                   [](const json& t) { return t["status"] == "playing"; });
+      },
+      30s);
+  ASSERT_EQ(playing["round"], 2) << playing.dump();
+  std::this_thread::sleep_for(500ms);
+  c.nodes[d]->kill(SIGKILL);
+  port[3] = c.ports[other];  // the director's player comes back through another node
+  open = true;
+
+  const int next = director(c, 20s, d);
+  ASSERT_GE(next, 0) << "another node directs the event" << c.logs();
+  std::atomic<unsigned short> survivor{c.ports[next]};
+  const auto done =
+      wait_for(survivor, id, [](const json& e) { return e["status"] == "finished"; }, 180s);
+  ASSERT_EQ(done["status"], "finished") << done.dump() << c.logs();
+  EXPECT_EQ(done["rounds_played"][0], round_one) << "round 1 is as it was";
+  ASSERT_EQ(done["rounds_played"].size(), 2u);
+  double total = 0;
+  std::set<std::set<std::string>> met;
+  for (const auto& r : done["rounds_played"]) {
+    ASSERT_EQ(r["tables"].size(), 2u);
+    for (const auto& t : r["tables"]) {
+      EXPECT_EQ(t["status"], "over");
+      EXPECT_EQ(t["forfeit"], json({false, false})) << "everyone came to every game";
+      total += t["points"][0].get<double>() + t["points"][1].get<double>();
+      EXPECT_TRUE(met.insert({t["seats"][0]["player"].get<std::string>(),
+                              t["seats"][1]["player"].get<std::string>()})
+                      .second)
+          << "a repeat pairing";
+      const auto rec =
+          http_request(c.ports[next], verb::get,
+                       "/api/export?room=" + t["room"].get<std::string>() + "&round=1");
+      ASSERT_EQ(rec.status, 200) << rec.body;
+      const auto winners = json::parse(rec.body)["result"]["winners"];
+      ASSERT_EQ(winners.size(), 1u);
+      EXPECT_EQ(t["points"][winners[0].get<int>()], 1.0) << "the stored result is the one counted";
+    }
+  }
+  EXPECT_DOUBLE_EQ(total, 4.0);
+  // The copy on the third node agrees with the director.
+  const int copy = 3 - d - next;
+  std::atomic<unsigned short> copy_port{c.ports[copy]};
+  const auto seen =
+      wait_for(copy_port, id, [&](const json& e) { return e["status"] == "finished"; }, 10s);
+  EXPECT_EQ(seen["standings"], done["standings"]);
+  EXPECT_GE(metric(metrics(c.ports[next]), "plateau_cluster_tournament_takeovers_total"), 1);
+  for (auto& p : players) {
+    EXPECT_TRUE(p->registered());
+    EXPECT_GT(p->moves(), 0);
+    EXPECT_EQ(p->errors(), std::vector<std::string>{});
+  }
 }
 
 }  // namespace

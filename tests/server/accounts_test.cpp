@@ -595,6 +595,75 @@ TEST_F(LobbyAccountsTest, OnlyAccountsCreateAndSitAtARatedTableAndItsEndMovesThe
   EXPECT_EQ(ratings_.of(wa["player"], "quantik").games, 1);
 }
 
+// A cluster: another node rated Bob (another game) between this node's read of his rating and
+// its write. The store refuses the write (its rows no longer follow the stored ones); the lobby
+// reads the ratings again and rates the game once more, from Bob's new row.
+TEST_F(LobbyAccountsTest, ARatingWriteRefusedForAnotherNodesGameIsRatedAgainFromTheStoredRows) {
+  class RacedStore final : public RatingStore {
+   public:
+    void put_rated_game(const std::vector<RatingRow>& ratings, const std::vector<RatingChange>&,
+                        Done done) override {
+      ++writes;
+      for (const auto& r : ratings) {
+        const auto it = rows.find(r.player);
+        if (r.games != (it == rows.end() ? 0 : it->second.games) + 1) return done(false);
+      }
+      for (const auto& r : ratings) rows[r.player] = r;
+      done(true);
+    }
+    std::expected<std::vector<RatingRow>, std::string> load_ratings() override {
+      std::vector<RatingRow> out;
+      for (const auto& [p, r] : rows) out.push_back(r);
+      return out;
+    }
+    std::expected<std::vector<UnratedGame>, std::string> unrated_games() override {
+      return std::vector<UnratedGame>{};
+    }
+    std::vector<RatingChange> rating_history(const std::string&) override { return {}; }
+    std::vector<GameSummary> games_of(const std::string&, int) override { return {}; }
+    std::map<std::string, RatingRow> rows;
+    int writes = 0;
+  } store;
+  Ratings ratings(store);
+  lobby_.use_ratings(ratings);
+  auto [ada, wa] = hello("Ada", (*signup("Ada"))["token"].get<std::string>());
+  auto [bob, wb] = hello("Bob", (*signup("Bob"))["token"].get<std::string>());
+  const std::string bob_id = wb["player"];
+  int reads = 0;
+  Shared shared;
+  shared.before_rating = [&](const std::vector<std::string>& players) {
+    ++reads;
+    if (reads == 1) {  // read, then another node's game of Bob's lands before our write
+      RatingRow other{bob_id, "quantik", 1700, 200, 0.06, 1, 1, 0, 0, 1};
+      store.rows[bob_id] = other;
+      return;
+    }
+    for (const auto& p : players)
+      ratings.reload(p, store.rows.contains(p) ? std::vector<RatingRow>{store.rows[p]}
+                                               : std::vector<RatingRow>{});
+  };
+  lobby_.share(shared);
+  send(ada,
+       {{"type", "create"}, {"game", "quantik"}, {"options", {{"first", "0"}}}, {"rated", true}});
+  const std::string room = ada->take("created").at(0)["room"];
+  send(ada, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  send(bob, {{"type", "join"}, {"room", room}, {"as", "player"}});
+  for (const char* m : {"sphere@a1", "cylinder@b1", "cube@c1", "cone@d1"}) {
+    auto& mover = ada->states[room]["to_move"] == 0 ? ada : bob;
+    send(mover,
+         {{"type", "move"}, {"room", room}, {"version", mover->versions[room]}, {"move", m}});
+  }
+  ASSERT_EQ(ada->states[room]["status"], "over");
+  EXPECT_EQ(store.writes, 2) << "refused once, then written";
+  EXPECT_EQ(reads, 2);
+  EXPECT_EQ(store.rows.at(bob_id).games, 2) << "both of Bob's games count";
+  EXPECT_EQ(store.rows.at(bob_id).wins, 2);
+  EXPECT_GT(store.rows.at(bob_id).rating, 1700) << "rated from his new rating";
+  EXPECT_EQ(ratings.of(bob_id, "quantik").games, 2);
+  EXPECT_EQ(lobby_.counters().refused.at("store/ratings_conflict"), 1u);
+  EXPECT_FALSE(lobby_.counters().refused.contains("store/ratings_failed"));
+}
+
 // Chat: who hears whom, the limits, and what the store keeps.
 TEST_F(LobbyAccountsTest, SpectatorsNeverReachThePlayersAndHearThemOnceTheRoundIsOver) {
   auto [ada, wa] = hello("Ada");

@@ -291,6 +291,82 @@ TEST_F(PgStoreTest, AStaleOwnerCannotWriteARoomAnotherNodeTookOver) {
   EXPECT_EQ(number("SELECT finished FROM rooms WHERE id = 'r1'"), 0);
 }
 
+// A cluster's tournaments: only the node holding their lease writes them (a director paused past
+// it, then woken, writes nothing), and the other nodes' copies read one event, or a table's
+// seats, as stored.
+TEST_F(PgStoreTest, OnlyTheTournamentsDirectorWritesThemAndCopiesReadWhatItWrote) {
+  auto a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  a->fence_as("node-a");
+  b->fence_as("node-b");
+  EXPECT_FALSE(wait([&](Done d) { a->put_tournament({"t1", R"({"v":0})"}, 1, d); }))
+      << "no lease, no write";
+  EXPECT_FALSE(wait([&](Done d) { a->put_organiser("p1", true, d); }));
+  ASSERT_EQ(a->take_lease(kTournamentLease, 150).value(), std::optional<std::int64_t>(1));
+  EXPECT_EQ(b->take_lease(kTournamentLease, 60'000).value(), std::nullopt) << "a directs";
+  ASSERT_TRUE(wait([&](Done d) { a->put_tournament({"t1", R"({"v":1})"}, 2, d); }));
+  ASSERT_TRUE(wait([&](Done d) { a->put_organiser("p1", true, d); }));
+  EXPECT_EQ(b->tournament_doc("t1").value(), R"({"v":1})");
+  EXPECT_EQ(b->tournament_doc("t2").value(), "") << "no such event";
+  // a's lease runs out (it was paused); b directs now, and a's late writes are refused.
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  ASSERT_EQ(b->take_lease(kTournamentLease, 60'000).value(), std::optional<std::int64_t>(2));
+  ASSERT_TRUE(wait([&](Done d) { b->put_tournament({"t1", R"({"v":2})"}, 3, d); }));
+  EXPECT_FALSE(wait([&](Done d) { a->put_tournament({"t1", R"({"v":"stale"})"}, 4, d); }));
+  EXPECT_FALSE(wait([&](Done d) { a->put_organiser("p2", true, d); }));
+  EXPECT_EQ(a->tournament_doc("t1").value(), R"({"v":2})");
+  const auto loaded = a->load_tournaments();
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->organisers, std::vector<std::string>{"p1"});
+  // A table's seats as stored: the second taken, the first empty; no such room, nothing.
+  ASSERT_EQ(b->take_lease("r1", 60'000).value(), std::optional<std::int64_t>(1));
+  ASSERT_TRUE(wait([&](Done d) {
+    b->create_room({"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", ""}, d);
+  }));
+  ASSERT_TRUE(wait([&](Done d) { b->put_player({"p2", "h2", "P2"}, d); }));
+  ASSERT_TRUE(wait([&](Done d) { b->put_seat("r1", 1, "p2", 1, d); }));
+  EXPECT_EQ(a->seats_taken("r1", 2).value(), (std::vector<bool>{false, true}));
+  EXPECT_EQ(a->seats_taken("nowhere", 2).value(), std::vector<bool>{});
+}
+
+// Two nodes rate the same player at once (a cluster): each computed from the row stored before
+// both games, so the second write would undo the first. It is refused instead, and the node
+// rates its game again from the row now stored. A lone server's writes are never refused.
+TEST_F(PgStoreTest, ARatingComputedFromARowAnotherNodeHasSinceReplacedIsRefused) {
+  auto a = open(), b = open(), alone = open();
+  ASSERT_TRUE(a && b && alone);
+  a->fence_as("node-a");
+  b->fence_as("node-b");
+  const auto row = [](double rating, int games) {
+    RatingRow r{"ann", "quantik"};
+    r.rating = rating;
+    r.games = games;
+    r.wins = games;
+    return r;
+  };
+  const auto change = [](const std::string& room) {
+    return RatingChange{room, 1, "ann", "quantik", 5, 1600, 300, 100};
+  };
+  ASSERT_TRUE(wait([&](Done d) { a->put_rated_game({row(1600, 1)}, {change("g1")}, d); }));
+  // Both nodes read games = 1; a writes first.
+  ASSERT_TRUE(wait([&](Done d) { a->put_rated_game({row(1650, 2)}, {change("g2")}, d); }));
+  EXPECT_FALSE(wait([&](Done d) { b->put_rated_game({row(1640, 2)}, {change("g3")}, d); }))
+      << "computed from the row before g2: refused";
+  EXPECT_EQ(number("SELECT count(*) FROM rating_history WHERE room = 'g3'"), 0)
+      << "nothing of the refused game is written";
+  // b reads the row again (games = 2) and rates g3 once more.
+  ASSERT_TRUE(wait([&](Done d) { b->put_rated_game({row(1690, 3)}, {change("g3")}, d); }));
+  EXPECT_EQ(number("SELECT games FROM ratings WHERE player = 'ann'"), 3);
+  EXPECT_EQ(number("SELECT rating::bigint FROM ratings WHERE player = 'ann'"), 1690);
+  // A first game on two nodes at once: the second finds a row and is refused too.
+  RatingRow bob{"bob", "quantik"};
+  bob.games = 1;
+  ASSERT_TRUE(wait([&](Done d) { a->put_rated_game({bob}, {}, d); }));
+  EXPECT_FALSE(wait([&](Done d) { b->put_rated_game({bob}, {}, d); }));
+  // One server alone writes what it computed.
+  EXPECT_TRUE(wait([&](Done d) { alone->put_rated_game({bob}, {}, d); }));
+}
+
 // A heartbeat never waits for a write in flight: a fenced write holds its rooms' lease rows (FOR
 // SHARE) until it commits, and renewing every row each beat deadlocked with such writes (a
 // second each, until PostgreSQL broke the cycle). A node's heartbeat is a row of its own.

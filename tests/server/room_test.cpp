@@ -309,15 +309,23 @@ TEST_F(Table, SpectatorsAreCountedOutsideTheVersionedState) {
   EXPECT_EQ(list[0]["status"], "waiting");
 }
 
-TEST_F(Table, ATournamentTableSeatsItsOwnPlayersOnlyAndPlaysOneGame) {
-  NullTournamentStore none;
-  Tournaments& events =
-      lobby.make_tournaments(none, [](const std::string&) { return std::nullopt; });
+// The lobby's tournaments, kept nowhere; and a Swiss of one round of Quantik.
+Tournaments& lobby_tournaments(Lobby& lobby, NullTournamentStore& none) {
+  return lobby.make_tournaments(none, [](const std::string&) { return std::nullopt; });
+}
+TournamentSpec one_round_cup() {
   TournamentSpec spec;
   spec.name = "Cup";
   spec.game = "quantik";
   spec.format = tournaments::Format::swiss;
   spec.rounds = 1;
+  return spec;
+}
+
+TEST_F(Table, ATournamentTableSeatsItsOwnPlayersOnlyAndPlaysOneGame) {
+  NullTournamentStore none;
+  Tournaments& events = lobby_tournaments(lobby, none);
+  TournamentSpec spec = one_round_cup();
   const auto id = events.create(spec, 0);
   ASSERT_TRUE(id);
   auto ada = client("Ada"), bob = client("Bob"), eve = client("Eve");
@@ -370,6 +378,64 @@ TEST_F(Table, ATournamentTableSeatsItsOwnPlayersOnlyAndPlaysOneGame) {
   const auto detail = events.detail(*id);
   EXPECT_EQ((*detail)["status"], "finished");
   EXPECT_EQ((*detail)["standings"][0]["player"], second->player()->id);
+}
+
+// A node of a cluster that does not direct the tournaments (issue 47): a registration goes to
+// the director and its answer comes back to the client, or tournament/unavailable when none
+// came; a table's end is told to the director; a frame for a player goes to the other nodes.
+TEST_F(Table, ANodeThatDoesNotDirectTheTournamentsAsksTheDirector) {
+  NullTournamentStore none;
+  Tournaments& events = lobby_tournaments(lobby, none);
+  TournamentSpec spec = one_round_cup();
+  const auto id = events.create(spec, 0);
+  ASSERT_TRUE(id);
+  std::vector<json> asked;
+  std::optional<json> answer;
+  std::vector<std::pair<std::string, std::string>> told;
+  std::vector<std::string> ended;
+  Shared shared;
+  shared.to_director = [&](json op, std::function<void(std::optional<json>)> done) {
+    if (events.directing()) return false;
+    asked.push_back(op);
+    done(answer);
+    return true;
+  };
+  shared.tell_others = [&](const std::string& player, const std::string& frame) {
+    told.emplace_back(player, frame);
+  };
+  shared.table_ended = [&](const std::string& room) { ended.push_back(room); };
+  lobby.share(shared);
+  auto ada = client("Ada"), bob = client("Bob");
+  // While this node directs, it registers them itself, and the table's news reaches the others.
+  for (const auto& c : {ada, bob}) {
+    send(c, {{"type", "tournament"}, {"action", "register"}, {"tournament", *id}, {"id", 1}});
+    EXPECT_EQ(c->take("tournament").size(), 1u);
+  }
+  EXPECT_TRUE(asked.empty());
+  ASSERT_EQ(events.start(*id, 0), std::nullopt);
+  const std::string room = ada->take("tournament_table").at(0)["room"];
+  EXPECT_EQ(told.size(), 2u) << "each player's table, for their connections elsewhere";
+  // Now a copy: the director answers.
+  events.direct(false);
+  answer = json{{"refused", "tournament/closed"}};
+  send(ada, {{"type", "tournament"}, {"action", "withdraw"}, {"tournament", *id}, {"id", 2}});
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0]["op"], "enter");
+  EXPECT_EQ(asked[0]["player"], ada->player()->id);
+  EXPECT_EQ(asked[0]["enter"], false);
+  EXPECT_EQ(error_code(ada), "tournament/closed");
+  answer = std::nullopt;  // no director
+  send(ada, {{"type", "tournament"}, {"action", "register"}, {"tournament", *id}, {"id", 3}});
+  EXPECT_EQ(error_code(ada), "tournament/unavailable");
+  answer = json{{"refused", nullptr}};
+  send(bob, {{"type", "tournament"}, {"action", "register"}, {"tournament", *id}, {"id", 4}});
+  EXPECT_EQ(bob->take("tournament").at(0)["id"], 4);
+  // The game ends here: the copy counts nothing, the director is told.
+  join(ada, room);
+  join(bob, room);
+  play_to_the_end(ada, bob, room);
+  EXPECT_EQ(ended, std::vector<std::string>{room});
+  EXPECT_EQ((*events.detail(*id))["status"], "running") << "a copy does not count it";
 }
 
 TEST_F(Table, PrivateRoomsAreNotListed) {

@@ -73,9 +73,11 @@ class FakeHost : public TournamentHost {
     return player == "renamed" ? "New Name" : "";
   }
   std::optional<json> finished_outcome(const std::string& room) override {
+    ++outcome_reads;
     const auto it = stored.find(room);
     return it == stored.end() ? std::nullopt : std::optional<json>(it->second);
   }
+  bool ends_here(const std::string& room) override { return !elsewhere.contains(room); }
   // The rooms of `round`'s tables (in the order they were opened).
   std::vector<std::string> rooms_of(const json& detail, int round) const {
     std::vector<std::string> out;
@@ -90,6 +92,8 @@ class FakeHost : public TournamentHost {
   std::vector<std::string> order;
   std::map<std::string, std::vector<json>> told;
   std::map<std::string, json> stored;
+  std::set<std::string> elsewhere;  // tables another node holds (a cluster's)
+  int outcome_reads = 0;
   bool full = false;
 };
 
@@ -373,6 +377,56 @@ TEST_F(TournamentsTest, AnEventComesBackFromItsStoredDocumentAndCountsGamesThatE
   const auto round2 = host2.rooms_of(d, 2);
   again.tick(50'000 + 5 * 60'000 - 1);
   EXPECT_FALSE(host2.tables[round2[0]].closed);
+}
+
+// A cluster (issue 47): a node that does not direct the events keeps a copy that answers the
+// reads, is refreshed event by event from the store, and never acts; the director counts a
+// table that ended on another node from the store (told at once, or found by its poll).
+TEST_F(TournamentsTest, ACopyOnlyReadsAndTheDirectorCountsTablesThatEndedElsewhere) {
+  const auto id = make(swiss(2));
+  enter(id, {"a", "b", "c", "d"});
+  FakeHost other_host;
+  Tournaments copy(store_, other_host, [] { return 7; });
+  copy.direct(false);
+  ASSERT_TRUE(copy.reload(*store_.load_tournaments()));
+  EXPECT_EQ((*copy.detail(id))["players"].size(), 4u);
+  const int writes = store_.writes;
+  copy.tick(10'000);  // its start time: only the director starts it
+  copy.resume(10'000);
+  EXPECT_EQ((*copy.detail(id))["status"], "registering");
+  EXPECT_TRUE(other_host.order.empty()) << "a copy opens no table";
+  EXPECT_EQ(store_.writes, writes) << "a copy writes nothing";
+
+  t_.tick(10'000);  // the director starts it; the copy reads the event again
+  ASSERT_TRUE(copy.refresh(id, store_.docs.at(id)));
+  const auto rooms = host_.rooms_of(*t_.detail(id), 1);
+  EXPECT_EQ(copy.reserved(rooms[0]), host_.tables[rooms[0]].players);
+  EXPECT_TRUE(copy.open_table(rooms[0]));
+  EXPECT_EQ(copy.waiting_tables("a").size(), 1u);
+  copy.round_ended(rooms[0], 1, win(0), 11'000);
+  EXPECT_EQ(store_.writes, writes + 1) << "only the director's start was written";
+
+  // Both tables moved to other nodes (the director died, say). One ended there and its node
+  // told the director at once; the other is found by the director's poll.
+  host_.elsewhere = {rooms[0], rooms[1]};
+  host_.stored[rooms[0]] = win(0);
+  host_.sit_all(rooms[0]);
+  t_.check_ended(rooms[0], 12'000);
+  EXPECT_FALSE(t_.open_table(rooms[0]));
+  EXPECT_EQ((*t_.detail(id))["rounds_played"][0]["tables"][0]["points"], json({1.0, 0.0}));
+  host_.stored[rooms[1]] = win(1);
+  host_.sit_all(rooms[1]);
+  const int reads = host_.outcome_reads;
+  t_.tick(12'001);  // within 5 s of the last poll (at the start, 10'000): not read yet
+  t_.tick(12'002);
+  EXPECT_EQ((*t_.detail(id))["round"], 1);
+  t_.tick(15'000);
+  EXPECT_EQ((*t_.detail(id))["round"], 2) << "the poll read the other table, round 2 is seated";
+  EXPECT_EQ(host_.outcome_reads - reads, 1) << "one read per poll, not one per tick";
+  // A removed event leaves the copy's reads.
+  ASSERT_TRUE(copy.refresh(id, ""));
+  EXPECT_FALSE(copy.detail(id).has_value());
+  EXPECT_TRUE(copy.reserved(rooms[0]).empty());
 }
 
 TEST_F(TournamentsTest, TablesTheServerCouldNotOpenAreOpenedAtALaterTick) {
