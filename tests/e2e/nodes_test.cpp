@@ -667,5 +667,77 @@ TEST(Cluster, ATournamentRunsAcrossTheNodesAndSurvivesTheDeathOfItsDirector) {
   }
 }
 
+// A no-show at a table another node holds (the director died and the table moved): the new
+// director reads who sat from the store, scores the forfeit, and the table's holder closes it.
+// Runs for over a minute: a no-show is timed in whole minutes, afresh from the takeover.
+TEST(Cluster, ANoShowAtATableAnotherNodeHoldsIsForfeitedAndTheTableClosedThere) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  using boost::beast::http::verb;
+  const int d = director(c, 15s);
+  ASSERT_GE(d, 0) << c.logs();
+  const auto made = http_request(c.ports[(d + 1) % 3], verb::post, "/api/tournaments/create",
+                                 json{{"name", "No Show"},
+                                      {"game", "quantik"},
+                                      {"format", "swiss"},
+                                      {"rounds", 1},
+                                      {"no_show_minutes", 1},
+                                      {"starts", std::int64_t{1} << 45}}
+                                     .dump(),
+                                 admin_header());
+  ASSERT_EQ(made.status, 201) << made.body;
+  const std::string id = json::parse(made.body)["id"];
+  // Ann plays from the director's node; Nick registers elsewhere and never sits down.
+  std::atomic<unsigned short> ann_port{c.ports[d]};
+  std::atomic<bool> open{false};
+  Entrant ann("Ann", id, ann_port, 77, 1, open);
+  auto nick = connect(c.ports[(d + 2) % 3], "Nick");
+  nick->ws.send({{"type", "tournament"}, {"action", "register"}, {"tournament", id}});
+  ASSERT_TRUE(nick->expect("tournament").has_value());
+  std::atomic<unsigned short> read_port{c.ports[(d + 1) % 3]};
+  ASSERT_EQ(
+      wait_for(
+          read_port, id, [](const json& e) { return e["players"].size() == 2; }, 30s)["players"]
+          .size(),
+      2u);
+  ASSERT_EQ(http_request(c.ports[d], verb::post, "/api/tournaments/start", json{{"id", id}}.dump(),
+                         admin_header())
+                .status,
+            200);
+  // Ann at her seat (stored), Nick nowhere; then the director dies.
+  const auto seated = wait_for(
+      read_port, id,
+      [](const json& e) {
+        return e["round"] == 1 && !e["rounds_played"].empty() &&
+               e["rounds_played"][0]["tables"][0]["room"] != "" &&
+               e["rounds_played"][0]["tables"][0]["status"] == "waiting";
+      },
+      30s);
+  const std::string room = seated["rounds_played"][0]["tables"][0]["room"];
+  std::this_thread::sleep_for(1s);  // Ann's join reaches the table
+  c.nodes[d]->kill(SIGKILL);
+  const int next = director(c, 20s, d);
+  ASSERT_GE(next, 0) << c.logs();
+  const int holder = 3 - d - next;
+  ann_port = c.ports[holder];  // Ann comes back through the node that does not direct
+  std::atomic<unsigned short> director_port{c.ports[next]};
+  const auto done =
+      wait_for(director_port, id, [](const json& e) { return e["status"] == "finished"; }, 120s);
+  ASSERT_EQ(done["status"], "finished") << done.dump() << c.logs();
+  const auto& table = done["rounds_played"][0]["tables"][0];
+  const int ann_seat = table["seats"][0]["name"] == "Ann" ? 0 : 1;
+  EXPECT_EQ(table["points"][ann_seat], 1.0) << table.dump();
+  EXPECT_EQ(table["points"][1 - ann_seat], 0.0);
+  EXPECT_EQ(table["forfeit"][ann_seat], false);
+  EXPECT_EQ(table["forfeit"][1 - ann_seat], true);
+  // The table is closed where it was held: nobody may sit at it now.
+  auto late = connect(c.ports[holder], "Late");
+  late->ws.send({{"type", "join"}, {"room", room}, {"as", "spectator"}});
+  const auto refused = late->ws.recv_until(
+      [](const json& m) { return m["type"] == "error" || m["type"] == "joined"; }, 10s);
+  ASSERT_TRUE(refused.has_value());
+  EXPECT_EQ((*refused)["type"], "error") << refused->dump();
+}
+
 }  // namespace
 }  // namespace plateau::testing
