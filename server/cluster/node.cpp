@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <unordered_set>
+#include <utility>
 
 #include "server/cluster/wire.hpp"
 #include "server/secure_random.hpp"
@@ -633,9 +634,11 @@ void Node::heartbeat() {
   if (stopping_) return;
   const Millis lease = options_.lease_ms;
   // Our leases, renewed: those lost (we were paused past them) leave at once, unwritten.
+  const Millis asked = now();  // the store extends them from a moment after this
   if (const auto lost = store_.renew_leases(lease); !lost) {
     spdlog::error("event=lease_renew_failed node={} error=\"{}\"", id_, lost.error());
   } else {
+    renewed_at_ = asked;
     for (const auto& room : *lost) {
       if (room == kTournamentLease) {
         stop_directing();
@@ -679,6 +682,8 @@ void Node::heartbeat() {
   }
   read_lists();
   try_directing();
+  // What waited for this renewal (a director just woken from a stall) runs now.
+  for (auto waiting = std::exchange(after_renewal_, {}); auto& fn : waiting) fn();
   // Nodes seen gone are forgotten once their leases are surely over, and holders read long ago
   // (they are read again when next needed).
   const Millis t = now();

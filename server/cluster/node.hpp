@@ -173,6 +173,14 @@ class Node : public std::enable_shared_from_this<Node> {
   void on_tournament_notice(char kind, const std::string& payload,
                             const std::vector<std::string_view>& words);
   void check_table(const std::string& room, int tries);
+  // Whether this node's leases were renewed within half a lease. False just after a stall (the
+  // process paused or swapped out, a slow store) until the next heartbeat has renewed them or
+  // found them lost: a director that may have lost its lease meanwhile does not act on the
+  // tournaments (its writes are fenced, but a table opened or a frame sent is not).
+  bool renewed_lately() const;
+  // Runs `fn` now if renewed_lately(), else right after the next heartbeat's renewal, when this
+  // node knows whether it still directs (`fn` checks again: a renewal may fail).
+  void once_renewed(std::function<void()> fn);
   void read_lists();
   // The other nodes' lines, then the orphans (the last lines of nodes gone) that no node holds.
   void read_orphans(std::vector<ListedLine> lines);
@@ -258,6 +266,8 @@ class Node : public std::enable_shared_from_this<Node> {
     std::vector<bool> taken;
   };
   std::unordered_map<std::string, SeatsRead> seats_read_;
+  Millis renewed_at_ = 0;  // when this node's leases were last renewed (or the director's taken)
+  std::vector<std::function<void()>> after_renewal_;
 };
 
 }  // namespace plateau::server::cluster

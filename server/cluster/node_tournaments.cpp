@@ -64,7 +64,11 @@ void Node::serve_tournaments(TournamentOp run) {
     tell("X " + room);  // its holder closes it
     return true;
   };
-  shared.table_ended = [this](const std::string& room) { tell("G " + room); };
+  shared.table_ended = [this](const std::string& room) {
+    tell("G " + room);
+    check_table(room, 0);  // here too, should this node still direct once its leases are renewed
+  };
+  shared.may_direct = [this] { return renewed_lately(); };
   lobby_.share(std::move(shared));
   try_directing();
 }
@@ -97,6 +101,7 @@ void Node::try_directing() {
     return;
   }
   events->direct(true);
+  renewed_at_ = now();
   ++stats_.tournament_takeovers;
   spdlog::info("event=tournament_director node={} epoch={} events={}", id_, **took, events->size());
   events->resume(now());  // games that ended while nobody directed count now
@@ -122,9 +127,33 @@ void Node::reload_tournaments() {
     spdlog::warn("event=tournament_load_failed error=\"{}\"", r.error());
 }
 
+bool Node::renewed_lately() const { return now() - renewed_at_ < options_.lease_ms / 2; }
+
+void Node::once_renewed(std::function<void()> fn) {
+  if (renewed_lately()) return fn();
+  after_renewal_.push_back(std::move(fn));
+}
+
 bool Node::ask_director(nlohmann::json op,
                         std::function<void(std::optional<nlohmann::json>)> done) {
-  if (directs_tournaments()) return false;
+  if (directs_tournaments()) {
+    if (renewed_lately()) return false;  // ours to run
+    // Just woken from a stall: run once this node knows it still directs, else send it on.
+    after_renewal_.push_back(
+        [weak = weak_from_this(), op = std::move(op), done = std::move(done)]() mutable {
+          const auto n = weak.lock();
+          if (!n) return;
+          if (!n->directs_tournaments()) {
+            n->ask_director(std::move(op), std::move(done));
+          } else if (!n->renewed_lately()) {
+            done(std::nullopt);  // the renewal failed: the store is away
+          } else {
+            n->run_op_(std::move(op),
+                       [done = std::move(done)](nlohmann::json a) { done(std::move(a)); });
+          }
+        });
+    return true;
+  }
   const auto holder = store_.lease_holder(kTournamentLease);
   if (!holder || !*holder || **holder == id_) {
     if (!holder) spdlog::warn("event=lease_read_failed error=\"{}\"", holder.error());
@@ -162,8 +191,14 @@ void Node::on_director_op(const std::string& payload) {
   };
   auto op = nlohmann::json::parse(head->second, nullptr, /*allow_exceptions=*/false);
   if (!directs_tournaments() || !op.is_object()) return answer({{"unavailable", true}});
-  ++stats_.tournament_ops_in;
-  run_op_(std::move(op), answer);
+  // Just woken from a stall, the change waits until this node knows it still directs.
+  once_renewed([weak = weak_from_this(), op = std::move(op), answer]() mutable {
+    const auto n = weak.lock();
+    if (!n) return;
+    if (!n->directs_tournaments() || !n->renewed_lately()) return answer({{"unavailable", true}});
+    ++n->stats_.tournament_ops_in;
+    n->run_op_(std::move(op), answer);
+  });
 }
 
 void Node::on_director_answer(const std::string& payload) {
@@ -218,6 +253,10 @@ void Node::on_tournament_notice(char kind, const std::string& payload,
 void Node::check_table(const std::string& room, int tries) {
   Tournaments* events = lobby_.tournaments();
   if (!events || !events->directing() || !events->open_table(room)) return;
+  if (!renewed_lately())
+    return once_renewed([weak = weak_from_this(), room, tries] {
+      if (const auto n = weak.lock()) n->check_table(room, tries);
+    });
   events->check_ended(room, now());
   if (!events->open_table(room) || tries >= 2) return;
   auto timer = std::make_shared<boost::asio::steady_timer>(

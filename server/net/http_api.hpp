@@ -72,7 +72,8 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
 // A change of the tournaments, as answer_tournaments (or a node of a cluster, for its own
 // clients) sent it: run here, where they are directed. `done` gets {status, body} or {status,
 // code, message}; a registration (op "enter") {refused: code or null}; {unavailable: true}
-// when this server does not direct the events (it stopped, in a cluster).
+// when this server does not direct the events (it stopped, in a cluster) or could not store the
+// change. It is answered once the change is durable.
 void run_tournament_op(Server& server, const nlohmann::json& op,
                        const std::function<void(nlohmann::json)>& done);
 

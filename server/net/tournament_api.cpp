@@ -120,7 +120,7 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
   auto answer = [reply, head](std::optional<json> result) {
     if (!result || !result->is_object() || !result->contains("status")) {
       reply(json_error(head, http::status::service_unavailable, "tournament/unavailable",
-                       "no server directs the tournaments just now; try again in a few seconds"));
+                       "the tournaments take no change just now; try again in a few seconds"));
       return;
     }
     const auto status = static_cast<http::status>(result->value("status", 500));
@@ -134,8 +134,16 @@ bool answer_tournaments(Server& server, const HttpRequest& req, const std::strin
   return true;
 }
 
-void run_tournament_op(Server& server, const json& op, const std::function<void(json)>& done) {
+void run_tournament_op(Server& server, const json& op, const std::function<void(json)>& answer) {
   Tournaments* tournaments = server.lobby().tournaments();
+  // Answered once what it wrote is durable; a write refused (the store failed, or this node
+  // lost the director's lease) makes it unavailable, to try again.
+  const auto done = [tournaments, answer](json result) {
+    if (!tournaments) return answer(std::move(result));
+    tournaments->after_saved([answer, result = std::move(result)](bool stored) mutable {
+      answer(stored ? std::move(result) : json{{"unavailable", true}});
+    });
+  };
   const auto fail = [&](http::status status, std::string_view code, std::string message) {
     done(json{{"status", static_cast<int>(status)}, {"code", code}, {"message", message}});
   };

@@ -581,7 +581,7 @@ void Lobby::closed(Connection* c) {
 void Lobby::tick(Millis now) {
   now_ = now;
   listing_.built = false;
-  if (tournaments_) tournaments_->tick(now);
+  if (directs_now()) tournaments_->tick(now);
   for (auto it = rooms_.begin(); it != rooms_.end();) {
     Room& room = *it->second;
     room.tick(now);
@@ -645,6 +645,7 @@ void Lobby::unload(std::map<std::string, std::shared_ptr<Room>>::iterator it) {
 
 std::shared_ptr<Room> Lobby::load(const std::string& id, std::optional<Code>* why) {
   if (id.empty() || id.size() > 64) return nullptr;
+  if (closing_.contains(id)) return nullptr;  // closed: gone, though the store has it a moment more
   if (quarantined_.contains(id) || (shared_.holds && !shared_.holds(id))) {
     if (why) *why = Code::room_unavailable;
     return nullptr;
@@ -898,7 +899,7 @@ RoomSettings Lobby::server_settings() {
                           [this](const Room& room, const json& outcome) {
                             rate_round(room, outcome);
                             if (!tournaments_) return;
-                            if (tournaments_->directing())
+                            if (directs_now())
                               tournaments_->round_ended(room.id(), room.round(), outcome, now_);
                             else if (shared_.table_ended && room.round() == 1 &&
                                      tournaments_->open_table(room.id()))
@@ -908,6 +909,10 @@ RoomSettings Lobby::server_settings() {
 }
 
 // ---------- tournaments ----------
+
+bool Lobby::directs_now() const {
+  return tournaments_ && tournaments_->directing() && (!shared_.may_direct || shared_.may_direct());
+}
 
 Tournaments& Lobby::make_tournaments(TournamentStore& store, FinishedOutcome finished,
                                      TournamentLimits limits) {
@@ -933,7 +938,7 @@ void Lobby::enter_tournament(const std::shared_ptr<Connection>& c,
           if (!answer || !answer->is_object() || answer->contains("unavailable")) {
             ++counters_.refused["tournament/unavailable"];
             return reply_error(conn, Code::tournament_unavailable,
-                               "no server directs the tournaments just now; try again", id);
+                               "the tournaments take no change just now; try again", id);
           }
           const auto refused = answer->value("refused", json());
           entered_tournament(
@@ -942,10 +947,19 @@ void Lobby::enter_tournament(const std::shared_ptr<Connection>& c,
         }))
       return;
   }
-  const auto refused = tournaments_ ? tournaments_->enter(t.tournament, player, c->player()->name,
-                                                          t.enter, now_, is_account(player))
-                                    : std::optional<std::string>("tournament/not_found");
-  entered_tournament(c, t, id, refused);
+  if (!tournaments_) return entered_tournament(c, t, id, "tournament/not_found");
+  const auto refused = tournaments_->enter(t.tournament, player, c->player()->name, t.enter, now_,
+                                           is_account(player));
+  // Answered once stored: a registration the player was told of survives a crash.
+  const std::weak_ptr<Connection> weak = c;
+  tournaments_->after_saved([this, weak, t, id, refused](bool stored) {
+    const auto conn = weak.lock();
+    if (!conn || !conn->player()) return;
+    if (stored) return entered_tournament(conn, t, id, refused);
+    ++counters_.refused["tournament/unavailable"];
+    reply_error(conn, Code::tournament_unavailable,
+                "the tournaments take no change just now; try again", id);
+  });
 }
 
 void Lobby::entered_tournament(const std::shared_ptr<Connection>& c,
@@ -1165,7 +1179,11 @@ bool Lobby::close_room(const std::string& id) {
   forget_room(id, seated);
   store_.unload_room(id);
   // In a cluster the lease goes with the close's write, not before it (the write is fenced).
-  store_.close_room(id, [this, id](bool) { released(id); });
+  closing_.insert(id);
+  store_.close_room(id, [this, id](bool) {
+    closing_.erase(id);
+    released(id);
+  });
   listing_.built = false;
   return true;
 }

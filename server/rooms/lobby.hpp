@@ -125,8 +125,12 @@ struct Shared {
   // Closes a table held elsewhere: true if its holder was told to; false if this node now
   // holds it (then it closes it itself).
   std::function<bool(const std::string& room)> close_elsewhere;
-  // A tournament table's game ended here, on a node that does not direct: the director reads it.
+  // A tournament table's game ended here, on a node that does not direct (or may not just now):
+  // the director reads it.
   std::function<void(const std::string& room)> table_ended;
+  // Whether a director may act on its tournaments now: false just after a stall, until this
+  // node knows it still holds their lease (a tick then opens no table another director owns).
+  std::function<bool()> may_direct;
 };
 
 class Lobby : private PlayerDirectory, private TournamentHost {
@@ -331,6 +335,9 @@ class Lobby : private PlayerDirectory, private TournamentHost {
 
   std::unique_ptr<Tournaments> tournaments_;
   FinishedOutcome finished_outcome_;
+  // Whether this lobby runs its tournaments now: it directs them, and (in a cluster) is not just
+  // back from a stall that may have cost it their lease (Shared::may_direct).
+  bool directs_now() const;
   Shared shared_;
   // The room left memory: the cluster may let its lease go.
   void released(const std::string& id) {
@@ -346,6 +353,8 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   std::atomic<std::size_t> room_count_{0};  // rooms_.size(), set wherever rooms_ changes
   std::map<std::string, Unloaded> unloaded_;
   std::set<std::string> quarantined_;  // rooms the store holds that do not replay: not tried again
+  // Rooms closed whose close is not yet stored: not loaded again from the store meanwhile.
+  std::set<std::string> closing_;
   // Where each player sits (rooms in memory and unloaded ones), and the rooms each created.
   std::unordered_map<std::string, std::vector<std::string>> tables_of_;
   std::unordered_map<std::string, std::vector<std::string>> created_by_;

@@ -156,7 +156,25 @@ std::expected<Tournaments::Event, std::string> Tournaments::from_doc(const json&
 }
 
 void Tournaments::save(const Event& e, TournamentMillis now) {
-  store_.put_tournament({e.id, to_doc(e).dump()}, now, [](bool) {});
+  ++saves_made_;
+  store_.put_tournament({e.id, to_doc(e).dump()}, now, [this](bool stored) {
+    ++saves_settled_;
+    if (!stored) save_failed_ = saves_settled_;
+    settle_saves();
+  });
+}
+
+void Tournaments::after_saved(std::function<void(bool stored)> fn) {
+  save_waiters_.push_back({saves_made_, saves_settled_, std::move(fn)});
+  settle_saves();
+}
+
+void Tournaments::settle_saves() {
+  while (!save_waiters_.empty() && save_waiters_.front().made <= saves_settled_) {
+    auto w = std::move(save_waiters_.front());
+    save_waiters_.pop_front();
+    w.fn(save_failed_ <= w.settled);  // none of the writes it waited for failed
+  }
 }
 
 std::expected<void, std::string> Tournaments::restore(const LoadedTournaments& loaded) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <expected>
 #include <functional>
 #include <map>
@@ -149,6 +150,12 @@ class Tournaments {
 
   std::size_t size() const { return events_.size(); }
 
+  // Runs `fn` once every write of the events made so far is durable (true), or when one of them
+  // failed (false). A change is answered through it: what a player or an organiser was told is
+  // done survives a crash, and a director that lost its lease (its writes refused) does not
+  // answer as if it had made the change.
+  void after_saved(std::function<void(bool stored)> fn);
+
  private:
   enum class Status { registering, running, finished, cancelled };
   struct Entry {
@@ -206,6 +213,15 @@ class Tournaments {
   std::set<std::string> organisers_;
   bool directing_ = true;
   TournamentMillis polled_ms_ = 0;
+  // Writes of events made and settled (the store answers them in order), the last settled one
+  // that failed, and who waits for which (after_saved): {writes made then, settled then, fn}.
+  std::uint64_t saves_made_ = 0, saves_settled_ = 0, save_failed_ = 0;
+  struct SaveWaiter {
+    std::uint64_t made = 0, settled = 0;
+    std::function<void(bool)> fn;
+  };
+  std::deque<SaveWaiter> save_waiters_;
+  void settle_saves();
 };
 
 }  // namespace plateau::server

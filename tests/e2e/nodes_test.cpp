@@ -43,7 +43,14 @@ struct Cluster {
   std::string logs() const {
     std::string out;
     for (std::size_t i = 0; i < nodes.size(); ++i)
-      if (nodes[i]) out += "--- node " + std::to_string(i) + "\n" + nodes[i]->log().substr(0, 6000);
+      if (nodes[i]) {
+        // Its start, and its last lines (where a failure usually is).
+        const std::string log = nodes[i]->log();
+        out += "--- node " + std::to_string(i) + "\n" +
+               (log.size() <= 8000
+                    ? log
+                    : log.substr(0, 2000) + "\n[...]\n" + log.substr(log.size() - 6000));
+      }
     return out;
   }
 };
@@ -289,7 +296,7 @@ TEST(Cluster, AStaleHolderPausedPastItsLeaseCannotWrite) {
   EXPECT_EQ(watcher->state["board"], ann->state["board"]);
   EXPECT_EQ(watcher->state, fresh_sync(*watcher));
   const auto m0 = metrics(c.ports[0]);
-  EXPECT_EQ(metric(m0, "plateau_cluster_rooms_held"), 0) << m0;
+  EXPECT_EQ(metric(m0, "plateau_cluster_rooms_held"), 0) << m0 << c.logs();
   EXPECT_GE(metric(m0, "plateau_cluster_leases_lost_total"), 1) << m0;
   // And the game goes on at the new holder.
   const auto v2 = ann->version;
@@ -663,7 +670,7 @@ TEST(Cluster, ATournamentRunsAcrossTheNodesAndSurvivesTheDeathOfItsDirector) {
   for (auto& p : players) {
     EXPECT_TRUE(p->registered());
     EXPECT_GT(p->moves(), 0);
-    EXPECT_EQ(p->errors(), std::vector<std::string>{});
+    EXPECT_EQ(p->errors(), std::vector<std::string>{}) << c.logs();
   }
 }
 
@@ -730,13 +737,87 @@ TEST(Cluster, ANoShowAtATableAnotherNodeHoldsIsForfeitedAndTheTableClosedThere) 
   EXPECT_EQ(table["points"][1 - ann_seat], 0.0);
   EXPECT_EQ(table["forfeit"][ann_seat], false);
   EXPECT_EQ(table["forfeit"][1 - ann_seat], true);
-  // The table is closed where it was held: nobody may sit at it now.
+  // The table is closed where it was held (once the director's word reaches its holder, which
+  // may be just after the event reads finished): whoever watched is sent away, and nobody may
+  // come in again.
   auto late = connect(c.ports[holder], "Late");
   late->ws.send({{"type", "join"}, {"room", room}, {"as", "spectator"}});
-  const auto refused = late->ws.recv_until(
+  const auto closed = late->ws.recv_until([](const json& m) { return m["type"] == "error"; }, 10s);
+  ASSERT_TRUE(closed.has_value()) << c.logs();
+  EXPECT_EQ((*closed)["code"], "room/not_found") << closed->dump();
+  auto later = connect(c.ports[holder], "Later");
+  later->ws.send({{"type", "join"}, {"room", room}, {"as", "spectator"}});
+  const auto refused = later->ws.recv_until(
       [](const json& m) { return m["type"] == "error" || m["type"] == "joined"; }, 10s);
   ASSERT_TRUE(refused.has_value());
   EXPECT_EQ((*refused)["type"], "error") << refused->dump();
+}
+
+// A director paused (SIGSTOP) past its lease while another node takes the tournaments over and
+// starts an event on schedule. Woken, the stale director still thinks the event waits to start;
+// it must not start it again: no table of its own, no player sent to one. Each player hears of
+// one table only, the new director's, and the woken node keeps a copy of the event as written.
+TEST(Cluster, AStaleDirectorWokenAfterItsLeaseOpensNoTableOfItsOwn) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  using boost::beast::http::verb;
+  const int d = director(c, 15s);
+  ASSERT_GE(d, 0) << c.logs();
+  const int a = (d + 1) % 3, b = (d + 2) % 3;
+  const std::int64_t starts = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count() +
+                              15'000;
+  const auto made = http_request(c.ports[a], verb::post, "/api/tournaments/create",
+                                 json{{"name", "On Schedule"},
+                                      {"game", "quantik"},
+                                      {"format", "swiss"},
+                                      {"rounds", 1},
+                                      {"starts", starts}}
+                                     .dump(),
+                                 admin_header());
+  ASSERT_EQ(made.status, 201) << made.body;
+  const std::string id = json::parse(made.body)["id"];
+  std::array<std::unique_ptr<Seat>, 2> players{connect(c.ports[a], "Ann"),
+                                               connect(c.ports[b], "Bob")};
+  for (auto& p : players) {
+    p->ws.send({{"type", "tournament"}, {"action", "register"}, {"tournament", id}});
+    const auto r = p->expect("tournament");
+    ASSERT_TRUE(r.has_value());
+    ASSERT_EQ((*r)["registered"], true) << r->dump();
+  }
+  ::kill(c.nodes[d]->pid(), SIGSTOP);
+  const int next = director(c, 20s, d);
+  ASSERT_GE(next, 0) << c.logs();
+  // The new director starts it on time: one table, and both players are told of it.
+  std::string room;
+  for (auto& p : players) {
+    const auto t = p->ws.recv_until([](const json& m) { return m["type"] == "tournament_table"; },
+                                    40s, [](const json&) {});
+    ASSERT_TRUE(t.has_value()) << c.logs();
+    if (room.empty()) room = (*t)["room"];
+    EXPECT_EQ((*t)["room"], room);
+  }
+  ::kill(c.nodes[d]->pid(), SIGCONT);
+  // The woken node ticks, beats, learns it lost the lease and reads the event as written. Any
+  // table frame it sent meanwhile would reach the players within these seconds.
+  std::atomic<unsigned short> woken{c.ports[d]};
+  const auto copy = wait_for(
+      woken, id,
+      [&](const json& e) {
+        return e["status"] == "running" && e["rounds_played"].size() == 1 &&
+               e["rounds_played"][0]["tables"][0]["room"] == room;
+      },
+      15s);
+  EXPECT_EQ(copy["rounds_played"][0]["tables"][0]["room"], room) << copy.dump() << c.logs();
+  std::this_thread::sleep_for(2s);
+  for (auto& p : players) {
+    const auto again = p->ws.recv_until(
+        [](const json& m) { return m["type"] == "tournament_table"; }, 500ms, [](const json&) {});
+    EXPECT_FALSE(again.has_value()) << "told of another table: " << again->dump();
+  }
+  EXPECT_EQ(metric(metrics(c.ports[d]), "plateau_cluster_tournament_director"), 0);
+  EXPECT_EQ(metric(metrics(c.ports[next]), "plateau_cluster_tournament_director"), 1);
 }
 
 }  // namespace

@@ -222,8 +222,11 @@ class ManualStore final : public Store {
     complete(std::move(d));
   }
   void close_room(const std::string& room, Done d) override {
-    if (rooms.contains(room)) rooms[room].finished = 2;
-    complete(std::move(d));
+    // Closed in the store once the write lands (at once when automatic), as a real store.
+    complete([this, room, d = std::move(d)](bool ok) {
+      if (ok && rooms.contains(room)) rooms[room].finished = 2;
+      d(ok);
+    });
   }
   std::expected<std::optional<StoredRoom>, std::string> load_room(
       const std::string& id, std::int64_t ended_since_ms) override {

@@ -438,6 +438,44 @@ TEST_F(Table, ANodeThatDoesNotDirectTheTournamentsAsksTheDirector) {
   EXPECT_EQ((*events.detail(*id))["status"], "running") << "a copy does not count it";
 }
 
+// A director just woken from a stall (issue 47), until its next heartbeat says whether it still
+// holds the tournaments' lease: its tick starts no event and opens no table, and a table's end
+// is passed to the director (whoever that is then) instead of counted here.
+TEST_F(Table, ADirectorJustWokenFromAStallStartsNothingAndPassesAnEndedTableOn) {
+  NullTournamentStore none;
+  Tournaments& events = lobby_tournaments(lobby, none);
+  TournamentSpec spec = one_round_cup();
+  spec.starts_ms = 5'000;
+  const auto id = events.create(spec, 0);
+  ASSERT_TRUE(id);
+  bool fresh = false;
+  std::vector<std::string> ended;
+  Shared shared;
+  shared.may_direct = [&] { return fresh; };
+  shared.table_ended = [&](const std::string& room) { ended.push_back(room); };
+  lobby.share(shared);
+  auto ada = client("Ada"), bob = client("Bob");
+  for (const auto& c : {ada, bob}) {
+    send(c, {{"type", "tournament"}, {"action", "register"}, {"tournament", *id}, {"id", 1}});
+    EXPECT_EQ(c->take("tournament").size(), 1u);
+  }
+  lobby.tick(6'000);
+  EXPECT_EQ((*events.detail(*id))["status"], "registering") << "a stale director starts nothing";
+  EXPECT_TRUE(ada->take("tournament_table").empty());
+  fresh = true;  // renewed: it still directs
+  lobby.tick(7'000);
+  EXPECT_EQ((*events.detail(*id))["status"], "running");
+  const auto told = ada->take("tournament_table");
+  ASSERT_EQ(told.size(), 1u);
+  const std::string room = told[0]["room"];
+  join(ada, room);
+  join(bob, room);
+  fresh = false;  // stalled again just as the game ends
+  play_to_the_end(ada, bob, room);
+  EXPECT_EQ(ended, std::vector<std::string>{room}) << "passed on, to be read once it is known";
+  EXPECT_EQ((*events.detail(*id))["status"], "running") << "not counted by a stale director";
+}
+
 TEST_F(Table, PrivateRoomsAreNotListed) {
   auto ada = client("Ada");
   send(ada, {{"type", "create"}, {"game", "quantik"}, {"private", true}});
@@ -1409,6 +1447,25 @@ TEST_F(RoomsPerPlayer, APlayerHasAtMostSoManyOpenRoomsOfTheirOwnAndAFinishedOneS
   EXPECT_EQ(try_create(ada), "room/too_many_yours");
   EXPECT_TRUE(lobby.close_room(second));
   EXPECT_EQ(try_create(ada).size(), 24u);
+}
+
+// A room the host closed is gone at once, although the store writes the close a moment later:
+// a join meanwhile must not load it back from the store.
+TEST_F(Table, AClosedRoomIsNotLoadedBackWhileItsCloseIsBeingWritten) {
+  auto ada = client("Ada"), eve = client("Eve");
+  const auto room = create(ada);
+  join(ada, room);
+  store.automatic = false;
+  ASSERT_TRUE(lobby.close_room(room));
+  EXPECT_EQ(error_code(ada), "room/not_found") << "the player is told";
+  const int loads = store.loads;
+  join(eve, room, "spectator");
+  EXPECT_EQ(error_code(eve), "room/not_found");
+  EXPECT_EQ(store.loads, loads) << "not read back from the store";
+  store.release_all();
+  store.automatic = true;
+  join(eve, room, "spectator");
+  EXPECT_EQ(error_code(eve), "room/not_found");
 }
 
 LobbyLimits three_creates_a_minute() {

@@ -3,6 +3,7 @@
 // no-shows forfeited, and an event that comes back from its stored document mid-round.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <map>
 #include <set>
 
@@ -21,8 +22,19 @@ class MemoryTournamentStore : public TournamentStore {
     docs[t.id] = t.doc;
     written_at[t.id] = at_ms;
     ++writes;
-    done(true);
+    if (hold)
+      held.push_back(std::move(done));  // durable when the test says so
+    else
+      done(true);
   }
+  // Settles the first held write.
+  void settle(bool stored) {
+    auto done = std::move(held.front());
+    held.pop_front();
+    done(stored);
+  }
+  bool hold = false;
+  std::deque<Done> held;
   void put_organiser(const std::string& player, bool allowed, Done done) override {
     if (allowed)
       organisers.insert(player);
@@ -427,6 +439,34 @@ TEST_F(TournamentsTest, ACopyOnlyReadsAndTheDirectorCountsTablesThatEndedElsewhe
   ASSERT_TRUE(copy.refresh(id, ""));
   EXPECT_FALSE(copy.detail(id).has_value());
   EXPECT_TRUE(copy.reserved(rooms[0]).empty());
+}
+
+// A change is answered once its writes are durable (after_saved): not before, and as refused
+// when one of them failed (a fenced director's, or a broken store's).
+TEST_F(TournamentsTest, AnAnswerWaitsUntilTheWritesBeforeItAreDurableAndHearsOfAFailedOne) {
+  std::vector<std::string> heard;
+  const auto note = [&](std::string what) {
+    return
+        [&heard, what](bool stored) { heard.push_back(what + (stored ? ":stored" : ":failed")); };
+  };
+  t_.after_saved(note("idle"));
+  EXPECT_EQ(heard, std::vector<std::string>{"idle:stored"}) << "nothing to wait for";
+  heard.clear();
+  store_.hold = true;
+  const auto id = make(swiss());
+  t_.after_saved(note("create"));
+  ASSERT_EQ(t_.enter(id, "ann", "Ann", true, 2'000), std::nullopt);
+  t_.after_saved(note("ann"));
+  ASSERT_EQ(store_.held.size(), 2u);
+  EXPECT_TRUE(heard.empty()) << "answered before the store wrote it";
+  store_.settle(true);
+  EXPECT_EQ(heard, std::vector<std::string>{"create:stored"});
+  store_.settle(false);  // Ann's registration was refused by the store
+  EXPECT_EQ(heard, (std::vector<std::string>{"create:stored", "ann:failed"}));
+  ASSERT_EQ(t_.enter(id, "bob", "Bob", true, 2'000), std::nullopt);
+  t_.after_saved(note("bob"));
+  store_.settle(true);
+  EXPECT_EQ(heard.back(), "bob:stored") << "a failure before the change does not taint it";
 }
 
 TEST_F(TournamentsTest, TablesTheServerCouldNotOpenAreOpenedAtALaterTick) {
