@@ -561,6 +561,18 @@ int director(Cluster& c, std::chrono::seconds limit, int not_this = -1) {
   return -1;
 }
 
+// A Swiss of Quantik created by the admin through `port`, with `more` fields (rounds, starts...);
+// its id, or "" after a failed expectation.
+std::string create_swiss(unsigned short port, const std::string& name, json more) {
+  more["name"] = name;
+  more["game"] = "quantik";
+  more["format"] = "swiss";
+  const auto made = http_request(port, boost::beast::http::verb::post, "/api/tournaments/create",
+                                 more.dump(), admin_header());
+  EXPECT_EQ(made.status, 201) << made.body;
+  return made.status == 201 ? json::parse(made.body)["id"].get<std::string>() : "";
+}
+
 // A tournament in a cluster: one node directs it, the others send it every change and keep a
 // copy for the reads. Created and started through nodes that do not direct it, with players on
 // every node; in round 2, with every table under way, the director is killed with SIGKILL:
@@ -573,16 +585,9 @@ TEST(Cluster, ATournamentRunsAcrossTheNodesAndSurvivesTheDeathOfItsDirector) {
   const int d = director(c, 15s);
   ASSERT_GE(d, 0) << c.logs();
   const int other = (d + 1) % 3, third = (d + 2) % 3;
-  const auto made = http_request(c.ports[other], verb::post, "/api/tournaments/create",
-                                 json{{"name", "Cluster Swiss"},
-                                      {"game", "quantik"},
-                                      {"format", "swiss"},
-                                      {"rounds", 2},
-                                      {"starts", std::int64_t{1} << 45}}
-                                     .dump(),
-                                 admin_header());
-  ASSERT_EQ(made.status, 201) << made.body << c.logs();
-  const std::string id = json::parse(made.body)["id"];
+  const std::string id = create_swiss(c.ports[other], "Cluster Swiss",
+                                      json{{"rounds", 2}, {"starts", std::int64_t{1} << 45}});
+  ASSERT_FALSE(id.empty()) << c.logs();
   // Anyone else is refused there too, with the director's answer.
   EXPECT_EQ(
       http_request(c.ports[third], verb::post, "/api/tournaments/start", json{{"id", id}}.dump())
@@ -683,17 +688,10 @@ TEST(Cluster, ANoShowAtATableAnotherNodeHoldsIsForfeitedAndTheTableClosedThere) 
   using boost::beast::http::verb;
   const int d = director(c, 15s);
   ASSERT_GE(d, 0) << c.logs();
-  const auto made = http_request(c.ports[(d + 1) % 3], verb::post, "/api/tournaments/create",
-                                 json{{"name", "No Show"},
-                                      {"game", "quantik"},
-                                      {"format", "swiss"},
-                                      {"rounds", 1},
-                                      {"no_show_minutes", 1},
-                                      {"starts", std::int64_t{1} << 45}}
-                                     .dump(),
-                                 admin_header());
-  ASSERT_EQ(made.status, 201) << made.body;
-  const std::string id = json::parse(made.body)["id"];
+  const std::string id =
+      create_swiss(c.ports[(d + 1) % 3], "No Show",
+                   json{{"rounds", 1}, {"no_show_minutes", 1}, {"starts", std::int64_t{1} << 45}});
+  ASSERT_FALSE(id.empty()) << c.logs();
   // Ann plays from the director's node; Nick registers elsewhere and never sits down.
   std::atomic<unsigned short> ann_port{c.ports[d]};
   std::atomic<bool> open{false};
@@ -760,7 +758,6 @@ TEST(Cluster, ANoShowAtATableAnotherNodeHoldsIsForfeitedAndTheTableClosedThere) 
 TEST(Cluster, AStaleDirectorWokenAfterItsLeaseOpensNoTableOfItsOwn) {
   Cluster c;
   ASSERT_NO_FATAL_FAILURE(make_cluster(c));
-  using boost::beast::http::verb;
   const int d = director(c, 15s);
   ASSERT_GE(d, 0) << c.logs();
   const int a = (d + 1) % 3, b = (d + 2) % 3;
@@ -768,16 +765,9 @@ TEST(Cluster, AStaleDirectorWokenAfterItsLeaseOpensNoTableOfItsOwn) {
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count() +
                               15'000;
-  const auto made = http_request(c.ports[a], verb::post, "/api/tournaments/create",
-                                 json{{"name", "On Schedule"},
-                                      {"game", "quantik"},
-                                      {"format", "swiss"},
-                                      {"rounds", 1},
-                                      {"starts", starts}}
-                                     .dump(),
-                                 admin_header());
-  ASSERT_EQ(made.status, 201) << made.body;
-  const std::string id = json::parse(made.body)["id"];
+  const std::string id =
+      create_swiss(c.ports[a], "On Schedule", json{{"rounds", 1}, {"starts", starts}});
+  ASSERT_FALSE(id.empty()) << c.logs();
   std::array<std::unique_ptr<Seat>, 2> players{connect(c.ports[a], "Ann"),
                                                connect(c.ports[b], "Bob")};
   for (auto& p : players) {

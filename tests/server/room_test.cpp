@@ -64,6 +64,14 @@ class Table : public ::testing::Test {
              {"version", version ? *version : c->versions[room]},
              {"move", m}});
   }
+  // Each of `players` registers for the event `id`, and is told so.
+  void register_for(const std::string& id,
+                    std::initializer_list<std::shared_ptr<FakeConnection>> players) {
+    for (const auto& c : players) {
+      send(c, {{"type", "tournament"}, {"action", "register"}, {"tournament", id}, {"id", 1}});
+      EXPECT_EQ(c->take("tournament").size(), 1u);
+    }
+  }
   std::string error_code(const std::shared_ptr<FakeConnection>& c) {
     const auto errors = c->take("error");
     return errors.empty() ? "" : errors.back()["code"].get<std::string>();
@@ -407,10 +415,7 @@ TEST_F(Table, ANodeThatDoesNotDirectTheTournamentsAsksTheDirector) {
   lobby.share(shared);
   auto ada = client("Ada"), bob = client("Bob");
   // While this node directs, it registers them itself, and the table's news reaches the others.
-  for (const auto& c : {ada, bob}) {
-    send(c, {{"type", "tournament"}, {"action", "register"}, {"tournament", *id}, {"id", 1}});
-    EXPECT_EQ(c->take("tournament").size(), 1u);
-  }
+  register_for(*id, {ada, bob});
   EXPECT_TRUE(asked.empty());
   ASSERT_EQ(events.start(*id, 0), std::nullopt);
   const std::string room = ada->take("tournament_table").at(0)["room"];
@@ -455,10 +460,7 @@ TEST_F(Table, ADirectorJustWokenFromAStallStartsNothingAndPassesAnEndedTableOn) 
   shared.table_ended = [&](const std::string& room) { ended.push_back(room); };
   lobby.share(shared);
   auto ada = client("Ada"), bob = client("Bob");
-  for (const auto& c : {ada, bob}) {
-    send(c, {{"type", "tournament"}, {"action", "register"}, {"tournament", *id}, {"id", 1}});
-    EXPECT_EQ(c->take("tournament").size(), 1u);
-  }
+  register_for(*id, {ada, bob});
   lobby.tick(6'000);
   EXPECT_EQ((*events.detail(*id))["status"], "registering") << "a stale director starts nothing";
   EXPECT_TRUE(ada->take("tournament_table").empty());
