@@ -4,6 +4,9 @@
 #
 #   bash tests/docker/cluster-check.sh      (as root, from anywhere; about 5 minutes once the
 #                                              images are built, 20 more to build them)
+#   PLATEAU_IMAGE=localhost/plateau:check bash tests/docker/cluster-check.sh
+#                                             (uses that image of docker/Dockerfile: CI's)
+#   REBUILD=1 ...                             builds every image again
 #
 # How: Debian's docker-compose (1.29) drives podman through podman's Docker API on a private
 # socket. The images compose.cluster.yml names are built locally: plateau:latest and
@@ -132,6 +135,10 @@ build() {  # build TAG DOCKERFILE CONTEXT, unless it exists and REBUILD is not 1
 build docker.io/library/postgres:15-bookworm "$HERE/postgres.Dockerfile" "$HERE"
 build docker.io/library/redis:7-bookworm "$HERE/redis.Dockerfile" "$HERE"
 build localhost/plateau-haproxy:latest "$ROOT/docker/haproxy.Dockerfile" "$ROOT/docker"
+# PLATEAU_IMAGE: an image of docker/Dockerfile built already (CI: tests/docker/check.sh's).
+if [ -n "${PLATEAU_IMAGE:-}" ] && [ "$PLATEAU_IMAGE" != localhost/plateau:latest ]; then
+  podman tag "$PLATEAU_IMAGE" localhost/plateau:latest
+fi
 build localhost/plateau:latest "$ROOT/docker/Dockerfile" "$ROOT"
 
 # ------------------------------------------------------------------- the compose file, as run
