@@ -139,19 +139,18 @@ bool Node::ask_director(nlohmann::json op,
   if (directs_tournaments()) {
     if (renewed_lately()) return false;  // ours to run
     // Just woken from a stall: run once this node knows it still directs, else send it on.
-    after_renewal_.push_back(
-        [weak = weak_from_this(), op = std::move(op), done = std::move(done)]() mutable {
-          const auto n = weak.lock();
-          if (!n) return;
-          if (!n->directs_tournaments()) {
-            n->ask_director(std::move(op), std::move(done));
-          } else if (!n->renewed_lately()) {
-            done(std::nullopt);  // the renewal failed: the store is away
-          } else {
-            n->run_op_(std::move(op),
-                       [done = std::move(done)](nlohmann::json a) { done(std::move(a)); });
-          }
-        });
+    once_renewed([weak = weak_from_this(), op = std::move(op), done = std::move(done)]() mutable {
+      const auto n = weak.lock();
+      if (!n) return;
+      if (!n->directs_tournaments()) {
+        n->ask_director(std::move(op), std::move(done));
+      } else if (!n->renewed_lately()) {
+        done(std::nullopt);  // the renewal failed: the store is away
+      } else {
+        n->run_op_(std::move(op),
+                   [done = std::move(done)](nlohmann::json a) { done(std::move(a)); });
+      }
+    });
     return true;
   }
   const auto holder = store_.lease_holder(kTournamentLease);
