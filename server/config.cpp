@@ -79,6 +79,12 @@ const std::vector<Setting>& settings() {
        "fifth of it); a dead node's rooms move after it",
        [](Config& c, const std::string& v) { return parse_number(v, c.lease_ms, 500, 600'000); },
        [](const Config& c) { return std::to_string(c.lease_ms); }},
+      {"--drain-seconds", "PLATEAU_DRAIN_SECONDS",
+       "behind a balancer: after SIGTERM or SIGINT, /healthz answers 503 \"draining\" this long "
+       "while the server goes on serving, so the balancer takes it out before it stops; a second "
+       "signal stops it at once [default: 0, stop at once]",
+       [](Config& c, const std::string& v) { return parse_number(v, c.drain_seconds, 0, 300); },
+       [](const Config& c) { return std::to_string(c.drain_seconds); }},
       {"--log-level", "PLATEAU_LOG_LEVEL", "trace, debug, info, warn, error or off",
        [](Config& c, const std::string& v) {
          for (const char* l : {"trace", "debug", "info", "warn", "error", "off"})

@@ -305,16 +305,23 @@ int main(int argc, char** argv) {
   spdlog::info("event=listening host={} port={} tls={} store={}", config.host, server.port(),
                server.tls() ? "on" : "off", shown_store_spec(config.store));
 
+  // SIGTERM or SIGINT: drain first if asked (a balancer takes the node out), then stop; a
+  // second signal cuts the drain short.
   boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
-  signals.async_wait([&](const boost::system::error_code&, int sig) {
-    spdlog::info("event=signal signal={}", sig);
-    server.shutdown([&ioc, &node] {
-      if (node)
-        node->stop([&ioc] { ioc.stop(); });  // its rooms handed over at once
-      else
-        ioc.stop();
-    });
-  });
+  std::function<void(const boost::system::error_code&, int)> on_signal =
+      [&](const boost::system::error_code& ec, int sig) {
+        if (ec) return;
+        spdlog::info("event=signal signal={}", sig);
+        server.drain(std::chrono::seconds(config.drain_seconds), [&ioc, &node, &signals] {
+          signals.cancel();
+          if (node)
+            node->stop([&ioc] { ioc.stop(); });  // its rooms handed over at once
+          else
+            ioc.stop();
+        });
+        signals.async_wait(on_signal);
+      };
+  signals.async_wait(on_signal);
   ioc.run();
   spdlog::info("event=stopped");
   return 0;

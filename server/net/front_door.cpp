@@ -279,8 +279,7 @@ void FrontDoor::answer(tcp::socket socket, ConnectionSlot slot) {
   a->stream.expires_after(kAnswerTimeout);
   http::async_read(a->stream, a->buffer, a->parser, [this, a](beast::error_code ec, std::size_t) {
     if (ec) return;  // a malformed or unfinished request: closed with `a`
-    a->response = health_response(a->parser.get(), health_.writable(), health_.rooms(),
-                                  health_.connections());
+    a->response = health_response(a->parser.get(), health_);
     a->response.keep_alive(false);
     ++health_answers_;
     http::async_write(a->stream, a->response, [a](beast::error_code write_ec, std::size_t) {

@@ -30,18 +30,10 @@
 #include <boost/asio/steady_timer.hpp>
 
 #include "server/net/connection_table.hpp"
+#include "server/net/http_api.hpp"
 #include "server/net/proxy_header.hpp"
 
 namespace plateau::server {
-
-// What /healthz says, asked by the door from its thread at each answer: each function must be
-// safe to call from any thread (the store's flag, the lobby's room count and the connection count
-// are atomics). Set before the door starts, never after.
-struct Health {
-  std::function<bool()> writable = [] { return true; };
-  std::function<std::size_t()> rooms = [] { return std::size_t{0}; };
-  std::function<std::size_t()> connections = [] { return std::size_t{0}; };
-};
 
 // Whether the first bytes a client sent ask for /healthz: "GET /healthz" or "HEAD /healthz",
 // then a space or a query.

@@ -101,8 +101,7 @@ class Answerer {
     if (target == "/healthz") {
       // A plain-HTTP /healthz is usually answered at the front door (front_door.hpp); this
       // answers it over TLS and when the door is crowded, with the same figures read live.
-      return health_response(req, !server_.store() || server_.store()->available(),
-                             server_.lobby().room_count(), server_.stats().connections);
+      return health_response(req, server_.health());
     }
     if (target == "/metrics")
       return text_response(req, http::status::ok, metrics_text(server_),
@@ -384,13 +383,14 @@ HttpResponse text_response(const HttpRequest& req, http::status status, std::str
   return res;
 }
 
-HttpResponse health_response(const HttpRequest& req, bool writable, std::size_t rooms,
-                             std::size_t connections) {
+HttpResponse health_response(const HttpRequest& req, const Health& health) {
   // 503 while the store cannot write: moves are refused (store/unavailable) meanwhile.
-  const json body{{"status", writable ? "ok" : "store_unavailable"},
-                  {"rooms", rooms},
-                  {"connections", connections}};
-  return text_response(req, writable ? http::status::ok : http::status::service_unavailable,
+  const bool draining = health.draining(), writable = health.writable();
+  const char* status = draining ? "draining" : writable ? "ok" : "store_unavailable";
+  const json body{
+      {"status", status}, {"rooms", health.rooms()}, {"connections", health.connections()}};
+  return text_response(req,
+                       !draining && writable ? http::status::ok : http::status::service_unavailable,
                        body.dump() + "\n", "application/json");
 }
 

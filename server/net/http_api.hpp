@@ -87,9 +87,19 @@ bool answer_accounts(Server& server, const HttpRequest& req, const std::string& 
 HttpResponse text_response(const HttpRequest& req, boost::beast::http::status status,
                            std::string body, std::string_view type = "text/plain; charset=utf-8");
 
+// What /healthz says, asked by the front door from its thread at each answer: each function
+// must be safe to call from any thread (the store's flag, the lobby's room count, the connection
+// count and the drain flag are atomics). Set before the door starts, never after.
+struct Health {
+  std::function<bool()> writable = [] { return true; };
+  std::function<bool()> draining = [] { return false; };
+  std::function<std::size_t()> rooms = [] { return std::size_t{0}; };
+  std::function<std::size_t()> connections = [] { return std::size_t{0}; };
+};
+
 // The answer to /healthz: 200 {"status":"ok","rooms":n,"connections":n}, or 503 with
-// "store_unavailable" while the store cannot write.
-HttpResponse health_response(const HttpRequest& req, bool writable, std::size_t rooms,
-                             std::size_t connections);
+// "draining" once the server was told to stop (it serves its clients a few seconds more, while
+// a balancer takes it out), or with "store_unavailable" while the store cannot write.
+HttpResponse health_response(const HttpRequest& req, const Health& health);
 
 }  // namespace plateau::server

@@ -76,6 +76,7 @@ Server::Server(Config config, asio::io_context& ioc, Lobby& lobby, Storage* stor
   lobby_.use_clock(now_ms);
   lobby_.on_deadline([this](Millis at) { arm_flags(at); });
   health_.writable = [store = store_] { return !store || store->available(); };
+  health_.draining = [this] { return draining_.load(); };
   health_.rooms = [&lobby = lobby_] { return lobby.room_count(); };
   health_.connections = [&stats = stats_] { return std::size_t(stats.connections); };
   // The client's files, listed and read once: what is not in the list is never served. The
@@ -309,6 +310,22 @@ void Server::add(const std::shared_ptr<WsConnection>& s) {
 void Server::remove(WsConnection* s) {
   websockets_.erase(s);
   stats_.connections = websockets_.size();
+}
+
+void Server::drain(std::chrono::milliseconds grace, std::function<void()> done) {
+  if (stopping_) return;
+  if (draining_ || grace <= std::chrono::milliseconds::zero()) {
+    if (drain_timer_) drain_timer_->cancel();
+    return shutdown(drained_ ? std::exchange(drained_, nullptr) : std::move(done));
+  }
+  draining_ = true;
+  drained_ = std::move(done);
+  spdlog::info("event=draining seconds={:.1f} connections={}",
+               std::chrono::duration<double>(grace).count(), websockets_.size());
+  drain_timer_ = std::make_unique<asio::steady_timer>(ioc_, grace);
+  drain_timer_->async_wait([this](beast::error_code ec) {
+    if (!ec && !stopping_) shutdown(std::exchange(drained_, nullptr));
+  });
 }
 
 void Server::shutdown(std::function<void()> done) {

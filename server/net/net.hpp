@@ -90,6 +90,13 @@ class Server {
   bool tls() const { return tls_ != nullptr; }
   // Stops accepting, tells every client, flushes the store, closes every connection.
   void shutdown(std::function<void()> done);
+  // Behind a balancer (--drain-seconds): /healthz answers 503 "draining" at once, so the
+  // balancer takes this server out, while it goes on serving its clients for `grace`; then
+  // shutdown(done). A second call (a second signal) shuts down at once.
+  void drain(std::chrono::milliseconds grace, std::function<void()> done);
+  bool draining() const { return draining_; }
+  // What /healthz answers, from any thread.
+  const Health& health() const { return health_; }
 
   NetStats& stats() { return stats_; }
   // Accepts that failed for want of descriptors (or memory), and /healthz requests answered at
@@ -182,6 +189,9 @@ class Server {
   Backoff admin_backoff_;
   RateByKey import_rate_;
   bool stopping_ = false;
+  std::atomic<bool> draining_{false};  // read by the door's thread
+  std::unique_ptr<boost::asio::steady_timer> drain_timer_;
+  std::function<void()> drained_;  // drain's `done`, until shutdown takes it
   Router router_;
   Health health_;
   FrontDoor door_;  // last: its thread stops first, while all it reaches is still here

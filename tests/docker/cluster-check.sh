@@ -39,8 +39,9 @@
 #      HAProxy, and a spectator's copy of it ends the same;
 #   4. a node killed with SIGKILL: HAProxy takes it out, new games still play to the end, and the
 #      node comes back healthy;
-#   5. a node stopped with SIGTERM (a rolling upgrade's step) exits 0 within its grace, games
-#      still play, and it starts again healthy; a last game plays with all three back;
+#   5. a node stopped with SIGTERM (a rolling upgrade's step) drains: HAProxy takes it out while
+#      it still serves; then it exits 0 within its grace, games still play, and it starts again
+#      healthy; a last game plays with all three back;
 #   6. exactly one node directs the tournaments.
 set -euo pipefail
 
@@ -314,11 +315,24 @@ wait_healthy node1 120 && log "node1 healthy again" || fail "node1 did not come 
 # A rolling upgrade's step: a node stopped with SIGTERM hands over, then starts again.
 log "SIGTERM node2 (docker-compose stop), then up again"
 t=$(date +%s)
-compose stop node2 >"$WORK/stop-node2.log" 2>&1 || fail "docker-compose stop node2: $(tail -3 "$WORK/stop-node2.log")"
-log "node2 stopped in $(($(date +%s) - t)) s (grace 20 s), exit code $(podman inspect -f '{{.State.ExitCode}}' "$(cname node2)")"
+compose stop node2 >"$WORK/stop-node2.log" 2>&1 &
+stopper=$!
+# It drains first (PLATEAU_DRAIN_SECONDS): HAProxy must take it out while it still serves.
+if wait_down node2 20; then
+  [ "$(podman inspect -f '{{.State.Running}}' "$(cname node2)")" = true ] &&
+    log "HAProxy took node2 out after $(($(date +%s) - t)) s, while it was still draining" ||
+    fail "node2 was gone before HAProxy took it out: it did not drain"
+else
+  fail "HAProxy still sends to node2"
+fi
+wait "$stopper" || fail "docker-compose stop node2: $(tail -3 "$WORK/stop-node2.log")"
+code=$(podman inspect -f '{{.State.ExitCode}}' "$(cname node2)")
+log "node2 stopped in $(($(date +%s) - t)) s (drain 6 s, grace 20 s), exit code $code"
+[ "$code" = 0 ] || fail "node2 exited with $code"
+podman logs --tail 60 "$(cname node2)" 2>&1 | grep -q 'event=draining' && log "node2 logged its drain" ||
+  fail "node2 did not log event=draining"
 podman logs --tail 40 "$(cname node2)" 2>&1 | grep -q 'event=stopped' && log "node2 logged its stop" ||
   fail "node2 did not log event=stopped"
-wait_down node2 30 && log "HAProxy took node2 out" || fail "HAProxy still sends to node2"
 play_game "game 3 (node2 stopped)"
 # (docker-compose 1.29's `up -d --no-deps node2` would refuse here: it reads podman's network
 # as changed and asks to recreate it. `start` runs the same container again.)

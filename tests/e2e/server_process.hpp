@@ -98,12 +98,20 @@ class ServerProcess {
                           std::chrono::seconds timeout = std::chrono::seconds(10)) {
     if (pid_ <= 0) return status_;
     ::kill(pid_, sig);
+    return wait_exit(timeout);
+  }
+  // Waits for the exit; returns the exit status (or -signal), nullopt on timeout.
+  std::optional<int> wait_exit(std::chrono::seconds timeout = std::chrono::seconds(10)) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     while (std::chrono::steady_clock::now() < deadline) {
       if (exited()) return status_;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return std::nullopt;
+  }
+  // Sends `sig` and returns at once.
+  void signal(int sig) {
+    if (pid_ > 0) ::kill(pid_, sig);
   }
   void kill(int sig) {
     if (pid_ > 0) {

@@ -162,6 +162,72 @@ TEST_F(Sockets, SigtermTellsClientsAndExitsCleanly) {
   EXPECT_NE(server_.log().find("event=stopped"), std::string::npos);
 }
 
+// --drain-seconds: after SIGTERM, /healthz says "draining" (a balancer takes the server out)
+// while the server goes on serving its clients, new ones included; then it stops as before.
+TEST(Operations, ADrainingServerFailsItsHealthCheckButServesUntilItStops) {
+  ServerProcess server({}, {"--drain-seconds", "3"});
+  const auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  auto ada = connect(port, "Ada"), bob = connect(port, "Bob");
+  const auto room = create(*ada, "quantik", {{"first", "0"}});
+  ASSERT_NO_FATAL_FAILURE(join(*ada, room));
+  ASSERT_NO_FATAL_FAILURE(join(*bob, room));
+  ASSERT_TRUE(ada->reach(bob->version));
+  ASSERT_EQ(http_get(port, "/healthz").status, 200);
+
+  const auto t0 = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);
+  HttpReply h;
+  for (int i = 0; i < 100 && h.status != 503; ++i) {
+    h = http_get(port, "/healthz");
+    if (h.status != 503) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(h.status, 503) << h.body;
+  EXPECT_EQ(json::parse(h.body)["status"], "draining");
+  // Still serving: a move is taken and broadcast, and a newcomer gets in and watches.
+  ada->ws.send({{"type", "move"},
+                {"room", room},
+                {"version", ada->version},
+                {"move", ada->state["legal_moves"][0]}});
+  ASSERT_TRUE(bob->reach(ada->version + 1)) << server.log();
+  auto eve = connect(port, "Eve");
+  ASSERT_NO_FATAL_FAILURE(join(*eve, room, true));
+  EXPECT_EQ(eve->version, bob->version);
+  EXPECT_FALSE(server.exited()) << "it drains before it stops";
+
+  const auto status = server.wait_exit(10s);
+  ASSERT_TRUE(status.has_value()) << "exits by itself once drained";
+  EXPECT_EQ(*status, 0);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 2900ms) << "not before the drain's end";
+  EXPECT_TRUE(ada->expect("announce").has_value()) << "clients are told, as without a drain";
+  EXPECT_NE(server.log().find("event=draining"), std::string::npos);
+  // The move made while draining was stored before it was acknowledged.
+  ASSERT_NE(server.start(), 0);
+  std::unique_ptr<Seat> back;
+  ASSERT_NO_FATAL_FAILURE(come_back(server.port(), "Ada", ada->token, room, back));
+  EXPECT_EQ(back->state["board"], bob->state["board"]) << "the move made while draining is kept";
+  EXPECT_NE(back->state["board"]["last"], nullptr);
+}
+
+// A second signal cuts a drain short: an operator who wants it gone now has it gone now.
+TEST(Operations, ASecondSignalStopsADrainingServerAtOnce) {
+  ServerProcess server({}, {"--drain-seconds", "120"});
+  const auto port = server.start();
+  ASSERT_NE(port, 0) << server.log();
+  server.signal(SIGTERM);
+  HttpReply h;
+  for (int i = 0; i < 100 && h.status != 503; ++i) {
+    h = http_get(port, "/healthz");
+    if (h.status != 503) std::this_thread::sleep_for(10ms);
+  }
+  ASSERT_EQ(h.status, 503);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto status = server.stop(SIGINT, 10s);
+  ASSERT_TRUE(status.has_value()) << server.log();
+  EXPECT_EQ(*status, 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+}
+
 TEST(Operations, AdminApiListsClosesAndAnnouncesOnlyWithTheToken) {
   ServerProcess server({}, {"--admin-token", "s3cret"});
   const auto port = server.start();

@@ -117,6 +117,17 @@ TEST(Config, ClusterModeNeedsARedisAddressAndAPostgresStore) {
   g_env.clear();
 }
 
+TEST(Config, TheDrainBeforeAStopIsOffByDefaultAndBounded) {
+  g_env.clear();
+  EXPECT_EQ(parse_config({}, fake_env)->drain_seconds, 0) << "a lone server stops at once";
+  EXPECT_EQ(parse_config({"--drain-seconds", "6"}, fake_env)->drain_seconds, 6);
+  g_env = {{"PLATEAU_DRAIN_SECONDS", "300"}};
+  EXPECT_EQ(parse_config({}, fake_env)->drain_seconds, 300);
+  g_env.clear();
+  for (const char* bad : {"301", "-1", "5s", ""})
+    EXPECT_FALSE(parse_config({"--drain-seconds", bad}, fake_env).has_value()) << bad;
+}
+
 TEST(Config, TheBalancersWhosePROXYHeadersAreBelievedAreAddressBlocks) {
   g_env.clear();
   EXPECT_EQ(parse_config({}, fake_env)->proxy_protocol_from, "") << "none by default";

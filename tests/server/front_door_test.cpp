@@ -75,6 +75,8 @@ TEST(FrontDoor, AnswersHealthFromThePublishedFiguresWhileTheLoopDoesNothing) {
   health.connections = [] { return std::size_t{7}; };
   std::atomic<bool> writable{true};
   health.writable = [&] { return writable.load(); };
+  std::atomic<bool> draining{false};
+  health.draining = [&] { return draining.load(); };
   int admitted = 0;
   Places places;
   FrontDoor door(loop, health, true, places.count(),
@@ -101,6 +103,14 @@ TEST(FrontDoor, AnswersHealthFromThePublishedFiguresWhileTheLoopDoesNothing) {
   // A malformed request that starts like one gets nothing, and the door goes on.
   EXPECT_EQ(raw_exchange(door.port(), "GET /healthz HTTP/9\r\n\r\n", 5s), "");
   EXPECT_EQ(http_get(door.port(), "/healthz").status, 503);
+  // Draining (told to stop, --drain-seconds) says so before anything else, store or not.
+  writable = true;
+  draining = true;
+  auto leaving = http_get(door.port(), "/healthz");
+  EXPECT_EQ(leaving.status, 503);
+  EXPECT_EQ(nlohmann::json::parse(leaving.body)["status"], "draining");
+  writable = false;
+  EXPECT_EQ(nlohmann::json::parse(http_get(door.port(), "/healthz").body)["status"], "draining");
   door.stop();
 }
 
