@@ -94,6 +94,8 @@ Node::Node(boost::asio::io_context& io, PgStore& store, Lobby& lobby, NodeOption
 }
 
 Node::~Node() {
+  lookups_.stop();
+  lookups_.join();
   cmd_->stop();
   sub_->stop();
 }
@@ -239,32 +241,67 @@ Node::Route Node::route(const std::string& room) {
       return {Where::there, it->second.node};
     owners_.erase(it);
   }
-  // Two round trips at most for a room this node has not seen: a client naming random rooms
-  // costs no more (take_lease leaves no row for a room the store does not hold).
-  const auto took = store_.take_lease(room, options_.lease_ms, true);
-  if (!took) {
-    spdlog::error("event=lease_failed room={} error=\"{}\"", room, took.error());
-    return {Where::here, {}};  // the lobby cannot load it either: room/unavailable
-  }
-  if (*took) {
+  look_up(room);  // its requests wait until the lookup is back
+  return {Where::wait, {}};
+}
+
+void Node::look_up(const std::string& room) {
+  if (stopping_ || !looking_up_.insert(room).second) return;  // one lookup at a time per room
+  // Two round trips at most, on the lookup thread: the loop goes on with every other room. A
+  // client naming random rooms costs no more (a room the store does not hold gets no lease row).
+  boost::asio::post(lookups_, [weak = weak_from_this(), &store = store_, &io = io_, room,
+                               ttl = options_.lease_ms] {
+    auto found = store.look_up_lease(room, ttl);
+    boost::asio::post(io, [weak, room, found = std::move(found)]() mutable {
+      if (const auto n = weak.lock()) n->looked_up(room, std::move(found));
+    });
+  });
+}
+
+void Node::looked_up(const std::string& room, PgStore::LeaseLookup found) {
+  looking_up_.erase(room);
+  if (found.took && *found.took) {
+    store_.note_lease(room, *found.took);
+    if (stopping_) {  // taken while this node let its rooms go: let this one go too
+      if (const auto r = store_.release_leases({room}); !r)
+        spdlog::warn("event=lease_release_failed room={} error=\"{}\"", room, r.error());
+      return;
+    }
     ++stats_.leases_taken;
-    if (**took > 1) {
+    if (**found.took > 1) {
       ++stats_.takeovers;
       unorphan(room);  // listed by this node from now on
     }
-    return {Where::here, {}};
+    return settle(room, {Where::here, {}});
   }
-  const auto holder = store_.lease_holder(room);
-  if (!holder) {
-    spdlog::error("event=lease_failed room={} error=\"{}\"", room, holder.error());
-    return {Where::here, {}};
+  if (stopping_) return;
+  if (!found.took || !found.holder) {
+    spdlog::error("event=lease_failed room={} error=\"{}\"", room,
+                  !found.took ? found.took.error() : found.holder.error());
+    return settle(room, {Where::here, {}});  // the lobby cannot load it either: room/unavailable
   }
+  store_.note_lease(room, std::nullopt);
+  const auto& holder = *found.holder;
   // Nobody holds it and it was not taken: the store has no such room, and the lobby says so
   // (or its holder's heartbeat ended between the two reads: the client's next try takes it).
-  if (!*holder || **holder == id_) return {Where::here, {}};
-  if (gone_.contains(**holder)) return {Where::wait, {}};
-  owners_[room] = Owner{**holder, now()};
-  return {Where::there, **holder};
+  if (!holder || *holder == id_) return settle(room, {Where::here, {}});
+  if (gone_.contains(*holder)) return settle(room, {Where::wait, {}});
+  owners_[room] = Owner{*holder, now()};
+  settle(room, {Where::there, *holder});
+}
+
+void Node::settle(const std::string& room, const Route& r) {
+  const auto w = waiting_.find(room);
+  if (w == waiting_.end()) return;
+  if (r.where == Where::wait) return arm_retry();  // its holder is gone: asked again soon
+  auto ready = std::move(w->second);
+  waiting_.erase(w);
+  for (auto& p : ready) {
+    if (r.where == Where::here)
+      run_here(room, std::move(p));
+    else
+      relay(r.node, room, std::move(p));
+  }
 }
 
 void Node::dispatch(const std::string& room, Pending p) {
@@ -363,19 +400,10 @@ void Node::retry_waiting() {
       it = waiting_.erase(it);
       continue;
     }
-    const auto r = route(room);
-    if (r.where == Where::wait) {
-      ++it;
-      continue;
-    }
-    auto ready = std::move(queue);
-    it = waiting_.erase(it);
-    for (auto& p : ready) {
-      if (r.where == Where::here)
-        run_here(room, std::move(p));
-      else
-        relay(r.node, room, std::move(p));
-    }
+    ++it;
+    if (looking_up_.contains(room)) continue;  // settled when the lookup is back
+    // (May erase this room's entry: `it` is on the next one already.)
+    if (const auto r = route(room); r.where != Where::wait) settle(room, r);
   }
   if (!waiting_.empty()) arm_retry();
 }
@@ -836,6 +864,9 @@ void Node::stop(std::function<void()> done) {
   stopping_ = true;
   beat_.cancel();
   retry_.cancel();
+  // A lookup in flight finishes (a lease it took is let go when it is back); none starts.
+  lookups_.stop();
+  lookups_.join();
   // Every room this node held may be taken at once by the next request for it.
   const auto held = store_.leased_rooms();
   if (!held.empty())

@@ -26,9 +26,11 @@
 // that were in its rooms, and the next request for each room takes it over once its lease ends.
 // SIGTERM hands every room over at once (stop()).
 //
-// Everything runs on the io_context's thread, like the lobby. Lease round trips to PostgreSQL
-// run there too, as the lobby's reads of the store do: one per room a node starts to serve, one
-// per heartbeat for all of them.
+// Everything runs on the io_context's thread, like the lobby, but for the lease lookups of the
+// rooms clients ask for (the lease taken, or its holder read: route(), look_up()), which run on
+// a thread of their own while the requests for that room wait in order. What is left on the
+// loop: one round trip per heartbeat for every lease, and the rare ones (a new room's lease, a
+// tournament table's check, a close on another node), as the lobby's own reads of the store.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "protocol/messages.hpp"
 #include "server/cluster/redis.hpp"
@@ -49,10 +52,7 @@
 #include "server/net/metrics.hpp"
 #include "server/ratings/ratings.hpp"
 #include "server/rooms/lobby.hpp"
-
-namespace plateau::server {
-class PgStore;
-}
+#include "server/store/pg_store.hpp"
 
 namespace plateau::server::cluster {
 
@@ -150,7 +150,14 @@ class Node : public std::enable_shared_from_this<Node> {
     Where where;
     std::string node;
   };
+  // Where a room's requests go: here (its lease is this node's), there (its holder, as read
+  // within kOwnerFresh), or wait (a lookup is under way, or its holder is gone).
   Route route(const std::string& room);
+  // The room's lease taken, or its holder read, on the lookup thread; looked_up() on the loop.
+  void look_up(const std::string& room);
+  void looked_up(const std::string& room, PgStore::LeaseLookup found);
+  // The requests waiting for `room` go where `r` says (or wait on, for Where::wait).
+  void settle(const std::string& room, const Route& r);
   void dispatch(const std::string& room, Pending p);
   void run_here(const std::string& room, Pending p);
   void relay(const std::string& node, const std::string& room, Pending p);
@@ -224,6 +231,9 @@ class Node : public std::enable_shared_from_this<Node> {
   std::unordered_map<std::string, nlohmann::json> last_lists_;
   Millis commands_up_at_ = 0;                           // when the command connection was last made
   std::map<std::string, std::deque<Pending>> waiting_;  // per room, in order
+  std::set<std::string> looking_up_;                    // rooms whose lookup is under way
+  // Lease lookups, off the loop: one thread, so one connection in turn (PgStore::look_up_lease).
+  boost::asio::thread_pool lookups_{1};
 
   // This node's clients whose requests went to other nodes: their numbers, and which nodes.
   std::unordered_map<Connection*, std::uint64_t> number_;

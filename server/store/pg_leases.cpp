@@ -62,10 +62,57 @@ constexpr const char* kBeat =
     "WITH beat AS (INSERT INTO node_heartbeats(node, expires_at) "
     "VALUES($2, clock_timestamp() + $3 * interval '1 millisecond') "
     "ON CONFLICT(node) DO UPDATE SET expires_at = EXCLUDED.expires_at RETURNING 1) ";
+// The same statement without the heartbeat (its ttl parameter only read): a lookup off the
+// rooms' thread must not lock this node's heartbeat row while it waits for a lease's row, or the
+// heartbeat, on the rooms' thread, would wait behind it. The heartbeat row is there already: a
+// node beats once before it serves.
+constexpr const char* kNoBeat = "WITH beat AS (SELECT $3::bigint) ";
 // Whether room_leases' row `l` is held: by a node whose heartbeat goes on.
 constexpr const char* kHeld =
     "EXISTS (SELECT 1 FROM node_heartbeats h WHERE h.node = l.node AND h.expires_at > "
     "clock_timestamp())";
+}  // namespace
+
+namespace {
+// Takes the room's lease for `node`: free (no node, or a node whose heartbeat stopped: the next
+// epoch), or the node's already (the same epoch). Taken while another node's write holds the
+// row (FOR SHARE), this waits for that write's commit. The heartbeat goes with it (`beat`): a
+// node's first lease makes its heartbeat. nullopt: another node holds it (or, `only_if_stored`, the
+// store has no such room).
+std::expected<std::optional<std::int64_t>, std::string> take_on(Conn& db, const std::string& room,
+                                                                const std::string& node,
+                                                                std::int64_t ttl_ms,
+                                                                bool only_if_stored,
+                                                                bool beat = true) {
+  Stmt q(db, std::string(beat ? kBeat : kNoBeat) +
+                 "INSERT INTO room_leases AS l(room, node, epoch, expires_at) "
+                 "SELECT $1, $2, 1, clock_timestamp() FROM beat " +
+                 (only_if_stored ? "WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1) " : "") +
+                 "ON CONFLICT(room) DO UPDATE SET "
+                 "epoch = CASE WHEN l.node = EXCLUDED.node THEN l.epoch ELSE l.epoch + 1 END, "
+                 "node = EXCLUDED.node, expires_at = EXCLUDED.expires_at "
+                 "WHERE l.node = EXCLUDED.node OR l.node = '' OR NOT " +
+                 kHeld + " RETURNING epoch");
+  q.bind(1, room).bind(2, node).bind(3, ttl_ms);
+  if (!q.row()) {
+    if (!q.ok()) return std::unexpected("taking the lease of " + room + ": " + q.error());
+    return std::optional<std::int64_t>{};
+  }
+  return std::optional(q.i64(0));
+}
+
+std::expected<std::optional<std::string>, std::string> holder_on(Conn& db,
+                                                                 const std::string& room) {
+  Stmt q(db, std::string("SELECT l.node FROM room_leases l WHERE l.room = $1 AND l.node <> '' "
+                         "AND ") +
+                 kHeld);
+  q.bind(1, room);
+  if (!q.row()) {
+    if (!q.ok()) return std::unexpected("reading the lease of " + room + ": " + q.error());
+    return std::optional<std::string>{};
+  }
+  return std::optional(q.text(0));
+}
 }  // namespace
 
 std::expected<std::optional<std::int64_t>, std::string> PgStore::take_lease(const std::string& room,
@@ -74,42 +121,32 @@ std::expected<std::optional<std::int64_t>, std::string> PgStore::take_lease(cons
   if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
   auto db = connected(lease_db_, conninfo_);
   if (!db) return std::unexpected(db.error());
-  // Free (no node, or a node whose heartbeat stopped: the next epoch), or this node's already
-  // (the same epoch). Taken while another node's write holds the row (FOR SHARE), this waits for
-  // that write's commit. The heartbeat goes with it: a node's first lease makes its heartbeat.
-  Stmt q(**db, std::string(kBeat) +
-                   "INSERT INTO room_leases AS l(room, node, epoch, expires_at) "
-                   "SELECT $1, $2, 1, clock_timestamp() FROM beat " +
-                   (only_if_stored ? "WHERE EXISTS (SELECT 1 FROM rooms WHERE id = $1) " : "") +
-                   "ON CONFLICT(room) DO UPDATE SET "
-                   "epoch = CASE WHEN l.node = EXCLUDED.node THEN l.epoch ELSE l.epoch + 1 END, "
-                   "node = EXCLUDED.node, expires_at = EXCLUDED.expires_at "
-                   "WHERE l.node = EXCLUDED.node OR l.node = '' OR NOT " +
-                   kHeld + " RETURNING epoch");
-  q.bind(1, room).bind(2, node_).bind(3, ttl_ms);
-  if (!q.row()) {
-    if (!q.ok()) return std::unexpected("taking the lease of " + room + ": " + q.error());
-    leases_.erase(room);  // another node's
-    return std::optional<std::int64_t>{};
-  }
-  const auto epoch = q.i64(0);
-  leases_[room] = epoch;
-  return std::optional(epoch);
+  auto took = take_on(**db, room, node_, ttl_ms, only_if_stored);
+  if (took) note_lease(room, *took);
+  return took;
 }
 
 std::expected<std::optional<std::string>, std::string> PgStore::lease_holder(
     const std::string& room) {
   auto db = connected(lease_db_, conninfo_);
   if (!db) return std::unexpected(db.error());
-  Stmt q(**db, std::string("SELECT l.node FROM room_leases l WHERE l.room = $1 AND l.node <> '' "
-                           "AND ") +
-                   kHeld);
-  q.bind(1, room);
-  if (!q.row()) {
-    if (!q.ok()) return std::unexpected("reading the lease of " + room + ": " + q.error());
-    return std::optional<std::string>{};
-  }
-  return std::optional(q.text(0));
+  return holder_on(**db, room);
+}
+
+PgStore::LeaseLookup PgStore::look_up_lease(const std::string& room, std::int64_t ttl_ms) {
+  if (node_.empty()) return {std::unexpected(std::string("not in cluster mode"))};
+  auto db = connected(lookup_db_, conninfo_);
+  if (!db) return {std::unexpected(db.error())};
+  LeaseLookup out{take_on(**db, room, node_, ttl_ms, true, false)};
+  if (out.took && !*out.took) out.holder = holder_on(**db, room);
+  return out;
+}
+
+void PgStore::note_lease(const std::string& room, std::optional<std::int64_t> epoch) {
+  if (epoch)
+    leases_[room] = *epoch;
+  else
+    leases_.erase(room);  // another node's
 }
 
 std::vector<std::string> PgStore::leased_rooms() const {

@@ -71,6 +71,18 @@ class PgStore final : public Storage {
                                                                      bool only_if_stored = false);
   // The node holding the room's lease, while it is valid; nullopt when nobody does.
   std::expected<std::optional<std::string>, std::string> lease_holder(const std::string& room);
+  // What a request for a room this node does not hold finds out, off the rooms' thread: the
+  // lease taken (take_lease with only_if_stored), or else who holds it (lease_holder). Runs on
+  // a connection of its own, from one thread at a time (the node's lookup thread), and touches
+  // nothing the rooms' thread owns: the caller hands `took` to note_lease on the rooms' thread.
+  struct LeaseLookup {
+    std::expected<std::optional<std::int64_t>, std::string> took;
+    std::expected<std::optional<std::string>, std::string> holder = std::optional<std::string>{};
+  };
+  LeaseLookup look_up_lease(const std::string& room, std::int64_t ttl_ms);
+  // On the rooms' thread: the epoch a lookup took (from now on this node writes the room), or
+  // nullopt when another node holds the room.
+  void note_lease(const std::string& room, std::optional<std::int64_t> epoch);
   // Every room this node holds a lease for.
   std::vector<std::string> leased_rooms() const;
   // The stored player with this token's hash (cluster mode: a player another node made).
@@ -196,6 +208,7 @@ class PgStore final : public Storage {
   std::unordered_map<std::string, std::int64_t> leases_;
   std::string conninfo_;
   std::optional<pg::Conn> lease_db_;
+  std::optional<pg::Conn> lookup_db_;  // look_up_lease's, on the node's lookup thread only
 };
 
 }  // namespace plateau::server

@@ -447,6 +447,65 @@ TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
   ASSERT_NO_FATAL_FAILURE(play_out({ann.get(), bob.get()}, *eve, 1, false));
 }
 
+// A lease lookup held up in the store (here: the lease's row locked by another transaction)
+// holds up the requests for that room alone: the node's loop goes on with every other room.
+TEST(Cluster, ALeaseLookupHeldUpInTheStoreHoldsUpNoOtherRoom) {
+  Cluster c;
+  ASSERT_NO_FATAL_FAILURE(make_cluster(c));
+  auto cy = connect(c.ports[0], "Cy");
+  const std::string held_up = create(*cy, "quantik", {{"players", 2}});  // node 0's
+  ASSERT_FALSE(held_up.empty());
+  Two t;  // Ann and Bob on node 1, at a table node 1 holds
+  ASSERT_NO_FATAL_FAILURE(seat_two(c, 1, 1, "quantik", t));
+
+  PGconn* db = PQconnectdb(c.store.c_str());
+  ASSERT_EQ(PQstatus(db), CONNECTION_OK) << PQerrorMessage(db);
+  const auto exec = [&](const char* sql, std::vector<const char*> params = {}) {
+    PGresult* r = PQexecParams(db, sql, static_cast<int>(params.size()), nullptr, params.data(),
+                               nullptr, nullptr, 0);
+    const auto status = PQresultStatus(r);
+    std::string out = PQntuples(r) > 0 ? PQgetvalue(r, 0, 0) : "";
+    PQclear(r);
+    return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK ? out : "error";
+  };
+  ASSERT_EQ(exec("BEGIN"), "");
+  ASSERT_EQ(exec("SELECT room FROM room_leases WHERE room = $1 FOR UPDATE", {held_up.c_str()}),
+            held_up);
+  // Dee asks node 1 for node 0's table: node 1's lookup of its lease waits for the row.
+  auto dee = connect(c.ports[1], "Dee");
+  dee->ws.send({{"type", "join"}, {"room", held_up}, {"as", "spectator"}});
+  bool waiting = false;
+  for (int i = 0; i < 100 && !waiting; ++i) {
+    // (A transaction reads pg_stat_activity once: its snapshot is cleared before each look.)
+    waiting = exec("SELECT pg_stat_clear_snapshot()") != "error" &&
+              exec(
+                  "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
+                  "query LIKE '%room_leases%'") != "0";
+    if (!waiting) std::this_thread::sleep_for(30ms);
+  }
+  ASSERT_TRUE(waiting) << "node 1's lookup is held up on the row";
+  // Meanwhile node 1 serves its own table: a move there is taken and broadcast while the row
+  // is still locked (a lookup on node 1's loop would hold this move until the row is let go).
+  Seat& mover = t.ann->state["legal_moves"].empty() ? *t.bob : *t.ann;
+  Seat& other = &mover == t.ann.get() ? *t.bob : *t.ann;
+  ASSERT_FALSE(mover.state["legal_moves"].empty());
+  mover.ws.send({{"type", "move"},
+                 {"room", t.room},
+                 {"version", mover.version},
+                 {"move", mover.state["legal_moves"][0]}});
+  const bool moved = other.reach(mover.version + 1, 3s);
+  const auto answered = [](const json& m) { return m["type"] == "joined" || m["type"] == "error"; };
+  const bool still_waiting = !dee->ws.recv_until(answered, 50ms).has_value();
+  ASSERT_EQ(exec("COMMIT"), "");
+  PQfinish(db);
+  EXPECT_TRUE(moved) << "the move was held up by another room's lookup" << c.logs();
+  EXPECT_TRUE(still_waiting) << "Dee heard back before the row was let go";
+  // And Dee's request, held in order, goes on once the lookup is back: relayed to node 0.
+  const auto joined = dee->ws.recv_until(answered, 10s);
+  ASSERT_TRUE(joined.has_value());
+  EXPECT_EQ((*joined)["type"], "joined") << joined->dump();
+}
+
 // A player whose own node went away comes back through another one with the version it holds:
 // the holder sends only the patches it missed, as one node would.
 TEST(Cluster, APlayerBackThroughAnotherNodeGetsOnlyThePatchesItMissed) {

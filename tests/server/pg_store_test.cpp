@@ -291,6 +291,48 @@ TEST_F(PgStoreTest, AStaleOwnerCannotWriteARoomAnotherNodeTookOver) {
   EXPECT_EQ(number("SELECT finished FROM rooms WHERE id = 'r1'"), 0);
 }
 
+// A node's lease lookup, off the rooms' thread (Node::look_up): it takes a free lease of a stored
+// room or names the holder, leaves nothing for a room the store does not hold, and changes
+// nothing the rooms' thread owns until it is told (note_lease).
+TEST_F(PgStoreTest, ALeaseLookupTakesAFreeLeaseOrNamesItsHolderAndTouchesNoRoomsThreadState) {
+  auto a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  a->fence_as("node-a");
+  b->fence_as("node-b");
+  ASSERT_TRUE(b->renew_leases(60'000).has_value()) << "b beats before it serves, as a node does";
+  ASSERT_EQ(a->take_lease("r1", 60'000).value(), std::optional<std::int64_t>(1));
+  ASSERT_TRUE(wait([&](Done d) {
+    a->create_room({"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", ""}, d);
+  }));
+  const auto look_up = [&](const std::string& room) {
+    PgStore::LeaseLookup found{std::optional<std::int64_t>{}};
+    std::thread([&] { found = b->look_up_lease(room, 60'000); }).join();  // another thread's
+    return found;
+  };
+  const auto none = look_up("nope");
+  ASSERT_TRUE(none.took.has_value() && none.holder.has_value());
+  EXPECT_EQ(*none.took, std::nullopt);
+  EXPECT_EQ(*none.holder, std::nullopt) << "nobody holds a room the store does not hold";
+  EXPECT_EQ(number("SELECT count(*) FROM room_leases WHERE room = 'nope'"), 0) << "no row left";
+  const auto held = look_up("r1");
+  ASSERT_TRUE(held.took.has_value() && held.holder.has_value());
+  EXPECT_EQ(*held.took, std::nullopt);
+  EXPECT_EQ(*held.holder, std::optional<std::string>("node-a"));
+  // a lets it go: b's lookup takes it, with the next epoch, but b writes it only once told.
+  ASSERT_TRUE(a->release_leases({"r1"}).has_value());
+  const auto free = look_up("r1");
+  ASSERT_TRUE(free.took.has_value());
+  EXPECT_EQ(*free.took, std::optional<std::int64_t>(2));
+  EXPECT_EQ(b->lease("r1"), std::nullopt) << "the rooms' thread's leases are as they were";
+  EXPECT_FALSE(wait([&](Done d) { b->put_seat("r1", 0, "bob", 2, d); }));
+  b->note_lease("r1", *free.took);
+  EXPECT_EQ(b->lease("r1"), std::optional<std::int64_t>(2));
+  EXPECT_TRUE(wait([&](Done d) { b->put_seat("r1", 0, "bob", 2, d); }));
+  EXPECT_EQ(a->lease_holder("r1").value(), std::optional<std::string>("node-b"));
+  b->note_lease("r1", std::nullopt);
+  EXPECT_EQ(b->lease("r1"), std::nullopt);
+}
+
 // A cluster's tournaments: only the node holding their lease writes them (a director paused past
 // it, then woken, writes nothing), and the other nodes' copies read one event, or a table's
 // seats, as stored.
