@@ -109,6 +109,22 @@ void join(BasicSeat<Ws>& s, const std::string& room, bool spectator = false) {
                               [&](const json& m) { s.take(m); }));
 }
 
+// Ada and Bob at a new table of Quantik, Ada to move first, Ada's copy as new as Bob's. Call as
+// ASSERT_NO_FATAL_FAILURE(ada_and_bob(...)).
+struct AdaAndBob {
+  std::string room;
+  std::unique_ptr<Seat> ada, bob;
+};
+inline void ada_and_bob(unsigned short port, AdaAndBob& t) {
+  t.ada = connect(port, "Ada");
+  t.bob = connect(port, "Bob");
+  t.room = create(*t.ada, "quantik", {{"first", "0"}});
+  ASSERT_FALSE(t.room.empty());
+  ASSERT_NO_FATAL_FAILURE(join(*t.ada, t.room));
+  ASSERT_NO_FATAL_FAILURE(join(*t.bob, t.room));
+  ASSERT_TRUE(t.ada->reach(t.bob->version));
+}
+
 // A player back with their token: hello alone puts them at their seat in `room` (joined, then
 // full). Call as ASSERT_NO_FATAL_FAILURE(come_back(...)).
 inline void come_back(unsigned short port, const std::string& name, const std::string& token,

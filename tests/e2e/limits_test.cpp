@@ -371,11 +371,10 @@ TEST(Store, AStoreThatCannotWriteRefusesMovesWithStoreUnavailableAndLosesNothing
   ServerProcess server;
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  auto ada = connect(port, "Ada"), bob = connect(port, "Bob");
-  const auto room = create(*ada, "quantik", {{"first", "0"}});
-  join(*ada, room);
-  join(*bob, room);
-  ASSERT_TRUE(ada->reach(bob->version));
+  AdaAndBob t;
+  ASSERT_NO_FATAL_FAILURE(ada_and_bob(port, t));
+  auto &ada = t.ada, &bob = t.bob;
+  const auto& room = t.room;
   const auto v = ada->version;
   const std::string first = ada->state["legal_moves"][0];
   ada->ws.send({{"type", "move"}, {"room", room}, {"version", v}, {"move", first}});

@@ -72,11 +72,10 @@ TEST(Limits, AGameWhosePlayersAllLeftLeavesMemoryAndComesBackFromTheStore) {
   ServerProcess server({}, {"--unload-after", "1"});
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  auto ada = connect(port, "Ada"), bob = connect(port, "Bob");
-  const auto room = create(*ada, "quantik", {{"first", "0"}});
-  ASSERT_NO_FATAL_FAILURE(join(*ada, room));
-  ASSERT_NO_FATAL_FAILURE(join(*bob, room));
-  ASSERT_TRUE(ada->reach(bob->version));
+  AdaAndBob t;
+  ASSERT_NO_FATAL_FAILURE(ada_and_bob(port, t));
+  auto &ada = t.ada, &bob = t.bob;
+  const auto& room = t.room;
   ada->ws.send(
       {{"type", "move"}, {"room", room}, {"version", ada->version}, {"move", "sphere@a1"}});
   ASSERT_TRUE(bob->reach(ada->version + 1));

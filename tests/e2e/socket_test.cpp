@@ -162,26 +162,31 @@ TEST_F(Sockets, SigtermTellsClientsAndExitsCleanly) {
   EXPECT_NE(server_.log().find("event=stopped"), std::string::npos);
 }
 
+// /healthz once it answers 503 (a server just told to stop), or its last answer after a second.
+HttpReply draining_health(unsigned short port) {
+  HttpReply h;
+  for (int i = 0; i < 100 && h.status != 503; ++i) {
+    h = http_get(port, "/healthz");
+    if (h.status != 503) std::this_thread::sleep_for(10ms);
+  }
+  return h;
+}
+
 // --drain-seconds: after SIGTERM, /healthz says "draining" (a balancer takes the server out)
 // while the server goes on serving its clients, new ones included; then it stops as before.
 TEST(Operations, ADrainingServerFailsItsHealthCheckButServesUntilItStops) {
   ServerProcess server({}, {"--drain-seconds", "3"});
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
-  auto ada = connect(port, "Ada"), bob = connect(port, "Bob");
-  const auto room = create(*ada, "quantik", {{"first", "0"}});
-  ASSERT_NO_FATAL_FAILURE(join(*ada, room));
-  ASSERT_NO_FATAL_FAILURE(join(*bob, room));
-  ASSERT_TRUE(ada->reach(bob->version));
+  AdaAndBob t;
+  ASSERT_NO_FATAL_FAILURE(ada_and_bob(port, t));
+  auto &ada = t.ada, &bob = t.bob;
+  const auto& room = t.room;
   ASSERT_EQ(http_get(port, "/healthz").status, 200);
 
   const auto t0 = std::chrono::steady_clock::now();
   server.signal(SIGTERM);
-  HttpReply h;
-  for (int i = 0; i < 100 && h.status != 503; ++i) {
-    h = http_get(port, "/healthz");
-    if (h.status != 503) std::this_thread::sleep_for(10ms);
-  }
+  const HttpReply h = draining_health(port);
   ASSERT_EQ(h.status, 503) << h.body;
   EXPECT_EQ(json::parse(h.body)["status"], "draining");
   // Still serving: a move is taken and broadcast, and a newcomer gets in and watches.
@@ -215,11 +220,7 @@ TEST(Operations, ASecondSignalStopsADrainingServerAtOnce) {
   const auto port = server.start();
   ASSERT_NE(port, 0) << server.log();
   server.signal(SIGTERM);
-  HttpReply h;
-  for (int i = 0; i < 100 && h.status != 503; ++i) {
-    h = http_get(port, "/healthz");
-    if (h.status != 503) std::this_thread::sleep_for(10ms);
-  }
+  const HttpReply h = draining_health(port);
   ASSERT_EQ(h.status, 503);
   const auto t0 = std::chrono::steady_clock::now();
   const auto status = server.stop(SIGINT, 10s);
@@ -280,11 +281,10 @@ TEST(Operations, AdminApiListsClosesAndAnnouncesOnlyWithTheToken) {
 }
 
 TEST_F(Sockets, MetricsCountConnectionsRoomsMovesAndRefusals) {
-  auto ada = connect(port_, "Ada"), bob = connect(port_, "Bob");
-  const auto room = create(*ada, "quantik", {{"first", "0"}});
-  join(*ada, room);
-  join(*bob, room);
-  ASSERT_TRUE(ada->reach(bob->version));
+  AdaAndBob t;
+  ASSERT_NO_FATAL_FAILURE(ada_and_bob(port_, t));
+  auto &ada = t.ada, &bob = t.bob;
+  const auto& room = t.room;
   ada->ws.send({{"type", "move"},
                 {"room", room},
                 {"version", ada->version},
