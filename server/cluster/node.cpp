@@ -96,6 +96,8 @@ Node::Node(boost::asio::io_context& io, PgStore& store, Lobby& lobby, NodeOption
 Node::~Node() {
   lookups_.stop();
   lookups_.join();
+  beats_.stop();
+  beats_.join();
   cmd_->stop();
   sub_->stop();
 }
@@ -178,6 +180,10 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
   cmd_->start();
   spdlog::info("event=cluster_node node={} redis={}:{} lease_ms={}", id_, options_.redis.host,
                options_.redis.port, options_.lease_ms);
+  // The first beat before this node serves (its lookups take leases that live by it); the
+  // next ones on the heartbeat thread.
+  if (const auto first = store_.renew_leases(options_.lease_ms); !first)
+    spdlog::error("event=lease_renew_failed node={} error=\"{}\"", id_, first.error());
   heartbeat();
 }
 
@@ -660,14 +666,40 @@ void Node::end_remote(const std::string& origin, std::uint64_t conn) {
 
 void Node::heartbeat() {
   if (stopping_) return;
+  // Our leases renewed, and the tournaments' lease tried when nobody here directs them, on the
+  // heartbeat thread: the loop goes on meanwhile, and beaten() carries on with what they found.
   const Millis lease = options_.lease_ms;
-  // Our leases, renewed: those lost (we were paused past them) leave at once, unwritten.
   const Millis asked = now();  // the store extends them from a moment after this
-  if (const auto lost = store_.renew_leases(lease); !lost) {
-    spdlog::error("event=lease_renew_failed node={} error=\"{}\"", id_, lost.error());
+  auto held = store_.held_leases();
+  const bool direct = wants_to_direct();
+  boost::asio::post(beats_, [weak = weak_from_this(), &store = store_, &io = io_,
+                             held = std::move(held), lease, asked, direct]() mutable {
+    Beat b{store.beat(held, lease)};
+    if (direct && b.lost) b.director = store.take_after_beat(kTournamentLease, lease);
+    boost::asio::post(io, [weak, held = std::move(held), asked, b = std::move(b)]() mutable {
+      if (const auto n = weak.lock()) n->beaten(asked, held, std::move(b));
+    });
+  });
+}
+
+void Node::beaten(Millis asked, const PgStore::HeldLeases& held, Beat b) {
+  if (stopping_) {
+    // Taken while this node let its leases go: let this one go too.
+    if (b.director && *b.director && **b.director) {
+      store_.note_lease(kTournamentLease, **b.director);
+      if (const auto r = store_.release_leases({kTournamentLease}); !r)
+        spdlog::warn("event=lease_release_failed room={} error=\"{}\"", kTournamentLease,
+                     r.error());
+    }
+    return;
+  }
+  const Millis lease = options_.lease_ms;
+  // Those lost (we were paused past them) leave at once, unwritten.
+  if (!b.lost) {
+    spdlog::error("event=lease_renew_failed node={} error=\"{}\"", id_, b.lost.error());
   } else {
     renewed_at_ = asked;
-    for (const auto& room : *lost) {
+    for (const auto& room : store_.drop_lost(held, *b.lost)) {
       if (room == kTournamentLease) {
         stop_directing();
         continue;
@@ -709,7 +741,7 @@ void Node::heartbeat() {
     });
   }
   read_lists();
-  try_directing();
+  if (b.director) took_direction(*b.director);
   // What waited for this renewal (a director just woken from a stall) runs now.
   for (auto waiting = std::exchange(after_renewal_, {}); auto& fn : waiting) fn();
   // Nodes seen gone are forgotten once their leases are surely over, and holders read long ago
@@ -864,9 +896,12 @@ void Node::stop(std::function<void()> done) {
   stopping_ = true;
   beat_.cancel();
   retry_.cancel();
-  // A lookup in flight finishes (a lease it took is let go when it is back); none starts.
+  // A lookup or a beat in flight finishes (a lease it took is let go when it is back); none
+  // starts.
   lookups_.stop();
   lookups_.join();
+  beats_.stop();
+  beats_.join();
   // Every room this node held may be taken at once by the next request for it.
   const auto held = store_.leased_rooms();
   if (!held.empty())

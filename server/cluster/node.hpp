@@ -26,17 +26,20 @@
 // that were in its rooms, and the next request for each room takes it over once its lease ends.
 // SIGTERM hands every room over at once (stop()).
 //
-// Everything runs on the io_context's thread, like the lobby, but for the lease lookups of the
-// rooms clients ask for (the lease taken, or its holder read: route(), look_up()), which run on
-// a thread of their own while the requests for that room wait in order. What is left on the
-// loop: one round trip per heartbeat for every lease, and the rare ones (a new room's lease, a
-// tournament table's check, a close on another node), as the lobby's own reads of the store.
+// Everything runs on the io_context's thread, like the lobby, but for two kinds of round trips
+// to PostgreSQL: the lease lookups of the rooms clients ask for (the lease taken, or its holder
+// read: route(), look_up()), on a thread of their own while the requests for that room wait in
+// order; and the heartbeat's renewal of every lease (heartbeat(), beaten()), on another. What is
+// left on the loop are the rare ones (a new room's lease, a tournament table's check, a close on
+// another node, the first beat), as the lobby's own reads of the store.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <expected>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -170,8 +173,18 @@ class Node : public std::enable_shared_from_this<Node> {
   void on_request(const std::string& payload);
   void on_frames(const std::string& payload);
   void heartbeat();
+  // What a beat on the heartbeat thread found: the leases of the snapshot this node lost, and
+  // the tournaments' lease when it tried to take it.
+  struct Beat {
+    std::expected<std::vector<std::string>, std::string> lost;
+    std::optional<std::expected<std::optional<std::int64_t>, std::string>> director{};
+  };
+  void beaten(Millis asked, const PgStore::HeldLeases& held, Beat b);
   // Tournaments (node_tournaments.cpp).
-  void try_directing();
+  bool wants_to_direct() const;  // tournaments served here, and not directed by this node yet
+  void try_directing();          // the tournaments' lease taken now, on the loop (at the start)
+  // Directs the tournaments if `took` is their lease (take_lease, or a beat's take_after_beat).
+  void took_direction(const std::expected<std::optional<std::int64_t>, std::string>& took);
   void stop_directing();
   void reload_tournaments();  // a copy: everything again from the store
   bool ask_director(nlohmann::json op, std::function<void(std::optional<nlohmann::json>)> done);
@@ -234,6 +247,9 @@ class Node : public std::enable_shared_from_this<Node> {
   std::set<std::string> looking_up_;                    // rooms whose lookup is under way
   // Lease lookups, off the loop: one thread, so one connection in turn (PgStore::look_up_lease).
   boost::asio::thread_pool lookups_{1};
+  // The heartbeat's round trips, off the loop: a thread of their own, never behind a lookup
+  // held up on a row (a beat late past the lease would lose every room).
+  boost::asio::thread_pool beats_{1};
 
   // This node's clients whose requests went to other nodes: their numbers, and which nodes.
   std::unordered_map<Connection*, std::uint64_t> number_;

@@ -78,15 +78,24 @@ bool Node::directs_tournaments() const {
   return run_op_ && events && events->directing();
 }
 
+bool Node::wants_to_direct() const {
+  const Tournaments* events = lobby_.tournaments();
+  return run_op_ && events && !events->directing() && !stopping_;
+}
+
 void Node::try_directing() {
-  Tournaments* events = lobby_.tournaments();
-  if (!run_op_ || !events || events->directing() || stopping_) return;
-  const auto took = store_.take_lease(kTournamentLease, options_.lease_ms);
+  if (wants_to_direct()) took_direction(store_.take_lease(kTournamentLease, options_.lease_ms));
+}
+
+void Node::took_direction(const std::expected<std::optional<std::int64_t>, std::string>& took) {
   if (!took) {
     spdlog::warn("event=lease_failed room={} error=\"{}\"", kTournamentLease, took.error());
     return;
   }
   if (!*took) return;  // another node directs them
+  store_.note_lease(kTournamentLease, **took);
+  Tournaments* events = lobby_.tournaments();
+  if (!wants_to_direct()) return;  // (directing already: taken at the start meanwhile)
   // Everything as the store has it: the last director's writes are all in (its lease is over,
   // and a write in flight held the lease's row until it committed).
   auto loaded = store_.load_tournaments();

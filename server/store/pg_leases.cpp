@@ -6,6 +6,8 @@
 // Lease times are the database's clock, never a node's.
 #include "server/store/pg_store.hpp"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace plateau::server {
@@ -169,24 +171,66 @@ std::expected<std::optional<StoredPlayer>, std::string> PgStore::find_player(
   return std::optional(StoredPlayer{q.text(0), token_hash, q.text(1), true});
 }
 
+PgStore::HeldLeases PgStore::held_leases() const { return {leases_.begin(), leases_.end()}; }
+
+namespace {
+// The heartbeat, and, read without a lock (a fenced write may hold a row), the rooms of `held`
+// this node lost: another node took each after the heartbeat had stopped.
+std::expected<std::vector<std::string>, std::string> beat_on(Conn& db,
+                                                             const PgStore::HeldLeases& held,
+                                                             const std::string& node,
+                                                             std::int64_t ttl_ms) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [room, epoch] : held) rows.push_back({room, epoch});
+  Stmt q(db, std::string(kBeat) +
+                 "SELECT h->>0 FROM json_array_elements($1::json) h, beat WHERE NOT EXISTS "
+                 "(SELECT 1 FROM room_leases l WHERE l.room = h->>0 AND l.node = $2 AND "
+                 "l.epoch = (h->>1)::bigint)");
+  q.bind(1, rows.dump()).bind(2, node).bind(3, ttl_ms);
+  std::vector<std::string> lost;
+  while (q.row()) lost.push_back(q.text(0));
+  if (!q.ok()) return std::unexpected("renewing leases: " + q.error());
+  return lost;
+}
+}  // namespace
+
+std::expected<std::vector<std::string>, std::string> PgStore::beat(const HeldLeases& held,
+                                                                   std::int64_t ttl_ms) {
+  if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
+  auto db = connected(beat_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  return beat_on(**db, held, node_, ttl_ms);
+}
+
+std::expected<std::optional<std::int64_t>, std::string> PgStore::take_after_beat(
+    const std::string& room, std::int64_t ttl_ms) {
+  if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
+  auto db = connected(beat_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  return take_on(**db, room, node_, ttl_ms, false, false);
+}
+
+std::vector<std::string> PgStore::drop_lost(const HeldLeases& held,
+                                            const std::vector<std::string>& lost) {
+  std::vector<std::string> dropped;
+  for (const auto& room : lost) {
+    const auto was = std::ranges::find(held, room, &HeldLeases::value_type::first);
+    const auto now = leases_.find(room);
+    if (was == held.end() || now == leases_.end() || now->second != was->second) continue;
+    leases_.erase(now);
+    dropped.push_back(room);
+  }
+  return dropped;
+}
+
 std::expected<std::vector<std::string>, std::string> PgStore::renew_leases(std::int64_t ttl_ms) {
   if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
   auto db = connected(lease_db_, conninfo_);
   if (!db) return std::unexpected(db.error());
-  nlohmann::json held = nlohmann::json::array();
-  for (const auto& [room, epoch] : leases_) held.push_back({room, epoch});
-  // The heartbeat, and, read without a lock (a fenced write may hold a row), the rooms this
-  // node held and lost: another node took each after the heartbeat had stopped.
-  Stmt q(**db, std::string(kBeat) +
-                   "SELECT h->>0 FROM json_array_elements($1::json) h, beat WHERE NOT EXISTS "
-                   "(SELECT 1 FROM room_leases l WHERE l.room = h->>0 AND l.node = $2 AND "
-                   "l.epoch = (h->>1)::bigint)");
-  q.bind(1, held.dump()).bind(2, node_).bind(3, ttl_ms);
-  std::vector<std::string> lost;
-  while (q.row()) lost.push_back(q.text(0));
-  if (!q.ok()) return std::unexpected("renewing leases: " + q.error());
-  for (const auto& room : lost) leases_.erase(room);
-  return lost;
+  const auto held = held_leases();
+  auto lost = beat_on(**db, held, node_, ttl_ms);
+  if (!lost) return lost;
+  return drop_lost(held, *lost);
 }
 
 std::expected<void, std::string> PgStore::release_leases(const std::vector<std::string>& rooms) {

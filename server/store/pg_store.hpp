@@ -90,7 +90,22 @@ class PgStore final : public Storage {
       const std::string& token_hash);
   // Extends every lease this node holds (its heartbeat). Returns the rooms it held and lost
   // (another node took them after they expired): they must not be served from here any more.
+  // On the rooms' thread: beat() and drop_lost() in one.
   std::expected<std::vector<std::string>, std::string> renew_leases(std::int64_t ttl_ms);
+  // The heartbeat in parts, so that its round trip leaves the rooms' thread (Node::heartbeat):
+  // the leases held (rooms' thread); the heartbeat itself, which returns those of `held` this
+  // node no longer holds (any thread, one at a time: a connection of its own, and no rooms'
+  // thread state); and the lost ones let go (rooms' thread), those still at the epoch the beat
+  // saw (a room taken again since is kept). drop_lost returns the rooms it let go.
+  using HeldLeases = std::vector<std::pair<std::string, std::int64_t>>;
+  HeldLeases held_leases() const;
+  std::expected<std::vector<std::string>, std::string> beat(const HeldLeases& held,
+                                                            std::int64_t ttl_ms);
+  std::vector<std::string> drop_lost(const HeldLeases& held, const std::vector<std::string>& lost);
+  // On beat()'s thread and connection, right after a beat: take_lease without beating again
+  // (no rooms' thread state: the caller hands what it took to note_lease).
+  std::expected<std::optional<std::int64_t>, std::string> take_after_beat(const std::string& room,
+                                                                          std::int64_t ttl_ms);
   // Gives the rooms' leases up at once (a node stopping: another may take each room without
   // waiting for it to expire). Writes already queued for them will fail.
   std::expected<void, std::string> release_leases(const std::vector<std::string>& rooms);
@@ -209,6 +224,7 @@ class PgStore final : public Storage {
   std::string conninfo_;
   std::optional<pg::Conn> lease_db_;
   std::optional<pg::Conn> lookup_db_;  // look_up_lease's, on the node's lookup thread only
+  std::optional<pg::Conn> beat_db_;    // beat()'s, on the node's heartbeat thread only
 };
 
 }  // namespace plateau::server

@@ -4,6 +4,7 @@
 #include <signal.h>
 
 #include <array>
+#include <regex>
 #include <set>
 
 #include "../server/temp_postgres.hpp"
@@ -447,9 +448,9 @@ TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
   ASSERT_NO_FATAL_FAILURE(play_out({ann.get(), bob.get()}, *eve, 1, false));
 }
 
-// A lease lookup held up in the store (here: the lease's row locked by another transaction)
-// holds up the requests for that room alone: the node's loop goes on with every other room.
-TEST(Cluster, ALeaseLookupHeldUpInTheStoreHoldsUpNoOtherRoom) {
+// A lease lookup or a heartbeat held up in the store (here: a row locked by another
+// transaction) holds up nothing else: the node's loop goes on with every other room.
+TEST(Cluster, ALeaseLookupOrAHeartbeatHeldUpInTheStoreHoldsUpNoOtherRoom) {
   Cluster c;
   ASSERT_NO_FATAL_FAILURE(make_cluster(c));
   auto cy = connect(c.ports[0], "Cy");
@@ -457,6 +458,10 @@ TEST(Cluster, ALeaseLookupHeldUpInTheStoreHoldsUpNoOtherRoom) {
   ASSERT_FALSE(held_up.empty());
   Two t;  // Ann and Bob on node 1, at a table node 1 holds
   ASSERT_NO_FATAL_FAILURE(seat_two(c, 1, 1, "quantik", t));
+  std::smatch id;
+  const std::string log = c.nodes[1]->log();
+  ASSERT_TRUE(std::regex_search(log, id, std::regex("event=cluster_node node=([0-9a-f]+)")));
+  const std::string node1 = id[1];
 
   PGconn* db = PQconnectdb(c.store.c_str());
   ASSERT_EQ(PQstatus(db), CONNECTION_OK) << PQerrorMessage(db);
@@ -468,42 +473,64 @@ TEST(Cluster, ALeaseLookupHeldUpInTheStoreHoldsUpNoOtherRoom) {
     PQclear(r);
     return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK ? out : "error";
   };
+  // Until node 1 waits on a lock for a statement on `table`.
+  const auto waits_on = [&](const std::string& table) {
+    const std::string pattern = "%" + table + "%";
+    for (int i = 0; i < 100; ++i) {
+      // (A transaction reads pg_stat_activity once: its snapshot is cleared before each look.)
+      if (exec("SELECT pg_stat_clear_snapshot()") != "error" &&
+          exec("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query "
+               "LIKE $1",
+               {pattern.c_str()}) != "0")
+        return true;
+      std::this_thread::sleep_for(30ms);
+    }
+    return false;
+  };
+  // A move on node 1's own table is taken and broadcast within 3 s.
+  const auto moves = [&] {
+    Seat& mover = t.ann->state["legal_moves"].empty() ? *t.bob : *t.ann;
+    Seat& other = &mover == t.ann.get() ? *t.bob : *t.ann;
+    if (mover.state["legal_moves"].empty()) return false;
+    mover.ws.send({{"type", "move"},
+                   {"room", t.room},
+                   {"version", mover.version},
+                   {"move", mover.state["legal_moves"][0]}});
+    return other.reach(mover.version + 1, 3s) && mover.reach(other.version, 3s);
+  };
+
+  // 1. Dee asks node 1 for node 0's table: node 1's lookup of its lease waits for the row.
   ASSERT_EQ(exec("BEGIN"), "");
   ASSERT_EQ(exec("SELECT room FROM room_leases WHERE room = $1 FOR UPDATE", {held_up.c_str()}),
             held_up);
-  // Dee asks node 1 for node 0's table: node 1's lookup of its lease waits for the row.
   auto dee = connect(c.ports[1], "Dee");
   dee->ws.send({{"type", "join"}, {"room", held_up}, {"as", "spectator"}});
-  bool waiting = false;
-  for (int i = 0; i < 100 && !waiting; ++i) {
-    // (A transaction reads pg_stat_activity once: its snapshot is cleared before each look.)
-    waiting = exec("SELECT pg_stat_clear_snapshot()") != "error" &&
-              exec(
-                  "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND "
-                  "query LIKE '%room_leases%'") != "0";
-    if (!waiting) std::this_thread::sleep_for(30ms);
-  }
-  ASSERT_TRUE(waiting) << "node 1's lookup is held up on the row";
-  // Meanwhile node 1 serves its own table: a move there is taken and broadcast while the row
-  // is still locked (a lookup on node 1's loop would hold this move until the row is let go).
-  Seat& mover = t.ann->state["legal_moves"].empty() ? *t.bob : *t.ann;
-  Seat& other = &mover == t.ann.get() ? *t.bob : *t.ann;
-  ASSERT_FALSE(mover.state["legal_moves"].empty());
-  mover.ws.send({{"type", "move"},
-                 {"room", t.room},
-                 {"version", mover.version},
-                 {"move", mover.state["legal_moves"][0]}});
-  const bool moved = other.reach(mover.version + 1, 3s);
+  ASSERT_TRUE(waits_on("room_leases")) << "node 1's lookup is held up on the row";
+  // Meanwhile node 1 serves its own table (a lookup on its loop would hold the move until the
+  // row is let go).
+  const bool moved = moves();
   const auto answered = [](const json& m) { return m["type"] == "joined" || m["type"] == "error"; };
   const bool still_waiting = !dee->ws.recv_until(answered, 50ms).has_value();
   ASSERT_EQ(exec("COMMIT"), "");
-  PQfinish(db);
   EXPECT_TRUE(moved) << "the move was held up by another room's lookup" << c.logs();
   EXPECT_TRUE(still_waiting) << "Dee heard back before the row was let go";
   // And Dee's request, held in order, goes on once the lookup is back: relayed to node 0.
   const auto joined = dee->ws.recv_until(answered, 10s);
   ASSERT_TRUE(joined.has_value());
   EXPECT_EQ((*joined)["type"], "joined") << joined->dump();
+
+  // 2. Node 1's heartbeat row locked (for less than the rest of its lease: 4 s, renewed every
+  // 0.8 s): its next beat waits, and node 1 serves on.
+  ASSERT_EQ(exec("BEGIN"), "");
+  ASSERT_EQ(exec("SELECT node FROM node_heartbeats WHERE node = $1 FOR UPDATE", {node1.c_str()}),
+            node1);
+  const bool beat_waits = waits_on("node_heartbeats");
+  const bool moved_again = beat_waits && moves();
+  ASSERT_EQ(exec("COMMIT"), "");
+  PQfinish(db);
+  ASSERT_TRUE(beat_waits) << "node 1's heartbeat is held up on its row";
+  EXPECT_TRUE(moved_again) << "the move was held up by the heartbeat" << c.logs();
+  EXPECT_TRUE(moves()) << "and after it" << c.logs();
 }
 
 // A player whose own node went away comes back through another one with the version it holds:

@@ -333,6 +333,33 @@ TEST_F(PgStoreTest, ALeaseLookupTakesAFreeLeaseOrNamesItsHolderAndTouchesNoRooms
   EXPECT_EQ(b->lease("r1"), std::nullopt);
 }
 
+// The heartbeat in parts (Node::heartbeat runs beat() off the rooms' thread): what it found lost
+// is let go, unless the room was taken again since, at a new epoch.
+TEST_F(PgStoreTest, AHeartbeatOffTheRoomsThreadLetsGoOnlyWhatItFoundLostAtTheEpochItSaw) {
+  auto a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  a->fence_as("node-a");
+  b->fence_as("node-b");
+  ASSERT_EQ(a->take_lease("r1", 150).value(), std::optional<std::int64_t>(1));
+  ASSERT_EQ(a->take_lease("r2", 150).value(), std::optional<std::int64_t>(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));  // a's heartbeat runs out
+  ASSERT_EQ(b->take_lease("r1", 60'000).value(), std::optional<std::int64_t>(2));
+  ASSERT_EQ(b->take_lease("r2", 60'000).value(), std::optional<std::int64_t>(2));
+  const auto held = a->held_leases();
+  std::expected<std::vector<std::string>, std::string> lost;
+  std::thread([&] { lost = a->beat(held, 60'000); }).join();  // the heartbeat thread's
+  ASSERT_TRUE(lost.has_value()) << lost.error();
+  EXPECT_EQ(std::set<std::string>(lost->begin(), lost->end()), (std::set<std::string>{"r1", "r2"}));
+  EXPECT_EQ(a->lease("r1"), std::optional<std::int64_t>(1)) << "nothing let go yet";
+  // Before the rooms' thread hears of it, b lets r1 go and a takes it again (epoch 3).
+  ASSERT_TRUE(b->release_leases({"r1"}).has_value());
+  ASSERT_EQ(a->take_lease("r1", 60'000).value(), std::optional<std::int64_t>(3));
+  EXPECT_EQ(a->drop_lost(held, *lost), std::vector<std::string>{"r2"});
+  EXPECT_EQ(a->lease("r1"), std::optional<std::int64_t>(3)) << "taken again since: kept";
+  EXPECT_EQ(a->lease("r2"), std::nullopt);
+  EXPECT_EQ(a->renew_leases(60'000).value(), std::vector<std::string>{}) << "a holds r1";
+}
+
 // A cluster's tournaments: only the node holding their lease writes them (a director paused past
 // it, then woken, writes nothing), and the other nodes' copies read one event, or a table's
 // seats, as stored.
