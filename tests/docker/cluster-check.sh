@@ -322,12 +322,16 @@ log "node2 stopped in $(($(date +%s) - t)) s (drain 6 s, grace 20 s), exit code 
 wait_down node2 30 && log "HAProxy took node2 out" || fail "HAProxy still sends to node2"
 # It drained first (PLATEAU_DRAIN_SECONDS): HAProxy took it out on its 503 "draining", while it
 # still served, not on a refused connection once it was gone.
-podman logs "$(cname haproxy)" 2>&1 | grep -q 'nodes/node2 is DOWN, reason: Layer7 wrong status, code: 503' &&
+# (The logs are read whole into files first: `podman logs | grep -q` fails under pipefail when
+# grep stops reading early.)
+podman logs "$(cname haproxy)" >"$WORK/haproxy.log" 2>&1 || true
+podman logs "$(cname node2)" >"$WORK/node2.log" 2>&1 || true
+grep -q 'nodes/node2 is DOWN, reason: Layer7 wrong status, code: 503' "$WORK/haproxy.log" &&
   log "HAProxy took node2 out on its 503 while it drained" ||
-  fail "HAProxy did not see node2 drain: $(podman logs "$(cname haproxy)" 2>&1 | grep 'node2 is DOWN' | head -1)"
-podman logs --tail 60 "$(cname node2)" 2>&1 | grep -q 'event=draining' && log "node2 logged its drain" ||
+  fail "HAProxy did not see node2 drain: $(grep 'node2 is DOWN' "$WORK/haproxy.log" | head -1)"
+grep -q 'event=draining' "$WORK/node2.log" && log "node2 logged its drain" ||
   fail "node2 did not log event=draining"
-podman logs --tail 40 "$(cname node2)" 2>&1 | grep -q 'event=stopped' && log "node2 logged its stop" ||
+grep -q 'event=stopped' "$WORK/node2.log" && log "node2 logged its stop" ||
   fail "node2 did not log event=stopped"
 play_game "game 3 (node2 stopped)"
 # (docker-compose 1.29's `up -d --no-deps node2` would refuse here: it reads podman's network
