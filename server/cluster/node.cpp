@@ -94,12 +94,18 @@ Node::Node(boost::asio::io_context& io, PgStore& store, Lobby& lobby, NodeOption
 }
 
 Node::~Node() {
+  join_threads();
+  cmd_->stop();
+  sub_->stop();
+}
+
+void Node::join_threads() {
+  // A lookup or a beat in flight finishes (a lease it took is let go when it is back, seeing
+  // stopping_); none starts.
   lookups_.stop();
   lookups_.join();
   beats_.stop();
   beats_.join();
-  cmd_->stop();
-  sub_->stop();
 }
 
 Millis Node::now() const {
@@ -896,12 +902,7 @@ void Node::stop(std::function<void()> done) {
   stopping_ = true;
   beat_.cancel();
   retry_.cancel();
-  // A lookup or a beat in flight finishes (a lease it took is let go when it is back); none
-  // starts.
-  lookups_.stop();
-  lookups_.join();
-  beats_.stop();
-  beats_.join();
+  join_threads();
   // Every room this node held may be taken at once by the next request for it.
   const auto held = store_.leased_rooms();
   if (!held.empty())

@@ -250,6 +250,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // The heartbeat's round trips, off the loop: a thread of their own, never behind a lookup
   // held up on a row (a beat late past the lease would lose every room).
   boost::asio::thread_pool beats_{1};
+  void join_threads();  // both pools, at stop() and in the destructor
 
   // This node's clients whose requests went to other nodes: their numbers, and which nodes.
   std::unordered_map<Connection*, std::uint64_t> number_;
