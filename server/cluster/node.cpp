@@ -122,6 +122,10 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
   Shared shared;
   shared.holds = [this](const std::string& room) { return store_.lease(room).has_value(); };
   shared.claim_new = [this](const std::string& room) {
+    store_.claim_new(room);  // no round trip: the room's first write makes its lease
+    ++stats_.leases_taken;
+  };
+  shared.take_new = [this](const std::string& room) {
     const auto took = store_.take_lease(room, options_.lease_ms);
     if (!took) spdlog::error("event=lease_failed room={} error=\"{}\"", room, took.error());
     if (!took || !*took) return false;
@@ -131,10 +135,17 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
   shared.released = [this](const std::string& room) {
     if (stopping_ || !store_.lease(room)) return;
     unorphan(room);  // an orphan line written late (a node gone just then) is stale too
-    if (const auto r = store_.release_leases({room}); !r)
-      spdlog::warn("event=lease_release_failed room={} error=\"{}\"", room, r.error());
+    // Its row freed on the lookup thread, before any later lookup of the room.
+    boost::asio::post(lookups_, [&store = store_, held = store_.let_go({room})] {
+      if (const auto r = store.release_let_go(held); !r)
+        spdlog::warn("event=lease_release_failed room={} error=\"{}\"", held.at(0).first,
+                     r.error());
+    });
   };
   shared.find_player = [this](const std::string& hash) -> std::optional<StoredPlayer> {
+    // Read on the lookup thread just before (find_player()); on this thread only if the lobby
+    // asks for a token it did not say it would.
+    if (const auto it = players_found_.find(hash); it != players_found_.end()) return it->second;
     auto found = store_.find_player(hash);
     if (!found) {
       spdlog::warn("event=player_lookup_failed error=\"{}\"", found.error());
@@ -215,6 +226,55 @@ std::uint64_t Node::number_of(const std::shared_ptr<Connection>& c) {
 
 void Node::handle(const std::shared_ptr<Connection>& c, const std::string& frame,
                   protocol::Request req) {
+  // Behind a hello whose player is being read: in order.
+  if (const auto w = behind_hello_.find(c.get()); w != behind_hello_.end()) {
+    if (w->second.size() >= kMaxBehindHello)
+      return lobby_.refuse(c,
+                           {protocol::Code::rate_limited,
+                            "too many messages before the server said welcome; slow down", req.id});
+    w->second.push_back({frame, std::move(req)});
+    return;
+  }
+  if (const auto* hello = std::get_if<protocol::Hello>(&req.body))
+    if (auto hash = lobby_.player_to_find(*c, *hello))
+      return find_player(c, std::move(*hash), frame, std::move(req));
+  handle_now(c, frame, std::move(req));
+}
+
+void Node::find_player(const std::shared_ptr<Connection>& c, std::string hash,
+                       const std::string& frame, protocol::Request hello) {
+  behind_hello_[c.get()];  // what the client sends meanwhile waits behind the hello
+  boost::asio::post(lookups_, [weak = weak_from_this(), &store = store_, &io = io_,
+                               client = std::weak_ptr<Connection>(c), hash = std::move(hash),
+                               frame = std::string(frame), hello = std::move(hello)]() mutable {
+    auto found = store.look_up_player(hash);
+    boost::asio::post(io, [weak, client, hash = std::move(hash), frame = std::move(frame),
+                           hello = std::move(hello), found = std::move(found)]() mutable {
+      const auto n = weak.lock();
+      const auto c = client.lock();
+      if (!n || !c) return;
+      n->found_player(c, hash, frame, std::move(hello), std::move(found));
+    });
+  });
+}
+
+void Node::found_player(const std::shared_ptr<Connection>& c, const std::string& hash,
+                        const std::string& frame, protocol::Request hello,
+                        std::expected<std::optional<StoredPlayer>, std::string> found) {
+  const auto w = behind_hello_.find(c.get());
+  if (w == behind_hello_.end()) return;  // the client left meanwhile
+  auto behind = std::move(w->second);
+  behind_hello_.erase(w);
+  if (!found) spdlog::warn("event=player_lookup_failed error=\"{}\"", found.error());
+  players_found_[hash] = found ? *found : std::nullopt;
+  handle_now(c, frame, std::move(hello));
+  players_found_.erase(hash);
+  // Then what came after it, in order (a second hello may wait again: the rest goes behind it).
+  for (auto& [f, req] : behind) handle(c, f, std::move(req));
+}
+
+void Node::handle_now(const std::shared_ptr<Connection>& c, const std::string& frame,
+                      protocol::Request req) {
   const std::string* room = room_of(req);
   if (const auto* hello = std::get_if<protocol::Hello>(&req.body)) {
     if (hello->resume.empty())
@@ -261,9 +321,11 @@ void Node::look_up(const std::string& room) {
   if (stopping_ || !looking_up_.insert(room).second) return;  // one lookup at a time per room
   // Two round trips at most, on the lookup thread: the loop goes on with every other room. A
   // client naming random rooms costs no more (a room the store does not hold gets no lease row).
+  // A room taken is read there too (its lease first: nobody else writes it from then on), and
+  // the lobby restores it from those rows.
   boost::asio::post(lookups_, [weak = weak_from_this(), &store = store_, &io = io_, room,
-                               ttl = options_.lease_ms] {
-    auto found = store.look_up_lease(room, ttl);
+                               ttl = options_.lease_ms, since = lobby_.restorable_since()] {
+    auto found = store.look_up_lease(room, ttl, since);
     boost::asio::post(io, [weak, room, found = std::move(found)]() mutable {
       if (const auto n = weak.lock()) n->looked_up(room, std::move(found));
     });
@@ -273,7 +335,7 @@ void Node::look_up(const std::string& room) {
 void Node::looked_up(const std::string& room, PgStore::LeaseLookup found) {
   looking_up_.erase(room);
   if (found.took && *found.took) {
-    store_.note_lease(room, *found.took);
+    store_.note_lease(room, *found.took, std::move(found.rows));
     if (stopping_) {  // taken while this node let its rooms go: let this one go too
       if (const auto r = store_.release_leases({room}); !r)
         spdlog::warn("event=lease_release_failed room={} error=\"{}\"", room, r.error());
@@ -284,7 +346,9 @@ void Node::looked_up(const std::string& room, PgStore::LeaseLookup found) {
       ++stats_.takeovers;
       unorphan(room);  // listed by this node from now on
     }
-    return settle(room, {Where::here, {}});
+    settle(room, {Where::here, {}});  // the lobby loads the room from the rows read
+    store_.forget_rows(room);         // unused if no request asked for it after all
+    return;
   }
   if (stopping_) return;
   if (!found.took || !found.holder) {
@@ -422,6 +486,7 @@ void Node::retry_waiting() {
 
 void Node::closed(Connection* c) {
   resume_.erase(c);
+  behind_hello_.erase(c);
   const auto it = number_.find(c);
   if (it == number_.end()) return;
   const auto number = it->second;

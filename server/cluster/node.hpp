@@ -26,12 +26,19 @@
 // that were in its rooms, and the next request for each room takes it over once its lease ends.
 // SIGTERM hands every room over at once (stop()).
 //
-// Everything runs on the io_context's thread, like the lobby, but for two kinds of round trips
-// to PostgreSQL: the lease lookups of the rooms clients ask for (the lease taken, or its holder
-// read: route(), look_up()), on a thread of their own while the requests for that room wait in
-// order; and the heartbeat's renewal of every lease (heartbeat(), beaten()), on another. What is
-// left on the loop are the rare ones (a new room's lease, a tournament table's check, a close on
-// another node, the first beat), as the lobby's own reads of the store.
+// Everything runs on the io_context's thread, like the lobby, but for the round trips to
+// PostgreSQL that serving clients needs: the lease lookups of the rooms clients ask for (the
+// lease taken, or its holder read: route(), look_up()), with the rows of a room taken over, so
+// that the lobby restores it without a read of its own; the players of hellos with a token made
+// on another node (find_player()); and a lease let go when its room leaves memory. Those run on
+// the lookup thread, in order, while the requests that need them wait (a room's, or a client's
+// behind its hello), and every other room goes on. The heartbeat's renewal of every lease
+// (heartbeat(), beaten()) runs on a thread of its own. A new room's lease takes no round trip
+// at all: its first write makes it (PgStore::claim_new). What is left on the loop is rare and
+// not the clients' to cause at will: the first beat before the node serves, the lease of a
+// tournament's table as its director opens it (its players learn its id before it is stored),
+// a table's check after the director died, a close sent to another node, and the releases at
+// SIGTERM.
 #pragma once
 
 #include <cstdint>
@@ -156,6 +163,17 @@ class Node : public std::enable_shared_from_this<Node> {
   // Where a room's requests go: here (its lease is this node's), there (its holder, as read
   // within kOwnerFresh), or wait (a lookup is under way, or its holder is gone).
   Route route(const std::string& room);
+  // A decoded request, once no hello of its client waits for its player's read.
+  void handle_now(const std::shared_ptr<Connection>& c, const std::string& frame,
+                  protocol::Request req);
+  // A hello with a token this node does not know (Lobby::player_to_find): the player read on
+  // the lookup thread, then the hello handled on the loop with what it found (found_player()),
+  // and the client's requests sent meanwhile after it.
+  void find_player(const std::shared_ptr<Connection>& c, std::string hash, const std::string& frame,
+                   protocol::Request hello);
+  void found_player(const std::shared_ptr<Connection>& c, const std::string& hash,
+                    const std::string& frame, protocol::Request hello,
+                    std::expected<std::optional<StoredPlayer>, std::string> found);
   // The room's lease taken, or its holder read, on the lookup thread; looked_up() on the loop.
   void look_up(const std::string& room);
   void looked_up(const std::string& room, PgStore::LeaseLookup found);
@@ -245,6 +263,12 @@ class Node : public std::enable_shared_from_this<Node> {
   Millis commands_up_at_ = 0;                           // when the command connection was last made
   std::map<std::string, std::deque<Pending>> waiting_;  // per room, in order
   std::set<std::string> looking_up_;                    // rooms whose lookup is under way
+  // Clients whose hello waits for its player's read, with what they sent since (at most
+  // kMaxBehindHello; more is refused), and what the read found, while the lobby handles it.
+  static constexpr std::size_t kMaxBehindHello = 64;
+  std::unordered_map<Connection*, std::vector<std::pair<std::string, protocol::Request>>>
+      behind_hello_;
+  std::unordered_map<std::string, std::optional<StoredPlayer>> players_found_;
   // Lease lookups, off the loop: one thread, so one connection in turn (PgStore::look_up_lease).
   boost::asio::thread_pool lookups_{1};
   // The heartbeat's round trips, off the loop: a thread of their own, never behind a lookup

@@ -30,6 +30,14 @@ bool PerMinute::allow(const std::string& address, Millis now) {
   return true;
 }
 
+bool PerMinute::would_allow(const std::string& address, Millis now) const {
+  const auto it = times_.find(address);
+  if (it == times_.end()) return per_minute_ > 0;
+  const auto recent =
+      std::ranges::count_if(it->second, [&](Millis t) { return t > now - kMinute; });
+  return static_cast<std::size_t>(recent) < per_minute_;
+}
+
 void PerMinute::sweep(Millis now) {
   std::erase_if(times_, [now](const auto& e) {
     return e.second.empty() || e.second.back() <= now - kMinute;
@@ -157,6 +165,16 @@ void Lobby::handle(const std::shared_ptr<Connection>& c, protocol::Request req) 
   if (refused) ++counters_.refused[std::string(protocol::code_string(*refused))];
 }
 
+std::optional<std::string> Lobby::player_to_find(const Connection& c,
+                                                 const protocol::Hello& h) const {
+  if (!h.token || !shared_.find_player) return std::nullopt;
+  std::string hash = hash_token(*h.token);
+  if (player_by_token_.contains(token_key(hash))) return std::nullopt;
+  if (accounts_ && accounts_->by_session(hash)) return std::nullopt;
+  if (!new_players_.would_allow(c.address(), now_)) return std::nullopt;
+  return hash;
+}
+
 void Lobby::hello(const std::shared_ptr<Connection>& c, const protocol::Hello& h, const json& id) {
   Player player;
   std::string token;
@@ -282,8 +300,7 @@ void Lobby::create(const std::shared_ptr<Connection>& c, const protocol::Create&
   if (unloaded_.contains(room_id))  // an id in use, out of memory: not a room of this one's
     return reply_error(c, Code::internal, "no room id free; try again", id);
   // In a cluster, its lease first: its first write is fenced by it.
-  if (shared_.claim_new && !shared_.claim_new(room_id))
-    return reply_error(c, Code::room_unavailable, "the room could not be made; try again", id);
+  if (shared_.claim_new) shared_.claim_new(room_id);
   RoomSettings settings = server_settings();
   settings.is_private = req.is_private;
   settings.rated = req.rated;
@@ -652,7 +669,7 @@ std::shared_ptr<Room> Lobby::load(const std::string& id, std::optional<Code>* wh
   }
   // A room the store would rebuild at a start: in play or waiting, or ended while its players
   // could still ask for a rematch.
-  auto stored = store_.load_room(id, now_ - limits_.idle_room_ms);
+  auto stored = store_.load_room(id, restorable_since());
   if (!stored) {
     ++counters_.load_failures;
     if (why) *why = Code::room_unavailable;
@@ -1001,7 +1018,7 @@ std::expected<std::string, std::string> Lobby::open_table(const std::string& gam
   if (!match) return std::unexpected("these options do not go together");
   const std::string room_id = new_room_id();
   if (unloaded_.contains(room_id)) return std::unexpected("no room id free");
-  if (shared_.claim_new && !shared_.claim_new(room_id))  // a cluster's: its writes are fenced
+  if (shared_.take_new && !shared_.take_new(room_id))  // a cluster's: its writes are fenced
     return std::unexpected("the room's lease could not be taken");
   RoomSettings settings = server_settings();
   settings.clock = control;

@@ -61,6 +61,8 @@ class PerMinute {
   explicit PerMinute(std::size_t per_minute) : per_minute_(per_minute) {}
   // Whether `address` may do it once more at `now`; if so, counts it.
   bool allow(const std::string& address, Millis now);
+  // Whether allow() would say yes now, counting nothing.
+  bool would_allow(const std::string& address, Millis now) const;
   // Forgets the addresses with nothing in the last minute.
   void sweep(Millis now);
   std::size_t addresses() const { return times_.size(); }
@@ -102,8 +104,14 @@ struct ListedLine {
 struct Shared {
   // Whether this node holds `room` (its lease): a room it does not hold is never loaded here.
   std::function<bool(const std::string& room)> holds;
-  // Takes the lease of a room about to be created; false: it cannot (the room is not made).
-  std::function<bool(const std::string& room)> claim_new;
+  // Claims the lease of a room about to be created whose id nobody learns before it is stored
+  // (create answers once the room is durable), with no round trip: its first write takes the
+  // lease (and fails if it cannot: the room is not saved).
+  std::function<void(const std::string& room)> claim_new;
+  // Takes the lease of a room about to be created whose id is told at once (a tournament's
+  // table: its players are sent there before it is stored, and another node must find it
+  // held). A round trip; false: it cannot (the room is not made).
+  std::function<bool(const std::string& room)> take_new;
   // The room left this node's memory: its lease may go.
   std::function<void(const std::string& room)> released;
   // A player the store knows by their token's hash (one met on another node).
@@ -212,6 +220,12 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   // The token's hash a player is known by here ("" if none).
   std::string token_hash_of(const std::string& player) const;
 
+  // In a cluster: the hash of this hello's token when the hello would ask the store for a
+  // player another node made (Shared::find_player): a token this lobby knows neither as a
+  // player's nor as an account's session, from an address within the new players' rate. The
+  // node reads that player off the rooms' thread first, then hands the hello on.
+  std::optional<std::string> player_to_find(const Connection& c, const protocol::Hello& h) const;
+
   // Recovery: players and rooms read back from the store.
   void restore_player(const StoredPlayer& p);
   bool restore_room(const StoredRoom& r, std::string& why);
@@ -219,6 +233,9 @@ class Lobby : private PlayerDirectory, private TournamentHost {
   // The room, from memory or else from the store (a room unloaded, or one a restart would
   // rebuild): nullptr when there is none. `why` tells a room that exists but cannot be loaded.
   std::shared_ptr<Room> find(const std::string& id, std::optional<protocol::Code>* why = nullptr);
+  // The rooms find() brings back from the store: unfinished, or whose last round ended since
+  // this (Store::load_room's `ended_since_ms`).
+  Millis restorable_since() const { return now_ - limits_.idle_room_ms; }
   // Rooms in memory. Readable from any thread (the front door answers /healthz with it).
   std::size_t room_count() const { return room_count_; }
   std::size_t unloaded_count() const { return unloaded_.size(); }

@@ -27,15 +27,33 @@ void PgStore::enqueue_room(const std::string& room, std::function<bool(Conn&)> r
     enqueue(std::move(run), std::move(done));
     return;
   }
+  prefetched_.erase(room);  // rows read before this write are not the room's any more
   const auto it = leases_.find(room);
   if (it == leases_.end()) {
     // Not this node's room: never written from here. Failed in its turn, like any write.
     enqueue([](Conn&) { return false; }, std::move(done));
     return;
   }
+  // A new room's first write makes its lease row (claim_new): a plain INSERT, which fails, and
+  // the write with it, if the id has a row already. The beats leave the room alone until then.
+  const auto claim = claimed_.find(room);
+  const bool first = claim != claimed_.end() && !claim->second;
+  if (first) {
+    claim->second = true;
+    done = [this, room, done = std::move(done)](bool ok) {
+      claimed_.erase(room);
+      if (done) done(ok);
+    };
+  }
   enqueue(
-      [room, node = node_, epoch = it->second, run = std::move(run)](Conn& db) {
-        return Stmt(db, "SELECT plateau_fence($1, $2, $3)")
+      [room, node = node_, epoch = it->second, first, run = std::move(run)](Conn& db) {
+        return (!first || Stmt(db,
+                               "INSERT INTO room_leases(room, node, epoch, expires_at) "
+                               "VALUES($1, $2, 1, clock_timestamp())")
+                              .bind(1, room)
+                              .bind(2, node)
+                              .run()) &&
+               Stmt(db, "SELECT plateau_fence($1, $2, $3)")
                    .bind(1, room)
                    .bind(2, node)
                    .bind(3, epoch)
@@ -43,6 +61,12 @@ void PgStore::enqueue_room(const std::string& room, std::function<bool(Conn&)> r
                run(db);
       },
       std::move(done));
+}
+
+void PgStore::claim_new(const std::string& room) {
+  if (node_.empty()) return;
+  leases_[room] = 1;
+  claimed_.emplace(room, false);
 }
 
 namespace {
@@ -135,20 +159,28 @@ std::expected<std::optional<std::string>, std::string> PgStore::lease_holder(
   return holder_on(**db, room);
 }
 
-PgStore::LeaseLookup PgStore::look_up_lease(const std::string& room, std::int64_t ttl_ms) {
+PgStore::LeaseLookup PgStore::look_up_lease(const std::string& room, std::int64_t ttl_ms,
+                                            std::int64_t ended_since_ms) {
   if (node_.empty()) return {std::unexpected(std::string("not in cluster mode"))};
   auto db = connected(lookup_db_, conninfo_);
   if (!db) return {std::unexpected(db.error())};
   LeaseLookup out{take_on(**db, room, node_, ttl_ms, true, false)};
-  if (out.took && !*out.took) out.holder = holder_on(**db, room);
+  if (out.took && *out.took)
+    out.rows = room_rows(**db, room, ended_since_ms);
+  else if (out.took)
+    out.holder = holder_on(**db, room);
   return out;
 }
 
-void PgStore::note_lease(const std::string& room, std::optional<std::int64_t> epoch) {
-  if (epoch)
-    leases_[room] = *epoch;
-  else
+void PgStore::note_lease(const std::string& room, std::optional<std::int64_t> epoch,
+                         std::optional<RoomRead> rows) {
+  prefetched_.erase(room);
+  if (!epoch) {
     leases_.erase(room);  // another node's
+    return;
+  }
+  leases_[room] = *epoch;
+  if (rows) prefetched_.emplace(room, Prefetched{*epoch, std::move(*rows)});
 }
 
 std::vector<std::string> PgStore::leased_rooms() const {
@@ -158,11 +190,10 @@ std::vector<std::string> PgStore::leased_rooms() const {
   return rooms;
 }
 
-std::expected<std::optional<StoredPlayer>, std::string> PgStore::find_player(
-    const std::string& token_hash) {
-  auto db = connected(lease_db_, conninfo_);
-  if (!db) return std::unexpected(db.error());
-  Stmt q(**db, "SELECT id, name FROM players WHERE token_hash = $1");
+namespace {
+std::expected<std::optional<StoredPlayer>, std::string> player_on(Conn& db,
+                                                                  const std::string& token_hash) {
+  Stmt q(db, "SELECT id, name FROM players WHERE token_hash = $1");
   q.bind(1, token_hash);
   if (!q.row()) {
     if (!q.ok()) return std::unexpected("reading a player: " + q.error());
@@ -170,8 +201,30 @@ std::expected<std::optional<StoredPlayer>, std::string> PgStore::find_player(
   }
   return std::optional(StoredPlayer{q.text(0), token_hash, q.text(1), true});
 }
+}  // namespace
 
-PgStore::HeldLeases PgStore::held_leases() const { return {leases_.begin(), leases_.end()}; }
+std::expected<std::optional<StoredPlayer>, std::string> PgStore::find_player(
+    const std::string& token_hash) {
+  auto db = connected(lease_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  return player_on(**db, token_hash);
+}
+
+std::expected<std::optional<StoredPlayer>, std::string> PgStore::look_up_player(
+    const std::string& token_hash) {
+  auto db = connected(lookup_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  return player_on(**db, token_hash);
+}
+
+PgStore::HeldLeases PgStore::held_leases() const {
+  HeldLeases held;
+  held.reserve(leases_.size());
+  // A room claimed new has no row until its first write commits: a beat would find it lost.
+  for (const auto& lease : leases_)
+    if (!claimed_.contains(lease.first)) held.push_back(lease);
+  return held;
+}
 
 namespace {
 // The heartbeat, and, read without a lock (a fenced write may hold a row), the rooms of `held`
@@ -233,24 +286,46 @@ std::expected<std::vector<std::string>, std::string> PgStore::renew_leases(std::
   return drop_lost(held, *lost);
 }
 
+PgStore::HeldLeases PgStore::let_go(const std::vector<std::string>& rooms) {
+  HeldLeases held;
+  for (const auto& room : rooms)
+    if (const auto it = leases_.find(room); it != leases_.end()) {
+      held.emplace_back(room, it->second);
+      leases_.erase(it);
+      prefetched_.erase(room);
+    }
+  return held;
+}
+
+namespace {
+// Nobody's now, its epoch kept: the next owner takes the one after.
+std::expected<void, std::string> release_on(Conn& db, const PgStore::HeldLeases& held,
+                                            const std::string& node) {
+  if (held.empty()) return {};
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& [room, epoch] : held) rows.push_back({room, epoch});
+  Stmt q(db,
+         "UPDATE room_leases l SET node = '' "
+         "FROM json_array_elements($1::json) h "
+         "WHERE l.room = h->>0 AND l.epoch = (h->>1)::bigint AND l.node = $2");
+  q.bind(1, rows.dump()).bind(2, node);
+  if (!q.run()) return std::unexpected("releasing leases: " + q.error());
+  return {};
+}
+}  // namespace
+
 std::expected<void, std::string> PgStore::release_leases(const std::vector<std::string>& rooms) {
   if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
   auto db = connected(lease_db_, conninfo_);
   if (!db) return std::unexpected(db.error());
-  nlohmann::json held = nlohmann::json::array();
-  for (const auto& room : rooms)
-    if (const auto it = leases_.find(room); it != leases_.end()) {
-      held.push_back({room, it->second});
-      leases_.erase(it);
-    }
-  // Nobody's now, its epoch kept: the next owner takes the one after.
-  Stmt q(**db,
-         "UPDATE room_leases l SET node = '' "
-         "FROM json_array_elements($1::json) h "
-         "WHERE l.room = h->>0 AND l.epoch = (h->>1)::bigint AND l.node = $2");
-  q.bind(1, held.dump()).bind(2, node_);
-  if (!q.run()) return std::unexpected("releasing leases: " + q.error());
-  return {};
+  return release_on(**db, let_go(rooms), node_);
+}
+
+std::expected<void, std::string> PgStore::release_let_go(const HeldLeases& held) {
+  if (node_.empty()) return std::unexpected(std::string("not in cluster mode"));
+  auto db = connected(lookup_db_, conninfo_);
+  if (!db) return std::unexpected(db.error());
+  return release_on(**db, held, node_);
 }
 
 }  // namespace plateau::server

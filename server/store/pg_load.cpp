@@ -130,67 +130,78 @@ std::expected<Loaded, std::string> PgStore::load(std::int64_t ended_since_ms) {
   return out;
 }
 
-std::expected<std::optional<StoredRoom>, std::string> PgStore::load_room(
-    const std::string& id, std::int64_t ended_since_ms) {
-  std::lock_guard lock(reader_mutex_);
-  Transaction t(reader_, kSnapshot);
-  if (!t.open()) return std::unexpected("reading a room: " + reader_.error());
-  StoredRoom r;
+PgStore::RoomRead PgStore::room_rows(pg::Conn& db, const std::string& id,
+                                     std::int64_t ended_since_ms) {
+  Transaction t(db, kSnapshot);
+  if (!t.open()) return std::unexpected("reading a room: " + db.error());
+  RoomRows r;
   {
     // The rooms load() rebuilds: in play (or waiting), or their last round ended since then.
-    Stmt q(reader_, "SELECT " + kRoomColumns +
-                        " FROM rooms r "
-                        "WHERE id = $1 AND imported = 0 AND (finished = 0 OR (finished = 1 AND "
-                        "EXISTS (SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= "
-                        "$2)))");
+    Stmt q(db, "SELECT " + kRoomColumns +
+                   " FROM rooms r "
+                   "WHERE id = $1 AND imported = 0 AND (finished = 0 OR (finished = 1 AND "
+                   "EXISTS (SELECT 1 FROM rounds o WHERE o.room = r.id AND o.finished_ms >= "
+                   "$2)))");
     q.bind(1, id).bind(2, ended_since_ms);
     if (!q.row()) {
       if (!q.ok()) return std::unexpected("reading a room: " + q.error());
-      return std::optional<StoredRoom>{};
+      return std::optional<RoomRows>{};
     }
-    read_room(q, r);
+    read_room(q, r.room);
   }
   {
-    Stmt q(reader_, "SELECT seat, player FROM seats WHERE room = $1 ORDER BY seat");
+    Stmt q(db, "SELECT seat, player FROM seats WHERE room = $1 ORDER BY seat");
     q.bind(1, id);
     while (q.row()) {
       const auto seat = static_cast<std::size_t>(q.i64(0));
-      if (r.seats.size() <= seat) r.seats.resize(seat + 1);
-      if (!q.is_null(1)) r.seats[seat] = q.text(1);
+      if (r.room.seats.size() <= seat) r.room.seats.resize(seat + 1);
+      if (!q.is_null(1)) r.room.seats[seat] = q.text(1);
     }
     if (!q.ok()) return std::unexpected("reading a room's seats: " + q.error());
   }
   {
-    Stmt q(reader_, "SELECT " + kRoundColumns + " FROM rounds WHERE room = $1 ORDER BY round");
+    Stmt q(db, "SELECT " + kRoundColumns + " FROM rounds WHERE room = $1 ORDER BY round");
     q.bind(1, id);
-    while (q.row()) r.rounds.push_back(read_round(q, 0));
+    while (q.row()) r.room.rounds.push_back(read_round(q, 0));
     if (!q.ok()) return std::unexpected("reading a room's rounds: " + q.error());
   }
-  LiveRound live;
   {
-    Stmt q(reader_,
+    Stmt q(db,
            "SELECT round, idx, seat, move, version, at_ms, clock_ms FROM moves WHERE room = $1 "
            "ORDER BY round, idx");
     q.bind(1, id);
     while (q.row()) {
-      const auto round = read_move(q, 0, r.rounds, r.version);
-      if (round != 0 && round == r.rounds.size()) ++live.moves;
+      const auto round = read_move(q, 0, r.room.rounds, r.room.version);
+      if (round != 0 && round == r.room.rounds.size()) ++r.live_moves;
     }
     if (!q.ok()) return std::unexpected("reading a room's moves: " + q.error());
   }
   {
-    Stmt q(reader_, "SELECT " + kChatColumns + " FROM chat WHERE room = $1 ORDER BY seq");
+    Stmt q(db, "SELECT " + kChatColumns + " FROM chat WHERE room = $1 ORDER BY seq");
     q.bind(1, id);
-    while (q.row()) r.chat.push_back(read_chat(q));
+    while (q.row()) r.room.chat.push_back(read_chat(q));
     if (!q.ok()) return std::unexpected("reading a room's chat: " + q.error());
   }
   t.commit();
-  // The round in play goes on from its moves, as after load().
-  live_.erase(id);
-  if (!r.rounds.empty() && r.rounds.back().outcome.is_null() && live.moves > 0) {
-    live.round = static_cast<int>(r.rounds.size());
-    live_.emplace(id, live);
+  return std::optional<RoomRows>(std::move(r));
+}
+
+std::expected<std::optional<StoredRoom>, std::string> PgStore::load_room(
+    const std::string& id, std::int64_t ended_since_ms) {
+  RoomRead read;
+  if (auto pre = prefetched_.extract(id); pre && lease(id) == pre.mapped().epoch) {
+    read = std::move(pre.mapped().rows);  // read just after its lease was taken: still current
+  } else {
+    std::lock_guard lock(reader_mutex_);
+    read = room_rows(reader_, id, ended_since_ms);
   }
+  if (!read) return std::unexpected(read.error());
+  live_.erase(id);
+  if (!*read) return std::optional<StoredRoom>{};
+  auto& [r, moves] = **read;
+  // The round in play goes on from its moves, as after load().
+  if (!r.rounds.empty() && r.rounds.back().outcome.is_null() && moves > 0)
+    live_.emplace(id, LiveRound{static_cast<int>(r.rounds.size()), moves});
   return std::optional<StoredRoom>(std::move(r));
 }
 

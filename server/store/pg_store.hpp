@@ -69,24 +69,46 @@ class PgStore final : public Storage {
   std::expected<std::optional<std::int64_t>, std::string> take_lease(const std::string& room,
                                                                      std::int64_t ttl_ms,
                                                                      bool only_if_stored = false);
+  // The lease of a room about to be created, with no round trip: its id is new (random), so
+  // its lease row is made by the room's first write (create_room), in that write's transaction,
+  // and that write fails if the row is there already. From now on this node writes the room.
+  void claim_new(const std::string& room);
   // The node holding the room's lease, while it is valid; nullopt when nobody does.
   std::expected<std::optional<std::string>, std::string> lease_holder(const std::string& room);
   // What a request for a room this node does not hold finds out, off the rooms' thread: the
   // lease taken (take_lease with only_if_stored), or else who holds it (lease_holder). Runs on
   // a connection of its own, from one thread at a time (the node's lookup thread), and touches
   // nothing the rooms' thread owns: the caller hands `took` to note_lease on the rooms' thread.
+  // A room's rows as load_room reads them, with the count of moves of its round in play
+  // (nullopt: no room load_room would bring back).
+  struct RoomRows {
+    StoredRoom room;
+    int live_moves = 0;
+  };
+  using RoomRead = std::expected<std::optional<RoomRows>, std::string>;
   struct LeaseLookup {
     std::expected<std::optional<std::int64_t>, std::string> took;
     std::expected<std::optional<std::string>, std::string> holder = std::optional<std::string>{};
+    // When the lease was taken, the room's rows, read right after (load_room's `ended_since_ms`
+    // given to look_up_lease): nobody else writes them from then on.
+    std::optional<RoomRead> rows{};
   };
-  LeaseLookup look_up_lease(const std::string& room, std::int64_t ttl_ms);
+  LeaseLookup look_up_lease(const std::string& room, std::int64_t ttl_ms,
+                            std::int64_t ended_since_ms);
   // On the rooms' thread: the epoch a lookup took (from now on this node writes the room), or
-  // nullopt when another node holds the room.
-  void note_lease(const std::string& room, std::optional<std::int64_t> epoch);
+  // nullopt when another node holds the room. The rows a lookup read with the lease are what
+  // the next load_room of the room returns, if this node still holds that epoch then; so a room
+  // taken over is read off the rooms' thread. forget_rows drops them unused.
+  void note_lease(const std::string& room, std::optional<std::int64_t> epoch,
+                  std::optional<RoomRead> rows = std::nullopt);
+  void forget_rows(const std::string& room) { prefetched_.erase(room); }
   // Every room this node holds a lease for.
   std::vector<std::string> leased_rooms() const;
   // The stored player with this token's hash (cluster mode: a player another node made).
   std::expected<std::optional<StoredPlayer>, std::string> find_player(
+      const std::string& token_hash);
+  // The same on the lookup thread's connection (look_up_lease's thread only).
+  std::expected<std::optional<StoredPlayer>, std::string> look_up_player(
       const std::string& token_hash);
   // Extends every lease this node holds (its heartbeat). Returns the rooms it held and lost
   // (another node took them after they expired): they must not be served from here any more.
@@ -109,6 +131,11 @@ class PgStore final : public Storage {
   // Gives the rooms' leases up at once (a node stopping: another may take each room without
   // waiting for it to expire). Writes already queued for them will fail.
   std::expected<void, std::string> release_leases(const std::vector<std::string>& rooms);
+  // The same in two parts, so that the round trip leaves the rooms' thread: the leases let go
+  // here (rooms' thread: this node writes the rooms no more), then their rows freed on the
+  // lookup thread's connection (one thread at a time, after the lookups queued before it).
+  HeldLeases let_go(const std::vector<std::string>& rooms);
+  std::expected<void, std::string> release_let_go(const HeldLeases& held);
   // Batches committed as one pipeline (the fast path), and those run write by write (a write
   // failed, or read rows): for the benchmarks and the tests.
   std::uint64_t pipelined_batches() const { return pipelined_; }
@@ -201,6 +228,9 @@ class PgStore final : public Storage {
   // Finished rounds of public rooms, newest first; only those `player` sat in unless "".
   std::vector<GameSummary> summaries(int limit, const std::string& player);
 
+  // One snapshot of a room's rows, on `db` (load_room's reads; no state of this store).
+  static RoomRead room_rows(pg::Conn& db, const std::string& id, std::int64_t ended_since_ms);
+
   pg::Conn writer_db_;  // the writer thread's alone
   // Every read (load, load_room, the archive, the accounts at start) takes this connection
   // under reader_mutex_.
@@ -223,8 +253,17 @@ class PgStore final : public Storage {
   std::unordered_map<std::string, std::int64_t> leases_;
   std::string conninfo_;
   std::optional<pg::Conn> lease_db_;
+  // Rooms claimed new (claim_new) whose first write has not committed yet, and whether it is
+  // queued: no beat renews or judges them before their row is there.
+  std::unordered_map<std::string, bool> claimed_;
   std::optional<pg::Conn> lookup_db_;  // look_up_lease's, on the node's lookup thread only
-  std::optional<pg::Conn> beat_db_;    // beat()'s, on the node's heartbeat thread only
+  // Rows a lookup read with a room's lease, for load_room (rooms' thread), with that epoch.
+  struct Prefetched {
+    std::int64_t epoch = 0;
+    RoomRead rows;
+  };
+  std::unordered_map<std::string, Prefetched> prefetched_;
+  std::optional<pg::Conn> beat_db_;  // beat()'s, on the node's heartbeat thread only
 };
 
 }  // namespace plateau::server

@@ -448,9 +448,10 @@ TEST(Cluster, SigtermHandsTheRoomsOverAtOnce) {
   ASSERT_NO_FATAL_FAILURE(play_out({ann.get(), bob.get()}, *eve, 1, false));
 }
 
-// A lease lookup or a heartbeat held up in the store (here: a row locked by another
-// transaction) holds up nothing else: the node's loop goes on with every other room.
-TEST(Cluster, ALeaseLookupOrAHeartbeatHeldUpInTheStoreHoldsUpNoOtherRoom) {
+// A lease lookup, a heartbeat, a room's creation or the read of a room taken over, held up in
+// the store (here: a row or a table locked by another transaction), holds up nothing else: the
+// node's loop goes on with every other room.
+TEST(Cluster, ARoundTripHeldUpInTheStoreHoldsUpNoOtherRoom) {
   Cluster c;
   ASSERT_NO_FATAL_FAILURE(make_cluster(c));
   auto cy = connect(c.ports[0], "Cy");
@@ -489,6 +490,11 @@ TEST(Cluster, ALeaseLookupOrAHeartbeatHeldUpInTheStoreHoldsUpNoOtherRoom) {
   };
   // A move on node 1's own table is taken and broadcast within 3 s.
   const auto moves = [&] {
+    // Both first read what is on the way (a move held up earlier may have been broadcast late):
+    // the mover moves from the current version.
+    for (Seat* s : {t.ann.get(), t.bob.get()})
+      s->ws.recv_until([](const json&) { return false; }, 100ms,
+                       [&](const json& m) { s->take(m); });
     Seat& mover = t.ann->state["legal_moves"].empty() ? *t.bob : *t.ann;
     Seat& other = &mover == t.ann.get() ? *t.bob : *t.ann;
     if (mover.state["legal_moves"].empty()) return false;
@@ -520,17 +526,90 @@ TEST(Cluster, ALeaseLookupOrAHeartbeatHeldUpInTheStoreHoldsUpNoOtherRoom) {
   EXPECT_EQ((*joined)["type"], "joined") << joined->dump();
 
   // 2. Node 1's heartbeat row locked (for less than the rest of its lease: 4 s, renewed every
-  // 0.8 s): its next beat waits, and node 1 serves on.
+  // 0.8 s): its next beat waits, and node 1 serves on. A room created there meanwhile is made
+  // (its lease goes with its first write, which leaves the heartbeat row alone).
   ASSERT_EQ(exec("BEGIN"), "");
   ASSERT_EQ(exec("SELECT node FROM node_heartbeats WHERE node = $1 FOR UPDATE", {node1.c_str()}),
             node1);
   const bool beat_waits = waits_on("node_heartbeats");
   const bool moved_again = beat_waits && moves();
+  auto eve = connect(c.ports[1], "Eve");
+  eve->ws.send({{"type", "create"}, {"game", "quantik"}, {"options", {{"players", 2}}}});
+  const auto created = eve->ws.recv_until(
+      [](const json& m) { return m["type"] == "created" || m["type"] == "error"; }, 3s);
   ASSERT_EQ(exec("COMMIT"), "");
-  PQfinish(db);
   ASSERT_TRUE(beat_waits) << "node 1's heartbeat is held up on its row";
   EXPECT_TRUE(moved_again) << "the move was held up by the heartbeat" << c.logs();
+  EXPECT_TRUE(created && (*created)["type"] == "created")
+      << "the room was not made while the heartbeat waited: "
+      << (created ? created->dump() : "no answer");
   EXPECT_TRUE(moves()) << "and after it" << c.logs();
+
+  // 3. Node 0 hands its rooms over (SIGTERM), and the chat table is locked: Fay asks node 1 for
+  // Cy's table, node 1 takes it over, and its read of the room's rows waits on the lock. Node 1
+  // serves its own table meanwhile (that read on its loop would hold the move up).
+  ASSERT_EQ(c.nodes[0]->stop(SIGTERM), 0);
+  ASSERT_EQ(exec("BEGIN"), "");
+  ASSERT_EQ(exec("LOCK TABLE chat IN ACCESS EXCLUSIVE MODE"), "");
+  auto fay = connect(c.ports[1], "Fay");
+  fay->ws.send({{"type", "join"}, {"room", held_up}, {"as", "spectator"}});
+  const bool read_waits = waits_on("chat");
+  const bool moved_meanwhile = read_waits && moves();
+  const bool fay_waits = !fay->ws.recv_until(answered, 50ms).has_value();
+  ASSERT_EQ(exec("COMMIT"), "");
+  ASSERT_TRUE(read_waits) << "node 1's read of the room is held up on the table" << c.logs();
+  EXPECT_TRUE(moved_meanwhile) << "the move was held up by the read of a room taken over"
+                               << c.logs();
+  EXPECT_TRUE(fay_waits) << "Fay heard back before the table was let go";
+  const auto watching = fay->ws.recv_until(answered, 10s);
+  ASSERT_TRUE(watching.has_value());
+  EXPECT_EQ((*watching)["type"], "joined") << watching->dump();
+  const auto full = fay->ws.recv_until([](const json& m) { return m["type"] == "full"; }, 5s);
+  ASSERT_TRUE(full.has_value());
+  EXPECT_EQ((*full)["state"]["status"], "waiting") << "Cy's table, read from the store";
+
+  // 4. Gil, made on node 2, says hello to node 1 with his token while the players table is
+  // locked: node 1's read of him waits, node 1 serves on, and once the table is let go Gil is
+  // welcomed as himself, then answered what he asked for after his hello, in order. What he
+  // sends meanwhile waits for at most 64 requests; those past that are refused at once.
+  auto gil = connect(c.ports[2], "Gil");
+  ASSERT_FALSE(create(*gil, "quantik", {{"players", 2}}).empty());  // Gil is stored
+  ASSERT_EQ(exec("BEGIN"), "");
+  ASSERT_EQ(exec("LOCK TABLE players IN ACCESS EXCLUSIVE MODE"), "");
+  WsClient again;
+  ASSERT_EQ(again.connect("127.0.0.1", c.ports[1]), "");
+  again.send({{"type", "hello"}, {"name", "Gil"}, {"token", gil->token}});
+  constexpr int kSent = 70, kHeld = 64;  // Node's kMaxBehindHello
+  for (int i = 0; i < kSent; ++i) again.send({{"type", "rooms"}, {"id", i}});
+  const bool player_read_waits = waits_on("players");
+  const bool moved_then = player_read_waits && moves();
+  // Until the table is let go, Gil hears only the refusals of what did not fit.
+  std::vector<int> refused;
+  bool answered_early = false;
+  while (const auto m = again.recv_until([](const json&) { return true; }, 100ms)) {
+    if ((*m)["type"] == "error" && (*m)["code"] == "proto/rate_limited")
+      refused.push_back((*m)["id"].get<int>());
+    else
+      answered_early = true;
+  }
+  ASSERT_EQ(exec("COMMIT"), "");
+  PQfinish(db);
+  ASSERT_TRUE(player_read_waits) << "node 1's read of Gil is held up on the table" << c.logs();
+  EXPECT_TRUE(moved_then) << "the move was held up by the read of a player" << c.logs();
+  EXPECT_FALSE(answered_early) << "Gil heard back before the table was let go";
+  std::vector<int> past_the_bound;
+  for (int i = kHeld; i < kSent; ++i) past_the_bound.push_back(i);
+  EXPECT_EQ(refused, past_the_bound);
+  const auto first = again.recv_until([](const json&) { return true; }, 10s);
+  ASSERT_TRUE(first.has_value());
+  ASSERT_EQ((*first)["type"], "welcome") << first->dump();
+  EXPECT_EQ((*first)["token"], gil->token) << "Gil is himself on node 1 (not a new player)";
+  for (int i = 0; i < kHeld; ++i) {
+    const auto listed = again.recv_until([](const json& m) { return m.contains("id"); }, 5s);
+    ASSERT_TRUE(listed.has_value()) << i;
+    EXPECT_EQ((*listed)["type"], "rooms") << listed->dump();
+    EXPECT_EQ((*listed)["id"], i) << "the requests after the hello, answered after it in order";
+  }
 }
 
 // A player whose own node went away comes back through another one with the version it holds:

@@ -306,7 +306,7 @@ TEST_F(PgStoreTest, ALeaseLookupTakesAFreeLeaseOrNamesItsHolderAndTouchesNoRooms
   }));
   const auto look_up = [&](const std::string& room) {
     PgStore::LeaseLookup found{std::optional<std::int64_t>{}};
-    std::thread([&] { found = b->look_up_lease(room, 60'000); }).join();  // another thread's
+    std::thread([&] { found = b->look_up_lease(room, 60'000, 0); }).join();  // another thread's
     return found;
   };
   const auto none = look_up("nope");
@@ -320,17 +320,89 @@ TEST_F(PgStoreTest, ALeaseLookupTakesAFreeLeaseOrNamesItsHolderAndTouchesNoRooms
   EXPECT_EQ(*held.holder, std::optional<std::string>("node-a"));
   // a lets it go: b's lookup takes it, with the next epoch, but b writes it only once told.
   ASSERT_TRUE(a->release_leases({"r1"}).has_value());
-  const auto free = look_up("r1");
+  EXPECT_FALSE(none.rows.has_value() || held.rows.has_value()) << "rows only with a lease taken";
+  auto free = look_up("r1");
   ASSERT_TRUE(free.took.has_value());
   EXPECT_EQ(*free.took, std::optional<std::int64_t>(2));
   EXPECT_EQ(b->lease("r1"), std::nullopt) << "the rooms' thread's leases are as they were";
   EXPECT_FALSE(wait([&](Done d) { b->put_seat("r1", 0, "bob", 2, d); }));
-  b->note_lease("r1", *free.took);
+  // With the lease, the room's rows were read on that thread: load_room returns them without a
+  // read of its own (the rooms table changed behind its back shows which it returned).
+  ASSERT_TRUE(free.rows.has_value() && free.rows->has_value() && free.rows->value().has_value());
+  EXPECT_EQ((*free.rows)->value().room.room.game, "quantik");
+  b->note_lease("r1", *free.took, std::move(free.rows));
   EXPECT_EQ(b->lease("r1"), std::optional<std::int64_t>(2));
+  ASSERT_EQ(number("WITH u AS (UPDATE rooms SET seed = 8 WHERE id = 'r1' RETURNING 1) SELECT "
+                   "count(*) FROM u"),
+            1);
+  const auto prefetched = b->load_room("r1", 0);
+  ASSERT_TRUE(prefetched.has_value() && prefetched->has_value());
+  EXPECT_EQ((*prefetched)->room.seed, 7u) << "the rows read with the lease";
+  const auto again = b->load_room("r1", 0);
+  ASSERT_TRUE(again.has_value() && again->has_value());
+  EXPECT_EQ((*again)->room.seed, 8u) << "used once: the next load reads the store";
   EXPECT_TRUE(wait([&](Done d) { b->put_seat("r1", 0, "bob", 2, d); }));
   EXPECT_EQ(a->lease_holder("r1").value(), std::optional<std::string>("node-b"));
   b->note_lease("r1", std::nullopt);
   EXPECT_EQ(b->lease("r1"), std::nullopt);
+}
+
+// A room created in a cluster takes its lease with no round trip of its own (Node's claim_new):
+// the room's first write makes the lease row in its transaction, and fails if the id has one.
+TEST_F(PgStoreTest, ARoomClaimedNewTakesItsLeaseWithItsFirstWriteWhichFailsIfTheIdIsHeld) {
+  auto a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  a->fence_as("node-a");
+  b->fence_as("node-b");
+  ASSERT_TRUE(a->renew_leases(60'000).has_value() && b->renew_leases(60'000).has_value());
+  const RoomRecord r1{"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", ""};
+  a->claim_new("r1");
+  EXPECT_EQ(a->lease("r1"), std::optional<std::int64_t>(1)) << "a writes it from now on";
+  EXPECT_EQ(number("SELECT count(*) FROM room_leases WHERE room = 'r1'"), 0) << "no round trip";
+  EXPECT_TRUE(a->held_leases().empty()) << "no beat judges it before its row is there";
+  ASSERT_TRUE(wait([&](Done d) { a->create_room(r1, d); }));
+  EXPECT_EQ(number("SELECT epoch FROM room_leases WHERE room = 'r1' AND node = 'node-a'"), 1);
+  EXPECT_EQ(b->lease_holder("r1").value(), std::optional<std::string>("node-a"));
+  ASSERT_EQ(a->held_leases(), (PgStore::HeldLeases{{"r1", 1}}));
+  EXPECT_EQ(a->renew_leases(60'000).value(), std::vector<std::string>{}) << "held, and renewed";
+  EXPECT_TRUE(wait([&](Done d) { a->put_seat("r1", 0, "ada", 1, d); }));
+  // b makes a room with the same id (it never does: ids are random): its writes all fail.
+  b->claim_new("r1");
+  auto other = r1;
+  other.seed = 8;
+  EXPECT_FALSE(wait([&](Done d) { b->create_room(other, d); }));
+  EXPECT_FALSE(wait([&](Done d) { b->put_seat("r1", 0, "mallory", 2, d); }));
+  EXPECT_TRUE(b->available()) << "a fenced write fails alone";
+  EXPECT_EQ(number("SELECT seed FROM rooms WHERE id = 'r1'"), 7);
+  EXPECT_EQ(number("SELECT count(*) FROM seats WHERE room = 'r1' AND player = 'ada'"), 1);
+  EXPECT_EQ(b->renew_leases(60'000).value(), std::vector<std::string>{"r1"}) << "found lost";
+  EXPECT_EQ(b->lease("r1"), std::nullopt);
+  EXPECT_EQ(a->lease_holder("r1").value(), std::optional<std::string>("node-a"));
+}
+
+// A room leaving a node's memory lets its lease go in two parts (Node's `released`): at once on
+// the rooms' thread (no write of it from then on), then its row freed on the lookup thread.
+TEST_F(PgStoreTest, ALeaseLetGoOnTheRoomsThreadIsFreedOnTheLookupThread) {
+  auto a = open(), b = open();
+  ASSERT_TRUE(a && b);
+  a->fence_as("node-a");
+  b->fence_as("node-b");
+  ASSERT_TRUE(b->renew_leases(60'000).has_value());
+  ASSERT_EQ(a->take_lease("r1", 60'000).value(), std::optional<std::int64_t>(1));
+  ASSERT_TRUE(wait([&](Done d) {
+    a->create_room({"r1", "quantik", nlohmann::json::object(), 7, false, 0, 1, "s", ""}, d);
+  }));
+  const auto held = a->let_go({"r1", "never-held"});
+  EXPECT_EQ(held, (PgStore::HeldLeases{{"r1", 1}})) << "only what it held";
+  EXPECT_EQ(a->lease("r1"), std::nullopt);
+  EXPECT_FALSE(wait([&](Done d) { a->put_seat("r1", 0, "ada", 1, d); })) << "written no more";
+  EXPECT_EQ(b->lease_holder("r1").value(), std::optional<std::string>("node-a"))
+      << "its row still names a until the lookup thread frees it";
+  std::expected<void, std::string> freed;
+  std::thread([&] { freed = a->release_let_go(held); }).join();  // the lookup thread's
+  ASSERT_TRUE(freed.has_value()) << freed.error();
+  EXPECT_EQ(b->lease_holder("r1").value(), std::nullopt);
+  EXPECT_EQ(b->take_lease("r1", 60'000).value(), std::optional<std::int64_t>(2)) << "next epoch";
 }
 
 // The heartbeat in parts (Node::heartbeat runs beat() off the rooms' thread): what it found lost

@@ -1714,6 +1714,44 @@ TEST_F(Players, OneAddressMakesAtMostSoManyNewPlayersInAnyMinute) {
   EXPECT_FALSE(from("198.51.100.7", "Dee")->last("welcome").is_null()) << "a minute later";
 }
 
+// In a cluster, a node reads a player another node made off its loop before the hello: the
+// lobby says which hellos would ask (an unknown token, within the new players' rate), and only
+// those; asking counts nothing against the rate.
+TEST_F(Players, AClusterNodeIsToldWhichHellosWouldReadAPlayerFromTheStore) {
+  lobby.tick(1'000);
+  auto ada = from("198.51.100.7", "Ada");
+  const auto hello = [](std::optional<std::string> token) {
+    protocol::Hello h;
+    h.name = "Someone";
+    h.token = std::move(token);
+    return h;
+  };
+  FakeConnection same, other;
+  same.addr = "198.51.100.7";
+  other.addr = "203.0.113.9";
+  EXPECT_EQ(lobby.player_to_find(same, hello("made-elsewhere")), std::nullopt)
+      << "alone, the lobby never asks";
+  Shared shared;
+  std::vector<std::string> asked;
+  shared.find_player = [&](const std::string& hash) -> std::optional<StoredPlayer> {
+    asked.push_back(hash);
+    return StoredPlayer{"p-elsewhere", hash, "Zed", true};
+  };
+  lobby.share(shared);
+  EXPECT_EQ(lobby.player_to_find(same, hello(std::nullopt)), std::nullopt) << "no token";
+  EXPECT_EQ(lobby.player_to_find(same, hello(token_of(ada))), std::nullopt) << "known here";
+  EXPECT_EQ(lobby.player_to_find(same, hello("made-elsewhere")),
+            std::optional(Lobby::hash_token("made-elsewhere")));
+  for (int i = 0; i < 5; ++i) (void)lobby.player_to_find(same, hello("made-elsewhere"));
+  from("198.51.100.7", "Bob");  // the second new player of the minute: asking counted nothing
+  auto zed = from("198.51.100.7", "Zed", "made-elsewhere");
+  EXPECT_EQ(zed->last("welcome")["player"], "p-elsewhere") << "the third: read from the store";
+  EXPECT_EQ(asked, std::vector<std::string>{Lobby::hash_token("made-elsewhere")});
+  EXPECT_EQ(lobby.player_to_find(same, hello("another")), std::nullopt) << "the rate is spent";
+  EXPECT_TRUE(lobby.player_to_find(other, hello("another")).has_value())
+      << "another address is counted apart";
+}
+
 TEST_F(Players, APlayerWhoNeverSatIsForgottenAfterAWhileOneWithASeatNever) {
   lobby.tick(1'000);
   auto ada = from("192.0.2.1", "Ada"), bob = from("192.0.2.2", "Bob"), cy = from("192.0.2.3", "Cy"),
