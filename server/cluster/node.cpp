@@ -135,11 +135,18 @@ void Node::start(Accounts* accounts, Ratings* ratings) {
   shared.released = [this](const std::string& room) {
     if (stopping_ || !store_.lease(room)) return;
     unorphan(room);  // an orphan line written late (a node gone just then) is stale too
-    // Its row freed on the lookup thread, before any later lookup of the room.
-    boost::asio::post(lookups_, [&store = store_, held = store_.let_go({room})] {
+    // Its row freed on the lookup thread, before any later lookup of the room (and at stop(),
+    // if that thread never got to it).
+    const auto held = store_.let_go({room});
+    unfreed_.insert(held.begin(), held.end());
+    boost::asio::post(lookups_, [weak = weak_from_this(), &store = store_, &io = io_, held] {
       if (const auto r = store.release_let_go(held); !r)
         spdlog::warn("event=lease_release_failed room={} error=\"{}\"", held.at(0).first,
                      r.error());
+      boost::asio::post(io, [weak, held] {
+        if (const auto n = weak.lock())
+          for (const auto& lease : held) n->unfreed_.erase(lease);
+      });
     });
   };
   shared.find_player = [this](const std::string& hash) -> std::optional<StoredPlayer> {
@@ -968,6 +975,11 @@ void Node::stop(std::function<void()> done) {
   beat_.cancel();
   retry_.cancel();
   join_threads();
+  // Rooms let go whose rows the lookup thread had not freed yet (none of its work is left).
+  if (!unfreed_.empty())
+    if (const auto r = store_.release_let_go({unfreed_.begin(), unfreed_.end()}); !r)
+      spdlog::error("event=lease_release_failed node={} error=\"{}\"", id_, r.error());
+  unfreed_.clear();
   // Every room this node held may be taken at once by the next request for it.
   const auto held = store_.leased_rooms();
   if (!held.empty())

@@ -275,6 +275,8 @@ class Node : public std::enable_shared_from_this<Node> {
   // held up on a row (a beat late past the lease would lose every room).
   boost::asio::thread_pool beats_{1};
   void join_threads();  // both pools, at stop() and in the destructor
+  // Leases let go (a room left memory) whose rows the lookup thread has not freed yet.
+  std::set<std::pair<std::string, std::int64_t>> unfreed_;
 
   // This node's clients whose requests went to other nodes: their numbers, and which nodes.
   std::unordered_map<Connection*, std::uint64_t> number_;
