@@ -79,6 +79,13 @@ const std::vector<Setting>& settings() {
        "fifth of it); a dead node's rooms move after it",
        [](Config& c, const std::string& v) { return parse_number(v, c.lease_ms, 500, 600'000); },
        [](const Config& c) { return std::to_string(c.lease_ms); }},
+      {"--max-held-requests", "PLATEAU_MAX_HELD_REQUESTS",
+       "cluster mode: the most requests a client's connection may send while its hello waits for "
+       "the read of a player another node made; more are refused (proto/rate_limited)",
+       [](Config& c, const std::string& v) {
+         return parse_number(v, c.max_held_requests, 1, 10'000);
+       },
+       [](const Config& c) { return std::to_string(c.max_held_requests); }},
       {"--drain-seconds", "PLATEAU_DRAIN_SECONDS",
        "behind a balancer: after SIGTERM or SIGINT, /healthz answers 503 \"draining\" this long "
        "while the server goes on serving, so the balancer takes it out before it stops; a second "

@@ -16,9 +16,10 @@ struct Config {
   // The store (open_store.hpp): sqlite:DIR, postgres://..., or none. Given, it wins over
   // `data`; not given, it is sqlite:DATA (or none). After parsing, always set.
   std::string store;
-  std::string cluster;    // redis://HOST:PORT: cluster mode (server/cluster/node.hpp); "": alone
-  int lease_ms = 5'000;   // cluster mode: a room's lease, renewed every fifth of it
-  int drain_seconds = 0;  // after SIGTERM: /healthz says "draining" this long before the stop
+  std::string cluster;   // redis://HOST:PORT: cluster mode (server/cluster/node.hpp); "": alone
+  int lease_ms = 5'000;  // cluster mode: a room's lease, renewed every fifth of it
+  int max_held_requests = 64;  // cluster mode: requests held behind a hello's player read
+  int drain_seconds = 0;       // after SIGTERM: /healthz says "draining" this long before the stop
   std::string log_level = "info";
   bool log_json = false;
   std::string web_root;  // the browser client's files; default: built in at compile time

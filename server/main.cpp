@@ -160,10 +160,12 @@ int main(int argc, char** argv) {
           "postgres:// store\"");
       return 1;
     }
-    node = cluster::Node::make(
-        ioc, *pg, lobby,
-        cluster::NodeOptions{
-            .redis = *redis, .lease_ms = config.lease_ms, .max_frame = config.max_frame});
+    node = cluster::Node::make(ioc, *pg, lobby,
+                               cluster::NodeOptions{.redis = *redis,
+                                                    .lease_ms = config.lease_ms,
+                                                    .max_frame = config.max_frame,
+                                                    .max_held_requests = static_cast<std::size_t>(
+                                                        config.max_held_requests)});
     const auto tell = [&node](std::string notice) { node->tell(std::move(notice)); };
     noticed_accounts.emplace(*storage, tell);
     noticed_ratings.emplace(*storage, tell);

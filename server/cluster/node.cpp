@@ -235,7 +235,7 @@ void Node::handle(const std::shared_ptr<Connection>& c, const std::string& frame
                   protocol::Request req) {
   // Behind a hello whose player is being read: in order.
   if (const auto w = behind_hello_.find(c.get()); w != behind_hello_.end()) {
-    if (w->second.size() >= kMaxBehindHello)
+    if (w->second.size() >= options_.max_held_requests)
       return lobby_.refuse(c,
                            {protocol::Code::rate_limited,
                             "too many messages before the server said welcome; slow down", req.id});

@@ -70,6 +70,9 @@ struct NodeOptions {
   redis::Options redis;
   Millis lease_ms = 5'000;         // a lease unrenewed this long ends; renewed every fifth of it
   std::size_t max_frame = 65'536;  // the largest request decoded (the WebSocket limit)
+  // Requests a client may send while its hello waits for its player's read (find_player());
+  // more are refused (--max-held-requests).
+  std::size_t max_held_requests = 64;
   // A request for a room whose holder is gone waits this long for the room's lease (0: three
   // leases), then is refused (room/unavailable).
   Millis wait_ms = 0;
@@ -264,8 +267,8 @@ class Node : public std::enable_shared_from_this<Node> {
   std::map<std::string, std::deque<Pending>> waiting_;  // per room, in order
   std::set<std::string> looking_up_;                    // rooms whose lookup is under way
   // Clients whose hello waits for its player's read, with what they sent since (at most
-  // kMaxBehindHello; more is refused), and what the read found, while the lobby handles it.
-  static constexpr std::size_t kMaxBehindHello = 64;
+  // options_.max_held_requests; more is refused), and what the read found, while the lobby
+  // handles it.
   std::unordered_map<Connection*, std::vector<std::pair<std::string, protocol::Request>>>
       behind_hello_;
   std::unordered_map<std::string, std::optional<StoredPlayer>> players_found_;

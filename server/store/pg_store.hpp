@@ -75,10 +75,6 @@ class PgStore final : public Storage {
   void claim_new(const std::string& room);
   // The node holding the room's lease, while it is valid; nullopt when nobody does.
   std::expected<std::optional<std::string>, std::string> lease_holder(const std::string& room);
-  // What a request for a room this node does not hold finds out, off the rooms' thread: the
-  // lease taken (take_lease with only_if_stored), or else who holds it (lease_holder). Runs on
-  // a connection of its own, from one thread at a time (the node's lookup thread), and touches
-  // nothing the rooms' thread owns: the caller hands `took` to note_lease on the rooms' thread.
   // A room's rows as load_room reads them, with the count of moves of its round in play
   // (nullopt: no room load_room would bring back).
   struct RoomRows {
@@ -86,6 +82,10 @@ class PgStore final : public Storage {
     int live_moves = 0;
   };
   using RoomRead = std::expected<std::optional<RoomRows>, std::string>;
+  // What a request for a room this node does not hold finds out, off the rooms' thread: the
+  // lease taken (take_lease with only_if_stored), or else who holds it (lease_holder). Runs on
+  // a connection of its own, from one thread at a time (the node's lookup thread), and touches
+  // nothing the rooms' thread owns: the caller hands `took` to note_lease on the rooms' thread.
   struct LeaseLookup {
     std::expected<std::optional<std::int64_t>, std::string> took;
     std::expected<std::optional<std::string>, std::string> holder = std::optional<std::string>{};

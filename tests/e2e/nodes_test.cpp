@@ -37,7 +37,7 @@ struct Cluster {
           std::vector<std::string>{"--store", store, "--cluster", redis->uri(), "--lease-ms",
                                    kLeaseMs, "--unload-after", "3600", "--password-memory-kib",
                                    "64", "--password-ops", "1", "--logins-per-minute", "1000",
-                                   "--admin-token", kTestAdminToken});
+                                   "--max-held-requests", "40", "--admin-token", kTestAdminToken});
     ports[i] = nodes[i]->start();
     return ports[i] != 0;
   }
@@ -571,7 +571,8 @@ TEST(Cluster, ARoundTripHeldUpInTheStoreHoldsUpNoOtherRoom) {
   // 4. Gil, made on node 2, says hello to node 1 with his token while the players table is
   // locked: node 1's read of him waits, node 1 serves on, and once the table is let go Gil is
   // welcomed as himself, then answered what he asked for after his hello, in order. What he
-  // sends meanwhile waits for at most 64 requests; those past that are refused at once.
+  // sends meanwhile waits, up to --max-held-requests (40 here); those past that are refused at
+  // once.
   auto gil = connect(c.ports[2], "Gil");
   ASSERT_FALSE(create(*gil, "quantik", {{"players", 2}}).empty());  // Gil is stored
   ASSERT_EQ(exec("BEGIN"), "");
@@ -579,7 +580,7 @@ TEST(Cluster, ARoundTripHeldUpInTheStoreHoldsUpNoOtherRoom) {
   WsClient again;
   ASSERT_EQ(again.connect("127.0.0.1", c.ports[1]), "");
   again.send({{"type", "hello"}, {"name", "Gil"}, {"token", gil->token}});
-  constexpr int kSent = 70, kHeld = 64;  // Node's kMaxBehindHello
+  constexpr int kSent = 70, kHeld = 40;  // the nodes' --max-held-requests
   for (int i = 0; i < kSent; ++i) again.send({{"type", "rooms"}, {"id", i}});
   const bool player_read_waits = waits_on("players");
   const bool moved_then = player_read_waits && moves();

@@ -117,6 +117,17 @@ TEST(Config, ClusterModeNeedsARedisAddressAndAPostgresStore) {
   g_env.clear();
 }
 
+TEST(Config, TheRequestsHeldBehindAHelloAreBounded) {
+  g_env.clear();
+  EXPECT_EQ(parse_config({}, fake_env)->max_held_requests, 64);
+  EXPECT_EQ(parse_config({"--max-held-requests", "8"}, fake_env)->max_held_requests, 8);
+  g_env = {{"PLATEAU_MAX_HELD_REQUESTS", "10000"}};
+  EXPECT_EQ(parse_config({}, fake_env)->max_held_requests, 10'000);
+  g_env.clear();
+  EXPECT_FALSE(parse_config({"--max-held-requests", "0"}, fake_env).has_value());
+  EXPECT_FALSE(parse_config({"--max-held-requests", "10001"}, fake_env).has_value());
+}
+
 TEST(Config, TheDrainBeforeAStopIsOffByDefaultAndBounded) {
   g_env.clear();
   EXPECT_EQ(parse_config({}, fake_env)->drain_seconds, 0) << "a lone server stops at once";
