@@ -69,6 +69,18 @@ void playout_values(const rules::Outcome& outcome, int seats, std::vector<double
   }
 }
 
+// What `move` gains `mover` at once in `position`: their score after it, less the best of the
+// others'.
+int gain(const State& position, Seat mover, const Move& move) {
+  auto after = position.clone();
+  (void)after->apply(mover, move);
+  const auto scores = after->scores();
+  int best_other = std::numeric_limits<int>::min();
+  for (std::size_t s = 0; s < scores.size(); ++s)
+    if (static_cast<Seat>(s) != mover) best_other = std::max(best_other, scores[s]);
+  return scores[static_cast<std::size_t>(mover)] - best_other;
+}
+
 // The root's moves in the order of what each gains at once in a game that scores: the mover's
 // score after it, less the best of the others', on a sample of what the mover may know (ties
 // in a random order). Empty for a game that does not score. It is part of the thinking: once
@@ -90,13 +102,7 @@ std::unordered_map<std::string, std::size_t> ranked(const State& position, Seat 
       gains.emplace_back(std::numeric_limits<int>::max(), rng.next(), &m);
       continue;
     }
-    auto after = sample->clone();
-    (void)after->apply(me, m);
-    const auto scores = after->scores();
-    int best_other = std::numeric_limits<int>::min();
-    for (std::size_t s = 0; s < scores.size(); ++s)
-      if (static_cast<Seat>(s) != me) best_other = std::max(best_other, scores[s]);
-    gains.emplace_back(best_other - scores[static_cast<std::size_t>(me)], rng.next(), &m);
+    gains.emplace_back(-gain(*sample, me, m), rng.next(), &m);
   }
   std::ranges::sort(gains);  // the best gain (the lowest deficit) first
   for (std::size_t i = 0; i < gains.size(); ++i) rank.emplace(std::get<2>(gains[i])->text, i);
