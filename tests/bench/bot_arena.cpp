@@ -26,6 +26,8 @@
 
 #include "bots/bot.hpp"
 #include "percentile.hpp"
+#include "server/ratings/ratings.hpp"
+#include "server/tournaments/pairing.hpp"
 
 using namespace plateau;
 using Clock = std::chrono::steady_clock;
@@ -103,22 +105,11 @@ Tally play(const rules::Game& game, int seats, const Side& hero, const Side& res
   // A sole win is a win; no winner, or a win shared with the hero, a draw.
   const auto outcome = *s->outcome();
   const auto& winners = outcome.winners;
-  const auto won = [&](rules::Seat x) { return std::ranges::find(winners, x) != winners.end(); };
-  const bool among = won(hero_seat);
-  // Who finished ahead: a winner of one who is not; between two who are not, the higher score
-  // in a game that scores.
-  const bool scored = outcome.scores.size() == static_cast<std::size_t>(seats);
-  const auto points = [&](rules::Seat x) { return outcome.scores[static_cast<std::size_t>(x)]; };
-  for (rules::Seat other = 0; other < seats; ++other) {
-    if (other == hero_seat) continue;
-    ++out.pairs;
-    if (among != won(other))
-      out.ahead += among ? 1 : 0;
-    else if (!among && scored && points(hero_seat) != points(other))
-      out.ahead += points(hero_seat) > points(other) ? 1 : 0;
-    else
-      out.ahead += 0.5;
-  }
+  const bool among = std::ranges::find(winners, hero_seat) != winners.end();
+  // Who finished ahead, as the ratings and tournaments count a game of 3 or 4.
+  out.ahead = server::tournaments::points_from_ranks(server::ranks_from_outcome(
+      rules::to_json(outcome), seats))[static_cast<std::size_t>(hero_seat)];
+  out.pairs = seats - 1;
   if (among && winners.size() == 1)
     ++out.wins;
   else if (winners.empty() || among)
