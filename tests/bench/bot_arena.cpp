@@ -2,17 +2,21 @@
 // count and seat order, with a table of results and think times. Run by hand:
 //
 //   bot_arena [--games 40] [--game quantik] [--pairing normal-random|hard-normal|easy-random]
-//             [--think-scale 1.0] [--seed 1] [--jobs 1] [--seats N]
+//             [--think-scale 1.0] [--seed 1] [--jobs 1] [--seats N] [--hero-ms N] [--rest-ms N]
 //
 // `--jobs` plays that many games at once, on as many threads (on an idle machine: a search given
 // a time gets less done on a busy one).
 // `--think-scale` multiplies the level table's think times (0.1: ten times quicker games, for a
-// rough table). In a game of 3 or 4 seats the first level named takes one seat and the second
+// rough table). `--hero-ms` and `--rest-ms` set the first and the second level's think time per
+// move instead (before the scale): to ask whether a longer search pays, hold one and vary the
+// other. In a game of 3 or 4 seats the first level named takes one seat and the second
 // the others; the seat it takes turns with each game. Targets (issue 43): normal beats random in
 // at least 99% of 2-seat games and finishes first in 90% of 3- and 4-seat games; hard beats normal
 // in at least 65%. `ahead %` counts each game once per other seat: the share of those pairs in
 // which the first level finished ahead (a level pair half): in a game of 3 or 4, where a sole
 // win is worth a third or a quarter by chance, it says how often hard beats a normal bot.
+// `iter/mv` is the mean number of iterations of the first level's searches (0 where it does not
+// search: random play, easy, the Quantik solver).
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -37,6 +41,7 @@ namespace {
 struct Side {
   std::optional<bots::Level> level;  // none: random play
   std::string name;
+  std::chrono::microseconds think{0};  // 0: the level table's
 };
 
 Side side(const std::string& name) {
@@ -58,7 +63,10 @@ struct Tally {
   int pairs = 0;
   bool illegal = false;
   std::vector<double> think_ms;  // the hero's, per move
+  double iterations = 0;         // made by the hero's searches, summed
+  int searches = 0;
   void add(const Tally& o) {
+    iterations += o.iterations, searches += o.searches;
     wins += o.wins, draws += o.draws, losses += o.losses;
     ahead += o.ahead, pairs += o.pairs;
     illegal = illegal || o.illegal;
@@ -87,10 +95,15 @@ Tally play(const rules::Game& game, int seats, const Side& hero, const Side& res
           (*who.level == bots::Level::hard && game.id() == "quantik")) {
         m = *bots::choose(game.id(), *s, *who.level, rng.next());
       } else {
-        const auto think = bots::spec(*who.level).think.time;
+        const auto think = who.think.count() > 0 ? who.think : bots::spec(*who.level).think.time;
         bots::Budget budget{0, std::chrono::microseconds(
                                    static_cast<long>(static_cast<double>(think.count()) * scale))};
-        m = bots::search(*s, budget, rng.next())->move;
+        const auto choice = bots::search(*s, budget, rng.next());
+        m = choice->move;
+        if (seat == hero_seat) {
+          out.iterations += static_cast<double>(choice->iterations);
+          ++out.searches;
+        }
       }
       if (seat == hero_seat)
         out.think_ms.push_back(
@@ -126,6 +139,7 @@ int main(int argc, char** argv) {
   int jobs = 1;
   int only_seats = 0;  // 0: every seat count
   double scale = 1.0;
+  long hero_ms = 0, rest_ms = 0;
   std::uint64_t seed = 1;
   std::vector<std::string> only_games, pairings;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -142,12 +156,17 @@ int main(int argc, char** argv) {
       seed = std::stoull(v);
     else if (a == "--seats")
       only_seats = std::stoi(v);
+    else if (a == "--hero-ms")
+      hero_ms = std::stol(v);
+    else if (a == "--rest-ms")
+      rest_ms = std::stol(v);
     else if (a == "--jobs")
       jobs = std::max(1, std::stoi(v));
   }
   if (pairings.empty()) pairings = {"normal-random", "hard-normal"};
-  std::printf("%-8s %5s %-14s %5s %5s %5s %5s %8s %8s %12s %12s\n", "game", "seats", "pairing",
-              "games", "wins", "draws", "loss", "win %", "ahead %", "mean ms/mv", "p99 ms/mv");
+  std::printf("%-8s %5s %-14s %5s %5s %5s %5s %8s %8s %12s %12s %10s\n", "game", "seats", "pairing",
+              "games", "wins", "draws", "loss", "win %", "ahead %", "mean ms/mv", "p99 ms/mv",
+              "iter/mv");
   for (const rules::Game* game : rules::all_games()) {
     if (!only_games.empty() && std::ranges::find(only_games, game->id()) == only_games.end())
       continue;
@@ -155,7 +174,9 @@ int main(int argc, char** argv) {
       if (only_seats && seats != only_seats) continue;
       for (const auto& pairing : pairings) {
         const auto dash = pairing.find('-');
-        const Side hero = side(pairing.substr(0, dash)), rest = side(pairing.substr(dash + 1));
+        Side hero = side(pairing.substr(0, dash)), rest = side(pairing.substr(dash + 1));
+        hero.think = std::chrono::milliseconds(hero_ms);
+        rest.think = std::chrono::milliseconds(rest_ms);
         Tally tally;
         std::atomic<int> next{0};
         std::mutex joined;
@@ -174,11 +195,12 @@ int main(int argc, char** argv) {
         double mean = 0;
         for (double t : tally.think_ms) mean += t;
         if (!tally.think_ms.empty()) mean /= static_cast<double>(tally.think_ms.size());
-        std::printf("%-8s %5d %-14s %5d %5d %5d %5d %7.1f%% %7.1f%% %12.1f %12.1f\n",
+        std::printf("%-8s %5d %-14s %5d %5d %5d %5d %7.1f%% %7.1f%% %12.1f %12.1f %10.0f\n",
                     std::string(game->id()).c_str(), seats, pairing.c_str(), games, tally.wins,
                     tally.draws, tally.losses, 100.0 * tally.wins / games,
                     tally.pairs ? 100.0 * tally.ahead / tally.pairs : 0.0, mean,
-                    bench::percentile(tally.think_ms, 99));
+                    bench::percentile(tally.think_ms, 99),
+                    tally.searches ? tally.iterations / tally.searches : 0.0);
         std::fflush(stdout);
       }
     }
