@@ -63,10 +63,9 @@ struct Tally {
   int pairs = 0;
   bool illegal = false;
   std::vector<double> think_ms;  // the hero's, per move
-  double iterations = 0;         // made by the hero's searches, summed
-  int searches = 0;
+  double iterations = 0;  // made by the hero's searches, summed (0 where it plays unsearched)
   void add(const Tally& o) {
-    iterations += o.iterations, searches += o.searches;
+    iterations += o.iterations;
     wins += o.wins, draws += o.draws, losses += o.losses;
     ahead += o.ahead, pairs += o.pairs;
     illegal = illegal || o.illegal;
@@ -100,10 +99,7 @@ Tally play(const rules::Game& game, int seats, const Side& hero, const Side& res
                                    static_cast<long>(static_cast<double>(think.count()) * scale))};
         const auto choice = bots::search(*s, budget, rng.next());
         m = choice->move;
-        if (seat == hero_seat) {
-          out.iterations += static_cast<double>(choice->iterations);
-          ++out.searches;
-        }
+        if (seat == hero_seat) out.iterations += static_cast<double>(choice->iterations);
       }
       if (seat == hero_seat)
         out.think_ms.push_back(
@@ -200,7 +196,9 @@ int main(int argc, char** argv) {
                     tally.draws, tally.losses, 100.0 * tally.wins / games,
                     tally.pairs ? 100.0 * tally.ahead / tally.pairs : 0.0, mean,
                     bench::percentile(tally.think_ms, 99),
-                    tally.searches ? tally.iterations / tally.searches : 0.0);
+                    tally.think_ms.empty()
+                        ? 0.0
+                        : tally.iterations / static_cast<double>(tally.think_ms.size()));
         std::fflush(stdout);
       }
     }
