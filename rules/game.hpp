@@ -84,6 +84,11 @@ class State {
   // nullptr: the game cannot be sampled (yet), and no bot plays it. A game in which every seat
   // sees everything and no chance is left to come returns a copy of itself.
   virtual std::unique_ptr<State> determinize(Seat viewer, Rng& rng) const;
+  // What chance has put before the seat to move, shown to everyone, that the text of its move
+  // does not name (the piece or the tile it drew), as a short text; empty where there is none.
+  // A bot's search tells positions apart by it: "c5" with a green marker drawn is not "c5"
+  // with a black Quirk.
+  virtual std::string drawn() const { return {}; }
 
   // Checks that the game is not over, that `seat` is to move and that the move is legal, then
   // plays it. Never throws; on error the state is unchanged.

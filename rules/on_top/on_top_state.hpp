@@ -123,6 +123,7 @@ class OnTopState final : public TurnState<OnTopState>, public ViewParts {
 
   std::vector<Move> legal_moves() const override;
   std::vector<int> scores() const override { return outcome_scores(); }
+  std::string drawn() const override { return drawn_ ? std::to_string(*drawn_) : std::string(); }
 
   json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return false; }

@@ -144,6 +144,9 @@ class QuirkyState final : public TurnState<QuirkyState>, public ViewParts {
 
   std::vector<Move> legal_moves() const override;
   std::vector<int> scores() const override { return score_; }
+  std::string drawn() const override {
+    return drawn_ == kNoColour ? std::string() : std::string(kPieceNames[drawn_]);
+  }
 
   json view(std::optional<Seat> viewer) const override { return whole_view(viewer); }
   bool view_depends_on_viewer() const override { return false; }
