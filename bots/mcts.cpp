@@ -17,20 +17,6 @@ using rules::State;
 
 namespace {
 
-// UCT's exploration constant for results in [0, 1].
-constexpr double kExploration = 0.7;
-// How much of a playout's value is its score rather than its result, in games that score: a
-// playout lost by less is worth more, which steers the search where random play wins nearly
-// everything (or nothing) whatever is played now. A sole win (the highest score) is worth 1,
-// a loss at most kScoreShare: by where its score lies between the lowest and the highest.
-// Measured on 3-seat Quirky against random play (300 games each, normal at 30 ms): 0 86.3%,
-// 0.2 88.3%, 0.5 89.0%, 0.8 86.3% first places; differences near the noise (about 2%).
-constexpr double kScoreShare = 0.5;
-// Progressive widening at the root of a game that scores: the search starts with the
-// kWidenFrom moves that gain the most at once and opens one more as its visits grow, to
-// kWidenFrom + sqrt(visits). L-Tiles offers hundreds of placements and a normal bot makes a
-// few hundred iterations: spread over all of them, each would be tried once or not at all.
-constexpr double kWidenFrom = 4;
 // A random playout longer than this is scored as a draw (none of the games gets near it).
 constexpr int kMaxPlayout = 2000;
 
@@ -44,15 +30,19 @@ struct Node {
   std::uint32_t available = 0;  // iterations in which this move was legal at its parent
   std::vector<std::unique_ptr<Node>> children;
   std::unordered_map<std::string, Node*> by_move;
+  // With Tuning::widen_below_root: each move's order by what it gains its mover at once (lower
+  // first, then a random tie-break), on the sample in which it was first legal here.
+  std::unordered_map<std::string, std::pair<int, std::uint64_t>> order;
 
-  double uct(double log_available) const {
-    return total / visits + kExploration * std::sqrt(log_available / visits);
+  double uct(double log_available, double exploration) const {
+    return total / visits + exploration * std::sqrt(log_available / visits);
   }
 };
 
 // What a finished playout is worth to each seat: its share of the result, and, in a game that
 // scores, where its score lies between the lowest and the highest.
-void playout_values(const rules::Outcome& outcome, int seats, std::vector<double>& values) {
+void playout_values(const rules::Outcome& outcome, int seats, double score_share,
+                    std::vector<double>& values) {
   const auto& scores = outcome.scores;
   const bool scored = scores.size() == static_cast<std::size_t>(seats);
   const auto [lo, hi] =
@@ -65,7 +55,7 @@ void playout_values(const rules::Outcome& outcome, int seats, std::vector<double
       continue;
     }
     const double place = static_cast<double>(scores[i] - lo) / static_cast<double>(hi - lo);
-    values[i] = (1 - kScoreShare) * result + kScoreShare * place;
+    values[i] = (1 - score_share) * result + score_share * place;
   }
 }
 
@@ -109,6 +99,16 @@ std::unordered_map<std::string, std::size_t> ranked(const State& position, Seat 
   return rank;
 }
 
+// A game cut short, as if it ended now: the leaders (the highest score) win.
+rules::Outcome standing(const State& sample) {
+  rules::Outcome out;
+  out.scores = sample.scores();
+  const int hi = std::ranges::max(out.scores);
+  for (std::size_t s = 0; s < out.scores.size(); ++s)
+    if (out.scores[s] == hi) out.winners.push_back(static_cast<Seat>(s));
+  return out;
+}
+
 }  // namespace
 
 Now steady_now() {
@@ -132,7 +132,7 @@ double result_for(const rules::Outcome& outcome, Seat seat, int seats) {
 }
 
 std::expected<Choice, SearchError> search(const State& position, Budget budget, std::uint64_t seed,
-                                          const Now& now) {
+                                          const Now& now, const Tuning& tuning) {
   const auto me = position.to_move();
   if (!me) return std::unexpected(SearchError::game_over);
   const auto start = now();  // ranking the root's moves is part of the thinking
@@ -142,6 +142,7 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
   const auto out_of_time = [&] { return budget.time.count() > 0 && now() - start >= budget.time; };
   const auto rank = ranked(position, *me, root_moves, rng, out_of_time);
   const int seats = position.num_seats();
+  const bool scored = !position.scores().empty();
   Node root(nullptr, Move{}, -1);
   std::size_t made = 0;
   std::vector<double> results(static_cast<std::size_t>(seats));
@@ -156,50 +157,71 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
     while (!sample->is_over()) {
       const Seat mover = *sample->to_move();
       auto moves = sample->legal_moves();
+      const auto open = static_cast<std::size_t>(tuning.widen_from +
+                                                 std::sqrt(static_cast<double>(node->visits)));
       if (node == &root && !rank.empty()) {
         // Only the root's best-ranked moves, more of them as its visits grow.
-        const auto open =
-            static_cast<std::size_t>(kWidenFrom + std::sqrt(static_cast<double>(root.visits)));
         std::erase_if(moves, [&](const Move& m) {
           const auto it = rank.find(m.text);
           return it != rank.end() && it->second >= open;
         });
+      } else if (node != &root && tuning.widen_below_root && scored && moves.size() > open) {
+        // Only the best-ordered of the moves legal here, more of them as its visits grow.
+        const auto seen = tuning.split_drawn ? sample->drawn() + '\x1f' : std::string();
+        for (const auto& m : moves)
+          if (!node->order.contains(seen + m.text))
+            node->order.emplace(seen + m.text, std::pair{-gain(*sample, mover, m), rng.next()});
+        std::ranges::nth_element(moves, moves.begin() + static_cast<std::ptrdiff_t>(open), {},
+                                 [&](const Move& m) { return node->order.at(seen + m.text); });
+        moves.resize(open);
       }
-      std::vector<const Move*> untried;
+      // The tree's name for each move: its text, after what the mover drew where that counts.
+      std::vector<std::string> keys;
+      if (tuning.split_drawn)
+        if (const auto seen = sample->drawn(); !seen.empty())
+          for (const auto& m : moves) keys.push_back(seen + '\x1f' + m.text);
+      const auto key = [&](std::size_t i) -> const std::string& {
+        return keys.empty() ? moves[i].text : keys[i];
+      };
+      std::vector<std::size_t> untried;
       Node* best = nullptr;
       double best_score = -1;
-      for (const auto& m : moves) {
-        const auto it = node->by_move.find(m.text);
+      for (std::size_t i = 0; i < moves.size(); ++i) {
+        const auto it = node->by_move.find(key(i));
         if (it == node->by_move.end()) {
-          untried.push_back(&m);
+          untried.push_back(i);
           continue;
         }
         ++it->second->available;
       }
       if (untried.empty()) {
-        for (const auto& m : moves) {
-          Node* child = node->by_move.at(m.text);
-          const double score = child->uct(std::log(static_cast<double>(child->available)));
+        for (std::size_t i = 0; i < moves.size(); ++i) {
+          Node* child = node->by_move.at(key(i));
+          const double score =
+              child->uct(std::log(static_cast<double>(child->available)), tuning.exploration);
           if (score > best_score) best_score = score, best = child;
         }
         (void)sample->apply(mover, best->move);
         node = best;
         continue;
       }
-      const Move& m = *untried[rng.below(untried.size())];
-      node->children.push_back(std::make_unique<Node>(node, m, mover));
+      const std::size_t pick = untried[rng.below(untried.size())];
+      node->children.push_back(std::make_unique<Node>(node, moves[pick], mover));
       Node* child = node->children.back().get();
       child->available = 1;
-      node->by_move.emplace(m.text, child);
-      (void)sample->apply(mover, m);
+      node->by_move.emplace(key(pick), child);
+      (void)sample->apply(mover, moves[pick]);
       node = child;
       break;
     }
-    // The rest of the game at random.
-    for (int ply = 0; !sample->is_over() && ply < kMaxPlayout; ++ply)
+    // The rest of the game at random, or some plies of it.
+    const int plies = tuning.playout_plies > 0 && scored ? tuning.playout_plies : kMaxPlayout;
+    for (int ply = 0; !sample->is_over() && ply < plies; ++ply)
       (void)sample->apply(*sample->to_move(), sample->random_move(rng));
     if (const auto outcome = sample->outcome())
-      playout_values(*outcome, seats, results);
+      playout_values(*outcome, seats, tuning.score_share, results);
+    else if (plies < kMaxPlayout)
+      playout_values(standing(*sample), seats, tuning.score_share, results);
     else
       std::ranges::fill(results, 1.0 / seats);
     for (Node* n = node; n != &root; n = n->parent) {
@@ -211,8 +233,10 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
   } while (!spent());
   // The most visited of the moves open in the real position.
   const Node* chosen = nullptr;
+  const auto seen = tuning.split_drawn ? position.drawn() : std::string();
   for (const auto& m : root_moves)
-    if (const auto it = root.by_move.find(m.text); it != root.by_move.end())
+    if (const auto it = root.by_move.find(seen.empty() ? m.text : seen + '\x1f' + m.text);
+        it != root.by_move.end())
       if (!chosen || it->second->visits > chosen->visits) chosen = it->second;
   if (!chosen) return Choice{root_moves.front(), made, 0.0};
   return Choice{chosen->move, made, chosen->total / chosen->visits};

@@ -42,16 +42,52 @@ struct Side {
   std::optional<bots::Level> level;  // none: random play
   std::string name;
   std::chrono::microseconds think{0};  // 0: the level table's
+  std::size_t iterations = 0;          // 0: a time budget; else this many per move, no clock
+  bots::Tuning tuning;
 };
 
+// "c=0.35,share=0.5,widen=4,below=1,plies=20,split=1": the search's tuning, from the shipped
+// defaults.
+bots::Tuning tuning_from(const std::string& text) {
+  bots::Tuning t;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto end = text.find(',', at);
+    if (end == std::string::npos) end = text.size();
+    const auto item = text.substr(at, end - at);
+    const auto eq = item.find('=');
+    const auto key = item.substr(0, eq);
+    const double v = eq == std::string::npos ? 0 : std::stod(item.substr(eq + 1));
+    if (key == "c")
+      t.exploration = v;
+    else if (key == "share")
+      t.score_share = v;
+    else if (key == "widen")
+      t.widen_from = v;
+    else if (key == "below")
+      t.widen_below_root = v != 0;
+    else if (key == "plies")
+      t.playout_plies = static_cast<int>(v);
+    else if (key == "split")
+      t.split_drawn = v != 0;
+    else {
+      std::fprintf(stderr, "unknown tuning %s\n", key.c_str());
+      std::exit(2);
+    }
+    at = end + 1;
+  }
+  return t;
+}
+
 Side side(const std::string& name) {
-  if (name == "random") return {std::nullopt, name};
+  if (name == "random")
+    return {.level = std::nullopt, .name = name, .think = {}, .iterations = 0, .tuning = {}};
   const auto level = bots::level_named(name);
   if (!level) {
     std::fprintf(stderr, "unknown level %s\n", name.c_str());
     std::exit(2);
   }
-  return {level, name};
+  return {.level = level, .name = name, .think = {}, .iterations = 0, .tuning = {}};
 }
 
 // The results of some games for the hero (the first side named).
@@ -97,7 +133,8 @@ Tally play(const rules::Game& game, int seats, const Side& hero, const Side& res
         const auto think = who.think.count() > 0 ? who.think : bots::spec(*who.level).think.time;
         bots::Budget budget{0, std::chrono::microseconds(
                                    static_cast<long>(static_cast<double>(think.count()) * scale))};
-        const auto choice = bots::search(*s, budget, rng.next());
+        if (who.iterations) budget = {who.iterations, {}};
+        const auto choice = bots::search(*s, budget, rng.next(), bots::steady_now(), who.tuning);
         m = choice->move;
         if (seat == hero_seat) out.iterations += static_cast<double>(choice->iterations);
       }
@@ -136,6 +173,8 @@ int main(int argc, char** argv) {
   int only_seats = 0;  // 0: every seat count
   double scale = 1.0;
   long hero_ms = 0, rest_ms = 0;
+  std::size_t hero_iters = 0, rest_iters = 0;
+  bots::Tuning hero_tuning, rest_tuning;
   std::uint64_t seed = 1;
   std::vector<std::string> only_games, pairings;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -156,6 +195,14 @@ int main(int argc, char** argv) {
       hero_ms = std::stol(v);
     else if (a == "--rest-ms")
       rest_ms = std::stol(v);
+    else if (a == "--hero-iters")
+      hero_iters = std::stoul(v);
+    else if (a == "--rest-iters")
+      rest_iters = std::stoul(v);
+    else if (a == "--hero-tuning")
+      hero_tuning = tuning_from(v);
+    else if (a == "--rest-tuning")
+      rest_tuning = tuning_from(v);
     else if (a == "--jobs")
       jobs = std::max(1, std::stoi(v));
   }
@@ -173,6 +220,8 @@ int main(int argc, char** argv) {
         Side hero = side(pairing.substr(0, dash)), rest = side(pairing.substr(dash + 1));
         hero.think = std::chrono::milliseconds(hero_ms);
         rest.think = std::chrono::milliseconds(rest_ms);
+        hero.iterations = hero_iters, rest.iterations = rest_iters;
+        hero.tuning = hero_tuning, rest.tuning = rest_tuning;
         Tally tally;
         std::atomic<int> next{0};
         std::mutex joined;

@@ -88,6 +88,25 @@ TEST(Mcts, PlaysWholeGamesOfEveryGameWithLegalMovesOnly) {
   }
 }
 
+// The arena's variants of the search (Tuning) play legal moves in every game too, and repeat
+// themselves from a seed.
+TEST(Mcts, EveryTuningPlaysLegalMovesAndRepeatsItselfFromASeed) {
+  const std::vector<Tuning> tunings{
+      {.exploration = 0.3}, {.score_share = 0},    {.widen_from = 2, .widen_below_root = true},
+      {.playout_plies = 6}, {.split_drawn = true}, {.widen_below_root = true, .split_drawn = true}};
+  for (const auto& setup : every_setup())
+    for (std::size_t t = 0; t < tunings.size(); ++t) {
+      const auto s = random_position(setup, t, static_cast<int>(t * 3));
+      if (s->is_over()) continue;
+      const auto a = search(*s, {.iterations = 60}, t, steady_now(), tunings[t]);
+      const auto b = search(*s, {.iterations = 60}, t, steady_now(), tunings[t]);
+      ASSERT_TRUE(a && b) << setup.game;
+      EXPECT_TRUE(legal(*s, a->move)) << setup.game << " tuning " << t << ": " << a->move.text;
+      EXPECT_EQ(a->move, b->move) << setup.game << " tuning " << t;
+      EXPECT_EQ(a->iterations, 60u);
+    }
+}
+
 TEST(Mcts, KeepsAnIterationBudgetExactlyAndRepeatsItselfFromASeed) {
   const auto s = random_position("quantik", 3, 4);
   const auto a = search(*s, {.iterations = 200}, 42);
@@ -286,6 +305,7 @@ TEST(Determinize, ASampleShowsTheViewerExactlyWhatTheRealPositionShows) {
                            std::to_string(seed) + " viewer " + std::to_string(viewer);
         EXPECT_EQ(sample->view(viewer), s->view(viewer)) << where;
         EXPECT_EQ(sample->to_move(), s->to_move()) << where;
+        EXPECT_EQ(sample->drawn(), s->drawn()) << where;  // shown to everyone
         if (s->to_move() == viewer) {
           EXPECT_EQ(sample->legal_moves(), s->legal_moves()) << where;
         }
@@ -295,6 +315,23 @@ TEST(Determinize, ASampleShowsTheViewerExactlyWhatTheRealPositionShows) {
           ASSERT_TRUE(sample->apply(*sample->to_move(), moves[play.below(moves.size())])) << where;
         }
       }
+    }
+}
+
+// drawn() names the piece or tile the seat to move drew, as its view shows it, in the games
+// that draw one each turn, and nothing in the others (or once a game is over).
+TEST(Drawn, NamesWhatTheSeatToMoveDrewAsItsViewShowsIt) {
+  for (const auto& setup : every_setup())
+    for (std::uint64_t seed = 0; seed < 8; ++seed) {
+      const auto s = random_position(setup, seed, static_cast<int>(seed * 9 % 50));
+      const auto where = std::string(setup.game) + " seed " + std::to_string(seed);
+      const auto drawn = s->view(s->to_move())["drawn"];
+      if (setup.game == "quirky" && !s->is_over())
+        EXPECT_EQ(s->drawn(), drawn["piece"].get<std::string>()) << where;
+      else if (setup.game == "on_top" && !s->is_over())
+        EXPECT_EQ(s->drawn(), std::to_string(drawn["tile"].get<int>())) << where;
+      else
+        EXPECT_EQ(s->drawn(), "") << where;
     }
 }
 
