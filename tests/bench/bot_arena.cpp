@@ -3,6 +3,11 @@
 //
 //   bot_arena [--games 40] [--game quantik] [--pairing normal-random|hard-normal|easy-random]
 //             [--think-scale 1.0] [--seed 1] [--jobs 1] [--seats N] [--hero-ms N] [--rest-ms N]
+//             [--hero-iters N] [--rest-iters N] [--hero-tuning T] [--rest-tuning T]
+//
+// `--hero-iters` and `--rest-iters` give a side a fixed number of iterations per move instead
+// of a time: the figures then do not depend on how busy the machine is. `--hero-tuning` and
+// `--rest-tuning` vary a side's search (tuning_from below; bots::Tuning says what each does).
 //
 // `--jobs` plays that many games at once, on as many threads (on an idle machine: a search given
 // a time gets less done on a busy one).
