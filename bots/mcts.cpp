@@ -99,6 +99,11 @@ std::unordered_map<std::string, std::size_t> ranked(const State& position, Seat 
   return rank;
 }
 
+// The tree's name for `move` made with `seen` drawn (State::drawn(); empty: its text alone).
+std::string tree_key(const std::string& seen, const Move& move) {
+  return seen.empty() ? move.text : seen + '\x1f' + move.text;
+}
+
 // A game cut short, as if it ended now: the leaders (the highest score) win.
 rules::Outcome standing(const State& sample) {
   rules::Outcome out;
@@ -167,19 +172,19 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
         });
       } else if (node != &root && tuning.widen_below_root && scored && moves.size() > open) {
         // Only the best-ordered of the moves legal here, more of them as its visits grow.
-        const auto seen = tuning.split_drawn ? sample->drawn() + '\x1f' : std::string();
+        const auto seen = tuning.split_drawn ? sample->drawn() : std::string();
         for (const auto& m : moves)
-          if (!node->order.contains(seen + m.text))
-            node->order.emplace(seen + m.text, std::pair{-gain(*sample, mover, m), rng.next()});
+          if (auto k = tree_key(seen, m); !node->order.contains(k))
+            node->order.emplace(std::move(k), std::pair{-gain(*sample, mover, m), rng.next()});
         std::ranges::nth_element(moves, moves.begin() + static_cast<std::ptrdiff_t>(open), {},
-                                 [&](const Move& m) { return node->order.at(seen + m.text); });
+                                 [&](const Move& m) { return node->order.at(tree_key(seen, m)); });
         moves.resize(open);
       }
       // The tree's name for each move: its text, after what the mover drew where that counts.
       std::vector<std::string> keys;
       if (tuning.split_drawn)
         if (const auto seen = sample->drawn(); !seen.empty())
-          for (const auto& m : moves) keys.push_back(seen + '\x1f' + m.text);
+          for (const auto& m : moves) keys.push_back(tree_key(seen, m));
       const auto key = [&](std::size_t i) -> const std::string& {
         return keys.empty() ? moves[i].text : keys[i];
       };
@@ -235,8 +240,7 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
   const Node* chosen = nullptr;
   const auto seen = tuning.split_drawn ? position.drawn() : std::string();
   for (const auto& m : root_moves)
-    if (const auto it = root.by_move.find(seen.empty() ? m.text : seen + '\x1f' + m.text);
-        it != root.by_move.end())
+    if (const auto it = root.by_move.find(tree_key(seen, m)); it != root.by_move.end())
       if (!chosen || it->second->visits > chosen->visits) chosen = it->second;
   if (!chosen) return Choice{root_moves.front(), made, 0.0};
   return Choice{chosen->move, made, chosen->total / chosen->visits};
