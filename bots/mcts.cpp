@@ -39,26 +39,6 @@ struct Node {
   }
 };
 
-// What a finished playout is worth to each seat: its share of the result, and, in a game that
-// scores, where its score lies between the lowest and the highest.
-void playout_values(const rules::Outcome& outcome, int seats, double score_share,
-                    std::vector<double>& values) {
-  const auto& scores = outcome.scores;
-  const bool scored = scores.size() == static_cast<std::size_t>(seats);
-  const auto [lo, hi] =
-      scored ? std::ranges::minmax(scores) : std::ranges::minmax_result<int>{0, 0};
-  for (Seat s = 0; s < seats; ++s) {
-    const auto i = static_cast<std::size_t>(s);
-    const double result = result_for(outcome, s, seats);
-    if (!scored || hi == lo) {
-      values[i] = result;
-      continue;
-    }
-    const double place = static_cast<double>(scores[i] - lo) / static_cast<double>(hi - lo);
-    values[i] = (1 - score_share) * result + score_share * place;
-  }
-}
-
 // What `move` gains `mover` at once in `position`: their score after it, less the best of the
 // others'.
 int gain(const State& position, Seat mover, const Move& move) {
@@ -134,6 +114,33 @@ double result_for(const rules::Outcome& outcome, Seat seat, int seats) {
   if (outcome.winners.empty()) return 1.0 / seats;
   if (std::ranges::find(outcome.winners, seat) == outcome.winners.end()) return 0.0;
   return 1.0 / static_cast<double>(outcome.winners.size());
+}
+
+void playout_values(const rules::Outcome& outcome, int seats, const Tuning& tuning,
+                    std::vector<double>& values) {
+  values.resize(static_cast<std::size_t>(seats));
+  const auto& scores = outcome.scores;
+  const bool scored = scores.size() == static_cast<std::size_t>(seats);
+  const auto [lo, hi] =
+      scored ? std::ranges::minmax(scores) : std::ranges::minmax_result<int>{0, 0};
+  for (Seat s = 0; s < seats; ++s) {
+    const auto i = static_cast<std::size_t>(s);
+    const double result = result_for(outcome, s, seats);
+    if (!scored || (hi == lo && tuning.margin_scale <= 0)) {
+      values[i] = result;
+      continue;
+    }
+    double place = 0;
+    if (tuning.margin_scale > 0) {
+      int best_other = std::numeric_limits<int>::min();
+      for (std::size_t o = 0; o < scores.size(); ++o)
+        if (o != i) best_other = std::max(best_other, scores[o]);
+      place = 0.5 + 0.5 * std::tanh((scores[i] - best_other) / tuning.margin_scale);
+    } else {
+      place = static_cast<double>(scores[i] - lo) / static_cast<double>(hi - lo);
+    }
+    values[i] = (1 - tuning.score_share) * result + tuning.score_share * place;
+  }
 }
 
 std::expected<Choice, SearchError> search(const State& position, Budget budget, std::uint64_t seed,
@@ -224,9 +231,9 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
     for (int ply = 0; !sample->is_over() && ply < plies; ++ply)
       (void)sample->apply(*sample->to_move(), sample->random_move(rng));
     if (const auto outcome = sample->outcome())
-      playout_values(*outcome, seats, tuning.score_share, results);
+      playout_values(*outcome, seats, tuning, results);
     else if (plies < kMaxPlayout)
-      playout_values(standing(*sample), seats, tuning.score_share, results);
+      playout_values(standing(*sample), seats, tuning, results);
     else
       std::ranges::fill(results, 1.0 / seats);
     for (Node* n = node; n != &root; n = n->parent) {

@@ -18,6 +18,7 @@
 #include <expected>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "rules/game.hpp"
 
@@ -42,6 +43,11 @@ struct Tuning {
   // Measured on 3-seat Quirky against random play (300 games each, normal at 30 ms): 0 86.3%,
   // 0.2 88.3%, 0.5 89.0%, 0.8 86.3% first places; differences near the noise (about 2%).
   double score_share = 0.5;
+  // Where that share comes from: 0, where a seat's score lies between the lowest and the
+  // highest (in a game of two, the result again); above 0, its lead over the best of the others
+  // in points, through 0.5 + 0.5 tanh(lead / margin_scale), so a playout won by more is worth
+  // more and a lead of a few points counts for less than a rout.
+  double margin_scale = 0;
   // Progressive widening in a game that scores: a node starts with the widen_from moves that
   // gain the most at once and opens one more as its visits grow, to widen_from + sqrt(visits).
   // L-Tiles offers hundreds of placements and a normal bot makes a few hundred iterations:
@@ -81,5 +87,11 @@ std::expected<Choice, SearchError> search(const rules::State& position, Budget b
 
 // The share of a finished game's result that goes to `seat`, in [0, 1] (as above).
 double result_for(const rules::Outcome& outcome, rules::Seat seat, int seats);
+
+// What a finished playout is worth to each of `seats` seats, in [0, 1]: its share of the
+// result, blended in a game that scores with its score's place or lead (Tuning::score_share,
+// Tuning::margin_scale). `values` is resized to `seats`.
+void playout_values(const rules::Outcome& outcome, int seats, const Tuning& tuning,
+                    std::vector<double>& values);
 
 }  // namespace plateau::bots

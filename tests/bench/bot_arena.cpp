@@ -51,8 +51,8 @@ struct Side {
   bots::Tuning tuning;
 };
 
-// "c=0.35,share=0.5,widen=4,below=1,plies=20,split=1": the search's tuning, from the shipped
-// defaults.
+// "c=0.35,share=0.5,margin=10,widen=4,below=1,plies=20,split=1": the search's tuning, from the
+// shipped defaults.
 bots::Tuning tuning_from(const std::string& text) {
   bots::Tuning t;
   std::size_t at = 0;
@@ -67,6 +67,8 @@ bots::Tuning tuning_from(const std::string& text) {
       t.exploration = v;
     else if (key == "share")
       t.score_share = v;
+    else if (key == "margin")
+      t.margin_scale = v;
     else if (key == "widen")
       t.widen_from = v;
     else if (key == "below")

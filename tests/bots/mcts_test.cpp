@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "bots/bot.hpp"
 #include "bots/mcts.hpp"
@@ -91,9 +92,14 @@ TEST(Mcts, PlaysWholeGamesOfEveryGameWithLegalMovesOnly) {
 // The arena's variants of the search (Tuning) play legal moves in every game too, and repeat
 // themselves from a seed.
 TEST(Mcts, EveryTuningPlaysLegalMovesAndRepeatsItselfFromASeed) {
-  const std::vector<Tuning> tunings{
-      {.exploration = 0.3}, {.score_share = 0},    {.widen_from = 2, .widen_below_root = true},
-      {.playout_plies = 6}, {.split_drawn = true}, {.widen_below_root = true, .split_drawn = true}};
+  const std::vector<Tuning> tunings{{.exploration = 0.3},
+                                    {.score_share = 0},
+                                    {.widen_from = 2, .widen_below_root = true},
+                                    {.playout_plies = 6},
+                                    {.split_drawn = true},
+                                    {.widen_below_root = true, .split_drawn = true},
+                                    {.score_share = 1, .margin_scale = 8},
+                                    {.score_share = 0.5, .margin_scale = 3, .playout_plies = 10}};
   for (const auto& setup : every_setup())
     for (std::size_t t = 0; t < tunings.size(); ++t) {
       const auto s = random_position(setup, t, static_cast<int>(t * 3));
@@ -105,6 +111,49 @@ TEST(Mcts, EveryTuningPlaysLegalMovesAndRepeatsItselfFromASeed) {
       EXPECT_EQ(a->move, b->move) << setup.game << " tuning " << t;
       EXPECT_EQ(a->iterations, 60u);
     }
+}
+
+// A playout's worth: the result alone where nothing scores; blended with the score's place
+// (the default) or with the lead over the best of the others (margin_scale), which tells a rout
+// from a near thing even in a game of two, where the place is the result again.
+rules::Outcome ended(std::vector<Seat> winners, std::vector<int> scores) {
+  rules::Outcome out;
+  out.winners = std::move(winners);
+  out.scores = std::move(scores);
+  return out;
+}
+
+TEST(Mcts, ValuesAPlayoutByItsResultAndItsPlaceOrItsLead) {
+  std::vector<double> v;
+  const auto rout = ended({0}, {30, 10});
+  const auto close = ended({0}, {30, 27});
+  const auto drawn = ended({}, {12, 12});
+  playout_values(ended({1}, {}), 2, {}, v);
+  EXPECT_EQ(v, (std::vector<double>{0, 1}));
+  playout_values(rout, 2, {}, v);
+  EXPECT_EQ(v, (std::vector<double>{1, 0}));
+  playout_values(close, 2, {}, v);  // by place, a near thing is a rout
+  EXPECT_EQ(v, (std::vector<double>{1, 0}));
+  playout_values(drawn, 2, {.margin_scale = 10}, v);
+  EXPECT_DOUBLE_EQ(v[0], 0.5);
+  EXPECT_DOUBLE_EQ(v[1], 0.5);
+
+  const Tuning lead{.score_share = 0.5, .margin_scale = 10};
+  std::vector<double> by_rout;
+  playout_values(rout, 2, lead, by_rout);
+  playout_values(close, 2, lead, v);
+  EXPECT_GT(by_rout[0], v[0]);  // winning by 20 is worth more than by 3
+  EXPECT_LT(by_rout[1], v[1]);  // and losing by 20 less than by 3
+  EXPECT_GT(v[0], 0.5);
+  EXPECT_LT(v[1], 0.5);
+  EXPECT_NEAR(v[0], 0.5 + 0.25 * (1 + std::tanh(0.3)), 1e-12);
+  EXPECT_NEAR(v[1], 0.25 * (1 - std::tanh(0.3)), 1e-12);
+
+  // Three seats: each seat's lead is over the best of the others.
+  playout_values(ended({2}, {5, 9, 15}), 3, {.score_share = 1, .margin_scale = 6}, v);
+  EXPECT_NEAR(v[0], 0.5 + 0.5 * std::tanh(-10.0 / 6), 1e-12);
+  EXPECT_NEAR(v[1], 0.5 + 0.5 * std::tanh(-6.0 / 6), 1e-12);
+  EXPECT_NEAR(v[2], 0.5 + 0.5 * std::tanh(6.0 / 6), 1e-12);
 }
 
 TEST(Mcts, KeepsAnIterationBudgetExactlyAndRepeatsItselfFromASeed) {
