@@ -39,16 +39,19 @@ struct Node {
   }
 };
 
-// What `move` gains `mover` at once in `position`: their score after it, less the best of the
-// others'.
+// How far `seat` leads the best of the others (behind: below 0).
+int lead(const std::vector<int>& scores, std::size_t seat) {
+  int best_other = std::numeric_limits<int>::min();
+  for (std::size_t s = 0; s < scores.size(); ++s)
+    if (s != seat) best_other = std::max(best_other, scores[s]);
+  return scores[seat] - best_other;
+}
+
+// What `move` gains `mover` at once in `position`: their lead after it.
 int gain(const State& position, Seat mover, const Move& move) {
   auto after = position.clone();
   (void)after->apply(mover, move);
-  const auto scores = after->scores();
-  int best_other = std::numeric_limits<int>::min();
-  for (std::size_t s = 0; s < scores.size(); ++s)
-    if (static_cast<Seat>(s) != mover) best_other = std::max(best_other, scores[s]);
-  return scores[static_cast<std::size_t>(mover)] - best_other;
+  return lead(after->scores(), static_cast<std::size_t>(mover));
 }
 
 // The root's moves in the order of what each gains at once in a game that scores: the mover's
@@ -132,10 +135,7 @@ void playout_values(const rules::Outcome& outcome, int seats, const Tuning& tuni
     }
     double place = 0;
     if (tuning.margin_scale > 0) {
-      int best_other = std::numeric_limits<int>::min();
-      for (std::size_t o = 0; o < scores.size(); ++o)
-        if (o != i) best_other = std::max(best_other, scores[o]);
-      place = 0.5 + 0.5 * std::tanh((scores[i] - best_other) / tuning.margin_scale);
+      place = 0.5 + 0.5 * std::tanh(lead(scores, i) / tuning.margin_scale);
     } else {
       place = static_cast<double>(scores[i] - lo) / static_cast<double>(hi - lo);
     }

@@ -113,9 +113,7 @@ TEST(Mcts, EveryTuningPlaysLegalMovesAndRepeatsItselfFromASeed) {
     }
 }
 
-// A playout's worth: the result alone where nothing scores; blended with the score's place
-// (the default) or with the lead over the best of the others (margin_scale), which tells a rout
-// from a near thing even in a game of two, where the place is the result again.
+// A finished game's winners and scores (Outcome's reason has no default to skip).
 rules::Outcome ended(std::vector<Seat> winners, std::vector<int> scores) {
   rules::Outcome out;
   out.winners = std::move(winners);
@@ -123,6 +121,9 @@ rules::Outcome ended(std::vector<Seat> winners, std::vector<int> scores) {
   return out;
 }
 
+// A playout's worth: the result alone where nothing scores; blended with the score's place
+// (the default) or with the lead over the best of the others (margin_scale), which tells a rout
+// from a near thing even in a game of two, where the place is the result again.
 TEST(Mcts, ValuesAPlayoutByItsResultAndItsPlaceOrItsLead) {
   std::vector<double> v;
   const auto rout = ended({0}, {30, 10});
