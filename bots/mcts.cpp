@@ -178,14 +178,23 @@ std::expected<Choice, SearchError> search(const State& position, Budget budget, 
           return it != rank.end() && it->second >= open;
         });
       } else if (node != &root && tuning.widen_below_root && scored && moves.size() > open) {
-        // Only the best-ordered of the moves legal here, more of them as its visits grow.
+        // Only the best-ordered of the moves legal here, more of them as its visits grow. Each
+        // move's order is looked up once (and worked out on this sample where it is new here),
+        // then the best are picked by index: not a lookup per comparison.
         const auto seen = tuning.split_drawn ? sample->drawn() : std::string();
-        for (const auto& m : moves)
-          if (auto k = tree_key(seen, m); !node->order.contains(k))
-            node->order.emplace(std::move(k), std::pair{-gain(*sample, mover, m), rng.next()});
-        std::ranges::nth_element(moves, moves.begin() + static_cast<std::ptrdiff_t>(open), {},
-                                 [&](const Move& m) { return node->order.at(tree_key(seen, m)); });
-        moves.resize(open);
+        std::vector<std::pair<std::pair<int, std::uint64_t>, std::size_t>> ordered;
+        ordered.reserve(moves.size());
+        for (std::size_t i = 0; i < moves.size(); ++i) {
+          const auto [it, fresh] = node->order.try_emplace(tree_key(seen, moves[i]));
+          if (fresh) it->second = {-gain(*sample, mover, moves[i]), rng.next()};
+          ordered.emplace_back(it->second, i);
+        }
+        std::ranges::nth_element(ordered, ordered.begin() + static_cast<std::ptrdiff_t>(open));
+        std::vector<Move> best_ordered;
+        best_ordered.reserve(open);
+        for (std::size_t k = 0; k < open; ++k)
+          best_ordered.push_back(std::move(moves[ordered[k].second]));
+        moves = std::move(best_ordered);
       }
       // The tree's name for each move: its text, after what the mover drew where that counts.
       std::vector<std::string> keys;
