@@ -13,6 +13,12 @@ using rules::State;
 
 const LevelSpec& spec(Level level) { return *std::ranges::find(kLevels, level, &LevelSpec::level); }
 
+Tuning tuning_for(std::string_view game, Level level) {
+  for (const auto& row : kTunings)
+    if (row.game == game && row.level == level) return row.tuning;
+  return {};
+}
+
 std::optional<Level> level_named(std::string_view name) {
   const auto it = std::ranges::find(kLevels, name, &LevelSpec::name);
   if (it == kLevels.end()) return std::nullopt;
@@ -53,7 +59,7 @@ std::expected<Move, SearchError> choose(std::string_view game, const State& posi
   if (level != Level::easy) {
     Budget think = spec(level).think;
     think.time = std::min(think.time, cap);
-    auto choice = search(position, think, seed, now);
+    auto choice = search(position, think, seed, now, tuning_for(game, level));
     if (!choice) return std::unexpected(choice.error());
     return choice->move;
   }

@@ -7,7 +7,8 @@
 //
 // `--hero-iters` and `--rest-iters` give a side a fixed number of iterations per move instead
 // of a time: the figures then do not depend on how busy the machine is. `--hero-tuning` and
-// `--rest-tuning` vary a side's search (tuning_from below; bots::Tuning says what each does).
+// `--rest-tuning` vary a side's search from its level's tuning for the game (bots::kTunings;
+// tuning_from below; bots::Tuning says what each key does): `below=0` is hard Quirky's old search.
 //
 // `--jobs` plays that many games at once, on as many threads (on an idle machine: a search given
 // a time gets less done on a busy one).
@@ -51,10 +52,9 @@ struct Side {
   bots::Tuning tuning;
 };
 
-// "c=0.35,share=0.5,margin=10,widen=4,below=1,plies=20,split=1": the search's tuning, from the
-// shipped defaults.
-bots::Tuning tuning_from(const std::string& text) {
-  bots::Tuning t;
+// "c=0.35,share=0.5,margin=10,widen=4,below=1,plies=20,split=1": the search's tuning, from
+// `t` (the level's for the game, bots::tuning_for) with the keys named changed.
+bots::Tuning tuning_from(const std::string& text, bots::Tuning t) {
   std::size_t at = 0;
   while (at < text.size()) {
     auto end = text.find(',', at);
@@ -86,7 +86,7 @@ bots::Tuning tuning_from(const std::string& text) {
   return t;
 }
 
-Side side(const std::string& name) {
+Side side(const std::string& name, std::string_view game) {
   if (name == "random")
     return {.level = std::nullopt, .name = name, .think = {}, .iterations = 0, .tuning = {}};
   const auto level = bots::level_named(name);
@@ -94,7 +94,11 @@ Side side(const std::string& name) {
     std::fprintf(stderr, "unknown level %s\n", name.c_str());
     std::exit(2);
   }
-  return {.level = level, .name = name, .think = {}, .iterations = 0, .tuning = {}};
+  return {.level = level,
+          .name = name,
+          .think = {},
+          .iterations = 0,
+          .tuning = bots::tuning_for(game, *level)};
 }
 
 // The results of some games for the hero (the first side named).
@@ -181,7 +185,7 @@ int main(int argc, char** argv) {
   double scale = 1.0;
   long hero_ms = 0, rest_ms = 0;
   std::size_t hero_iters = 0, rest_iters = 0;
-  bots::Tuning hero_tuning, rest_tuning;
+  std::string hero_tuning, rest_tuning;  // changes to the levels' tunings
   std::uint64_t seed = 1;
   std::vector<std::string> only_games, pairings;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -207,9 +211,9 @@ int main(int argc, char** argv) {
     else if (a == "--rest-iters")
       rest_iters = std::stoul(v);
     else if (a == "--hero-tuning")
-      hero_tuning = tuning_from(v);
+      hero_tuning = v;
     else if (a == "--rest-tuning")
-      rest_tuning = tuning_from(v);
+      rest_tuning = v;
     else if (a == "--jobs")
       jobs = std::max(1, std::stoi(v));
   }
@@ -224,11 +228,13 @@ int main(int argc, char** argv) {
       if (only_seats && seats != only_seats) continue;
       for (const auto& pairing : pairings) {
         const auto dash = pairing.find('-');
-        Side hero = side(pairing.substr(0, dash)), rest = side(pairing.substr(dash + 1));
+        Side hero = side(pairing.substr(0, dash), game->id());
+        Side rest = side(pairing.substr(dash + 1), game->id());
         hero.think = std::chrono::milliseconds(hero_ms);
         rest.think = std::chrono::milliseconds(rest_ms);
         hero.iterations = hero_iters, rest.iterations = rest_iters;
-        hero.tuning = hero_tuning, rest.tuning = rest_tuning;
+        hero.tuning = tuning_from(hero_tuning, hero.tuning);
+        rest.tuning = tuning_from(rest_tuning, rest.tuning);
         Tally tally;
         std::atomic<int> next{0};
         std::mutex joined;

@@ -341,6 +341,36 @@ TEST(Levels, AreOneTableOfNamesAndThinkTimes) {
   EXPECT_GT(spec(Level::hard).think.time, spec(Level::normal).think.time);
 }
 
+// A game and level search as their row in kTunings says (2-seat Quirky's hard widens below
+// the root), the others with Tuning's defaults; choose() plays with that tuning: the move it
+// picks is the tuned search's, on positions where the default search picks another.
+TEST(Levels, AGameAndLevelSearchWithTheirRowOfTheTuningTable) {
+  const Tuning defaults;
+  EXPECT_TRUE(tuning_for("quirky", Level::hard).widen_below_root);
+  EXPECT_EQ(tuning_for("quirky", Level::normal).widen_below_root, defaults.widen_below_root);
+  EXPECT_EQ(tuning_for("on_top", Level::hard).widen_below_root, defaults.widen_below_root);
+  EXPECT_DOUBLE_EQ(tuning_for("quirky", Level::hard).exploration, defaults.exploration);
+  int differ = 0;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    const auto s = random_position(bots::Setup{"quirky", {{"players", 2}}}, seed, 8);
+    ASSERT_FALSE(s->is_over());
+    // A clock a millisecond further on at each reading: hard's 2 s are 2,000 readings.
+    const auto clock = [] {
+      return [t = std::chrono::steady_clock::time_point{}]() mutable {
+        return t += std::chrono::milliseconds(1);
+      };
+    };
+    const auto chosen = choose("quirky", *s, Level::hard, seed, clock());
+    const auto tuned =
+        search(*s, spec(Level::hard).think, seed, clock(), tuning_for("quirky", Level::hard));
+    const auto plain = search(*s, spec(Level::hard).think, seed, clock(), defaults);
+    ASSERT_TRUE(chosen && tuned && plain);
+    EXPECT_EQ(*chosen, tuned->move) << "seed " << seed;
+    differ += tuned->move != plain->move;
+  }
+  EXPECT_GT(differ, 0) << "the tuning changes some choice, so the check above can fail";
+}
+
 // A sample of a position shows its viewer exactly what the real one shows, and the same moves
 // when the viewer is to move; it plays on to an end.
 TEST(Determinize, ASampleShowsTheViewerExactlyWhatTheRealPositionShows) {
