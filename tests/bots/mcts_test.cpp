@@ -341,8 +341,8 @@ TEST(Levels, AreOneTableOfNamesAndThinkTimes) {
   EXPECT_GT(spec(Level::hard).think.time, spec(Level::normal).think.time);
 }
 
-// A game and level search as their row in kTunings says (2-seat Quirky's hard widens below
-// the root), the others with Tuning's defaults; choose() plays with that tuning: the move it
+// A game and level search as their row in kTunings says (Quirky's hard widens below the
+// root), the others with Tuning's defaults; choose() plays with that tuning: the move it
 // picks is the tuned search's, on positions where the default search picks another.
 TEST(Levels, AGameAndLevelSearchWithTheirRowOfTheTuningTable) {
   const Tuning defaults;
